@@ -1,0 +1,95 @@
+//! \file app/commands/Info.cc
+//! `mcdose info`: build options and each GPU, or why the CPU backend will be used.
+#include <iomanip>
+#include <iostream>
+#include <thread>
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include "app/CommandRegistry.hh"
+#include "core/Config.hh"
+#include "core/Device.hh"
+
+namespace mcdose::app
+{
+namespace
+{
+nlohmann::json info_json()
+{
+    nlohmann::json j;
+    j["version"] = BuildInfo::version;
+    j["git"] = BuildInfo::git_describe;
+    j["build_type"] = BuildInfo::build_type;
+    j["cxx_compiler"] = BuildInfo::cxx_compiler;
+    j["cuda"] = bool(MCDOSE_USE_CUDA);
+    j["cuda_compiler"] = BuildInfo::cuda_compiler;
+    j["cuda_architectures"] = BuildInfo::cuda_architectures;
+    j["debug_checks"] = bool(MCDOSE_DEBUG);
+    j["mpi"] = bool(MCDOSE_USE_MPI);
+    j["cpu_threads"] = std::thread::hardware_concurrency();
+    j["gpus"] = nlohmann::json::array();
+    for (auto const& d : device_infos())
+    {
+        j["gpus"].push_back({{"index", d.index},
+                             {"name", d.name},
+                             {"compute_capability",
+                              std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+                             {"multiprocessors", d.multiprocessors},
+                             {"memory_bytes", d.global_memory_bytes},
+                             {"l2_cache_bytes", d.l2_cache_bytes}});
+    }
+    if (j["gpus"].empty())
+        j["no_gpu_reason"] = no_device_reason();
+    return j;
+}
+
+void print_info(bool as_json)
+{
+    auto const j = info_json();
+    if (as_json)
+    {
+        std::cout << j.dump(2) << '\n';
+        return;
+    }
+    std::cout << "mcdose " << BuildInfo::version << " (" << BuildInfo::git_describe << ")\n"
+              << "  build type     : " << BuildInfo::build_type << '\n'
+              << "  C++ compiler   : " << BuildInfo::cxx_compiler << '\n';
+    if (MCDOSE_USE_CUDA)
+    {
+        std::cout << "  CUDA           : ON (" << BuildInfo::cuda_compiler << ", architectures "
+                  << BuildInfo::cuda_architectures << ")\n";
+    }
+    else
+    {
+        std::cout << "  CUDA           : OFF (CPU-only build)\n";
+    }
+    std::cout << "  debug checks   : " << (MCDOSE_DEBUG ? "ON" : "OFF") << '\n'
+              << "  MPI            : " << (MCDOSE_USE_MPI ? "ON" : "OFF") << '\n'
+              << "  CPU threads    : " << std::thread::hardware_concurrency() << '\n';
+    auto const devices = device_infos();
+    if (devices.empty())
+    {
+        std::cout << "GPUs: none (" << no_device_reason()
+                  << "); the CPU backend will be used\n";
+        return;
+    }
+    std::cout << "GPUs: " << devices.size() << '\n';
+    for (auto const& d : devices)
+    {
+        std::cout << "  [" << d.index << "] " << d.name << ": compute capability " << d.cc_major
+                  << '.' << d.cc_minor << ", " << d.multiprocessors << " SMs, " << std::fixed
+                  << std::setprecision(1) << d.global_memory_bytes / double(1 << 30)
+                  << " GiB memory, " << d.l2_cache_bytes / double(1 << 20) << " MiB L2\n";
+    }
+}
+
+bool const registered = register_command(
+    {"info", "Print the build options and each GPU (or that the CPU backend will be used)",
+     [](CLI::App& sub, GlobalOptions const&) {
+         auto as_json = std::make_shared<bool>(false);
+         sub.add_flag("--json", *as_json, "Print as JSON");
+         sub.callback([as_json] { print_info(*as_json); });
+     }});
+}  // namespace
+}  // namespace mcdose::app

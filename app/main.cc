@@ -1,0 +1,88 @@
+//! \file app/main.cc
+//! The `mcdose` command-line interface: parses the subcommand and reports errors.
+//! Commands only; no physics here.
+#include <iostream>
+
+#include <CLI/CLI.hpp>
+
+#include "app/CommandRegistry.hh"
+#include "core/Assert.hh"
+#include "core/Config.hh"
+
+int main(int argc, char** argv)
+{
+    using namespace mcdose;
+    CLI::App cli{"mcdose: GPU Monte Carlo radiation-dose engine (coupled photon-electron-positron "
+                 "transport in voxel phantoms)",
+                 "mcdose"};
+    cli.set_version_flag("--version", std::string("mcdose ") + BuildInfo::version + " ("
+                                          + BuildInfo::git_describe + ")");
+    app::GlobalOptions global;
+    cli.add_flag("-q,--quiet", global.quiet, "Print only results and errors");
+    cli.require_subcommand(1);
+    cli.footer("Run 'mcdose <command> --help' for the options of a command.");
+
+    for (auto const& cmd : app::registered_commands())
+    {
+        CLI::App* sub = cli.add_subcommand(cmd.name, cmd.description);
+        cmd.setup(*sub, global);
+    }
+
+    // An unknown command gets a clearer message than CLI11's generic one.
+    if (argc > 1 && argv[1][0] != '-')
+    {
+        std::string const name = argv[1];
+        std::string known;
+        bool found = false;
+        for (auto const& cmd : app::registered_commands())
+        {
+            found = found || cmd.name == name;
+            known += (known.empty() ? "" : ", ") + cmd.name;
+        }
+        if (!found)
+        {
+            std::cerr << "mcdose: error: unknown command '" << name << "' (commands: " << known
+                      << ")\nRun 'mcdose --help' for usage.\n";
+            return 2;
+        }
+    }
+
+    try
+    {
+        cli.parse(argc, argv);
+    }
+    catch (CLI::CallForHelp const& e)
+    {
+        return cli.exit(e);
+    }
+    catch (CLI::CallForAllHelp const& e)
+    {
+        return cli.exit(e);
+    }
+    catch (CLI::CallForVersion const& e)
+    {
+        return cli.exit(e);
+    }
+    catch (CLI::ParseError const& e)
+    {
+        std::cerr << "mcdose: error: " << e.what() << "\n"
+                  << "Run 'mcdose --help' for usage.\n";
+        return 2;
+    }
+    catch (RuntimeError const& e)
+    {
+        std::cerr << "mcdose: error: " << e.what() << '\n';
+        return 1;
+    }
+    catch (DebugError const& e)
+    {
+        std::cerr << "mcdose: " << e.what() << "\nPlease report this bug.\n";
+        return 3;
+    }
+    catch (std::exception const& e)
+    {
+        std::cerr << "mcdose: error: " << e.what() << '\n';
+        return 1;
+    }
+    return app::command_exit_status();
+}

@@ -1,0 +1,37 @@
+//! \file core/Device.hh
+//! Runtime discovery of CUDA devices.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace mcdose
+{
+//! Properties of one GPU, as reported by the CUDA runtime.
+struct DeviceInfo
+{
+    int index{-1};
+    std::string name;
+    int cc_major{0};
+    int cc_minor{0};
+    int multiprocessors{0};
+    std::size_t global_memory_bytes{0};
+    int max_threads_per_multiprocessor{0};
+    int warp_size{0};
+    std::size_t l2_cache_bytes{0};
+};
+
+//! Number of usable CUDA devices: 0 in a CPU-only build, without a driver or
+//! without a GPU (never throws).
+int device_count() noexcept;
+
+//! Why no device is usable (empty when device_count() > 0).
+std::string no_device_reason();
+
+//! Properties of every visible device.
+std::vector<DeviceInfo> device_infos();
+
+//! Make `index` the current device of the calling host thread.
+void activate_device(int index);
+}  // namespace mcdose

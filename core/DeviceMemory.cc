@@ -1,0 +1,99 @@
+//! \file core/DeviceMemory.cc
+#include "core/DeviceMemory.hh"
+
+#include <cstdlib>
+#include <iostream>
+
+#include "core/Assert.hh"
+#include "core/DeviceCall.hh"
+
+namespace mcdose
+{
+#if MCDOSE_USE_CUDA
+void throw_cuda_error(cudaError_t err, char const* call, char const* file, int line)
+{
+    std::ostringstream os;
+    os << "CUDA error " << cudaGetErrorName(err) << " (" << cudaGetErrorString(err) << ") in "
+       << call << " at " << file << ':' << line;
+    throw RuntimeError(os.str());
+}
+
+void debug_sync_after_launch(char const* file, int line)
+{
+    static bool const sync = [] {
+        char const* env = std::getenv("MCDOSE_SYNC");
+        return MCDOSE_DEBUG_SYNC || (env && env[0] == '1');
+    }();
+    if (!sync)
+        return;
+    cudaError_t err = cudaDeviceSynchronize();
+    if (err != cudaSuccess)
+        throw_cuda_error(err, "kernel execution (synchronised after launch)", file, line);
+}
+
+void* device_allocate(std::size_t bytes)
+{
+    void* ptr = nullptr;
+    if (bytes > 0)
+        MCDOSE_CUDA_CALL(cudaMalloc(&ptr, bytes));
+    return ptr;
+}
+
+void device_free(void* ptr) noexcept
+{
+    if (!ptr)
+        return;
+    cudaError_t err = cudaFree(ptr);
+    if (err != cudaSuccess)
+    {
+        // Destructors cannot throw: report and go on.
+        std::cerr << "mcdose: warning: cudaFree failed: " << cudaGetErrorString(err) << '\n';
+    }
+}
+
+void device_copy_to_device(void* dst, void const* src, std::size_t bytes)
+{
+    if (bytes > 0)
+        MCDOSE_CUDA_CALL(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
+}
+
+void device_copy_to_host(void* dst, void const* src, std::size_t bytes)
+{
+    if (bytes > 0)
+        MCDOSE_CUDA_CALL(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
+}
+
+void device_memset_zero(void* ptr, std::size_t bytes)
+{
+    if (bytes > 0)
+        MCDOSE_CUDA_CALL(cudaMemset(ptr, 0, bytes));
+}
+
+void device_synchronize()
+{
+    MCDOSE_CUDA_CALL(cudaDeviceSynchronize());
+}
+#else
+void* device_allocate(std::size_t)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+void device_free(void*) noexcept {}
+void device_copy_to_device(void*, void const*, std::size_t)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+void device_copy_to_host(void*, void const*, std::size_t)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+void device_memset_zero(void*, std::size_t)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+void device_synchronize()
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+#endif
+}  // namespace mcdose

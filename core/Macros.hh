@@ -1,0 +1,43 @@
+//! \file core/Macros.hh
+//! The one portability header: host/device annotations and compile-mode tests.
+//! No other file may use raw `__CUDA_ARCH__` or `__host__ __device__`.
+//! (Design follows celeritas `src/corecel/Macros.hh`.)
+#pragma once
+
+#include "core/Config.hh"
+
+#if defined(__CUDACC__)
+//! Compiled by nvcc (host or device pass).
+#    define MCDOSE_CUDA_COMPILER 1
+#    define MCDOSE_FUNCTION __host__ __device__
+#    define MCDOSE_FORCEINLINE __forceinline__
+#    define MCDOSE_DEVICE_FUNCTION __device__
+#    define MCDOSE_KERNEL __global__
+#else
+#    define MCDOSE_CUDA_COMPILER 0
+#    define MCDOSE_FUNCTION
+#    define MCDOSE_FORCEINLINE inline __attribute__((always_inline))
+#    define MCDOSE_DEVICE_FUNCTION
+#    define MCDOSE_KERNEL
+#endif
+
+//! Inline function callable from host and device, forced inline.
+#define MCDOSE_FORCEINLINE_FUNCTION MCDOSE_FUNCTION MCDOSE_FORCEINLINE
+
+//! True only in the device pass of nvcc.
+#if defined(__CUDA_ARCH__)
+#    define MCDOSE_DEVICE_COMPILE 1
+#else
+#    define MCDOSE_DEVICE_COMPILE 0
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#    define MCDOSE_UNLIKELY(COND) __builtin_expect(!!(COND), 0)
+#    define MCDOSE_LIKELY(COND) __builtin_expect(!!(COND), 1)
+#else
+#    define MCDOSE_UNLIKELY(COND) (COND)
+#    define MCDOSE_LIKELY(COND) (COND)
+#endif
+
+//! Mark a deliberately unused variable.
+#define MCDOSE_DISCARD(VAR) (void)(VAR)

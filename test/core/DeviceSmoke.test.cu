@@ -1,0 +1,40 @@
+//! \file test/core/DeviceSmoke.test.cu
+#include "DeviceSmoke.test.hh"
+
+#include "core/DeviceBuffer.hh"
+#include "core/DeviceCall.hh"
+#include "core/Macros.hh"
+
+namespace mcdose::test
+{
+namespace
+{
+MCDOSE_FORCEINLINE_FUNCTION double axpy(double a, double x, double y)
+{
+    return a * x + y;
+}
+
+MCDOSE_KERNEL void saxpy_kernel(double a, Span<double const> x, Span<double> y, Span<int> flag)
+{
+    auto i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < x.size())
+    {
+        y[i] = axpy(a, x[i], y[i]);
+        flag[i] = MCDOSE_DEVICE_COMPILE;
+    }
+}
+}  // namespace
+
+SmokeResult device_saxpy(double a, std::vector<double> const& x, std::vector<double> const& y)
+{
+    DeviceBuffer<double> dx(x), dy(y);
+    DeviceBuffer<int> dflag(x.size());
+    dflag.zero();
+    unsigned const threads = 128;
+    unsigned const blocks = (x.size() + threads - 1) / threads;
+    saxpy_kernel<<<blocks, threads>>>(a, dx.device_span(), dy.device_span(), dflag.device_span());
+    MCDOSE_CUDA_CHECK_LAUNCH();
+    device_synchronize();
+    return {dy.to_host(), dflag.to_host()};
+}
+}  // namespace mcdose::test
