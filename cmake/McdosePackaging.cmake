@@ -3,12 +3,26 @@
 # all found through the $ORIGIN/../lib RPATH. The CUDA driver (libcuda) and the
 # CUDA toolkit libraries are *not* bundled: the target machine provides them.
 install(TARGETS mcdose RUNTIME DESTINATION bin)
+
+# With MCDOSE_INSTALL_TESTS the test executables go to tests/ in the bundle, so the
+# GPU tests can run on a machine that has the driver but none of the -dev packages:
+#   for t in bundle/tests/test_*; do MCDOSE_EXE=bundle/bin/mcdose $t; done
+option(MCDOSE_INSTALL_TESTS "Install the test executables into the bundle (tests/)" OFF)
+set(_bundle_executables "\${CMAKE_INSTALL_PREFIX}/bin/mcdose")
+get_property(_test_targets GLOBAL PROPERTY MCDOSE_TEST_TARGETS)
+if(MCDOSE_INSTALL_TESTS AND _test_targets)
+  install(TARGETS ${_test_targets} RUNTIME DESTINATION tests)
+  foreach(_t IN LISTS _test_targets)
+    list(APPEND _bundle_executables "\${CMAKE_INSTALL_PREFIX}/tests/${_t}")
+  endforeach()
+endif()
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/plot_dose.py DESTINATION bin OPTIONAL)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION share/mcdose/examples)
 
+install(CODE "set(_bundle_executables \"${_bundle_executables}\")")
 install(CODE [[
   file(GET_RUNTIME_DEPENDENCIES
-    EXECUTABLES "${CMAKE_INSTALL_PREFIX}/bin/mcdose"
+    EXECUTABLES ${_bundle_executables}
     RESOLVED_DEPENDENCIES_VAR _resolved
     UNRESOLVED_DEPENDENCIES_VAR _unresolved
     PRE_EXCLUDE_REGEXES

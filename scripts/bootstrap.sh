@@ -49,9 +49,9 @@ case "$mode" in
     build/release/app/mcdose info
     ;;
   bundle)
-    cmake --preset cuda-release -DMCDOSE_BUILD_TESTS=ON
+    cmake --preset cuda-release -DMCDOSE_BUILD_TESTS=ON -DMCDOSE_INSTALL_TESTS=ON
     cmake --build --preset cuda-release -j "$jobs"
-    rm -rf bundle && cmake --install build/cuda-release --prefix bundle
+    rm -rf bundle && cmake --install build/cuda-release --prefix bundle --strip
     (cd build/cuda-release && cpack -G TGZ >/dev/null && ls -l ./*.tar.gz)
     du -sh bundle
     ;;
