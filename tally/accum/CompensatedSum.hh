@@ -31,6 +31,11 @@ class KahanSum
   public:
     using value_type = T;
 
+    //! Empty sum.
+    KahanSum() = default;
+    //! Resume from a stored (sum, correction) pair, e.g. one packed in a 64-bit word.
+    MCDOSE_FORCEINLINE_FUNCTION KahanSum(T sum, T correction) : s_(sum), c_(correction) {}
+
     MCDOSE_FORCEINLINE_FUNCTION void add(T x)
     {
         T const y = sub_rn(x, c_);

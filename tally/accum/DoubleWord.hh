@@ -33,6 +33,11 @@ class DoubleWordSum
   public:
     using value_type = T;
 
+    //! Empty sum.
+    DoubleWordSum() = default;
+    //! Resume from a stored normalised pair (|lo| <= ulp(hi)/2).
+    MCDOSE_FORCEINLINE_FUNCTION DoubleWordSum(T hi, T lo) : hi_(hi), lo_(lo) {}
+
     MCDOSE_FORCEINLINE_FUNCTION void add(T x)
     {
         SumAndError<T> const s = two_sum(hi_, x);
