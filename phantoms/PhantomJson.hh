@@ -1,0 +1,21 @@
+//! \file phantoms/PhantomJson.hh
+//! Parse the phantom section of a study (format: docs/study-format.md).
+//! Includes nlohmann/json (through JsonInput.hh): for `.json.cc` files only.
+#pragma once
+
+#include <string>
+
+#include "phantoms/HuCalibration.hh"
+#include "phantoms/JsonInput.hh"
+#include "phantoms/PhantomInput.hh"
+
+namespace mcdose
+{
+//! Parse and range-check `node` (the "phantom" object). Relative image paths
+//! are resolved against `base_dir` (the study file's directory). Files are
+//! not opened here; building the phantom reads them.
+PhantomInput parse_phantom(JsonNode const& node, std::string const& base_dir);
+
+//! Parse a HU calibration; absent parts keep the built-in default's.
+HuCalibration parse_calibration(JsonNode const& node);
+}  // namespace mcdose

@@ -1,0 +1,440 @@
+//! \file transport/study/Study.json.cc
+//! The study reader: each section's fields, ranges and defaults, as documented
+//! in docs/study-format.md. Later sections (e.g. new source types) add their
+//! fields here and to the docs and schema together.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "phantoms/JsonInput.hh"
+#include "phantoms/PhantomJson.hh"
+#include "transport/study/StudyInput.hh"
+
+namespace mcdose
+{
+namespace
+{
+constexpr double max_energy_MeV = 50;  // top of the physics tables (issue 5: 1 keV .. 50 MeV)
+constexpr double min_energy_MeV = 1e-3;
+
+std::string study_dir(std::string const& path)
+{
+    return std::filesystem::path(path).parent_path().string();
+}
+
+FieldInput parse_field(JsonNode const& node, SourceKind kind)
+{
+    node.require_object("the collimated field");
+    FieldInput f;
+    std::string const shape = node.child("shape").choice({"rectangle", "circle"});
+    NumberRange const size = NumberRange::open_closed(0, 1000);
+    if (shape == "rectangle")
+    {
+        node.allow_only({"shape", "size_cm", "distance_cm"});
+        f.shape = FieldShape::rectangle;
+        auto const wh = node.child("size_cm").numbers(2, size, "field width and height in cm");
+        if (wh.size() != 2)
+            node.child("size_cm").fail("expected [width, height] in cm");
+        f.width_cm = wh[0];
+        f.height_cm = wh[1];
+    }
+    else
+    {
+        node.allow_only({"shape", "diameter_cm", "distance_cm"});
+        f.shape = FieldShape::circle;
+        f.diameter_cm = node.child("diameter_cm").number(size, "field diameter in cm");
+    }
+    if (kind == SourceKind::point)
+    {
+        f.distance_cm = node.child("distance_cm")
+                            .number(NumberRange::open_closed(0, 1e4),
+                                    "distance from the source at which the field size is "
+                                    "defined, e.g. 100 (cm)");
+    }
+    else if (node.has("distance_cm"))
+    {
+        node.child("distance_cm").fail("only point sources have a field distance; remove it");
+    }
+    return f;
+}
+
+SpectrumInput parse_spectrum(JsonNode const& node)
+{
+    node.require_object("an energy histogram");
+    node.allow_only({"edges_MeV", "weights"});
+    SpectrumInput s;
+    JsonNode const edges = node.child("edges_MeV");
+    s.edges_MeV = edges.numbers(2, NumberRange::closed(0, max_energy_MeV),
+                                "histogram bin edges in MeV (at most 50 MeV)");
+    for (std::size_t i = 1; i < s.edges_MeV.size(); ++i)
+    {
+        if (!(s.edges_MeV[i] > s.edges_MeV[i - 1]))
+            edges.element(i).fail("bin edges must increase strictly");
+    }
+    JsonNode const weights = node.child("weights");
+    s.weights = weights.numbers(1, NumberRange::non_negative(), "relative weight of each bin");
+    if (s.weights.size() + 1 != s.edges_MeV.size())
+    {
+        weights.fail("expected " + std::to_string(s.edges_MeV.size() - 1) + " weights (one per bin "
+                     "between " + std::to_string(s.edges_MeV.size()) + " edges), got "
+                     + std::to_string(s.weights.size()));
+    }
+    double total = 0;
+    for (double w : s.weights)
+        total += w;
+    if (!(total > 0))
+        weights.fail("all weights are zero; give at least one positive weight");
+    return s;
+}
+
+SourceInput parse_source(JsonNode const& node)
+{
+    node.require_object("a source");
+    SourceInput s;
+    s.pointer = node.where();
+    std::string const type = node.child("type").choice({"pencil", "parallel", "point", "isotropic"});
+    s.kind = type == "pencil"     ? SourceKind::pencil
+             : type == "parallel" ? SourceKind::parallel
+             : type == "point"    ? SourceKind::point
+                                  : SourceKind::isotropic;
+    if (s.kind == SourceKind::parallel || s.kind == SourceKind::point)
+    {
+        node.allow_only({"type", "particle", "energy_MeV", "spectrum", "position_cm", "direction",
+                         "field", "weight", "particles"});
+    }
+    else if (s.kind == SourceKind::pencil)
+    {
+        node.allow_only({"type", "particle", "energy_MeV", "spectrum", "position_cm", "direction",
+                         "weight", "particles"});
+    }
+    else
+    {
+        node.allow_only(
+            {"type", "particle", "energy_MeV", "spectrum", "position_cm", "weight", "particles"});
+    }
+    std::string const particle = node.child("particle").choice({"photon", "electron", "positron"});
+    s.particle = particle == "photon"     ? SourceParticle::photon
+                 : particle == "electron" ? SourceParticle::electron
+                                          : SourceParticle::positron;
+    bool const mono = node.has("energy_MeV");
+    bool const spec = node.has("spectrum");
+    if (mono == spec)
+    {
+        node.fail(mono ? "both 'energy_MeV' and 'spectrum' are given; keep one"
+                       : "missing the energy; give 'energy_MeV' (mono-energetic) or 'spectrum'");
+    }
+    if (mono)
+    {
+        s.energy_MeV = node.child("energy_MeV")
+                           .number(NumberRange::closed(min_energy_MeV, max_energy_MeV),
+                                   "kinetic energy in MeV (the physics tables span 1 keV to 50 MeV)");
+    }
+    else
+    {
+        s.spectrum = parse_spectrum(node.child("spectrum"));
+    }
+    s.position_cm = node.child("position_cm")
+                        .real3(NumberRange::closed(-1e5, 1e5), "position in cm, phantom coordinates");
+    if (s.kind != SourceKind::isotropic)
+    {
+        JsonNode const dir = node.child("direction");
+        s.direction = dir.real3(NumberRange::closed(-1e6, 1e6), "a direction vector [u, v, w]");
+        double const norm = std::sqrt(s.direction[0] * s.direction[0]
+                                      + s.direction[1] * s.direction[1]
+                                      + s.direction[2] * s.direction[2]);
+        if (!(norm > 1e-12))
+            dir.fail("the direction is the zero vector; give e.g. [0, 0, 1]");
+        for (int c = 0; c < 3; ++c)
+            s.direction[c] /= norm;
+    }
+    if (s.kind == SourceKind::parallel || s.kind == SourceKind::point)
+        s.field = parse_field(node.child("field"), s.kind);
+    if (auto w = node.optional_child("weight"))
+        s.weight = w->number(NumberRange::open_closed(0, 1e12), "relative intensity of this source");
+    if (auto n = node.optional_child("particles"))
+    {
+        s.particles = n->number(NumberRange::open_closed(0, 1e30),
+                                "number of source particles the run represents (for dose in Gy)");
+    }
+    return s;
+}
+
+PhysicsInput parse_physics(JsonNode const& node)
+{
+    node.require_object("physics options");
+    node.allow_only({"electron_cutoff_MeV", "photon_cutoff_MeV", "precision"});
+    PhysicsInput p;
+    if (auto e = node.optional_child("electron_cutoff_MeV"))
+    {
+        p.electron_cutoff_MeV = e->number(NumberRange::closed(1e-3, 10),
+                                          "kinetic energy in MeV below which e-/e+ stop");
+    }
+    if (auto g = node.optional_child("photon_cutoff_MeV"))
+    {
+        p.photon_cutoff_MeV = g->number(NumberRange::closed(1e-3, 10),
+                                        "energy in MeV below which photons are absorbed");
+    }
+    if (auto pr = node.optional_child("precision"))
+        p.precision = pr->choice({"single", "double"}) == "single" ? Precision::single_
+                                                                   : Precision::double_;
+    return p;
+}
+
+RngInput parse_rng(JsonNode const& node)
+{
+    node.require_object("random-number options");
+    node.allow_only({"generator", "seed"});
+    RngInput r;
+    if (auto g = node.optional_child("generator"))
+        r.generator = g->choice({"philox", "hybrid-taus", "lagged-fibonacci", "lcg", "ran2"});
+    if (auto s = node.optional_child("seed"))
+    {
+        if (s->value().is_number_unsigned())
+            r.seed = s->value().get<std::uint64_t>();
+        else
+            r.seed = static_cast<std::uint64_t>(s->integer(0, 9007199254740991LL,
+                                                           "a whole number >= 0"));
+    }
+    return r;
+}
+
+TallyInput parse_tally(JsonNode const& node)
+{
+    node.require_object("tally options");
+    node.allow_only({"method", "uncertainty", "batches"});
+    TallyInput t;
+    if (auto m = node.optional_child("method"))
+        t.method = m->choice({"fa", "cas", "wag", "kas", "hb", "wib", "fx"});
+    if (auto u = node.optional_child("uncertainty"))
+        t.uncertainty = u->choice({"batch", "history"});
+    if (auto b = node.optional_child("batches"))
+    {
+        t.batches = static_cast<int>(
+            b->integer(2, 1000, "number of statistically independent batches (10 is usual)"));
+    }
+    return t;
+}
+
+RunInput parse_run(JsonNode const& node)
+{
+    node.require_object("the stopping rule");
+    node.allow_only({"histories", "target_uncertainty", "uncertainty_dose_fraction",
+                     "time_limit_s", "max_histories", "batch_histories"});
+    RunInput r;
+    bool const by_count = node.has("histories");
+    bool const by_target = node.has("target_uncertainty");
+    if (by_count == by_target)
+    {
+        node.fail(by_count ? "both 'histories' and 'target_uncertainty' are given; keep one"
+                           : "no stopping rule; give 'histories' or 'target_uncertainty' (with "
+                             "'time_limit_s')");
+    }
+    long long const max_count = 1LL << 62;
+    if (by_count)
+    {
+        r.histories = static_cast<std::uint64_t>(
+            node.child("histories").integer(1, max_count, "number of source particles to run"));
+    }
+    else
+    {
+        r.target_uncertainty = node.child("target_uncertainty")
+                                   .number(NumberRange::open_closed(0, 1),
+                                           "relative 1-sigma uncertainty, e.g. 0.01 for 1%");
+        if (auto f = node.optional_child("uncertainty_dose_fraction"))
+        {
+            r.uncertainty_dose_fraction
+                = f->number(NumberRange::open_closed(0, 1),
+                            "fraction of the maximum dose above which voxels count, e.g. 0.5");
+        }
+        r.time_limit_s = 3600;
+        if (auto m = node.optional_child("max_histories"))
+            r.max_histories = static_cast<std::uint64_t>(m->integer(1, max_count));
+    }
+    if (!by_target)
+    {
+        for (char const* key : {"uncertainty_dose_fraction", "max_histories"})
+        {
+            if (node.has(key))
+                node.child(key).fail("only used with 'target_uncertainty'; remove it");
+        }
+    }
+    if (auto t = node.optional_child("time_limit_s"))
+    {
+        r.time_limit_s = t->number(NumberRange::open_closed(0, 1e7),
+                                   "wall-clock limit in seconds");
+    }
+    if (auto b = node.optional_child("batch_histories"))
+        r.batch_histories = static_cast<std::uint64_t>(b->integer(1, max_count));
+    return r;
+}
+
+OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
+                          std::string const& default_name)
+{
+    node.require_object("the outputs");
+    node.allow_only({"directory", "name", "hdf5", "image_format", "depth_dose", "depth_axis",
+                     "lateral_profiles", "summary"});
+    OutputInput o;
+    std::string dir = node.has("directory")
+                          ? node.child("directory").string("an output directory")
+                          : std::string(".");
+    std::filesystem::path p(dir);
+    o.directory = p.is_absolute() || base_dir.empty()
+                      ? dir
+                      : (std::filesystem::path(base_dir) / p).lexically_normal().string();
+    o.name = default_name;
+    if (auto n = node.optional_child("name"))
+    {
+        o.name = n->string("a file stem such as \"water_20MeV\"");
+        if (o.name.empty() || o.name.find('/') != std::string::npos)
+            n->fail("must be a non-empty file stem without '/'");
+    }
+    if (auto h = node.optional_child("hdf5"))
+        o.hdf5 = h->boolean();
+    if (auto f = node.optional_child("image_format"))
+        o.image_format = f->choice({"mha", "nrrd", "nii", "none"});
+    if (auto d = node.optional_child("depth_dose"))
+        o.depth_dose = d->boolean();
+    if (auto a = node.optional_child("depth_axis"))
+    {
+        std::string const axis = a->choice({"x", "y", "z"});
+        o.depth_axis = axis[0] - 'x';
+    }
+    if (auto profiles = node.optional_child("lateral_profiles"))
+    {
+        std::size_t const n = profiles->array_size(0, "profiles {\"axis\", \"position_cm\"}");
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            JsonNode const pn = profiles->element(i);
+            pn.require_object("a profile {\"axis\": \"x\", \"position_cm\": [x, y, z]}");
+            pn.allow_only({"axis", "position_cm", "name"});
+            LateralProfileInput lp;
+            lp.axis = pn.child("axis").choice({"x", "y", "z"})[0] - 'x';
+            lp.position_cm = pn.child("position_cm")
+                                 .real3(NumberRange::closed(-1e5, 1e5),
+                                        "a point the profile line passes through, in cm");
+            lp.name = pn.has("name") ? pn.child("name").string()
+                                     : "profile" + std::to_string(i);
+            o.lateral_profiles.push_back(lp);
+        }
+    }
+    if (auto s = node.optional_child("summary"))
+        o.summary = s->boolean();
+    return o;
+}
+}  // namespace
+
+char const* to_cstring(SourceParticle p)
+{
+    switch (p)
+    {
+        case SourceParticle::photon: return "photon";
+        case SourceParticle::electron: return "electron";
+        case SourceParticle::positron: return "positron";
+    }
+    return "?";
+}
+
+char const* to_cstring(SourceKind k)
+{
+    switch (k)
+    {
+        case SourceKind::pencil: return "pencil";
+        case SourceKind::parallel: return "parallel";
+        case SourceKind::point: return "point";
+        case SourceKind::isotropic: return "isotropic";
+    }
+    return "?";
+}
+
+StudyInput parse_study(std::string const& text, std::string const& source_name)
+{
+    nlohmann::json const doc = parse_json_text(text, source_name);
+    JsonNode const root(doc, source_name);
+    root.require_object("a study");
+    root.allow_only({"description", "phantom", "materials", "sources", "physics", "rng", "tally",
+                     "run", "backend", "cpu_threads", "outputs"});
+    std::string const base = study_dir(source_name);
+
+    StudyInput s;
+    s.study_file = source_name;
+    s.study_json = text;
+    if (auto d = root.optional_child("description"))
+        d->string("free text");
+    s.phantom = parse_phantom(root.child("phantom"), base);
+
+    if (auto mats = root.optional_child("materials"))
+    {
+        std::size_t const n = mats->array_size(0, "user materials");
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            JsonNode const m = mats->element(i);
+            m.require_object("a material {\"name\", \"density_g_cm3\", \"elements\"}");
+            s.user_material_names.push_back(m.child("name").string("the material's name"));
+        }
+        s.user_materials_json = mats->value().dump();
+    }
+
+    JsonNode const sources = root.child("sources");
+    std::size_t const n_src = sources.array_size(1, "at least one source");
+    for (std::size_t i = 0; i < n_src; ++i)
+        s.sources.push_back(parse_source(sources.element(i)));
+
+    if (auto p = root.optional_child("physics"))
+        s.physics = parse_physics(*p);
+    if (auto r = root.optional_child("rng"))
+        s.rng = parse_rng(*r);
+    if (auto t = root.optional_child("tally"))
+        s.tally = parse_tally(*t);
+    s.run = parse_run(root.child("run"));
+    if (auto b = root.optional_child("backend"))
+    {
+        std::string const name = b->choice({"auto", "gpu", "cpu"});
+        s.backend = name == "gpu" ? Backend::gpu : name == "cpu" ? Backend::cpu : Backend::automatic;
+    }
+    if (auto t = root.optional_child("cpu_threads"))
+        s.cpu_threads = static_cast<int>(t->integer(0, 4096, "0 uses all cores"));
+
+    std::string const stem = std::filesystem::path(source_name).stem().string();
+    if (auto o = root.optional_child("outputs"))
+    {
+        s.outputs = parse_outputs(*o, base, stem.empty() ? "mcdose" : stem);
+    }
+    else
+    {
+        s.outputs.directory = base.empty() ? "." : base;
+        s.outputs.name = stem.empty() ? "mcdose" : stem;
+    }
+    return s;
+}
+
+StudyInput load_study(std::string const& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        throw InputError(path, "", "cannot open the study file (missing or unreadable); check "
+                                   "the path");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_study(ss.str(), path);
+}
+
+int resolve_depth_axis(StudyInput const& study, GridGeometry const& geometry)
+{
+    if (study.outputs.depth_axis)
+        return *study.outputs.depth_axis;
+    if (study.sources.empty())
+        return 2;
+    Real3 const local = geometry.direction_to_local(study.sources.front().direction);
+    int best = 2;
+    for (int c = 0; c < 3; ++c)
+    {
+        if (std::fabs(local[c]) > std::fabs(local[best]) + 1e-12)
+            best = c;
+    }
+    return best;
+}
+}  // namespace mcdose
