@@ -69,7 +69,10 @@ class KahanSum
  *   t = s + x;  c += (|s| >= |x|) ? (s - t) + x : (x - t) + s;  s = t.
  * Result s + c. Error bound (Ogita, Rump & Oishi 2005, SIAM J. Sci. Comput.
  * 26:1955, Prop. 4.5 for the equivalent Sum2): |(s + c) - S| <= u|S| +
- * gamma_{n-1}^2 A. 4 flops and one compare per term.
+ * gamma_{n-1}^2 A. 4 flops and one compare per term. The correction c is a
+ * plain recursive sum of the errors, so in float beyond ~10^6 terms the
+ * bound is vacuous and c's own rounding dominates (measured 1.1e-6 relative
+ * for 10^7 float terms, where Kahan gave 1.2e-8: test/tally/Accum.test.cc).
  */
 template<class T>
 class NeumaierSum

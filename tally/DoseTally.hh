@@ -1,0 +1,113 @@
+//! \file tally/DoseTally.hh
+//! Host-owned dose grid: the current batch (in the chosen method's storage,
+//! on the host or the device), the running totals and what the batch-method
+//! uncertainty needs. See docs/tally.md for the design and its justification.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/Assert.hh"
+#include "core/DeviceBuffer.hh"
+#include "core/Types.hh"
+#include "tally/DoseTallyView.hh"
+#include "tally/TallyMethod.hh"
+
+namespace mcdose
+{
+//! Histories [begin, end) of one batch.
+struct HistoryRange
+{
+    std::uint64_t begin{0};
+    std::uint64_t end{0};
+};
+
+//! Batch b of `batches` equal splits of [0, histories): sizes differ by at
+//! most one history, and the split depends on nothing but the three numbers
+//! (so batches, hence FX results, are reproducible for any thread count).
+HistoryRange batch_history_range(std::uint64_t histories, std::uint64_t batches, std::uint64_t b);
+
+//! Energy per voxel with its batch-method standard uncertainty.
+struct DoseResult
+{
+    std::vector<double> energy_MeV;        //!< total over all folded batches
+    std::vector<double> energy_sigma_MeV;  //!< standard uncertainty of the total (NaN if < 2 batches)
+    std::uint64_t batches{0};
+    std::uint64_t histories{0};
+};
+
+//! Construction arguments.
+struct DoseTallyInput
+{
+    TallyMethod method{TallyMethod::fx};
+    size_type voxels{0};
+    //! Upper bound on the sum of all deposits of the whole run [MeV] (e.g.
+    //! histories x (source kinetic energy + 2 m_e c^2 for positron sources)):
+    //! sets the FX quantum so no voxel can overflow int64.
+    double max_total_energy_MeV{0};
+    Backend backend{Backend::cpu};  //!< where the batch grid lives: cpu or gpu
+};
+
+class DoseTally
+{
+  public:
+    explicit DoseTally(DoseTallyInput const& input);
+
+    TallyMethod method() const { return method_; }
+    Backend backend() const { return backend_; }
+    size_type voxels() const { return voxels_; }
+    //! FX quantum q = 2^e MeV: the resolution of an FX voxel (and of a deposit).
+    int fx_quantum_exp2() const { return fx_quantum_exp2_; }
+    double fx_quantum_MeV() const;
+
+    //! View of the current batch grid for Policy (host memory for the CPU
+    //! backend, device memory for the GPU backend). Policy must match method().
+    template<class Policy>
+    DoseTallyView<Policy> view();
+
+    //! End the current batch of `histories` histories: fold it into the
+    //! totals and the sum of squares, then clear the batch grid.
+    void end_batch(std::uint64_t histories);
+    //! Totals and uncertainty over the folded batches.
+    DoseResult result() const;
+
+    //! The current (unfolded) batch decoded to MeV per voxel.
+    std::vector<double> batch_energy_MeV() const;
+    //! The current batch's raw storage words (for bitwise comparisons).
+    std::vector<std::uint64_t> batch_words() const;
+    //! Zero the current batch grid.
+    void clear_batch();
+
+  private:
+    TallyMethod method_;
+    Backend backend_;
+    size_type voxels_;
+    size_type words64_;
+    int fx_quantum_exp2_;
+    std::vector<std::uint64_t> host_words_;    //!< batch grid (CPU backend)
+    DeviceBuffer<std::uint64_t> device_words_; //!< batch grid (GPU backend)
+    std::vector<double> total_hi_, total_lo_;  //!< double-double running total per voxel
+    std::vector<double> sum_sq_;               //!< sum over batches of (batch energy)^2
+    std::uint64_t batches_{0};
+    std::uint64_t histories_{0};
+    std::uint64_t min_batch_histories_{0};
+    std::uint64_t max_batch_histories_{0};
+
+    std::uint64_t* batch_data();
+    double fx_scale_per_MeV() const;
+};
+
+//---------------------------------------------------------------------------//
+template<class Policy>
+DoseTallyView<Policy> DoseTally::view()
+{
+    MCDOSE_VALIDATE(std::string(Policy::name) == to_cstring(method_),
+                    << "tally view requested for method '" << Policy::name
+                    << "' but the tally was built for '" << to_cstring(method_)
+                    << "'; call view() inside dispatch_tally_method(tally.method(), ...)");
+    using word_type = typename Policy::word_type;
+    return {{reinterpret_cast<word_type*>(this->batch_data()), voxels_},
+            this->fx_scale_per_MeV()};
+}
+}  // namespace mcdose

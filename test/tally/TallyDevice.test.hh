@@ -1,0 +1,37 @@
+//! \file test/tally/TallyDevice.test.hh
+//! Device side of the tally tests: a deposit pattern with divergent lanes and
+//! several addresses per warp, run through one atomic method.
+#pragma once
+
+#include <vector>
+
+#include "core/Assert.hh"
+#include "core/Config.hh"
+#include "tally/TallyMethod.hh"
+
+namespace mcdose::test
+{
+//! Thread t deposits, for j < per_thread, unless (t + j) % 3 == 0 or lane >=
+//! active_lanes: value (1 + t % 13) 2^-8 MeV into bin (t / 2 + 7 j) % bins.
+struct DepositPattern
+{
+    unsigned blocks{64};
+    unsigned threads_per_block{128};
+    int per_thread{16};
+    unsigned bins{8};
+    unsigned active_lanes{32};  //!< lanes >= this return at once (partial warps)
+};
+
+//! Exact per-bin energy [MeV] of the pattern (host, integers).
+std::vector<double> pattern_reference(DepositPattern const& p);
+
+#if MCDOSE_USE_CUDA
+//! Per-bin energy [MeV] deposited by the pattern kernel with `method`.
+std::vector<double> pattern_on_device(TallyMethod method, DepositPattern const& p);
+#else
+inline std::vector<double> pattern_on_device(TallyMethod, DepositPattern const&)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+#endif
+}  // namespace mcdose::test
