@@ -1,0 +1,40 @@
+//! \file transport/interactors/Interaction.hh
+//! Result of one photon interaction, returned by every interactor functor.
+//! Energies are kinetic energies [MeV]; directions are unit vectors in the
+//! tracking frame. Secondaries start at the interaction point.
+#pragma once
+
+#include "core/Macros.hh"
+#include "phantoms/Array3.hh"
+#include "transport/Particle.hh"
+
+namespace mcdose
+{
+//! A particle created by an interaction.
+template<class Real>
+struct Secondary
+{
+    ParticleType type{ParticleType::electron};
+    Real energy_MeV{0};        //!< kinetic energy [MeV]
+    Array3<Real> direction{};  //!< unit vector [-]
+};
+
+//! Change to the incident photon plus what the interaction created.
+//!
+//! Energy balance (checked by the tests for every sample):
+//!   E_in = energy_MeV (if !absorbed) + sum of secondary kinetic energies
+//!          + energy_deposit_MeV + rest_energy_created_MeV.
+template<class Real>
+struct Interaction
+{
+    static constexpr int max_secondaries = 2;
+
+    bool absorbed{false};      //!< incident photon is gone
+    Real energy_MeV{0};        //!< outgoing photon energy [MeV] (unused if absorbed)
+    Array3<Real> direction{};  //!< outgoing photon direction (unused if absorbed)
+    Secondary<Real> secondaries[max_secondaries]{};
+    int num_secondaries{0};
+    Real energy_deposit_MeV{0};       //!< deposited locally at the interaction point [MeV]
+    Real rest_energy_created_MeV{0};  //!< rest energy of created pairs, 2 m c^2 [MeV]
+};
+}  // namespace mcdose
