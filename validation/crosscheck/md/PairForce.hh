@@ -37,6 +37,18 @@ MCDOSE_FORCEINLINE_FUNCTION T minimum_image(T d, T box, T inv_box)
     return box > T(0) ? d - box * round_to_integer(d * inv_box) : d;
 }
 
+//! Force for the separation (dx, dy, dz) = r_i - r_j and pair parameters
+//! sigma^2, 24 eps, in the r^-2 form.
+template<class T>
+MCDOSE_FORCEINLINE_FUNCTION Vec3<T> lj_force(T dx, T dy, T dz, T sigma2, T eps24)
+{
+    T const r2inv = T(1) / (dx * dx + dy * dy + dz * dz);
+    T const s2 = sigma2 * r2inv;
+    T const q = s2 * s2 * s2;
+    T const p = eps24 * r2inv * q * (T(2) * q - T(1));
+    return {p * dx, p * dy, p * dz};
+}
+
 //! Force on i from j in precision T, reading the float inputs of the view.
 template<class T>
 MCDOSE_FORCEINLINE_FUNCTION Vec3<T> lj_pair_force(LJView const& v, size_type i, size_type j)
@@ -47,10 +59,6 @@ MCDOSE_FORCEINLINE_FUNCTION Vec3<T> lj_pair_force(LJView const& v, size_type i, 
     T const dy = minimum_image<T>(T(v.y[i]) - T(v.y[j]), box, inv_box);
     T const dz = minimum_image<T>(T(v.z[i]) - T(v.z[j]), box, inv_box);
     int const pair = v.type[i] * v.num_types + v.type[j];
-    T const r2inv = T(1) / (dx * dx + dy * dy + dz * dz);
-    T const s2 = T(v.sigma2[pair]) * r2inv;
-    T const q = s2 * s2 * s2;
-    T const p = T(v.eps24[pair]) * r2inv * q * (T(2) * q - T(1));
-    return {p * dx, p * dy, p * dz};
+    return lj_force<T>(dx, dy, dz, T(v.sigma2[pair]), T(v.eps24[pair]));
 }
 }  // namespace mcdose::crosscheck
