@@ -2,6 +2,7 @@
 #include "phantoms/JsonInput.hh"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <fstream>
 #include <sstream>
@@ -23,6 +24,31 @@ std::string join(std::vector<std::string> const& words)
     for (auto const& w : words)
         out += (out.empty() ? "" : ", ") + w;
     return out;
+}
+
+//! Start of the token that ends at `last` (nlohmann reports the byte after
+//! the unexpected token; an editor should show where the token begins).
+std::size_t token_start(std::string const& text, std::size_t last)
+{
+    if (last >= text.size())
+        return text.empty() ? 0 : text.size() - 1;
+    if (text[last] == '"')
+    {
+        // Back to the opening quote of a string literal (skip escaped quotes).
+        for (std::size_t i = last; i-- > 0;)
+        {
+            if (text[i] == '"' && (i == 0 || text[i - 1] != '\\'))
+                return i;
+        }
+        return last;
+    }
+    auto is_word = [](char c) {
+        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-';
+    };
+    std::size_t i = last;
+    while (i > 0 && is_word(text[i]) && is_word(text[i - 1]))
+        --i;
+    return i;
 }
 
 std::string with_hint(std::string problem, char const* hint)
@@ -80,6 +106,9 @@ std::string closest_spelling(std::string const& word, std::vector<std::string> c
     std::size_t best_distance = std::max<std::size_t>(1, word.size() / 3) + 1;
     for (auto const& c : candidates)
     {
+        // A truncated name (e.g. "spacing" for "spacing_cm") is a plausible slip.
+        if (word.size() >= 4 && c.compare(0, word.size(), word) == 0)
+            return c;
         std::size_t const d = edit_distance(word, c);
         if (d < best_distance)
         {
@@ -100,7 +129,7 @@ nlohmann::json parse_json_text(std::string const& text, std::string const& sourc
     {
         // nlohmann reports the byte just past the offending token (1-based);
         // convert it to the line and column an editor shows.
-        std::size_t const offset = e.byte > 0 ? e.byte - 1 : 0;
+        std::size_t const offset = token_start(text, e.byte > 0 ? e.byte - 1 : 0);
         auto const pos = text_position(text, offset);
         // Keep only the explanation after nlohmann's "parse error at ...: " prefix.
         std::string detail = e.what();

@@ -105,24 +105,30 @@ void shape_bounds(ShapeInput const& s, Real3* lo, Real3* hi)
 }
 
 //! Whether a point (a voxel centre) lies in the shape; see ShapeInput.
-bool contains(ShapeInput const& s, Real3 const& p)
+//! `tol` [cm] absorbs round-off in the computed centres, so that a centre
+//! exactly on a face is decided as stated (closed lower faces and curved
+//! surfaces, open upper faces) rather than by the last bit of arithmetic.
+bool contains(ShapeInput const& s, Real3 const& p, double tol)
 {
+    auto in_interval = [tol](double x, double lo, double hi) {
+        return x >= lo - tol && x < hi - tol;
+    };
     switch (s.kind)
     {
         case ShapeKind::box:
             for (int c = 0; c < 3; ++c)
             {
-                if (!(p[c] >= s.lower_cm[c] && p[c] < s.upper_cm[c]))
+                if (!in_interval(p[c], s.lower_cm[c], s.upper_cm[c]))
                     return false;
             }
             return true;
-        case ShapeKind::slab: return p[s.axis] >= s.from_cm && p[s.axis] < s.to_cm;
+        case ShapeKind::slab: return in_interval(p[s.axis], s.from_cm, s.to_cm);
         case ShapeKind::sphere:
         {
             double r2 = 0;
             for (int c = 0; c < 3; ++c)
                 r2 += (p[c] - s.centre_cm[c]) * (p[c] - s.centre_cm[c]);
-            return r2 <= s.radius_cm * s.radius_cm;
+            return r2 <= (s.radius_cm + tol) * (s.radius_cm + tol);
         }
         case ShapeKind::cylinder:
         {
@@ -132,9 +138,10 @@ bool contains(ShapeInput const& s, Real3 const& p)
                 if (c != s.axis)
                     r2 += (p[c] - s.centre_cm[c]) * (p[c] - s.centre_cm[c]);
             }
-            if (r2 > s.radius_cm * s.radius_cm)
+            if (r2 > (s.radius_cm + tol) * (s.radius_cm + tol))
                 return false;
-            return !s.length_cm || std::fabs(p[s.axis] - s.centre_cm[s.axis]) <= 0.5 * *s.length_cm;
+            return !s.length_cm
+                   || std::fabs(p[s.axis] - s.centre_cm[s.axis]) <= 0.5 * *s.length_cm + tol;
         }
     }
     return false;
@@ -158,6 +165,8 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
     }
     validate_geometry(g, (in.study_file + ": " + in.pointer + "/grid").c_str());
 
+    // Round-off allowance for face tests: far below any meaningful length.
+    double const tol = 1e-9 * std::min({g.spacing_cm[0], g.spacing_cm[1], g.spacing_cm[2]});
     std::vector<std::string> names;
     MaterialIndex const bg_mat = material_index(&names, sp.background.material);
     float const bg_rho = fill_density(sp.background, nominal, in.study_file,
@@ -183,7 +192,7 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
                 for (int i = first[0]; i < last[0]; ++i)
                 {
                     Int3 const ijk{{i, j, k}};
-                    if (!contains(shape, g.voxel_centre_cm(ijk)))
+                    if (!contains(shape, g.voxel_centre_cm(ijk), tol))
                         continue;
                     size_type const v = g.linear_index(ijk);
                     material[v] = mat;
