@@ -64,20 +64,6 @@ struct CasPolicy : DoubleWordStorage
     }
 };
 
-//! WAG: lanes with the same voxel sum their deposits by shuffles; only the
-//! leader adds (by CAS), so a hot voxel sees one CAS per peer group.
-struct WagPolicy : DoubleWordStorage
-{
-    static constexpr char const* name = "wag";
-    MCDOSE_FORCEINLINE_FUNCTION static void deposit(word_type* cell, double energy_MeV, double)
-    {
-        auto const peers
-            = detail::warp_peer_sum(reinterpret_cast<unsigned long long>(cell), energy_MeV);
-        if (peers.leader)
-            detail::atomic_add_double_cas(cell, peers.sum);
-    }
-};
-
 //! HB: hardware double atomicAdd (sm_60+); CAS loop on the host.
 struct HbPolicy : DoubleWordStorage
 {
@@ -92,17 +78,31 @@ struct HbPolicy : DoubleWordStorage
     }
 };
 
-//! WIB: warp aggregation, then one hardware double atomicAdd by the leader.
-struct WibPolicy : DoubleWordStorage
+//! Warp aggregation in front of a double method: lanes with the same voxel
+//! sum their deposits by shuffles (detail::warp_peer_sum); only the leader
+//! calls Inner, so a hot voxel sees one atomic per peer group.
+template<class Inner>
+struct WarpAggregated : DoubleWordStorage
 {
-    static constexpr char const* name = "wib";
     MCDOSE_FORCEINLINE_FUNCTION static void deposit(word_type* cell, double energy_MeV, double)
     {
         auto const peers
             = detail::warp_peer_sum(reinterpret_cast<unsigned long long>(cell), energy_MeV);
         if (peers.leader)
-            HbPolicy::deposit(cell, peers.sum, 0);
+            Inner::deposit(cell, peers.sum, 0);
     }
+};
+
+//! WAG: warp aggregation, the leader adds by CAS.
+struct WagPolicy : WarpAggregated<CasPolicy>
+{
+    static constexpr char const* name = "wag";
+};
+
+//! WIB: warp aggregation, then one hardware double atomicAdd by the leader.
+struct WibPolicy : WarpAggregated<HbPolicy>
+{
+    static constexpr char const* name = "wib";
 };
 
 /*!

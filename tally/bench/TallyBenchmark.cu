@@ -12,10 +12,11 @@ namespace mcdose
 {
 namespace
 {
-//! Grid-stride loop over particles; each particle re-keys Philox to its index.
-template<class Policy>
-MCDOSE_KERNEL void bench_deposit_kernel(DoseTallyView<Policy> tally, PhiloxView rng,
-                                        BenchProblem problem)
+//! This thread's share of the particles (grid-stride loop); each particle
+//! re-keys Philox to its index, so its deposits do not depend on the launch.
+template<class F>
+MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE void
+for_each_thread_deposit(PhiloxView const& rng, BenchProblem const& problem, F&& deposit)
 {
     size_type const tid = size_type(blockIdx.x) * blockDim.x + threadIdx.x;
     size_type const stride = size_type(gridDim.x) * blockDim.x;
@@ -23,26 +24,26 @@ MCDOSE_KERNEL void bench_deposit_kernel(DoseTallyView<Policy> tally, PhiloxView 
     for (std::uint64_t p = tid; p < problem.particles; p += stride)
     {
         engine.begin_history(p);
-        sample_bench_particle(engine, problem, [&](size_type bin, std::uint32_t units) {
-            tally.deposit(bin, bench_energy_MeV(units));
-        });
+        sample_bench_particle(engine, problem, deposit);
     }
+}
+
+template<class Policy>
+MCDOSE_KERNEL void bench_deposit_kernel(DoseTallyView<Policy> tally, PhiloxView rng,
+                                        BenchProblem problem)
+{
+    for_each_thread_deposit(rng, problem, [&](size_type bin, std::uint32_t units) {
+        tally.deposit(bin, bench_energy_MeV(units));
+    });
 }
 
 //! Exact integer total: per-thread sums, one 64-bit atomic per thread.
 MCDOSE_KERNEL void bench_reference_kernel(PhiloxView rng, BenchProblem problem,
                                           unsigned long long* total_units)
 {
-    size_type const tid = size_type(blockIdx.x) * blockDim.x + threadIdx.x;
-    size_type const stride = size_type(gridDim.x) * blockDim.x;
-    PhiloxEngine engine(rng, tid);
     unsigned long long sum = 0;
-    for (std::uint64_t p = tid; p < problem.particles; p += stride)
-    {
-        engine.begin_history(p);
-        sample_bench_particle(engine, problem,
-                              [&](size_type, std::uint32_t units) { sum += units; });
-    }
+    for_each_thread_deposit(rng, problem,
+                            [&](size_type, std::uint32_t units) { sum += units; });
     atomicAdd(total_units, sum);
 }
 
@@ -50,16 +51,9 @@ MCDOSE_KERNEL void bench_reference_kernel(PhiloxView rng, BenchProblem problem,
 MCDOSE_KERNEL void bench_reference_bins_kernel(PhiloxView rng, BenchProblem problem,
                                                Span<unsigned long long> bins)
 {
-    size_type const tid = size_type(blockIdx.x) * blockDim.x + threadIdx.x;
-    size_type const stride = size_type(gridDim.x) * blockDim.x;
-    PhiloxEngine engine(rng, tid);
-    for (std::uint64_t p = tid; p < problem.particles; p += stride)
-    {
-        engine.begin_history(p);
-        sample_bench_particle(engine, problem, [&](size_type bin, std::uint32_t units) {
-            atomicAdd(&bins[bin], static_cast<unsigned long long>(units));
-        });
-    }
+    for_each_thread_deposit(rng, problem, [&](size_type bin, std::uint32_t units) {
+        atomicAdd(&bins[bin], static_cast<unsigned long long>(units));
+    });
 }
 
 //! Resolve blocks == 0 to the number of co-resident blocks of `kernel`.
