@@ -14,6 +14,7 @@
 
 #include "rng/Distributions.hh"
 #include "rng/SplitMix64.hh"
+#include "transport/interactors/Interaction.hh"
 
 namespace mcdose::test
 {
@@ -117,5 +118,70 @@ inline std::vector<double> bin_probabilities(std::function<double(double)> const
     for (double& x : p)
         x /= total;
     return p;
+}
+
+//! Energy balance of one interaction, summed in the documented order
+//! (outgoing photon, secondaries, local deposit, created rest energy); the
+//! interactors make it exact in floating point.
+template<class Real>
+Real energy_out(Interaction<Real> const& r)
+{
+    Real sum = r.absorbed ? Real(0) : r.energy_MeV;
+    for (int i = 0; i < r.num_secondaries; ++i)
+        sum += r.secondaries[i].energy_MeV;
+    sum += r.energy_deposit_MeV;
+    sum += r.rest_energy_created_MeV;
+    return sum;
+}
+
+//! Cumulative distribution of an unnormalised density on [lo, hi], tabulated
+//! by the trapezoidal rule on `points` nodes (fine enough that its error is
+//! far below the statistical resolution of the tests), evaluated by linear
+//! interpolation.
+class TabulatedCdf
+{
+  public:
+    TabulatedCdf(std::function<double(double)> const& pdf, double lo, double hi,
+                 int points = 200001)
+        : lo_(lo), hi_(hi), cdf_(points, 0.0)
+    {
+        double const h = (hi - lo) / (points - 1);
+        double prev = pdf(lo);
+        for (int i = 1; i < points; ++i)
+        {
+            double const cur = pdf(lo + i * h);
+            cdf_[i] = cdf_[i - 1] + 0.5 * h * (prev + cur);
+            prev = cur;
+        }
+        for (double& c : cdf_)
+            c /= cdf_.back();
+    }
+    double operator()(double x) const
+    {
+        if (x <= lo_)
+            return 0;
+        if (x >= hi_)
+            return 1;
+        double const u = (x - lo_) / (hi_ - lo_) * (cdf_.size() - 1);
+        std::size_t const i = std::min(std::size_t(u), cdf_.size() - 2);
+        return cdf_[i] + (u - i) * (cdf_[i + 1] - cdf_[i]);
+    }
+
+  private:
+    double lo_, hi_;
+    std::vector<double> cdf_;
+};
+
+//! Chi-square of samples in `nbins` bins of equal probability under `cdf`
+//! (the samples are mapped through the CDF and binned uniformly), so that
+//! peaked densities still give well-filled bins. Compare with
+//! chi_square_limit(nbins - 1).
+inline double equiprobable_chi_square(std::vector<double> const& samples,
+                                      std::function<double(double)> const& cdf, int nbins = 20)
+{
+    std::vector<double> u(samples.size());
+    for (std::size_t i = 0; i < samples.size(); ++i)
+        u[i] = cdf(samples[i]);
+    return chi_square(histogram(u, 0.0, 1.0, nbins), std::vector<double>(nbins, 1.0 / nbins));
 }
 }  // namespace mcdose::test
