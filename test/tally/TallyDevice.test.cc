@@ -4,7 +4,11 @@
 //! WIB peer groups), and the benchmark kernel under both launch shapes.
 #include "TallyDevice.test.hh"
 
+#include <random>
+
 #include <gtest/gtest.h>
+
+#include "AccumKernels.hh"
 
 #include "TestMacros.hh"
 #include "tally/bench/TallyBenchmark.hh"
@@ -28,8 +32,44 @@ std::vector<double> pattern_reference(DepositPattern const& p)
     return result;
 }
 
+AccumResults accum_on_host(std::vector<float> const& terms)
+{
+    AccumResults r;
+    Span<float const> const span{terms.data(), terms.size()};
+    for (int i = 0; i < num_accumulators; ++i)
+        r.values.push_back(run_accumulator(i, span));
+    for (size_type i = 0; i + 1 < terms.size(); ++i)
+    {
+        auto const p = two_sum_of_product(terms[i], terms[i + 1], terms[i + 1] * 3.0f);
+        r.two_sum_products.push_back(p.sum);
+        r.two_sum_products.push_back(p.error);
+    }
+    return r;
+}
+
 namespace
 {
+//! The accum primitives perform the same IEEE operations on both sides, so
+//! host and device must agree bit for bit; a device FMA contraction or a
+//! reassociation would show here.
+TEST(TallyDeviceTest, AccumulatorsBitwiseEqualOnHostAndDevice)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    std::mt19937_64 rng(4242);
+    std::exponential_distribution<float> dist(10.0f);
+    std::vector<float> terms(100000);
+    for (auto& x : terms)
+        x = std::min(dist(rng), 3.5f);
+    auto const host = accum_on_host(terms);
+    auto const device = accum_on_device(terms);
+    ASSERT_EQ(host.values.size(), device.values.size());
+    for (size_t i = 0; i < host.values.size(); ++i)
+        EXPECT_EQ(host.values[i], device.values[i]) << "accumulator " << i;
+    ASSERT_EQ(host.two_sum_products.size(), device.two_sum_products.size());
+    for (size_t i = 0; i < host.two_sum_products.size(); ++i)
+        ASSERT_EQ(host.two_sum_products[i], device.two_sum_products[i]) << "element " << i;
+}
+
 //! Values are multiples of 2^-8 with per-bin sums < 2^16: every method,
 //! float FA included, must be exact; a lost or doubled peer shows at once.
 TEST(TallyDeviceTest, EveryMethodExactOnDivergentPatterns)

@@ -1,6 +1,9 @@
 //! \file test/tally/TallyDevice.test.cu
 #include "TallyDevice.test.hh"
 
+#include "AccumKernels.hh"
+#include "core/DeviceBuffer.hh"
+
 #include "core/DeviceCall.hh"
 #include "core/DeviceMemory.hh"
 #include "tally/DoseTally.hh"
@@ -22,7 +25,34 @@ MCDOSE_KERNEL void pattern_kernel(DoseTallyView<Policy> tally, DepositPattern p)
         tally.deposit((t / 2 + 7u * j) % p.bins, (1 + t % 13) / 256.0);
     }
 }
+//! Thread i < num_accumulators runs accumulator i; all threads then do
+//! TwoSum of products for their share of the terms (a = term, w = x = next).
+MCDOSE_KERNEL void accum_kernel(Span<float const> terms, Span<double> values,
+                                Span<float> products)
+{
+    unsigned const t = blockIdx.x * blockDim.x + threadIdx.x;
+    if (t < num_accumulators)
+        values[t] = run_accumulator(t, terms);
+    for (unsigned i = t; i + 1 < terms.size(); i += gridDim.x * blockDim.x)
+    {
+        auto const r = two_sum_of_product(terms[i], terms[i + 1], terms[i + 1] * 3.0f);
+        products[2 * i] = r.sum;
+        products[2 * i + 1] = r.error;
+    }
+}
 }  // namespace
+
+AccumResults accum_on_device(std::vector<float> const& terms)
+{
+    DeviceBuffer<float> d_terms(terms);
+    DeviceBuffer<double> d_values(num_accumulators);
+    DeviceBuffer<float> d_products(2 * (terms.size() - 1));
+    accum_kernel<<<32, 128>>>(d_terms.device_span(), d_values.device_span(),
+                              d_products.device_span());
+    MCDOSE_CUDA_CHECK_LAUNCH();
+    device_synchronize();
+    return {d_values.to_host(), d_products.to_host()};
+}
 
 std::vector<double> pattern_on_device(TallyMethod method, DepositPattern const& p)
 {

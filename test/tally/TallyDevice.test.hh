@@ -25,11 +25,26 @@ struct DepositPattern
 //! Exact per-bin energy [MeV] of the pattern (host, integers).
 std::vector<double> pattern_reference(DepositPattern const& p);
 
+//! Results of every tally/accum accumulator over the same float terms, and
+//! TwoSum of a + w*x products: computed on host and device, they must agree
+//! bit for bit (same IEEE operations, no FMA contraction on the device).
+struct AccumResults
+{
+    std::vector<double> values;           //!< one value() per accumulator
+    std::vector<float> two_sum_products;  //!< (sum, error) pairs, flattened
+};
+AccumResults accum_on_host(std::vector<float> const& terms);
+
 #if MCDOSE_USE_CUDA
 //! Per-bin energy [MeV] deposited by the pattern kernel with `method`.
 std::vector<double> pattern_on_device(TallyMethod method, DepositPattern const& p);
+AccumResults accum_on_device(std::vector<float> const& terms);
 #else
 inline std::vector<double> pattern_on_device(TallyMethod, DepositPattern const&)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+inline AccumResults accum_on_device(std::vector<float> const&)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
