@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include "rng/Philox.hh"
+#include "rng/HybridTaus.hh"
 #include "rng/PerThreadRngStore.hh"
 
 namespace mcdose::test
@@ -79,5 +80,25 @@ TEST(BinaryRankTest, FlagsTauswortheAndPassesPhilox)
     EXPECT_GT(p.p_value, 1e-4) << "chi2 " << p.chi2;
     auto const p32 = binary_rank_test([&] { return philox(); }, 32, 2000);
     EXPECT_GT(p32.p_value, 1e-4) << "chi2 " << p32.chi2;
+}
+}  // namespace mcdose::test
+
+namespace mcdose::test
+{
+TEST(BinaryRankTest, HybridTausSingleStreamFailsAt512)
+{
+    // Documented weakness (docs/rng.md): in one stream the low bits of the LCG
+    // component have periods 2^(k+1), so with 16 words per row the columns of
+    // bits k <= 3 are constant and the rest of those columns is F2-linear in
+    // the 88 Tausworthe bits; every 512 x 512 matrix is rank deficient.
+    PerThreadRngStore<HybridTausEngine> store({12345u, 0u}, 1, MemSpace::host);
+    auto view = store.view();
+    HybridTausEngine rng(view, 0);
+    auto const r = binary_rank_test([&] { return rng(); }, 512, 10);
+    EXPECT_EQ(10u, r.observed[3]);
+    EXPECT_LT(r.min_rank, 500u);
+    // 256 x 256 (8 words per row) does not see it.
+    auto const small = binary_rank_test([&] { return rng(); }, 256, 50);
+    EXPECT_GT(small.p_value, 1e-4);
 }
 }  // namespace mcdose::test
