@@ -1,0 +1,109 @@
+//! \file test/transport/physics/PhotonCrossSections.test.cc
+#include "transport/physics/PhotonCrossSections.hh"
+
+#include <cmath>
+
+#include <gtest/gtest.h>
+#include <xraylib.h>
+
+#include "core/Constants.hh"
+#include "phantoms/materials/Element.hh"
+
+namespace mcdose::test
+{
+namespace
+{
+using namespace constants;
+
+//! Klein–Nishina total cross section per free electron [cm^2] (Klein & Nishina 1929;
+//! e.g. Evans, The Atomic Nucleus, Eq. 22-2.1), written out independently here.
+double klein_nishina_total_cm2(double energy_MeV)
+{
+    double const k = energy_MeV / electron_mass_MeV;
+    double const re2 = classical_electron_radius_cm * classical_electron_radius_cm;
+    double const l = std::log(1 + 2 * k);
+    return 2 * pi * re2
+           * ((1 + k) / (k * k) * (2 * (1 + k) / (1 + 2 * k) - l / k) + l / (2 * k)
+              - (1 + 3 * k) / ((1 + 2 * k) * (1 + 2 * k)));
+}
+
+double per_atom(int Z)
+{
+    return element_data(Z).atomic_weight_g_mol / avogadro;
+}
+}  // namespace
+
+TEST(PhotonCrossSections, IncoherentTendsToKleinNishinaPerElectron)
+{
+    // Above ~1 MeV binding (S < Z) changes sigma by < 0.1% for light elements
+    for (int Z : {1, 8})
+    {
+        for (double e : {2.0, 10.0, 50.0})
+        {
+            double const sigma = incoherent_cm2_g(Z, e) * per_atom(Z);
+            EXPECT_NEAR(sigma / (Z * klein_nishina_total_cm2(e)), 1.0, 1e-3) << Z << " " << e;
+        }
+    }
+}
+
+TEST(PhotonCrossSections, AgreesWithXraylibIntegratedTables)
+{
+    // xraylib's CS_Compt/CS_Rayl are Hubbell's independently integrated tables: our
+    // numerical integrals of the same S and F must agree within their 4-digit precision
+    // plus interpolation (0.5%; 1% for coherent at the lowest energies of heavy atoms).
+    for (int Z : {1, 6, 8, 29, 82})
+    {
+        for (double e_keV : {5.0, 20.0, 100.0, 500.0})
+        {
+            double const inc = incoherent_cm2_g(Z, e_keV * 1e-3);
+            double const coh = coherent_cm2_g(Z, e_keV * 1e-3);
+            double const ref_inc = CS_Compt(Z, e_keV, nullptr);
+            double const ref_coh = CS_Rayl(Z, e_keV, nullptr);
+            EXPECT_NEAR(inc / ref_inc, 1.0, 0.005) << "Z=" << Z << " E=" << e_keV << " keV";
+            EXPECT_NEAR(coh / ref_coh, 1.0, 0.01) << "Z=" << Z << " E=" << e_keV << " keV";
+        }
+    }
+}
+
+TEST(PhotonCrossSections, PhotoelectricHighEnergyForm)
+{
+    for (int Z : {8, 82})
+    {
+        // Continuous at the xraylib limit
+        double const below = photoelectric_cm2_g(Z, xraylib_photo_limit_MeV * (1 - 1e-9));
+        double const above = photoelectric_cm2_g(Z, xraylib_photo_limit_MeV * (1 + 1e-9));
+        EXPECT_NEAR(above / below, 1.0, 1e-6);
+        // Tends to 1/E (Pratt 1960) at high energy
+        double const r = photoelectric_cm2_g(Z, 50.0) / photoelectric_cm2_g(Z, 25.0);
+        EXPECT_NEAR(r, 0.5, 0.03) << Z;
+    }
+    // Absorption edges are jumps: O K (0.543 keV is below the grid; use Pb K at 88 keV)
+    auto const edges = photo_edges_MeV(82, 0.05, 0.1);
+    ASSERT_EQ(edges.size(), 1u);
+    double const jump = photoelectric_cm2_g(82, edges[0] * (1 + 1e-6))
+                        / photoelectric_cm2_g(82, edges[0] * (1 - 1e-6));
+    EXPECT_GT(jump, 4.0);
+    EXPECT_LT(jump, 7.0);
+}
+
+TEST(PhotonCrossSections, PairThresholdsAndExpansions)
+{
+    double const m = electron_mass_MeV;
+    EXPECT_EQ(pair_nuclear_cm2_g(8, 2 * m * 0.999), 0.0);
+    EXPECT_GT(pair_nuclear_cm2_g(8, 2 * m * 1.01), 0.0);
+    EXPECT_EQ(pair_electron_cm2_g(8, 4 * m * 0.999), 0.0);
+    EXPECT_GT(pair_electron_cm2_g(8, 4 * m * 1.01), 0.0);
+    // Maximon's low- and high-energy expansions meet at k = 4
+    EXPECT_NEAR(maximon_pair_reduced(4 - 1e-9) / maximon_pair_reduced(4 + 1e-9), 1.0, 1e-3);
+    // High-energy limit of the unscreened Born cross section: 28/9 ln 2k - 218/27
+    double const k = 1e5;
+    EXPECT_NEAR(maximon_pair_reduced(k), 28.0 / 9 * std::log(2 * k) - 218.0 / 27, 1e-6);
+    // Screening lowers the high-energy cross section below the unscreened one
+    double const unscreened = fine_structure * classical_electron_radius_cm
+                              * classical_electron_radius_cm * 64 * maximon_pair_reduced(100 / m)
+                              / per_atom(8);
+    EXPECT_LT(pair_nuclear_cm2_g(8, 100.0), unscreened);
+    // Coulomb correction f_c(Z = 82) ~ 0.33 (Davies, Bethe & Maximon 1954)
+    EXPECT_NEAR(coulomb_correction(82), 0.33, 0.01);
+}
+}  // namespace mcdose::test
