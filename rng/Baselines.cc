@@ -18,7 +18,7 @@ Ran2State make_ran2_state(std::int32_t seed)
 {
     using namespace ran2;
     MCDOSE_VALIDATE(seed >= 1 && seed < m1, << "ran2 seed " << seed << " is outside [1, " << m1 - 1
-                                             << "]; choose a seed in that range");
+                                            << "]; choose a seed in that range");
     Ran2State s;
     s.z1 = seed;
     s.z2 = seed;
@@ -53,4 +53,4 @@ void validate_state(Ran2State const& s, size_type thread)
                         << " has a word outside its generator's range [1, m-1]; seed through "
                            "Ran2RngParams or make_ran2_state()");
 }
-}  // namespace mcdose
+} // namespace mcdose

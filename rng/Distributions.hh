@@ -17,7 +17,7 @@ namespace mcdose
 //! - float: 1 word, 24-bit resolution: ((w >> 8) + 1) * 2^-24;
 //! - double: 2 words, 53-bit resolution: ((hi << 21 ^ lo >> 11) + 1) * 2^-53.
 //! Both are exact in the target type (no rounding up to 1 + eps or down to 0).
-template<class Real, class Engine>
+template <class Real, class Engine>
 MCDOSE_FORCEINLINE_FUNCTION Real generate_canonical(Engine& engine)
 {
     static_assert(std::is_same<Real, float>::value || std::is_same<Real, double>::value,
@@ -25,34 +25,34 @@ MCDOSE_FORCEINLINE_FUNCTION Real generate_canonical(Engine& engine)
     if constexpr (std::is_same<Real, float>::value)
     {
         std::uint32_t const w = engine();
-        return static_cast<float>((w >> 8) + 1u) * 5.9604644775390625e-08f;  // 2^-24
+        return static_cast<float>((w >> 8) + 1u) * 5.9604644775390625e-08f; // 2^-24
     }
     else
     {
         std::uint64_t const hi = engine();
         std::uint64_t const lo = engine();
         std::uint64_t const bits53 = (hi << 21) ^ (lo >> 11);
-        return static_cast<double>(bits53 + 1u) * 1.1102230246251565404e-16;  // 2^-53
+        return static_cast<double>(bits53 + 1u) * 1.1102230246251565404e-16; // 2^-53
     }
 }
 
 //! Exponential deviate with the given mean (units of `mean`), by inversion:
 //! x = -mean ln u, u in (0,1]. Uses one generate_canonical<Real>.
-template<class Real, class Engine>
+template <class Real, class Engine>
 MCDOSE_FORCEINLINE_FUNCTION Real sample_exponential(Engine& engine, Real mean)
 {
     return -mean * std::log(generate_canonical<Real>(engine));
 }
 
 //! Azimuthal angle phi [rad], uniform in (0, 2 pi]. One generate_canonical<Real>.
-template<class Real, class Engine>
+template <class Real, class Engine>
 MCDOSE_FORCEINLINE_FUNCTION Real sample_azimuth(Engine& engine)
 {
     return static_cast<Real>(constants::two_pi) * generate_canonical<Real>(engine);
 }
 
 //! Two independent standard normal deviates.
-template<class Real>
+template <class Real>
 struct NormalPair
 {
     Real first;
@@ -62,7 +62,7 @@ struct NormalPair
 //! Box–Muller transform: r = sqrt(-2 ln u1), phi = 2 pi u2, (r cos phi, r sin phi).
 //! G. E. P. Box and M. E. Muller, Ann. Math. Stat. 29, 610 (1958).
 //! Consumes two generate_canonical<Real> (u1 first).
-template<class Real, class Engine>
+template <class Real, class Engine>
 MCDOSE_FORCEINLINE_FUNCTION NormalPair<Real> sample_normal_pair(Engine& engine)
 {
     Real const r = std::sqrt(Real(-2) * std::log(generate_canonical<Real>(engine)));
@@ -71,7 +71,7 @@ MCDOSE_FORCEINLINE_FUNCTION NormalPair<Real> sample_normal_pair(Engine& engine)
 }
 
 //! Unit vector (direction cosines u, v, w).
-template<class Real>
+template <class Real>
 struct Direction
 {
     Real u;
@@ -81,7 +81,7 @@ struct Direction
 
 //! Isotropic direction: w = cos(theta) = 2 xi1 - 1, phi = 2 pi xi2,
 //! (sqrt(1-w^2) cos phi, sqrt(1-w^2) sin phi, w). Two generate_canonical<Real>.
-template<class Real, class Engine>
+template <class Real, class Engine>
 MCDOSE_FORCEINLINE_FUNCTION Direction<Real> sample_isotropic(Engine& engine)
 {
     Real const w = Real(2) * generate_canonical<Real>(engine) - Real(1);
@@ -89,4 +89,4 @@ MCDOSE_FORCEINLINE_FUNCTION Direction<Real> sample_isotropic(Engine& engine)
     Real const sin_theta = std::sqrt(std::fmax(Real(0), Real(1) - w * w));
     return {sin_theta * std::cos(phi), sin_theta * std::sin(phi), w};
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -17,7 +17,7 @@
 namespace mcdose
 {
 //! Thread `thread` draws `count` words into out[k * num_threads + thread].
-template<class Engine>
+template <class Engine>
 MCDOSE_FUNCTION void draw_interleaved(typename Engine::View const& view, size_type thread,
                                       size_type num_threads, size_type count,
                                       Span<std::uint32_t> out)
@@ -30,11 +30,11 @@ MCDOSE_FUNCTION void draw_interleaved(typename Engine::View const& view, size_ty
 //! Kernel launch of draw_interleaved over N threads (out in device memory).
 //! Instantiated for the five engines in rng/detail/GenerateWords.cu.
 #if MCDOSE_USE_CUDA
-template<class Engine>
+template <class Engine>
 void draw_interleaved_device(typename Engine::View const& view, size_type num_threads,
                              size_type count, Span<std::uint32_t> out);
 #else
-template<class Engine>
+template <class Engine>
 inline void draw_interleaved_device(typename Engine::View const&, size_type, size_type,
                                     Span<std::uint32_t>)
 {
@@ -44,7 +44,7 @@ inline void draw_interleaved_device(typename Engine::View const&, size_type, siz
 
 //! `words_per_thread` words from each thread of `store` (interleaved), in
 //! batches of at most store.words_per_batch() (the lagged-Fibonacci round).
-template<class Engine>
+template <class Engine>
 std::vector<std::uint32_t> generate_words(RngStore<Engine>& store, size_type words_per_thread)
 {
     size_type const n = store.num_threads();
@@ -74,4 +74,4 @@ std::vector<std::uint32_t> generate_words(RngStore<Engine>& store, size_type wor
         d_out.copy_to_host(make_span(out));
     return out;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -13,10 +13,10 @@ std::uint32_t draw_at_least(SplitMix64& sm, std::uint32_t lower)
     do
     {
         z = sm.next_u32();
-    } while (z < lower);  // probability < 2^-27 per word
+    } while (z < lower); // probability < 2^-27 per word
     return z;
 }
-}  // namespace
+} // namespace
 
 std::vector<HybridTausState> make_initial_states(HybridTausRngParams const& params,
                                                  size_type num_threads)
@@ -36,9 +36,9 @@ std::vector<HybridTausState> make_initial_states(HybridTausRngParams const& para
 
 void validate_state(HybridTausState const& s, size_type thread)
 {
-    MCDOSE_VALIDATE(is_valid(s), << "hybrid-taus state of thread " << thread << " is invalid (z1="
-                                 << s.z1 << ", z2=" << s.z2 << ", z3=" << s.z3
+    MCDOSE_VALIDATE(is_valid(s), << "hybrid-taus state of thread " << thread
+                                 << " is invalid (z1=" << s.z1 << ", z2=" << s.z2 << ", z3=" << s.z3
                                  << "): the Tausworthe words must be >= 2, 8 and 16 or the "
                                     "recurrence degenerates; seed through HybridTausRngParams");
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -14,16 +14,17 @@
 #include "core/Macros.hh"
 #include "core/Span.hh"
 #include "core/Types.hh"
+#include "rng/PerThreadEngine.hh"
 
 namespace mcdose
 {
 //! Per-thread state: three Tausworthe words and one LCG word.
 struct HybridTausState
 {
-    std::uint32_t z1{0};  //!< Tausworthe (13,19,12, mask 0xfffffffe): must be >= 2
-    std::uint32_t z2{0};  //!< Tausworthe (2,25,4, mask 0xfffffff8): must be >= 8
-    std::uint32_t z3{0};  //!< Tausworthe (3,11,17, mask 0xfffffff0): must be >= 16
-    std::uint32_t z4{0};  //!< LCG z <- 1664525 z + 1013904223 (any value)
+    std::uint32_t z1{0}; //!< Tausworthe (13,19,12, mask 0xfffffffe): must be >= 2
+    std::uint32_t z2{0}; //!< Tausworthe (2,25,4, mask 0xfffffff8): must be >= 8
+    std::uint32_t z3{0}; //!< Tausworthe (3,11,17, mask 0xfffffff0): must be >= 16
+    std::uint32_t z4{0}; //!< LCG z <- 1664525 z + 1013904223 (any value)
 };
 
 //! Smallest valid Tausworthe words: a word with no bit set above its mask's
@@ -64,24 +65,19 @@ namespace detail
 {
 //! One Tausworthe step (GPU Gems 3, Eq. in Listing 37-4):
 //! b = ((z << S1) ^ z) >> S2;  z = ((z & M) << S3) ^ b.
-template<int S1, int S2, int S3, std::uint32_t M>
+template <int S1, int S2, int S3, std::uint32_t M>
 MCDOSE_FORCEINLINE_FUNCTION std::uint32_t taus_step(std::uint32_t& z)
 {
     std::uint32_t const b = ((z << S1) ^ z) >> S2;
     z = ((z & M) << S3) ^ b;
     return z;
 }
-}  // namespace detail
+} // namespace detail
 
-class HybridTausRngStore;
-
-//! Engine for one thread: loads the thread's state into registers on
-//! construction and writes it back on destruction (so it is not copyable:
-//! pass it by reference).
-class HybridTausEngine
+//! Engine for one thread (state in registers, written back on destruction).
+class HybridTausEngine : public PerThreadEngine<HybridTausState>
 {
   public:
-    using result_type = std::uint32_t;
     using State = HybridTausState;
     using Params = HybridTausRngParams;
     using View = HybridTausView;
@@ -89,31 +85,18 @@ class HybridTausEngine
     static constexpr size_type state_bytes_per_thread = sizeof(HybridTausState);
 
     MCDOSE_FUNCTION HybridTausEngine(View const& view, size_type thread)
-        : home_(&view.states[thread]), s_(*home_)
+        : PerThreadEngine(view.states, thread)
     {
         MCDOSE_EXPECT(is_valid(s_));
     }
-    MCDOSE_FUNCTION ~HybridTausEngine() { *home_ = s_; }
-    HybridTausEngine(HybridTausEngine const&) = delete;
-    HybridTausEngine& operator=(HybridTausEngine const&) = delete;
-
-    //! One thread's stream is independent of the history: nothing to do.
-    MCDOSE_FUNCTION void begin_history(history_id_type) {}
 
     //! Next 32-bit word: XOR of the three Tausworthe steps and the LCG step.
     MCDOSE_FORCEINLINE_FUNCTION result_type operator()()
     {
-        s_.z4 = 1664525u * s_.z4 + 1013904223u;  // Numerical Recipes quick LCG
-        return detail::taus_step<13, 19, 12, 4294967294u>(s_.z1)
-               ^ detail::taus_step<2, 25, 4, 4294967288u>(s_.z2)
-               ^ detail::taus_step<3, 11, 17, 4294967280u>(s_.z3) ^ s_.z4;
+        s_.z4 = 1664525u * s_.z4 + 1013904223u; // Numerical Recipes quick LCG
+        return detail::taus_step<13, 19, 12, 4294967294u>(s_.z1) ^
+               detail::taus_step<2, 25, 4, 4294967288u>(s_.z2) ^
+               detail::taus_step<3, 11, 17, 4294967280u>(s_.z3) ^ s_.z4;
     }
-
-    static constexpr result_type min() { return 0; }
-    static constexpr result_type max() { return 0xffffffffu; }
-
-  private:
-    State* home_;
-    State s_;
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -10,14 +10,14 @@ namespace mcdose
 namespace
 {
 //! Domain separator so the fallback Philox key differs from PhiloxEngine's.
-constexpr std::uint64_t fallback_domain = 0x4c46472d66616c6cull;  // "LFG-fall"
+constexpr std::uint64_t fallback_domain = 0x4c46472d66616c6cull; // "LFG-fall"
 
 size_type largest_window()
 {
     auto const& last = brent_lag_table[std::size(brent_lag_table) - 1];
     return std::min<size_type>(last.short_lag, last.long_lag - last.short_lag);
 }
-}  // namespace
+} // namespace
 
 void validate_lag_conditions(LagPair lags, size_type num_threads, size_type rns)
 {
@@ -31,7 +31,8 @@ void validate_lag_conditions(LagPair lags, size_type num_threads, size_type rns)
     MCDOSE_VALIDATE(lags.short_lag > window && lags.long_lag - lags.short_lag > window,
                     << "lagged-fibonacci is not race-free: a round writes RNS*N = " << rns << "*"
                     << num_threads << " = " << window << " words but needs sl > RNS*N and ll-sl > "
-                    << "RNS*N (sl=" << lags.short_lag << ", ll-sl=" << lags.long_lag - lags.short_lag
+                    << "RNS*N (sl=" << lags.short_lag
+                    << ", ll-sl=" << lags.long_lag - lags.short_lag
                     << "); reduce numbers per round or threads, or use larger lags");
 }
 
@@ -64,8 +65,7 @@ LaggedFibonacciRngStore::LaggedFibonacciRngStore(Params const& params, size_type
                                                  MemSpace memspace)
     : memspace_(memspace), num_threads_(num_threads)
 {
-    rns_ = params.numbers_per_round ? params.numbers_per_round
-                                    : max_numbers_per_round(num_threads);
+    rns_ = params.numbers_per_round ? params.numbers_per_round : max_numbers_per_round(num_threads);
     lags_ = params.lags.long_lag ? params.lags : choose_lags(num_threads, rns_);
     validate_lag_conditions(lags_, num_threads, rns_);
 
@@ -100,8 +100,8 @@ LaggedFibonacciRngStore::LaggedFibonacciRngStore(Params const& params, size_type
 
 size_type LaggedFibonacciRngStore::memory_bytes() const
 {
-    return lags_.long_lag * sizeof(std::uint32_t) + num_threads_ * sizeof(std::uint32_t)
-           + sizeof(unsigned long long);
+    return lags_.long_lag * sizeof(std::uint32_t) + num_threads_ * sizeof(std::uint32_t) +
+           sizeof(unsigned long long);
 }
 
 auto LaggedFibonacciRngStore::make_round_view(std::uint64_t round, std::uint32_t offset) -> View
@@ -135,7 +135,8 @@ auto LaggedFibonacciRngStore::begin_batch() -> View
             lfg_generate_round(current_, j);
     }
     ++next_round_;
-    next_offset_ = static_cast<std::uint32_t>((next_offset_ + num_threads_ * rns_) % lags_.long_lag);
+    next_offset_ =
+        static_cast<std::uint32_t>((next_offset_ + num_threads_ * rns_) % lags_.long_lag);
     return current_;
 }
 
@@ -158,4 +159,4 @@ std::vector<std::uint32_t> LaggedFibonacciRngStore::ring_to_host() const
 {
     return memspace_ == MemSpace::device ? d_ring_.to_host() : ring_;
 }
-}  // namespace mcdose
+} // namespace mcdose

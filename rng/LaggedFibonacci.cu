@@ -13,7 +13,7 @@ MCDOSE_KERNEL void lfg_generate_round_kernel(LaggedFibonacciView view)
     if (j < view.num_threads)
         lfg_generate_round(view, j);
 }
-}  // namespace
+} // namespace
 
 void lfg_generate_round_device(LaggedFibonacciView const& view)
 {
@@ -22,4 +22,4 @@ void lfg_generate_round_device(LaggedFibonacciView const& view)
     lfg_generate_round_kernel<<<blocks, threads>>>(view);
     MCDOSE_CUDA_CHECK_LAUNCH();
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -49,8 +49,8 @@ struct LagPair
 
 //! Brent's table of lag pairs used for selection by N (ascending ll).
 inline constexpr LagPair brent_lag_table[] = {
-    {1252, 2281},     {3004, 4423},     {5502, 9689},       {10095, 19937},    {12470, 23209},
-    {23463, 44497},   {54454, 132049},  {279695, 756839},   {288477, 859433},  {1010202, 3021377}};
+    {1252, 2281},   {3004, 4423},    {5502, 9689},     {10095, 19937},   {12470, 23209},
+    {23463, 44497}, {54454, 132049}, {279695, 756839}, {288477, 859433}, {1010202, 3021377}};
 
 //! Host parameters.
 struct LaggedFibonacciRngParams
@@ -73,15 +73,15 @@ size_type max_numbers_per_round(size_type num_threads);
 //! Trivially copyable view for one round (batch).
 struct LaggedFibonacciView
 {
-    Span<std::uint32_t> ring;  //!< ll words, slot n mod ll
-    Span<std::uint32_t> used;  //!< words taken this round, per thread
+    Span<std::uint32_t> ring; //!< ll words, slot n mod ll
+    Span<std::uint32_t> used; //!< words taken this round, per thread
     std::uint32_t short_lag;
     std::uint32_t long_lag;
     std::uint32_t numbers_per_round;
     std::uint32_t num_threads;
-    std::uint32_t round_offset;  //!< (t N RNS) mod ll
-    std::uint64_t round;         //!< t
-    unsigned long long* overflow_words;  //!< words served by the fallback this batch
+    std::uint32_t round_offset;         //!< (t N RNS) mod ll
+    std::uint64_t round;                //!< t
+    unsigned long long* overflow_words; //!< words served by the fallback this batch
     std::uint32_t fallback_key[2];
 };
 
@@ -89,8 +89,8 @@ namespace detail
 {
 //! Slot of thread j's k-th word in the current round (k < RNS).
 //! round_offset < ll and j RNS + k < N RNS < ll, so one subtraction wraps it.
-MCDOSE_FORCEINLINE_FUNCTION std::uint32_t
-lfg_slot(LaggedFibonacciView const& v, size_type thread, std::uint32_t k)
+MCDOSE_FORCEINLINE_FUNCTION std::uint32_t lfg_slot(LaggedFibonacciView const& v, size_type thread,
+                                                   std::uint32_t k)
 {
     std::uint32_t p = v.round_offset + static_cast<std::uint32_t>(thread) * v.numbers_per_round + k;
     return p >= v.long_lag ? p - v.long_lag : p;
@@ -105,7 +105,7 @@ MCDOSE_FORCEINLINE_FUNCTION void atomic_add_u64(unsigned long long* p, unsigned 
     __atomic_fetch_add(p, x, __ATOMIC_RELAXED);
 #endif
 }
-}  // namespace detail
+} // namespace detail
 
 //! Refill pass of one round for thread j (see file comment): the same code runs
 //! in the device refill kernel and the host loop.
@@ -114,7 +114,7 @@ MCDOSE_FORCEINLINE_FUNCTION void lfg_generate_round(LaggedFibonacciView const& v
     std::uint32_t p = detail::lfg_slot(v, thread, 0);
     for (std::uint32_t k = 0; k < v.numbers_per_round; ++k)
     {
-        std::uint32_t q = p + v.short_lag;  // (p + sl - ll) mod ll
+        std::uint32_t q = p + v.short_lag; // (p + sl - ll) mod ll
         if (q >= v.long_lag)
             q -= v.long_lag;
         v.ring[p] = v.ring[p] + v.ring[q];
@@ -251,4 +251,4 @@ inline void lfg_generate_round_device(LaggedFibonacciView const&)
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose
+} // namespace mcdose

@@ -12,6 +12,7 @@
 #include "core/Macros.hh"
 #include "core/Span.hh"
 #include "core/Types.hh"
+#include "rng/PerThreadEngine.hh"
 
 namespace mcdose
 {
@@ -33,16 +34,17 @@ struct LcgView
 };
 
 std::vector<LcgState> make_initial_states(LcgRngParams const& params, size_type num_threads);
-inline void validate_state(LcgState const&, size_type) {}  // every 32-bit word is a valid state
+inline void validate_state(LcgState const&, size_type)
+{
+} // every 32-bit word is a valid state
 inline LcgView make_view(LcgRngParams const&, Span<LcgState> states)
 {
     return {states};
 }
 
-class LcgEngine
+class LcgEngine : public PerThreadEngine<LcgState>
 {
   public:
-    using result_type = std::uint32_t;
     using State = LcgState;
     using Params = LcgRngParams;
     using View = LcgView;
@@ -50,25 +52,14 @@ class LcgEngine
     static constexpr size_type state_bytes_per_thread = sizeof(LcgState);
 
     MCDOSE_FUNCTION LcgEngine(View const& view, size_type thread)
-        : home_(&view.states[thread]), z_(home_->z)
+        : PerThreadEngine(view.states, thread)
     {
     }
-    MCDOSE_FUNCTION ~LcgEngine() { home_->z = z_; }
-    LcgEngine(LcgEngine const&) = delete;
-    LcgEngine& operator=(LcgEngine const&) = delete;
-
-    MCDOSE_FUNCTION void begin_history(history_id_type) {}
 
     MCDOSE_FORCEINLINE_FUNCTION result_type operator()()
     {
-        z_ = 1664525u * z_ + 1013904223u;
-        return z_;
+        s_.z = 1664525u * s_.z + 1013904223u;
+        return s_.z;
     }
-    static constexpr result_type min() { return 0; }
-    static constexpr result_type max() { return 0xffffffffu; }
-
-  private:
-    LcgState* home_;
-    std::uint32_t z_;
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -14,7 +14,7 @@ namespace mcdose
 {
 //! Params + states of a per-thread `Engine`, with the batch protocol shared
 //! with the lagged-Fibonacci store (begin_batch / end_batch are no-ops here).
-template<class Engine>
+template <class Engine>
 class PerThreadRngStore
 {
   public:
@@ -54,4 +54,4 @@ class PerThreadRngStore
     Params params_;
     PerThreadStates<State> states_;
 };
-}  // namespace mcdose
+} // namespace mcdose

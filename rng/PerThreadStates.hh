@@ -22,7 +22,7 @@ enum class MemSpace
 };
 
 //! Per-thread records of trivially copyable `State`, on host or device.
-template<class State>
+template <class State>
 class PerThreadStates
 {
   public:
@@ -56,4 +56,4 @@ class PerThreadStates
     std::vector<State> host_;
     DeviceBuffer<State> device_;
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -28,4 +28,4 @@ PhiloxView make_view(PhiloxRngParams const& params, Span<PhiloxState> states)
     v.states = states;
     return v;
 }
-}  // namespace mcdose
+} // namespace mcdose

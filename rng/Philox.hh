@@ -29,7 +29,7 @@ namespace mcdose
 struct PhiloxState
 {
     std::uint64_t history{0};
-    std::uint64_t draw_index{0};  //!< words drawn so far in this history (< 2^34)
+    std::uint64_t draw_index{0}; //!< words drawn so far in this history (< 2^34)
 };
 
 //! Host parameters. Without begin_history(), thread j uses history id
@@ -82,14 +82,11 @@ class PhiloxEngine
     static constexpr std::uint64_t max_draws_per_history = std::uint64_t(1) << 34;
 
     MCDOSE_FUNCTION PhiloxEngine(View const& view, size_type thread)
-        : home_(&view.states[thread]),
-          key_{view.key[0], view.key[1]},
-          stream_(view.stream),
-          history_(home_->history),
-          draw_(home_->draw_index)
+        : home_(&view.states[thread]), key_{view.key[0], view.key[1]}, stream_(view.stream),
+          history_(home_->history), draw_(home_->draw_index)
     {
         if (draw_ % 4 != 0)
-            this->refill();  // resume inside a block
+            this->refill(); // resume inside a block
     }
     MCDOSE_FUNCTION ~PhiloxEngine() { *home_ = {history_, draw_}; }
     PhiloxEngine(PhiloxEngine const&) = delete;
@@ -131,4 +128,4 @@ class PhiloxEngine
         block_ = philox4x32_10(ctr, key_);
     }
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -15,6 +15,7 @@
 #include "core/Macros.hh"
 #include "core/Span.hh"
 #include "core/Types.hh"
+#include "rng/PerThreadEngine.hh"
 
 namespace mcdose
 {
@@ -35,13 +36,13 @@ MCDOSE_FORCEINLINE_FUNCTION std::int32_t schrage(std::int32_t z, std::int32_t a,
     z = a * (z - k * q) - k * r;
     return z < 0 ? z + m : z;
 }
-}  // namespace ran2
+} // namespace ran2
 
 struct Ran2State
 {
-    std::int32_t z1{0};  //!< first LCG, in [1, m1 - 1]
-    std::int32_t z2{0};  //!< second LCG, in [1, m2 - 1]
-    std::int32_t y{0};   //!< last output, selects the table entry
+    std::int32_t z1{0}; //!< first LCG, in [1, m1 - 1]
+    std::int32_t z2{0}; //!< second LCG, in [1, m2 - 1]
+    std::int32_t y{0};  //!< last output, selects the table entry
     std::int32_t table[ran2::table_size]{};
 };
 
@@ -66,10 +67,9 @@ inline Ran2View make_view(Ran2RngParams const&, Span<Ran2State> states)
     return {states};
 }
 
-class Ran2Engine
+class Ran2Engine : public PerThreadEngine<Ran2State>
 {
   public:
-    using result_type = std::uint32_t;
     using State = Ran2State;
     using Params = Ran2RngParams;
     using View = Ran2View;
@@ -77,14 +77,9 @@ class Ran2Engine
     static constexpr size_type state_bytes_per_thread = sizeof(Ran2State);
 
     MCDOSE_FUNCTION Ran2Engine(View const& view, size_type thread)
-        : home_(&view.states[thread]), s_(*home_)
+        : PerThreadEngine(view.states, thread)
     {
     }
-    MCDOSE_FUNCTION ~Ran2Engine() { *home_ = s_; }
-    Ran2Engine(Ran2Engine const&) = delete;
-    Ran2Engine& operator=(Ran2Engine const&) = delete;
-
-    MCDOSE_FUNCTION void begin_history(history_id_type) {}
 
     //! Next word: y in [1, m1 - 1] scaled onto [0, 2^32) by
     //! floor((y - 1) 2^32 / (m1 - 1)) (about 31 bits of information).
@@ -101,11 +96,5 @@ class Ran2Engine
             s_.y += m1 - 1;
         return static_cast<result_type>((std::uint64_t(s_.y - 1) << 32) / std::uint64_t(m1 - 1));
     }
-    static constexpr result_type min() { return 0; }
-    static constexpr result_type max() { return 0xffffffffu; }
-
-  private:
-    Ran2State* home_;
-    Ran2State s_;
 };
-}  // namespace mcdose
+} // namespace mcdose

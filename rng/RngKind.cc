@@ -16,16 +16,16 @@ char const* to_cstring(RngKind kind)
 {
     switch (kind)
     {
-        case RngKind::hybrid_taus:
-            return HybridTausEngine::name;
-        case RngKind::lagged_fibonacci:
-            return LaggedFibonacciEngine::name;
-        case RngKind::philox:
-            return PhiloxEngine::name;
-        case RngKind::lcg:
-            return LcgEngine::name;
-        case RngKind::ran2:
-            return Ran2Engine::name;
+    case RngKind::hybrid_taus:
+        return HybridTausEngine::name;
+    case RngKind::lagged_fibonacci:
+        return LaggedFibonacciEngine::name;
+    case RngKind::philox:
+        return PhiloxEngine::name;
+    case RngKind::lcg:
+        return LcgEngine::name;
+    case RngKind::ran2:
+        return Ran2Engine::name;
     }
     return "unknown";
 }
@@ -41,4 +41,4 @@ RngKind to_rng_kind(std::string const& name)
                            << "'; choose one of hybrid-taus, lagged-fibonacci, philox, lcg, ran2");
     return RngKind::philox;
 }
-}  // namespace mcdose
+} // namespace mcdose

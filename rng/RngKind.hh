@@ -22,8 +22,8 @@ enum class RngKind
     hybrid_taus,
     lagged_fibonacci,
     philox,
-    lcg,   //!< baseline for studies only
-    ran2,  //!< baseline for studies only
+    lcg,  //!< baseline for studies only
+    ran2, //!< baseline for studies only
 };
 
 //! "hybrid-taus", "lagged-fibonacci", "philox", "lcg", "ran2" (throws on anything else).
@@ -33,7 +33,7 @@ char const* to_cstring(RngKind kind);
 std::vector<RngKind> const& all_rng_kinds();
 
 //! Empty tag carrying an engine type through `visit_rng`.
-template<class E>
+template <class E>
 struct EngineTag
 {
     using type = E;
@@ -42,37 +42,37 @@ struct EngineTag
 //! Call f(EngineTag<E>{}) with the engine type of `kind`; all branches must
 //! return the same type. Usage:
 //!     visit_rng(kind, [&](auto tag) { using Engine = typename decltype(tag)::type; ... });
-template<class F>
+template <class F>
 decltype(auto) visit_rng(RngKind kind, F&& f)
 {
     switch (kind)
     {
-        case RngKind::hybrid_taus:
-            return f(EngineTag<HybridTausEngine>{});
-        case RngKind::lagged_fibonacci:
-            return f(EngineTag<LaggedFibonacciEngine>{});
-        case RngKind::philox:
-            return f(EngineTag<PhiloxEngine>{});
-        case RngKind::lcg:
-            return f(EngineTag<LcgEngine>{});
-        case RngKind::ran2:
-            break;
+    case RngKind::hybrid_taus:
+        return f(EngineTag<HybridTausEngine>{});
+    case RngKind::lagged_fibonacci:
+        return f(EngineTag<LaggedFibonacciEngine>{});
+    case RngKind::philox:
+        return f(EngineTag<PhiloxEngine>{});
+    case RngKind::lcg:
+        return f(EngineTag<LcgEngine>{});
+    case RngKind::ran2:
+        break;
     }
     return f(EngineTag<Ran2Engine>{});
 }
 
 //! Host owner type (params + state) of an engine.
-template<class E>
+template <class E>
 struct RngStoreOf
 {
     using type = PerThreadRngStore<E>;
 };
-template<>
+template <>
 struct RngStoreOf<LaggedFibonacciEngine>
 {
     using type = LaggedFibonacciRngStore;
 };
-template<class E>
+template <class E>
 using RngStore = typename RngStoreOf<E>::type;
 
 //! Generator-independent options (what a study JSON / the CLI sets).
@@ -112,9 +112,9 @@ inline LaggedFibonacciRngParams make_params(EngineTag<LaggedFibonacciEngine>, Rn
 }
 
 //! Build the host owner of engine E for `num_threads` threads in `memspace`.
-template<class E>
+template <class E>
 RngStore<E> make_rng_store(RngOptions const& options, size_type num_threads, MemSpace memspace)
 {
     return RngStore<E>(make_params(EngineTag<E>{}, options), num_threads, memspace);
 }
-}  // namespace mcdose
+} // namespace mcdose

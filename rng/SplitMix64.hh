@@ -45,4 +45,4 @@ class SplitMix64
     static constexpr std::uint64_t golden_gamma = 0x9e3779b97f4a7c15ull;
     std::uint64_t state_;
 };
-}  // namespace mcdose
+} // namespace mcdose

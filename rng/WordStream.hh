@@ -35,4 +35,4 @@ class WordStream
     size_type pos_{0};
     void refill();
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -56,8 +56,8 @@ struct RngCli
         auto const b = to_backend(backend);
         bool const gpu = b == Backend::gpu || (b == Backend::automatic && device_count() > 0);
         MCDOSE_VALIDATE(!gpu || device_count() > 0, << "--backend gpu: no usable GPU ("
-                                                     << no_device_reason()
-                                                     << "); use --backend cpu");
+                                                    << no_device_reason()
+                                                    << "); use --backend cpu");
         return gpu ? MemSpace::device : MemSpace::host;
     }
     void write_json(nlohmann::json const& j) const
@@ -70,8 +70,8 @@ struct RngCli
 void add_common(CLI::App* app, RngCli& c, bool all_allowed)
 {
     app->add_option("-g,--generator", c.generator,
-                    std::string("hybrid-taus|lagged-fibonacci|philox|lcg|ran2")
-                        + (all_allowed ? "|all" : ""))
+                    std::string("hybrid-taus|lagged-fibonacci|philox|lcg|ran2") +
+                        (all_allowed ? "|all" : ""))
         ->capture_default_str();
     app->add_option("--seed", c.seed, "Master seed")->capture_default_str();
     app->add_option("--stream", c.stream, "Philox stream id / first per-thread stream")
@@ -93,13 +93,13 @@ void run_dump(RngCli const& c, size_type streams, size_type count)
     std::signal(SIGPIPE, SIG_IGN);
     WordStream words(to_rng_kind(c.generator), c.options(to_rng_kind(c.generator)), streams,
                      c.memspace());
-    size_type remaining = count * streams;  // 0 = endless
+    size_type remaining = count * streams; // 0 = endless
     while (count == 0 || remaining > 0)
     {
         auto const& chunk = words.next_chunk();
         size_type const n = count == 0 ? chunk.size() : std::min(remaining, chunk.size());
         if (std::fwrite(chunk.data(), sizeof(std::uint32_t), n, stdout) != n)
-            return;  // reader went away
+            return; // reader went away
         remaining -= count == 0 ? 0 : n;
     }
     std::fflush(stdout);
@@ -129,7 +129,8 @@ void run_bench(RngCli const& c, std::vector<double> const& threads, size_type wo
               << " words per thread, best of " << repeats << ")\n"
               << std::left << std::setw(18) << "generator" << std::right << std::setw(10)
               << "threads" << std::setw(14) << "numbers/s" << std::setw(12) << "state B/thr"
-              << std::setw(12) << "model B/num" << "  note\n";
+              << std::setw(12) << "model B/num"
+              << "  note\n";
     for (auto const& r : rows)
     {
         std::ostringstream rate;
@@ -166,12 +167,9 @@ void run_ou_cmd(RngCli const& c, OuInput const& in)
         std::cout << std::left << std::setw(18) << r.generator << " max|z| = " << std::fixed
                   << std::setprecision(2) << r.max_abs_z << (r.passed ? "  PASS" : "  FAIL")
                   << "  (" << r.seconds << " s)\n";
-        nlohmann::json g{{"generator", r.generator},
-                         {"max_abs_z", r.max_abs_z},
-                         {"z_limit", r.z_limit},
-                         {"passed", r.passed},
-                         {"seconds", r.seconds},
-                         {"tau_ns", r.setup.tau_ns}};
+        nlohmann::json g{{"generator", r.generator}, {"max_abs_z", r.max_abs_z},
+                         {"z_limit", r.z_limit},     {"passed", r.passed},
+                         {"seconds", r.seconds},     {"tau_ns", r.setup.tau_ns}};
         for (auto const& row : r.rows)
         {
             std::cout << "    t = " << std::setw(9) << std::setprecision(3) << row.t_ns
@@ -206,14 +204,13 @@ void run_rank(RngCli const& c, size_type n, size_type matrices, size_type stream
     {
         WordStream words(kind, c.options(kind), streams, c.memspace());
         auto const r = binary_rank_test([&] { return words(); }, n, matrices);
-        std::cout << std::left << std::setw(18) << to_cstring(kind) << " " << n << "x" << n
-                  << " x" << matrices << ": ranks n/n-1/n-2/<=n-3 = " << r.observed[0] << "/"
-                  << r.observed[1] << "/" << r.observed[2] << "/" << r.observed[3]
-                  << " (expected " << std::fixed << std::setprecision(1) << r.expected[0] << "/"
-                  << r.expected[1] << "/" << r.expected[2] << "/" << r.expected[3]
-                  << "), min rank " << r.min_rank << ", chi2 " << std::setprecision(2) << r.chi2
-                  << ", p = " << std::scientific << std::setprecision(3) << r.p_value
-                  << std::defaultfloat << '\n';
+        std::cout << std::left << std::setw(18) << to_cstring(kind) << " " << n << "x" << n << " x"
+                  << matrices << ": ranks n/n-1/n-2/<=n-3 = " << r.observed[0] << "/"
+                  << r.observed[1] << "/" << r.observed[2] << "/" << r.observed[3] << " (expected "
+                  << std::fixed << std::setprecision(1) << r.expected[0] << "/" << r.expected[1]
+                  << "/" << r.expected[2] << "/" << r.expected[3] << "), min rank " << r.min_rank
+                  << ", chi2 " << std::setprecision(2) << r.chi2 << ", p = " << std::scientific
+                  << std::setprecision(3) << r.p_value << std::defaultfloat << '\n';
         j["generators"].push_back({{"generator", to_cstring(kind)},
                                    {"n", n},
                                    {"matrices", matrices},
@@ -229,7 +226,8 @@ void run_rank(RngCli const& c, size_type n, size_type matrices, size_type stream
 
 bool const registered = register_command(
     {"rng", "Random-number generators: dump raw words, benchmark, OU and GF(2) rank tests",
-     [](CLI::App& sub, GlobalOptions const&) {
+     [](CLI::App& sub, GlobalOptions const&)
+     {
          sub.require_subcommand(1);
          auto c = std::make_shared<RngCli>();
 
@@ -253,24 +251,27 @@ bool const registered = register_command(
          auto words = std::make_shared<size_type>(4096);
          auto repeats = std::make_shared<int>(3);
          bench->add_option("--backend", c->backend, "cpu|gpu|auto")->capture_default_str();
-         bench->add_option("--threads", *threads,
-                           "Thread counts (default GPU 1e3..1e7, CPU 1e3..1e5)")
+         bench
+             ->add_option("--threads", *threads,
+                          "Thread counts (default GPU 1e3..1e7, CPU 1e3..1e5)")
              ->delimiter(',');
          bench->add_option("--words", *words, "Words drawn per thread")->capture_default_str();
          bench->add_option("--repeats", *repeats, "Timings per case (best is kept)")
              ->capture_default_str();
          bench->add_option("--seed", c->seed, "Master seed")->capture_default_str();
          bench->add_option("--json", c->json_path, "Write the results as JSON");
-         bench->callback([c, threads, words, repeats] {
-             auto t = *threads;
-             if (t.empty())
+         bench->callback(
+             [c, threads, words, repeats]
              {
-                 t = c->memspace() == MemSpace::device
-                         ? std::vector<double>{1e3, 1e4, 1e5, 1e6, 1e7}
-                         : std::vector<double>{1e3, 1e4, 1e5};
-             }
-             run_bench(*c, t, *words, *repeats);
-         });
+                 auto t = *threads;
+                 if (t.empty())
+                 {
+                     t = c->memspace() == MemSpace::device
+                             ? std::vector<double>{1e3, 1e4, 1e5, 1e6, 1e7}
+                             : std::vector<double>{1e3, 1e4, 1e5};
+                 }
+                 run_bench(*c, t, *words, *repeats);
+             });
 
          auto* ou = sub.add_subcommand(
              "ou", "Ornstein-Uhlenbeck application test (mean and equilibrium correlation "
@@ -299,9 +300,8 @@ bool const registered = register_command(
              ->capture_default_str();
          rank->add_option("--backend", c->backend, "cpu|gpu|auto")->capture_default_str();
          rank->add_option("--json", c->json_path, "Write the results as JSON");
-         rank->callback([c, size, matrices, rank_streams] {
-             run_rank(*c, *size, *matrices, *rank_streams);
-         });
+         rank->callback([c, size, matrices, rank_streams]
+                        { run_rank(*c, *size, *matrices, *rank_streams); });
      }});
-}  // namespace
-}  // namespace mcdose::app
+} // namespace
+} // namespace mcdose::app

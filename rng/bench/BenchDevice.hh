@@ -29,13 +29,13 @@ MCDOSE_FORCEINLINE_FUNCTION float to_unit_float(std::uint32_t w)
 }
 
 //! Best-of-`repeats` wall time of `run()` measured with CUDA events.
-template<class F>
+template <class F>
 double time_best(int repeats, F&& run)
 {
     cudaEvent_t start, stop;
     MCDOSE_CUDA_CALL(cudaEventCreate(&start));
     MCDOSE_CUDA_CALL(cudaEventCreate(&stop));
-    run();  // warm-up (module load, caches)
+    run(); // warm-up (module load, caches)
     MCDOSE_CUDA_CALL(cudaDeviceSynchronize());
     double best = 1e300;
     for (int r = 0; r < repeats; ++r)
@@ -63,5 +63,5 @@ inline double checksum_of(DeviceBuffer<float> const& out)
 
 //! cuRAND XORWOW and Philox rows for n threads (CurandBenchmark.cu).
 std::vector<RngBenchRow> bench_curand_generators(RngBenchInput const& in, size_type n);
-}  // namespace detail
-}  // namespace mcdose
+} // namespace detail
+} // namespace mcdose

@@ -11,15 +11,15 @@ namespace detail
 {
 namespace
 {
-template<class CurandState>
+template <class CurandState>
 MCDOSE_KERNEL void curand_init_kernel(CurandState* states, size_type n, unsigned long long seed)
 {
     auto const j = size_type(blockIdx.x) * blockDim.x + threadIdx.x;
     if (j < n)
-        curand_init(seed, j, 0, &states[j]);  // subsequence j: independent streams
+        curand_init(seed, j, 0, &states[j]); // subsequence j: independent streams
 }
 
-template<class CurandState>
+template <class CurandState>
 MCDOSE_KERNEL void curand_consume_kernel(CurandState* states, size_type n, size_type count,
                                          Span<float> out)
 {
@@ -34,7 +34,7 @@ MCDOSE_KERNEL void curand_consume_kernel(CurandState* states, size_type n, size_
     out[j] += sum;
 }
 
-template<class CurandState>
+template <class CurandState>
 RngBenchRow bench_curand(char const* name, RngBenchInput const& in, size_type n)
 {
     RngBenchRow row = detail::make_bench_row(name, "gpu", n, in.words_per_thread,
@@ -46,12 +46,14 @@ RngBenchRow bench_curand(char const* name, RngBenchInput const& in, size_type n)
     DeviceBuffer<float> out(n);
     out.zero();
     int runs = 0;
-    row.seconds = time_best(in.repeats, [&] {
-        ++runs;
-        curand_consume_kernel<<<num_blocks(n), block_size>>>(states, n, in.words_per_thread,
-                                                            out.device_span());
-        MCDOSE_CUDA_CHECK_LAUNCH();
-    });
+    row.seconds = time_best(in.repeats,
+                            [&]
+                            {
+                                ++runs;
+                                curand_consume_kernel<<<num_blocks(n), block_size>>>(
+                                    states, n, in.words_per_thread, out.device_span());
+                                MCDOSE_CUDA_CHECK_LAUNCH();
+                            });
     MCDOSE_CUDA_CALL(cudaFree(states));
     row.ran = true;
     row.numbers_per_second = double(n) * in.words_per_thread / row.seconds;
@@ -59,12 +61,12 @@ RngBenchRow bench_curand(char const* name, RngBenchInput const& in, size_type n)
     row.note = "cuRAND device API; curand_init not timed";
     return row;
 }
-}  // namespace
+} // namespace
 
 std::vector<RngBenchRow> bench_curand_generators(RngBenchInput const& in, size_type n)
 {
     return {bench_curand<curandStateXORWOW_t>("curand-xorwow", in, n),
             bench_curand<curandStatePhilox4_32_10_t>("curand-philox", in, n)};
 }
-}  // namespace detail
-}  // namespace mcdose
+} // namespace detail
+} // namespace mcdose

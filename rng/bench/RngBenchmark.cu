@@ -11,7 +11,7 @@ namespace
 {
 using namespace detail;
 
-template<class Engine>
+template <class Engine>
 MCDOSE_KERNEL void consume_kernel(typename Engine::View view, size_type n, size_type count,
                                   Span<float> out)
 {
@@ -25,7 +25,7 @@ MCDOSE_KERNEL void consume_kernel(typename Engine::View view, size_type n, size_
     out[j] += sum;
 }
 
-template<class Engine>
+template <class Engine>
 RngBenchRow bench_engine(RngKind kind, RngBenchInput const& in, size_type n)
 {
     RngOptions opts;
@@ -44,21 +44,24 @@ RngBenchRow bench_engine(RngKind kind, RngBenchInput const& in, size_type n)
         DeviceBuffer<float> out(n);
         out.zero();
         int runs = 0;
-        row.seconds = time_best(in.repeats, [&] {
-            ++runs;
-            for (size_type first = 0; first < in.words_per_thread;)
-            {
-                size_type const count
-                    = std::min(store.words_per_batch(), in.words_per_thread - first);
-                auto const view = store.begin_batch();  // LFG: refill kernel (timed)
-                consume_kernel<Engine>
-                    <<<num_blocks(n), block_size>>>(view, n, count, out.device_span());
-                MCDOSE_CUDA_CHECK_LAUNCH();
-                if (lfg)
-                    store.end_batch();  // one 8-byte copy per round (timed)
-                first += count;
-            }
-        });
+        row.seconds =
+            time_best(in.repeats,
+                      [&]
+                      {
+                          ++runs;
+                          for (size_type first = 0; first < in.words_per_thread;)
+                          {
+                              size_type const count =
+                                  std::min(store.words_per_batch(), in.words_per_thread - first);
+                              auto const view = store.begin_batch(); // LFG: refill kernel (timed)
+                              consume_kernel<Engine><<<num_blocks(n), block_size>>>(
+                                  view, n, count, out.device_span());
+                              MCDOSE_CUDA_CHECK_LAUNCH();
+                              if (lfg)
+                                  store.end_batch(); // one 8-byte copy per round (timed)
+                              first += count;
+                          }
+                      });
         row.ran = true;
         row.numbers_per_second = double(n) * in.words_per_thread / row.seconds;
         row.checksum = checksum_of(out) / runs;
@@ -71,7 +74,7 @@ RngBenchRow bench_engine(RngKind kind, RngBenchInput const& in, size_type n)
     return row;
 }
 
-}  // namespace
+} // namespace
 
 std::vector<RngBenchRow> run_rng_benchmark_device(RngBenchInput const& input)
 {
@@ -80,13 +83,13 @@ std::vector<RngBenchRow> run_rng_benchmark_device(RngBenchInput const& input)
     {
         for (auto kind : all_rng_kinds())
         {
-            rows.push_back(visit_rng(kind, [&](auto tag) {
-                return bench_engine<typename decltype(tag)::type>(kind, input, n);
-            }));
+            rows.push_back(
+                visit_rng(kind, [&](auto tag)
+                          { return bench_engine<typename decltype(tag)::type>(kind, input, n); }));
         }
         for (auto& row : bench_curand_generators(input, n))
             rows.push_back(row);
     }
     return rows;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -7,7 +7,7 @@ namespace mcdose
 {
 namespace
 {
-template<class Engine>
+template <class Engine>
 MCDOSE_KERNEL void draw_interleaved_kernel(typename Engine::View view, size_type num_threads,
                                            size_type count, Span<std::uint32_t> out)
 {
@@ -15,9 +15,9 @@ MCDOSE_KERNEL void draw_interleaved_kernel(typename Engine::View view, size_type
     if (j < num_threads)
         draw_interleaved<Engine>(view, j, num_threads, count, out);
 }
-}  // namespace
+} // namespace
 
-template<class Engine>
+template <class Engine>
 void draw_interleaved_device(typename Engine::View const& view, size_type num_threads,
                              size_type count, Span<std::uint32_t> out)
 {
@@ -27,8 +27,8 @@ void draw_interleaved_device(typename Engine::View const& view, size_type num_th
     MCDOSE_CUDA_CHECK_LAUNCH();
 }
 
-#define MCDOSE_INSTANTIATE_DRAW(ENGINE)                                                       \
-    template void draw_interleaved_device<ENGINE>(ENGINE::View const&, size_type, size_type, \
+#define MCDOSE_INSTANTIATE_DRAW(ENGINE)                                                            \
+    template void draw_interleaved_device<ENGINE>(ENGINE::View const&, size_type, size_type,       \
                                                   Span<std::uint32_t>);
 MCDOSE_INSTANTIATE_DRAW(HybridTausEngine)
 MCDOSE_INSTANTIATE_DRAW(LaggedFibonacciEngine)
@@ -36,4 +36,4 @@ MCDOSE_INSTANTIATE_DRAW(PhiloxEngine)
 MCDOSE_INSTANTIATE_DRAW(LcgEngine)
 MCDOSE_INSTANTIATE_DRAW(Ran2Engine)
 #undef MCDOSE_INSTANTIATE_DRAW
-}  // namespace mcdose
+} // namespace mcdose

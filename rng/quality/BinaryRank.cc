@@ -22,7 +22,7 @@ double chi2_3dof_upper_tail(double x)
     double const pi = 3.14159265358979323846;
     return std::erfc(std::sqrt(x / 2)) + std::sqrt(2 * x / pi) * std::exp(-x / 2);
 }
-}  // namespace
+} // namespace
 
 size_type gf2_rank(std::vector<std::uint64_t>& rows, size_type n)
 {
@@ -74,8 +74,7 @@ BinaryRankResult binary_rank_test(std::function<std::uint32_t()> const& next_wor
                                   size_type matrices)
 {
     MCDOSE_VALIDATE(n == 32 || (n >= 64 && n % 64 == 0),
-                    << "binary rank test: matrix size " << n
-                    << " must be 32 or a multiple of 64");
+                    << "binary rank test: matrix size " << n << " must be 32 or a multiple of 64");
     MCDOSE_VALIDATE(matrices >= 1, << "binary rank test: need at least one matrix");
     BinaryRankResult res{};
     res.n = n;
@@ -112,4 +111,4 @@ BinaryRankResult binary_rank_test(std::function<std::uint32_t()> const& next_wor
     res.p_value = chi2_3dof_upper_tail(res.chi2);
     return res;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -33,7 +33,7 @@ struct BinaryRankResult
 {
     size_type n;
     size_type matrices;
-    size_type observed[4];  //!< rank n, n-1, n-2, <= n-3
+    size_type observed[4]; //!< rank n, n-1, n-2, <= n-3
     double expected[4];
     double chi2;
     double p_value;
@@ -43,4 +43,4 @@ struct BinaryRankResult
 //! Run the test on `matrices` matrices of n x n bits from `next_word`.
 BinaryRankResult binary_rank_test(std::function<std::uint32_t()> const& next_word, size_type n,
                                   size_type matrices);
-}  // namespace mcdose
+} // namespace mcdose

@@ -11,10 +11,10 @@ namespace mcdose
 {
 OuSetup make_ou_setup(OuInput const& in)
 {
-    MCDOSE_VALIDATE(in.spring_pN_nm > 0 && in.temperature_K > 0 && in.diffusion_nm2_ns > 0
-                        && in.dt_ns > 0,
-                    << "OU: spring constant, temperature, diffusion coefficient and time step "
-                       "must all be positive");
+    MCDOSE_VALIDATE(
+        in.spring_pN_nm > 0 && in.temperature_K > 0 && in.diffusion_nm2_ns > 0 && in.dt_ns > 0,
+        << "OU: spring constant, temperature, diffusion coefficient and time step "
+           "must all be positive");
     MCDOSE_VALIDATE(in.oscillators >= 2, << "OU: need at least 2 oscillators (got "
                                          << in.oscillators << ") for a standard error");
     MCDOSE_VALIDATE(in.checkpoints >= 1 && in.steps % in.checkpoints == 0 && in.steps > 0,
@@ -23,7 +23,7 @@ OuSetup make_ou_setup(OuInput const& in)
     OuSetup s;
     // kB T in pN nm: 1 pN nm = 1e-21 J.
     s.kT_pN_nm = constants::boltzmann_J_K * in.temperature_K * 1e21;
-    double const xi = s.kT_pN_nm / in.diffusion_nm2_ns;  // pN ns / nm
+    double const xi = s.kT_pN_nm / in.diffusion_nm2_ns; // pN ns / nm
     s.tau_ns = xi / in.spring_pN_nm;
     MCDOSE_VALIDATE(in.dt_ns < 0.01 * s.tau_ns, << "OU: time step " << in.dt_ns
                                                 << " ns is not small against tau = " << s.tau_ns
@@ -47,7 +47,8 @@ OuResult evaluate_ou(OuSetup const& s, size_type n, std::vector<double> const& a
     r.oscillators = n;
     r.z_limit = z_limit;
     r.max_abs_z = 0;
-    auto mean_se = [n](double const* v) {
+    auto mean_se = [n](double const* v)
+    {
         // Two-pass mean and standard error of the mean.
         double sum = 0;
         for (size_type j = 0; j < n; ++j)
@@ -86,43 +87,47 @@ OuResult run_ou(RngKind kind, RngOptions const& options, OuInput const& input, M
     size_type const n = input.oscillators;
     std::vector<double> a(n * s.checkpoints), c(n * s.checkpoints);
     auto const start = std::chrono::steady_clock::now();
-    visit_rng(kind, [&](auto tag) {
-        using Engine = typename decltype(tag)::type;
-        auto store = make_rng_store<Engine>(options, n, where);
-        // Steps per batch: as many as the generator's round allows (one extra
-        // pair for the equilibrium start in the first batch).
-        size_type const pairs_per_batch = store.words_per_batch() / ou_words_per_step;
-        MCDOSE_VALIDATE(pairs_per_batch >= 2, << "OU: the " << Engine::name << " store gives only "
-                                        << store.words_per_batch()
-                                        << " words per thread per round; a step needs "
-                                        << 2 * ou_words_per_step << "; use fewer oscillators");
-        size_type const per_batch = std::min<size_type>(s.steps, pairs_per_batch - 1);
-        OuWork work(n, s.checkpoints, where);
-        for (std::uint32_t begin = 0; begin < s.steps;)
-        {
-            auto const end = static_cast<std::uint32_t>(std::min<size_type>(s.steps, begin + per_batch));
-            auto view = store.begin_batch();
-            if (where == MemSpace::device)
-            {
-                ou_advance_device<Engine>(s, view, n, begin, end, work.view());
-            }
-            else
-            {
-                for (size_type j = 0; j < n; ++j)
-                {
-                    Engine rng(view, j);
-                    ou_advance(s, rng, j, n, begin, end, work.view());
-                }
-            }
-            store.end_batch();
-            begin = end;
-        }
-        work.copy_checkpoints(a, c);
-    });
+    visit_rng(kind,
+              [&](auto tag)
+              {
+                  using Engine = typename decltype(tag)::type;
+                  auto store = make_rng_store<Engine>(options, n, where);
+                  // Steps per batch: as many as the generator's round allows (one extra
+                  // pair for the equilibrium start in the first batch).
+                  size_type const pairs_per_batch = store.words_per_batch() / ou_words_per_step;
+                  MCDOSE_VALIDATE(pairs_per_batch >= 2,
+                                  << "OU: the " << Engine::name << " store gives only "
+                                  << store.words_per_batch()
+                                  << " words per thread per round; a step needs "
+                                  << 2 * ou_words_per_step << "; use fewer oscillators");
+                  size_type const per_batch = std::min<size_type>(s.steps, pairs_per_batch - 1);
+                  OuWork work(n, s.checkpoints, where);
+                  for (std::uint32_t begin = 0; begin < s.steps;)
+                  {
+                      auto const end = static_cast<std::uint32_t>(
+                          std::min<size_type>(s.steps, begin + per_batch));
+                      auto view = store.begin_batch();
+                      if (where == MemSpace::device)
+                      {
+                          ou_advance_device<Engine>(s, view, n, begin, end, work.view());
+                      }
+                      else
+                      {
+                          for (size_type j = 0; j < n; ++j)
+                          {
+                              Engine rng(view, j);
+                              ou_advance(s, rng, j, n, begin, end, work.view());
+                          }
+                      }
+                      store.end_batch();
+                      begin = end;
+                  }
+                  work.copy_checkpoints(a, c);
+              });
     auto const stop = std::chrono::steady_clock::now();
     auto r = evaluate_ou(s, n, a, c);
     r.generator = to_cstring(kind);
     r.seconds = std::chrono::duration<double>(stop - start).count();
     return r;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -6,7 +6,7 @@ namespace mcdose
 {
 namespace
 {
-template<class Engine>
+template <class Engine>
 MCDOSE_KERNEL void ou_kernel(OuSetup s, typename Engine::View view, size_type n,
                              std::uint32_t begin, std::uint32_t end, OuStateView state)
 {
@@ -17,9 +17,9 @@ MCDOSE_KERNEL void ou_kernel(OuSetup s, typename Engine::View view, size_type n,
         ou_advance(s, rng, j, n, begin, end, state);
     }
 }
-}  // namespace
+} // namespace
 
-template<class Engine>
+template <class Engine>
 void ou_advance_device(OuSetup const& s, typename Engine::View const& view, size_type n,
                        std::uint32_t begin, std::uint32_t end, OuStateView const& state)
 {
@@ -29,8 +29,8 @@ void ou_advance_device(OuSetup const& s, typename Engine::View const& view, size
     MCDOSE_CUDA_CHECK_LAUNCH();
 }
 
-#define MCDOSE_INSTANTIATE_OU(ENGINE)                                                          \
-    template void ou_advance_device<ENGINE>(OuSetup const&, ENGINE::View const&, size_type, \
+#define MCDOSE_INSTANTIATE_OU(ENGINE)                                                              \
+    template void ou_advance_device<ENGINE>(OuSetup const&, ENGINE::View const&, size_type,        \
                                             std::uint32_t, std::uint32_t, OuStateView const&);
 MCDOSE_INSTANTIATE_OU(HybridTausEngine)
 MCDOSE_INSTANTIATE_OU(LaggedFibonacciEngine)
@@ -38,4 +38,4 @@ MCDOSE_INSTANTIATE_OU(PhiloxEngine)
 MCDOSE_INSTANTIATE_OU(LcgEngine)
 MCDOSE_INSTANTIATE_OU(Ran2Engine)
 #undef MCDOSE_INSTANTIATE_OU
-}  // namespace mcdose
+} // namespace mcdose

@@ -36,19 +36,19 @@ struct OuInput
     double x0_nm{10};
     size_type oscillators{10000};
     size_type steps{10000};
-    size_type checkpoints{10};  //!< evenly spaced, the last at `steps`
+    size_type checkpoints{10}; //!< evenly spaced, the last at `steps`
 };
 
 //! Derived constants used in the step (trivially copyable, for kernels).
 struct OuSetup
 {
-    double kT_pN_nm;        //!< kB T [pN nm]
-    double tau_ns;          //!< xi / k
+    double kT_pN_nm; //!< kB T [pN nm]
+    double tau_ns;   //!< xi / k
     double dt_ns;
-    double decay;           //!< 1 - dt / tau
-    double noise_nm;        //!< sqrt(2 kB T dt / xi) = sqrt(2 D dt)
+    double decay;    //!< 1 - dt / tau
+    double noise_nm; //!< sqrt(2 kB T dt / xi) = sqrt(2 D dt)
     double x0_nm;
-    double equilibrium_sd_nm;  //!< sqrt(kB T / k)
+    double equilibrium_sd_nm; //!< sqrt(kB T / k)
     std::uint32_t steps;
     std::uint32_t checkpoints;
     std::uint32_t steps_per_checkpoint;
@@ -61,11 +61,11 @@ OuSetup make_ou_setup(OuInput const& in);
 //! lagged-Fibonacci generator can refill its shared ring between batches).
 struct OuStateView
 {
-    Span<double> xa;  //!< trajectory A, started at x0
-    Span<double> xb;  //!< trajectory B, started at y0 from equilibrium
+    Span<double> xa; //!< trajectory A, started at x0
+    Span<double> xb; //!< trajectory B, started at y0 from equilibrium
     Span<double> y0;
-    Span<double> a;  //!< checkpoint m of oscillator j at m N + j: x_A
-    Span<double> c;  //!< x_B * y0
+    Span<double> a; //!< checkpoint m of oscillator j at m N + j: x_A
+    Span<double> c; //!< x_B * y0
 };
 
 //! Words drawn per step (one Box–Muller pair of doubles).
@@ -74,7 +74,7 @@ inline constexpr size_type ou_words_per_step = 4;
 //! Advance oscillator j (of n) from step `begin` to `end` with its engine. Step 0
 //! first draws the equilibrium start y0; every step draws one Box–Muller pair:
 //! the first deviate drives A, the second B.
-template<class Engine>
+template <class Engine>
 MCDOSE_FUNCTION void ou_advance(OuSetup const& s, Engine& rng, size_type j, size_type n,
                                 std::uint32_t begin, std::uint32_t end, OuStateView const& v)
 {
@@ -123,7 +123,7 @@ struct OuResult
     size_type oscillators;
     std::vector<OuCheckpoint> rows;
     double max_abs_z;
-    double z_limit;  //!< pass iff max |z| < z_limit
+    double z_limit; //!< pass iff max |z| < z_limit
     bool passed;
     double seconds;
 };
@@ -136,4 +136,4 @@ OuResult evaluate_ou(OuSetup const& s, size_type n, std::vector<double> const& a
 
 //! Run the study on the host (single thread) or device for one generator.
 OuResult run_ou(RngKind kind, RngOptions const& options, OuInput const& input, MemSpace where);
-}  // namespace mcdose
+} // namespace mcdose

@@ -21,7 +21,7 @@ class OuWork
 
   private:
     MemSpace where_;
-    static constexpr int num_arrays = 5;  // xa, xb, y0, a, c
+    static constexpr int num_arrays = 5; // xa, xb, y0, a, c
     std::vector<double> host_[num_arrays];
     DeviceBuffer<double> device_[num_arrays];
 };
@@ -29,15 +29,15 @@ class OuWork
 #if MCDOSE_USE_CUDA
 //! One batch of steps, one thread per oscillator; instantiated for the five
 //! engines in OrnsteinUhlenbeck.cu.
-template<class Engine>
+template <class Engine>
 void ou_advance_device(OuSetup const& s, typename Engine::View const& view, size_type n,
                        std::uint32_t begin, std::uint32_t end, OuStateView const& state);
 #else
-template<class Engine>
+template <class Engine>
 inline void ou_advance_device(OuSetup const&, typename Engine::View const&, size_type,
                               std::uint32_t, std::uint32_t, OuStateView const&)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose
+} // namespace mcdose

@@ -7,7 +7,7 @@ OuWork::OuWork(size_type n, size_type checkpoints, MemSpace where) : where_(wher
 {
     for (int i = 0; i < num_arrays; ++i)
     {
-        size_type const size = i < 3 ? n : n * checkpoints;  // xa, xb, y0 | a, c
+        size_type const size = i < 3 ? n : n * checkpoints; // xa, xb, y0 | a, c
         if (where_ == MemSpace::device)
             device_[i] = DeviceBuffer<double>(size);
         else
@@ -36,4 +36,4 @@ void OuWork::copy_checkpoints(std::vector<double>& a, std::vector<double>& c) co
         c = host_[4];
     }
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -1,9 +1,9 @@
 //! LCG and Ran2 baselines: recorded words and independent checks of the recurrences.
 #include <gtest/gtest.h>
 
+#include "KnownAnswers.hh"
 #include "rng/GenerateWords.hh"
 #include "rng/SplitMix64.hh"
-#include "KnownAnswers.hh"
 
 namespace mcdose::test
 {
@@ -55,4 +55,4 @@ TEST(Ran2Test, RejectsOutOfRangeSeed)
     EXPECT_THROW(make_ran2_state(0), RuntimeError);
     EXPECT_THROW(make_ran2_state(ran2::m1), RuntimeError);
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -5,9 +5,9 @@
 
 #include <gtest/gtest.h>
 
-#include "rng/Philox.hh"
 #include "rng/HybridTaus.hh"
 #include "rng/PerThreadRngStore.hh"
+#include "rng/Philox.hh"
 
 namespace mcdose::test
 {
@@ -30,7 +30,7 @@ struct Taus88
         return s1 ^ s2 ^ s3;
     }
 };
-}  // namespace
+} // namespace
 
 TEST(BinaryRankTest, ProbabilitiesMatchMarsaglia)
 {
@@ -81,7 +81,7 @@ TEST(BinaryRankTest, FlagsTauswortheAndPassesPhilox)
     auto const p32 = binary_rank_test([&] { return philox(); }, 32, 2000);
     EXPECT_GT(p32.p_value, 1e-4) << "chi2 " << p32.chi2;
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test
 
 namespace mcdose::test
 {
@@ -101,4 +101,4 @@ TEST(BinaryRankTest, HybridTausSingleStreamFailsAt512)
     auto const small = binary_rank_test([&] { return rng(); }, 256, 50);
     EXPECT_GT(small.p_value, 1e-4);
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -2,21 +2,21 @@
 //! must give the recorded host words bit for bit, for every engine.
 #include <gtest/gtest.h>
 
-#include "rng/GenerateWords.hh"
 #include "KnownAnswers.hh"
 #include "TestMacros.hh"
+#include "rng/GenerateWords.hh"
 
 namespace mcdose::test
 {
 namespace
 {
-template<class Engine, class Params>
+template <class Engine, class Params>
 void expect_device_equals(Params const& params, std::vector<std::uint32_t> const& expected)
 {
     RngStore<Engine> store(params, kat_threads, MemSpace::device);
     EXPECT_EQ(expected, generate_words<Engine>(store, kat_words)) << Engine::name;
 }
-}  // namespace
+} // namespace
 
 TEST(DeviceKatTest, RecordedWordsOnDevice)
 {
@@ -32,10 +32,7 @@ TEST(DeviceKatTest, PhiloxPublishedVectorOnDevice)
 {
     MCDOSE_SKIP_IF_NO_GPU();
     auto const& kat = philox_published_kats()[2];
-    PhiloxRngParams params{(std::uint64_t(kat.key[1]) << 32) | kat.key[0], kat.ctr[1], 0};
-    std::vector<PhiloxState> states{
-        {(std::uint64_t(kat.ctr[3]) << 32) | kat.ctr[2], std::uint64_t(kat.ctr[0]) * 4}};
-    PerThreadRngStore<PhiloxEngine> store(params, states, MemSpace::device);
+    PerThreadRngStore<PhiloxEngine> store(philox_pi_params(), philox_pi_states(), MemSpace::device);
     auto const out = generate_words<PhiloxEngine>(store, 4);
     for (int i = 0; i < 4; ++i)
         EXPECT_EQ(kat.expected[i], out[i]) << "word " << i;
@@ -49,13 +46,15 @@ TEST(DeviceKatTest, ManyThreadsAndRoundsMatchHost)
     opts.lfg_numbers_per_round = 7;
     for (auto k : all_rng_kinds())
     {
-        visit_rng(k, [&](auto tag) {
-            using Engine = typename decltype(tag)::type;
-            auto host = make_rng_store<Engine>(opts, 1000, MemSpace::host);
-            auto dev = make_rng_store<Engine>(opts, 1000, MemSpace::device);
-            EXPECT_EQ(generate_words<Engine>(host, 50), generate_words<Engine>(dev, 50))
-                << Engine::name;
-        });
+        visit_rng(k,
+                  [&](auto tag)
+                  {
+                      using Engine = typename decltype(tag)::type;
+                      auto host = make_rng_store<Engine>(opts, 1000, MemSpace::host);
+                      auto dev = make_rng_store<Engine>(opts, 1000, MemSpace::device);
+                      EXPECT_EQ(generate_words<Engine>(host, 50), generate_words<Engine>(dev, 50))
+                          << Engine::name;
+                  });
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -36,7 +36,7 @@ struct Moments
     double variance() const { return m2 / (n - 1); }
     double std_error() const { return std::sqrt(this->variance() / n); }
 };
-}  // namespace
+} // namespace
 
 TEST(DistributionsTest, CanonicalIsInHalfOpenUnitIntervalExcludingZero)
 {
@@ -45,7 +45,7 @@ TEST(DistributionsTest, CanonicalIsInHalfOpenUnitIntervalExcludingZero)
     EXPECT_EQ(1.0f, generate_canonical<float>(ones));
     EXPECT_EQ(std::ldexp(1.0, -53), generate_canonical<double>(zeros));
     EXPECT_EQ(1.0, generate_canonical<double>(ones));
-    EXPECT_EQ(3u, ones.next);  // float took one word, double two
+    EXPECT_EQ(3u, ones.next); // float took one word, double two
     // log is finite at the smallest value.
     EXPECT_TRUE(std::isfinite(sample_exponential<float>(zeros, 1.0f)));
     EXPECT_TRUE(std::isfinite(sample_normal_pair<double>(zeros).first));
@@ -62,14 +62,14 @@ TEST(DistributionsTest, MomentsMatchWithinFiveSigma)
     for (size_type i = 0; i < n; ++i)
     {
         u.add(generate_canonical<double>(rng));
-        e.add(sample_exponential<double>(rng, 2.5));  // mean 2.5, variance 6.25
+        e.add(sample_exponential<double>(rng, 2.5)); // mean 2.5, variance 6.25
         auto const pair = sample_normal_pair<double>(rng);
         g.add(pair.first);
         g.add(pair.second);
         auto const d = sample_isotropic<float>(rng);
         w.add(d.w);
-        max_norm_err = std::max(max_norm_err,
-                                std::abs(double(d.u * d.u + d.v * d.v + d.w * d.w) - 1.0));
+        max_norm_err =
+            std::max(max_norm_err, std::abs(double(d.u * d.u + d.v * d.v + d.w * d.w) - 1.0));
     }
     EXPECT_NEAR(0.5, u.mean, 5 * u.std_error());
     EXPECT_NEAR(2.5, e.mean, 5 * e.std_error());
@@ -77,7 +77,7 @@ TEST(DistributionsTest, MomentsMatchWithinFiveSigma)
     // Var of the sample variance of N(0,1) is 2/(n-1).
     EXPECT_NEAR(1.0, g.variance(), 5 * std::sqrt(2.0 / (g.n - 1)));
     EXPECT_NEAR(0.0, w.mean, 5 * w.std_error());
-    EXPECT_NEAR(1.0 / 3.0, w.variance(), 5 * std::sqrt(4.0 / 45.0 / w.n));  // Var(w^2) = 4/45
+    EXPECT_NEAR(1.0 / 3.0, w.variance(), 5 * std::sqrt(4.0 / 45.0 / w.n)); // Var(w^2) = 4/45
     EXPECT_LT(max_norm_err, 1e-6);
 }
 
@@ -87,4 +87,4 @@ TEST(DistributionsTest, AzimuthRange)
     EXPECT_GT(sample_azimuth<float>(zeros), 0.0f);
     EXPECT_FLOAT_EQ(float(constants::two_pi), sample_azimuth<float>(ones));
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

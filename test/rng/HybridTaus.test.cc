@@ -3,9 +3,9 @@
 
 #include <gtest/gtest.h>
 
+#include "KnownAnswers.hh"
 #include "rng/GenerateWords.hh"
 #include "rng/SplitMix64.hh"
-#include "KnownAnswers.hh"
 
 namespace mcdose::test
 {
@@ -31,7 +31,7 @@ struct ReferenceHybridTaus
         return t1 ^ t2 ^ t3 ^ z[3];
     }
 };
-}  // namespace
+} // namespace
 
 TEST(HybridTausTest, MatchesIndependentReimplementation)
 {
@@ -49,7 +49,8 @@ TEST(HybridTausTest, MatchesIndependentReimplementation)
 
 TEST(HybridTausTest, KnownAnswerWords)
 {
-    PerThreadRngStore<HybridTausEngine> store(kat_hybrid_taus_params(), kat_threads, MemSpace::host);
+    PerThreadRngStore<HybridTausEngine> store(kat_hybrid_taus_params(), kat_threads,
+                                              MemSpace::host);
     EXPECT_EQ(kat_hybrid_taus_words(), generate_words<HybridTausEngine>(store, kat_words));
 }
 
@@ -70,7 +71,7 @@ TEST(HybridTausTest, SeedingEnforcesTauswortheBounds)
 
 TEST(HybridTausTest, RejectsDegenerateState)
 {
-    std::vector<HybridTausState> bad{{123456u, 7u, 99999u, 0u}};  // z2 < 8
+    std::vector<HybridTausState> bad{{123456u, 7u, 99999u, 0u}}; // z2 < 8
     try
     {
         PerThreadRngStore<HybridTausEngine> store({}, bad, MemSpace::host);
@@ -97,4 +98,4 @@ TEST(HybridTausTest, EngineWritesStateBack)
         EXPECT_EQ(all[k + 5], second[k]);
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -8,9 +8,9 @@
 
 #include <gtest/gtest.h>
 
+#include "KnownAnswers.hh"
 #include "rng/GenerateWords.hh"
 #include "rng/SplitMix64.hh"
-#include "KnownAnswers.hh"
 
 namespace mcdose::test
 {
@@ -28,7 +28,7 @@ std::string error_of(std::function<void()> const& f)
     }
     return "";
 }
-}  // namespace
+} // namespace
 
 TEST(LaggedFibonacciTest, CycleDivisionEqualsSequentialRecurrence)
 {
@@ -43,7 +43,7 @@ TEST(LaggedFibonacciTest, CycleDivisionEqualsSequentialRecurrence)
     EXPECT_EQ(1252u, lags.short_lag);
     EXPECT_EQ(2281u, lags.long_lag);
 
-    std::deque<std::uint32_t> hist;  // x_{n-ll} .. x_{n-1}
+    std::deque<std::uint32_t> hist; // x_{n-ll} .. x_{n-1}
     SplitMix64 sm(2024, 0);
     for (size_type i = 0; i < lags.long_lag; ++i)
         hist.push_back(sm.next_u32());
@@ -113,11 +113,13 @@ TEST(LaggedFibonacciTest, RefusesRacyLags)
     // No table entry serves 10^7 threads.
     msg = error_of([] { max_numbers_per_round(10000000); });
     EXPECT_NE(msg.find("use fewer threads or another generator"), std::string::npos) << msg;
-    msg = error_of([] {
-        LaggedFibonacciRngParams p;
-        p.numbers_per_round = 4;
-        LaggedFibonacciRngStore s(p, 300000, MemSpace::host);
-    });
+    msg = error_of(
+        []
+        {
+            LaggedFibonacciRngParams p;
+            p.numbers_per_round = 4;
+            LaggedFibonacciRngStore s(p, 300000, MemSpace::host);
+        });
     EXPECT_NE(msg.find("reduce numbers per round or threads"), std::string::npos) << msg;
 }
 
@@ -141,7 +143,7 @@ TEST(LaggedFibonacciTest, ExhaustedSliceFallsBackAndCounts)
     {
         LaggedFibonacciEngine e(view, 0);
         for (int i = 0; i < 10; ++i)
-            a.push_back(e());  // 4 from the slice, 6 from the fallback
+            a.push_back(e()); // 4 from the slice, 6 from the fallback
     }
     store.end_batch();
     EXPECT_EQ(6u, store.overflow_words());
@@ -163,4 +165,4 @@ TEST(LaggedFibonacciTest, KnownAnswerWords)
     LaggedFibonacciRngStore store(kat_lfg_params(), kat_threads, MemSpace::host);
     EXPECT_EQ(kat_lfg_words(), generate_words<LaggedFibonacciEngine>(store, kat_words));
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

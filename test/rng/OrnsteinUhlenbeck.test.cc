@@ -10,19 +10,19 @@ namespace
 {
 OuInput short_input()
 {
-    OuInput in;  // issue's system: k = 0.01 pN/nm, T = 300 K, D = 0.25 nm^2/ns, dt = 1 ps
+    OuInput in; // issue's system: k = 0.01 pN/nm, T = 300 K, D = 0.25 nm^2/ns, dt = 1 ps
     in.oscillators = 10000;
     in.steps = 1000;
     in.checkpoints = 10;
     return in;
 }
-}  // namespace
+} // namespace
 
 TEST(OrnsteinUhlenbeckTest, DerivedConstants)
 {
     auto const s = make_ou_setup(short_input());
-    EXPECT_NEAR(4.141947, s.kT_pN_nm, 1e-6);  // kB * 300 K in pN nm
-    EXPECT_NEAR(1656.7788, s.tau_ns, 1e-3);   // xi / k = kB T / (D k)
+    EXPECT_NEAR(4.141947, s.kT_pN_nm, 1e-6); // kB * 300 K in pN nm
+    EXPECT_NEAR(1656.7788, s.tau_ns, 1e-3);  // xi / k = kB T / (D k)
     EXPECT_NEAR(std::sqrt(2 * 0.25 * 1e-3), s.noise_nm, 1e-12);
     EXPECT_NEAR(std::sqrt(414.1947), s.equilibrium_sd_nm, 1e-4);
     OuInput bad = short_input();
@@ -32,8 +32,8 @@ TEST(OrnsteinUhlenbeckTest, DerivedConstants)
 
 TEST(OrnsteinUhlenbeckTest, ProductionGeneratorsPass)
 {
-    for (auto kind : {RngKind::hybrid_taus, RngKind::lagged_fibonacci, RngKind::philox,
-                      RngKind::ran2})
+    for (auto kind :
+         {RngKind::hybrid_taus, RngKind::lagged_fibonacci, RngKind::philox, RngKind::ran2})
     {
         RngOptions opts;
         opts.seed = 20260611;
@@ -43,4 +43,4 @@ TEST(OrnsteinUhlenbeckTest, ProductionGeneratorsPass)
         EXPECT_NEAR(1.0, r.rows.back().t_ns, 1e-12);
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

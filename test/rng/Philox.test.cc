@@ -3,8 +3,8 @@
 
 #include <gtest/gtest.h>
 
-#include "rng/GenerateWords.hh"
 #include "KnownAnswers.hh"
+#include "rng/GenerateWords.hh"
 
 namespace mcdose::test
 {
@@ -23,10 +23,7 @@ TEST(PhiloxTest, EngineMapsSeedStreamHistoryDrawOntoKeyAndCounter)
     // Counter (block, stream, history lo, history hi), key (seed lo, seed hi):
     // the pi-digits vector is reached through the engine interface.
     auto const& kat = philox_published_kats()[2];
-    PhiloxRngParams params{(std::uint64_t(kat.key[1]) << 32) | kat.key[0], kat.ctr[1], 0};
-    std::vector<PhiloxState> states{
-        {(std::uint64_t(kat.ctr[3]) << 32) | kat.ctr[2], std::uint64_t(kat.ctr[0]) * 4}};
-    PerThreadRngStore<PhiloxEngine> store(params, states, MemSpace::host);
+    PerThreadRngStore<PhiloxEngine> store(philox_pi_params(), philox_pi_states(), MemSpace::host);
     auto const out = generate_words<PhiloxEngine>(store, 4);
     for (int i = 0; i < 4; ++i)
         EXPECT_EQ(kat.expected[i], out[i]) << "word " << i;
@@ -51,7 +48,7 @@ TEST(PhiloxTest, HistoryNumbersDoNotDependOnThread)
     }
     {
         PhiloxEngine e(view, 5);
-        e(), e();  // whatever the thread did before
+        e(), e(); // whatever the thread did before
         e.begin_history(123456789012ull);
         for (int i = 0; i < 11; ++i)
             from_thread5.push_back(e());
@@ -70,4 +67,4 @@ TEST(PhiloxTest, ResumesInsideABlock)
     EXPECT_EQ(generate_words<PhiloxEngine>(b, 9), first);
     EXPECT_EQ(9u, a.states_to_host()[0].draw_index);
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -34,12 +34,15 @@ TEST(RngKindTest, VisitCallsWithTheEngineType)
         opts.kind = k;
         opts.seed = 11;
         opts.lfg_numbers_per_round = 16;
-        auto const words = visit_rng(k, [&](auto tag) {
-            using Engine = typename decltype(tag)::type;
-            EXPECT_STREQ(to_cstring(k), Engine::name);
-            auto store = make_rng_store<Engine>(opts, 32, MemSpace::host);
-            return generate_words<Engine>(store, 40);
-        });
+        auto const words = visit_rng(k,
+                                     [&](auto tag)
+                                     {
+                                         using Engine = typename decltype(tag)::type;
+                                         EXPECT_STREQ(to_cstring(k), Engine::name);
+                                         auto store =
+                                             make_rng_store<Engine>(opts, 32, MemSpace::host);
+                                         return generate_words<Engine>(store, 40);
+                                     });
         ASSERT_EQ(32u * 40u, words.size());
         // Not a constant stream: at least 99% distinct words.
         std::vector<std::uint32_t> sorted(words);
@@ -48,4 +51,4 @@ TEST(RngKindTest, VisitCallsWithTheEngineType)
         EXPECT_GT(distinct, 0.99 * words.size()) << to_cstring(k);
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test
