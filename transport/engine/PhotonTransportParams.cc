@@ -1,0 +1,472 @@
+//! \file transport/engine/PhotonTransportParams.cc
+#include "transport/engine/PhotonTransportParams.hh"
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+
+#include <xraylib.h>
+
+#include "core/Constants.hh"
+#include "core/DeviceBuffer.hh"
+#include "phantoms/materials/Element.hh"
+#include "transport/physics/PhotonCrossSections.hh"
+
+namespace mcdose
+{
+namespace
+{
+//! Call an xraylib function and turn its error into a RuntimeError.
+template<class F>
+double xrl_call(F&& f, char const* name, int z, double arg)
+{
+    xrl_error* err = nullptr;
+    double const v = f(&err);
+    if (err)
+    {
+        std::string const msg = err->message;
+        xrl_error_free(err);
+        MCDOSE_VALIDATE(false, << "xraylib " << name << "(Z=" << z << ", " << arg
+                               << ") failed: " << msg);
+    }
+    return v;
+}
+
+//! Smallest momentum transfer of xraylib's F and S tables [1/Angstrom]; the
+//! grids below start there (after the x = 0 point, where F = Z and S = 0).
+constexpr double xrl_x_min = 1e-3;
+
+//! h c [keV Angstrom] (CODATA 2018): x = sin(theta/2) / lambda = E sin(theta/2) / hc.
+constexpr double hc_keV_A = 12.398419843320026;
+
+//! Free-electron Klein-Nishina total cross section per electron [cm^2]
+//! (Klein & Nishina, Z. Phys. 52 (1929) 853; e.g. Evans, The Atomic Nucleus, Eq. 22.1).
+double klein_nishina_per_electron_cm2(double energy_MeV)
+{
+    double const k = energy_MeV / constants::electron_mass_MeV;
+    double const re2 = constants::classical_electron_radius_cm * constants::classical_electron_radius_cm;
+    double const a = 1 + 2 * k;
+    double const l = std::log(a);
+    return 2 * constants::pi * re2
+           * ((1 + k) / (k * k) * (2 * (1 + k) / a - l / k) + l / (2 * k)
+              - (1 + 3 * k) / (a * a));
+}
+
+//! Log-spaced points from lo to hi (inclusive), preceded by 0.
+std::vector<double> zero_then_logspace(double lo, double hi, int count)
+{
+    std::vector<double> x{0.0};
+    double const step = std::log(hi / lo) / (count - 1);
+    for (int i = 0; i < count; ++i)
+        x.push_back(lo * std::exp(step * i));
+    return x;
+}
+
+//! Relative atom counts n_i = w_i / A_i of a material (per gram / N_A).
+std::vector<double> atoms_per_gram(Material const& m)
+{
+    std::vector<double> n;
+    for (auto const& c : m.components)
+        n.push_back(c.mass_fraction / element_data(c.atomic_number).atomic_weight_g_mol);
+    return n;
+}
+}  // namespace
+
+//---------------------------------------------------------------------------//
+//! Everything in double on the host; views convert to the transport precision.
+struct PhotonTransportParams::HostData
+{
+    double ln_emin{0}, delta{0};
+    std::vector<double> mu_rho, branch_cdf, element_cdf, majorant_per_cm;
+    std::vector<std::uint16_t> element_index;
+    std::vector<std::uint8_t> num_elements;
+    unsigned num_materials{0}, max_elements{0};
+
+    // Photoelectric shells per element (unique Z over the materials).
+    std::vector<int> elements_z;
+    std::vector<double> shell_binding_MeV, shell_probability;
+    std::vector<std::uint32_t> shell_offset;  // size elements + 1
+
+    // Rayleigh and Compton tables per material (flat, with offsets)
+    std::vector<double> ray_x2, ray_f2, ray_cum;
+    std::vector<std::uint32_t> ray_offset;
+    std::vector<double> inc_x, inc_s, inc_electrons;
+    std::vector<std::uint32_t> inc_offset;
+
+    // Pair production per material
+    std::vector<int> pair_z;
+    std::vector<double> pair_cdf;
+    std::vector<std::uint32_t> pair_offset;
+};
+
+//! Typed copies of the host data in one memory space, with the views into them.
+template<class Real>
+struct PhotonTransportParams::Store
+{
+    std::vector<std::shared_ptr<void>> owners;
+    PhotonTransportView<Real> view;
+
+    //! Host vector -> span in `where` (a device copy is kept alive in owners).
+    template<class T>
+    Span<T const> place(std::vector<T> host, MemSpace where)
+    {
+        auto keep = std::make_shared<std::vector<T>>(std::move(host));
+        owners.push_back(keep);
+        if (where == MemSpace::host)
+            return {keep->data(), keep->size()};
+        auto dev = std::make_shared<DeviceBuffer<T>>(make_span(*keep));
+        owners.push_back(dev);
+        return {dev->data(), dev->size()};
+    }
+    template<class T>
+    static std::vector<Real> convert(std::vector<T> const& v)
+    {
+        return std::vector<Real>(v.begin(), v.end());
+    }
+};
+
+//---------------------------------------------------------------------------//
+PhotonTransportParams::PhotonTransportParams(std::vector<Material> const& materials,
+                                             VoxelGridParams const& grid,
+                                             PhotonTransportOptions const& options)
+    : options_(options), host_(std::make_unique<HostData>()), grid_(&grid)
+{
+    MCDOSE_VALIDATE(!materials.empty(), << "the phantom has no materials");
+    MCDOSE_VALIDATE(materials.size() == grid.num_materials(),
+                    << "phantom uses " << grid.num_materials() << " materials but "
+                    << materials.size() << " were resolved");
+    MCDOSE_VALIDATE(options.emin_MeV > 0 && options.emax_MeV > options.emin_MeV,
+                    << "photon table range [" << options.emin_MeV << ", " << options.emax_MeV
+                    << "] MeV is empty");
+    MCDOSE_VALIDATE(options.emin_MeV >= 1e-3 && options.emax_MeV <= 100,
+                    << "photon tables cover 1 keV to 100 MeV (asked [" << options.emin_MeV
+                    << ", " << options.emax_MeV << "] MeV)");
+    MCDOSE_VALIDATE(options.points_per_decade >= 20,
+                    << "'points_per_decade' must be at least 20 (got "
+                    << options.points_per_decade << ")");
+    auto& h = *host_;
+    h.num_materials = materials.size();
+    h.ln_emin = std::log(options.emin_MeV);
+    h.delta = std::log(10.0) / options.points_per_decade;
+    n_ = static_cast<unsigned>(std::ceil(std::log(options.emax_MeV / options.emin_MeV) / h.delta))
+         + 1;
+    std::vector<double> const energy = this->energies_MeV();
+
+    // Unique elements and their per-element coefficients on the grid.
+    std::map<int, std::uint16_t> z_to_index;
+    for (auto const& m : materials)
+    {
+        MCDOSE_VALIDATE(!m.components.empty(), << "material '" << m.name << "' has no elements");
+        h.max_elements = std::max<unsigned>(h.max_elements, m.components.size());
+        for (auto const& c : m.components)
+            z_to_index.emplace(c.atomic_number, 0);
+    }
+    MCDOSE_VALIDATE(h.max_elements < 256, << "a material has more than 255 elements");
+    for (auto& [z, idx] : z_to_index)
+    {
+        idx = static_cast<std::uint16_t>(h.elements_z.size());
+        h.elements_z.push_back(z);
+    }
+    struct ElementTables
+    {
+        std::vector<double> photo, incoherent, coherent, pair;
+    };
+    std::vector<ElementTables> el(h.elements_z.size());
+    for (std::size_t e = 0; e < h.elements_z.size(); ++e)
+    {
+        int const z = h.elements_z[e];
+        double const electrons_per_g = z * constants::avogadro
+                                       / element_data(z).atomic_weight_g_mol;
+        for (double E : energy)
+        {
+            el[e].photo.push_back(photoelectric_cm2_g(z, E));
+            el[e].incoherent.push_back(options.compton_binding
+                                           ? incoherent_cm2_g(z, E)
+                                           : electrons_per_g * klein_nishina_per_electron_cm2(E));
+            el[e].coherent.push_back(coherent_cm2_g(z, E));
+            el[e].pair.push_back(pair_nuclear_cm2_g(z, E) + pair_electron_cm2_g(z, E));
+        }
+    }
+
+    // Per-material mixtures (mass-fraction rule), process and element CDFs.
+    unsigned const me = h.max_elements;
+    h.mu_rho.assign(h.num_materials * n_, 0);
+    h.branch_cdf.assign(h.num_materials * n_ * 3, 0);
+    h.element_cdf.assign(h.num_materials * n_ * me, 1);
+    h.element_index.assign(h.num_materials * me, 0);
+    h.num_elements.assign(h.num_materials, 0);
+    for (unsigned m = 0; m < h.num_materials; ++m)
+    {
+        auto const& comps = materials[m].components;
+        h.num_elements[m] = comps.size();
+        for (std::size_t k = 0; k < comps.size(); ++k)
+            h.element_index[m * me + k] = z_to_index.at(comps[k].atomic_number);
+        for (unsigned i = 0; i < n_; ++i)
+        {
+            double photo = 0, inc = 0, coh = 0, pair = 0;
+            std::vector<double> photo_parts(comps.size());
+            for (std::size_t k = 0; k < comps.size(); ++k)
+            {
+                auto const& t = el[z_to_index.at(comps[k].atomic_number)];
+                double const w = comps[k].mass_fraction;
+                photo_parts[k] = w * t.photo[i];
+                photo += photo_parts[k];
+                inc += w * t.incoherent[i];
+                coh += w * t.coherent[i];
+                pair += w * t.pair[i];
+            }
+            double const mu = photo + inc + coh + pair;
+            MCDOSE_VALIDATE(mu > 0 && std::isfinite(mu),
+                            << "material '" << materials[m].name
+                            << "': photon attenuation is not positive at " << energy[i] << " MeV");
+            h.mu_rho[m * n_ + i] = mu;
+            double* cdf = &h.branch_cdf[(m * n_ + i) * 3];
+            cdf[0] = photo / mu;
+            cdf[1] = (photo + inc) / mu;
+            cdf[2] = (photo + inc + coh) / mu;
+            double acc = 0;
+            for (std::size_t k = 0; k < comps.size(); ++k)
+            {
+                acc += photo_parts[k];
+                h.element_cdf[(m * n_ + i) * me + k] = photo > 0 ? acc / photo : 1.0;
+            }
+            h.element_cdf[(m * n_ + i) * me + comps.size() - 1] = 1.0;
+        }
+    }
+
+    // Woodcock majorant: per material the densest voxel, per bin the larger end.
+    std::vector<float> max_density(h.num_materials, 0.f);
+    auto const& mat = grid.material();
+    auto const& rho = grid.density_g_cm3();
+    for (std::size_t v = 0; v < mat.size(); ++v)
+        max_density[mat[v]] = std::max(max_density[mat[v]], rho[v]);
+    h.majorant_per_cm.assign(n_, 0);
+    for (unsigned i = 0; i < n_; ++i)
+    {
+        double maj = 0;
+        for (unsigned m = 0; m < h.num_materials; ++m)
+        {
+            double const mu_hi = std::max(h.mu_rho[m * n_ + i],
+                                          h.mu_rho[m * n_ + std::min(i + 1, n_ - 1)]);
+            maj = std::max(maj, mu_hi * max_density[m]);
+        }
+        // Slightly above the float rounding of the tables (so mu <= majorant holds
+        // in float transport too).
+        h.majorant_per_cm[i] = maj * (1 + 1e-6);
+    }
+
+    // Photoelectric shells (xraylib EdgeEnergy and JumpFactor; jump-ratio
+    // approximation, see PhotoelectricData.hh): K, L1, L2, L3 with probability
+    // 1 - 1/J, then an outer shell (M1 edge, or 0) taking the rest.
+    h.shell_offset.push_back(0);
+    for (int z : h.elements_z)
+    {
+        int const shells[] = {K_SHELL, L1_SHELL, L2_SHELL, L3_SHELL};
+        for (int s : shells)
+        {
+            xrl_error* err = nullptr;
+            double const edge_keV = EdgeEnergy(z, s, &err);
+            if (err)
+            {
+                xrl_error_free(err);
+                continue;  // shell absent for this Z
+            }
+            err = nullptr;
+            double const jump = JumpFactor(z, s, &err);
+            if (err || !(jump > 1))
+            {
+                if (err)
+                    xrl_error_free(err);
+                continue;
+            }
+            h.shell_binding_MeV.push_back(edge_keV * 1e-3);
+            h.shell_probability.push_back(1 - 1 / jump);
+        }
+        xrl_error* err = nullptr;
+        double outer_keV = EdgeEnergy(z, M1_SHELL, &err);
+        if (err)
+        {
+            xrl_error_free(err);
+            outer_keV = 0;
+        }
+        h.shell_binding_MeV.push_back(outer_keV * 1e-3);
+        h.shell_probability.push_back(1.0);
+        h.shell_offset.push_back(h.shell_binding_MeV.size());
+    }
+
+    // Rayleigh F^2 and Compton S per material (independent-atom approximation).
+    double const x_max = options.emax_MeV * 1e3 / hc_keV_A;  // sin(theta/2) = 1
+    std::vector<double> const x2_grid = zero_then_logspace(xrl_x_min * xrl_x_min, x_max * x_max, 700);
+    std::vector<double> const x_grid = zero_then_logspace(xrl_x_min, std::min(x_max, 1e3), 400);
+    h.ray_offset.push_back(0);
+    h.inc_offset.push_back(0);
+    for (unsigned m = 0; m < h.num_materials; ++m)
+    {
+        auto const& comps = materials[m].components;
+        auto const n_atoms = atoms_per_gram(materials[m]);
+        std::vector<double> f2(x2_grid.size(), 0.0);
+        for (std::size_t j = 0; j < x2_grid.size(); ++j)
+        {
+            double const x = std::sqrt(x2_grid[j]);
+            for (std::size_t k = 0; k < comps.size(); ++k)
+            {
+                int const z = comps[k].atomic_number;
+                double const f
+                    = x == 0 ? double(z)
+                             : xrl_call([&](xrl_error** e) { return FF_Rayl(z, x, e); },
+                                        "FF_Rayl", z, x);
+                f2[j] += n_atoms[k] * f * f;
+            }
+        }
+        auto const cum = rayleigh_cumulative(x2_grid, f2, materials[m].name.c_str());
+        h.ray_x2.insert(h.ray_x2.end(), x2_grid.begin(), x2_grid.end());
+        h.ray_f2.insert(h.ray_f2.end(), f2.begin(), f2.end());
+        h.ray_cum.insert(h.ray_cum.end(), cum.begin(), cum.end());
+        h.ray_offset.push_back(h.ray_x2.size());
+
+        double electrons = 0;
+        for (std::size_t k = 0; k < comps.size(); ++k)
+            electrons += n_atoms[k] * comps[k].atomic_number;
+        for (double x : x_grid)
+        {
+            double s = 0;
+            for (std::size_t k = 0; k < comps.size(); ++k)
+            {
+                int const z = comps[k].atomic_number;
+                if (x > 0)
+                    s += n_atoms[k]
+                         * xrl_call([&](xrl_error** e) { return SF_Compt(z, x, e); },
+                                    "SF_Compt", z, x);
+            }
+            h.inc_x.push_back(x);
+            h.inc_s.push_back(std::min(s, electrons));
+        }
+        h.inc_electrons.push_back(electrons);
+        h.inc_offset.push_back(h.inc_x.size());
+
+        // Pair: target selection weights n_i Z_i (Z_i + 1) (PairProductionData.hh).
+        std::vector<int> zs;
+        for (auto const& c : comps)
+            zs.push_back(c.atomic_number);
+        auto const cdf = pair_selection_cdf(zs, n_atoms);
+        h.pair_z.insert(h.pair_z.end(), zs.begin(), zs.end());
+        h.pair_cdf.insert(h.pair_cdf.end(), cdf.begin(), cdf.end());
+        h.pair_offset.push_back(h.pair_z.size() - zs.size());
+    }
+    h.pair_offset.push_back(h.pair_z.size());
+}
+
+PhotonTransportParams::~PhotonTransportParams() = default;
+PhotonTransportParams::PhotonTransportParams(PhotonTransportParams&&) noexcept = default;
+
+std::vector<double> PhotonTransportParams::energies_MeV() const
+{
+    std::vector<double> e(n_);
+    for (unsigned i = 0; i < n_; ++i)
+        e[i] = std::exp(host_->ln_emin + host_->delta * i);
+    return e;
+}
+
+std::vector<double> PhotonTransportParams::mu_rho(unsigned m) const
+{
+    MCDOSE_EXPECT(m < host_->num_materials);
+    return {host_->mu_rho.begin() + m * n_, host_->mu_rho.begin() + (m + 1) * n_};
+}
+
+template<class Real>
+PhotonTransportView<Real> PhotonTransportParams::view(MemSpace where) const
+{
+    static std::mutex build_mutex;
+    std::lock_guard<std::mutex> lock(build_mutex);
+    int const slot = where == MemSpace::host ? 0 : 1;
+    std::unique_ptr<Store<Real>>* store_ptr;
+    if constexpr (std::is_same<Real, float>::value)
+        store_ptr = &store_f_[slot];
+    else
+        store_ptr = &store_d_[slot];
+    if (*store_ptr)
+        return (*store_ptr)->view;
+
+    auto store = std::make_unique<Store<Real>>();
+    auto& s = *store;
+    auto const& h = *host_;
+    using S = Store<Real>;
+    PhotonTransportView<Real>& v = s.view;
+
+    VoxelGridView const grid_view = where == MemSpace::host ? grid_->host_view()
+                                                            : grid_->device_view();
+    auto const& geo = grid_->geometry();
+    v.geometry = make_voxel_geometry<Real>(geo.dims, geo.spacing_cm, {{0, 0, 0}});
+    v.material = grid_view.material;
+    v.density_g_cm3 = grid_view.density_g_cm3;
+
+    v.grid.ln_emin = Real(h.ln_emin);
+    v.grid.inv_delta = Real(1 / h.delta);
+    v.grid.size = n_;
+    v.num_materials = h.num_materials;
+    v.max_elements = h.max_elements;
+    v.mu_rho = s.place(S::convert(h.mu_rho), where);
+    v.branch_cdf = s.place(S::convert(h.branch_cdf), where);
+    v.element_cdf = s.place(S::convert(h.element_cdf), where);
+    v.element_index = s.place(h.element_index, where);
+    v.num_elements = s.place(h.num_elements, where);
+    v.majorant_per_cm = s.place(S::convert(h.majorant_per_cm), where);
+
+    // Nested views: place the flat arrays first, then views pointing into them.
+    {
+        auto bind = s.place(S::convert(h.shell_binding_MeV), where);
+        auto prob = s.place(S::convert(h.shell_probability), where);
+        std::vector<PhotoelectricShellsView<Real>> shells;
+        for (std::size_t e = 0; e + 1 < h.shell_offset.size(); ++e)
+        {
+            auto const b = h.shell_offset[e], n = h.shell_offset[e + 1] - b;
+            shells.push_back({bind.subspan(b, n), prob.subspan(b, n)});
+        }
+        v.photo.elements = s.place(std::move(shells), where);
+    }
+    {
+        auto x2 = s.place(S::convert(h.ray_x2), where);
+        auto f2 = s.place(S::convert(h.ray_f2), where);
+        auto cum = s.place(S::convert(h.ray_cum), where);
+        auto x = s.place(S::convert(h.inc_x), where);
+        auto sx = s.place(S::convert(h.inc_s), where);
+        std::vector<RayleighTableView<Real>> ray;
+        std::vector<IncoherentTableView<Real>> inc;
+        for (unsigned m = 0; m < h.num_materials; ++m)
+        {
+            auto const rb = h.ray_offset[m], rn = h.ray_offset[m + 1] - rb;
+            ray.push_back({x2.subspan(rb, rn), f2.subspan(rb, rn), cum.subspan(rb, rn)});
+            auto const ib = h.inc_offset[m], in = h.inc_offset[m + 1] - ib;
+            inc.push_back({x.subspan(ib, in), sx.subspan(ib, in), Real(h.inc_electrons[m])});
+        }
+        v.rayleigh.materials = s.place(std::move(ray), where);
+        v.compton.materials = s.place(std::move(inc), where);
+    }
+    {
+        std::vector<PairElementView<Real>> elements;
+        for (int z : h.pair_z)
+            elements.push_back(make_pair_element<Real>(z));
+        auto els = s.place(std::move(elements), where);
+        auto cdf = s.place(S::convert(h.pair_cdf), where);
+        std::vector<PairMaterialView<Real>> mats;
+        for (unsigned m = 0; m < h.num_materials; ++m)
+        {
+            auto const b = h.pair_offset[m], n = h.pair_offset[m + 1] - b;
+            mats.push_back({els.subspan(b, n), cdf.subspan(b, n)});
+        }
+        v.pair.materials = s.place(std::move(mats), where);
+    }
+
+    v.photon_cutoff_MeV = Real(options_.photon_cutoff_MeV);
+    v.tracking = options_.tracking;
+    v.compton_binding = options_.compton_binding;
+    *store_ptr = std::move(store);
+    return (*store_ptr)->view;
+}
+
+template PhotonTransportView<float> PhotonTransportParams::view<float>(MemSpace) const;
+template PhotonTransportView<double> PhotonTransportParams::view<double>(MemSpace) const;
+}  // namespace mcdose

@@ -1,0 +1,60 @@
+//! \file transport/engine/PhotonTransportParams.hh
+//! Host owner of the photon transport data: builds the per-material tables
+//! on a uniform ln(E) grid from transport/physics (cross sections) and the
+//! sampling data of transport/interactors from xraylib, and hands out views
+//! in float or double, in host or device memory (uploaded once, lazily).
+#pragma once
+
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "phantoms/VoxelGrid.hh"
+#include "phantoms/materials/Material.hh"
+#include "rng/PerThreadStates.hh"
+#include "transport/engine/PhotonTransportView.hh"
+
+namespace mcdose
+{
+struct PhotonTransportOptions
+{
+    double emin_MeV{1e-3};       //!< low end of the tables (<= photon cut-off)
+    double emax_MeV{50};         //!< high end (>= the largest source energy)
+    int points_per_decade{400};  //!< table density (see LogGrid.hh for the error)
+    double photon_cutoff_MeV{0.01};
+    PhotonTracking tracking{PhotonTracking::siddon};
+    bool compton_binding{true};  //!< incoherent scattering function S(x, Z)
+};
+
+class PhotonTransportParams
+{
+  public:
+    //! `materials[m]` is the material of phantom index m.
+    PhotonTransportParams(std::vector<Material> const& materials, VoxelGridParams const& grid,
+                          PhotonTransportOptions const& options);
+    ~PhotonTransportParams();
+    PhotonTransportParams(PhotonTransportParams&&) noexcept;
+
+    PhotonTransportOptions const& options() const { return options_; }
+    unsigned grid_size() const { return n_; }
+    //! Total mass attenuation coefficient of material m on the grid [cm^2/g].
+    std::vector<double> mu_rho(unsigned m) const;
+    //! Grid energies [MeV].
+    std::vector<double> energies_MeV() const;
+
+    //! View with tables in precision Real, in host or device memory.
+    template<class Real>
+    PhotonTransportView<Real> view(MemSpace where) const;
+
+  private:
+    struct HostData;
+    template<class Real>
+    struct Store;
+    PhotonTransportOptions options_;
+    unsigned n_{0};
+    std::unique_ptr<HostData> host_;
+    mutable std::unique_ptr<Store<float>> store_f_[2];
+    mutable std::unique_ptr<Store<double>> store_d_[2];
+    VoxelGridParams const* grid_{nullptr};
+};
+}  // namespace mcdose

@@ -1,0 +1,41 @@
+//! \file transport/engine/TransportLaunch.hh
+//! Launch of the persistent-thread transport kernel (TransportKernel.cu). In a
+//! CPU-only build the functions throw "built without CUDA".
+#pragma once
+
+#include "core/Assert.hh"
+#include "core/Config.hh"
+#include "transport/engine/TransportThread.hh"
+
+namespace mcdose
+{
+//! Persistent-grid shape for the transport kernel on the current device.
+struct PersistentGrid
+{
+    int blocks{0};
+    int threads_per_block{0};
+    int blocks_per_sm{0};  //!< resident blocks per SM at this block size (occupancy)
+    int multiprocessors{0};
+    size_type workers() const { return size_type(blocks) * size_type(threads_per_block); }
+};
+
+#if MCDOSE_USE_CUDA
+//! Size the grid so every SM is full: blocks = SMs x resident blocks per SM.
+template<class Args>
+PersistentGrid persistent_transport_grid(int threads_per_block);
+//! Launch and wait; checks launch and execution errors.
+template<class Args>
+void launch_transport_kernel(Args const& args, PersistentGrid const& grid);
+#else
+template<class Args>
+PersistentGrid persistent_transport_grid(int)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+template<class Args>
+void launch_transport_kernel(Args const&, PersistentGrid const&)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+#endif
+}  // namespace mcdose
