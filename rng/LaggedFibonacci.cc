@@ -140,19 +140,9 @@ auto LaggedFibonacciRngStore::begin_batch() -> View
     return current_;
 }
 
-void LaggedFibonacciRngStore::end_batch()
+unsigned long long LaggedFibonacciRngStore::overflow_words() const
 {
-    if (memspace_ == MemSpace::device)
-    {
-        auto const count = d_overflow_.to_host();
-        overflow_total_ += count[0];
-        d_overflow_.zero();
-    }
-    else
-    {
-        overflow_total_ += overflow_[0];
-        overflow_[0] = 0;
-    }
+    return memspace_ == MemSpace::device ? d_overflow_.to_host()[0] : overflow_[0];
 }
 
 std::vector<std::uint32_t> LaggedFibonacciRngStore::ring_to_host() const

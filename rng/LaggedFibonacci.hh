@@ -22,9 +22,9 @@
 //! while the ring is not written. A thread that needs more than RNS words in
 //! one batch does not wrap or race: its extra words come from Philox4x32-10
 //! keyed by a hash of the seed with counter (overflow index, thread, round), and
-//! are counted; `end_batch` reports the count so the caller can raise RNS or
-//! shorten batches. Memory: 4 ll bytes (ring) + 4 N bytes (per-thread use
-//! counters) + 8 bytes (overflow counter).
+//! are counted in one device counter; `overflow_words()` reads it (one 8-byte
+//! copy, only when asked) so the caller can raise RNS or shorten batches. Memory: 4 ll bytes (ring)
+//! + 4 N bytes (per-thread use counters) + 8 bytes (overflow counter).
 #pragma once
 
 #include <cstdint>
@@ -81,7 +81,7 @@ struct LaggedFibonacciView
     std::uint32_t num_threads;
     std::uint32_t round_offset;         //!< (t N RNS) mod ll
     std::uint64_t round;                //!< t
-    unsigned long long* overflow_words; //!< words served by the fallback this batch
+    unsigned long long* overflow_words; //!< words served by the fallback (cumulative)
     std::uint32_t fallback_key[2];
 };
 
@@ -212,10 +212,11 @@ class LaggedFibonacciRngStore
 
     //! Generate the next round (refill pass) and return its view.
     View begin_batch();
-    //! Collect the overflow count of the batch.
-    void end_batch();
-    //! Words served by the Philox fallback since construction.
-    unsigned long long overflow_words() const { return overflow_total_; }
+    //! End of a batch (nothing to do: the overflow counter is read on demand).
+    void end_batch() {}
+    //! Words served by the Philox fallback since construction (reads the
+    //! device counter: one 8-byte copy).
+    unsigned long long overflow_words() const;
 
     //! Current ring contents (slot n mod ll), for tests.
     std::vector<std::uint32_t> ring_to_host() const;
@@ -228,7 +229,6 @@ class LaggedFibonacciRngStore
     std::uint64_t next_round_{0};
     std::uint32_t next_offset_{0};
     std::uint32_t fallback_key_[2];
-    unsigned long long overflow_total_{0};
     View current_{};
     // host storage
     std::vector<std::uint32_t> ring_;
