@@ -1,5 +1,7 @@
 //! \file phantoms/Phantom.json.cc
 #include <filesystem>
+#include <sstream>
+#include <utility>
 
 #include "phantoms/PhantomJson.hh"
 
@@ -97,6 +99,34 @@ ShapeInput parse_shape(JsonNode const& node)
     return s;
 }
 
+//! Rows of a table (array of objects) whose `key` must increase strictly;
+//! `parse_row` returns (key value, row).
+template<class Row, class ParseRow>
+std::vector<Row> parse_increasing_rows(JsonNode const& table, std::size_t min_rows,
+                                       char const* what, char const* key, char const* hint,
+                                       ParseRow parse_row)
+{
+    std::size_t const n = table.array_size(min_rows, what);
+    std::vector<Row> rows;
+    double previous = 0;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        JsonNode const row = table.element(i);
+        row.require_object(what);
+        auto const [value, parsed] = parse_row(row);
+        if (i > 0 && !(value > previous))
+        {
+            std::ostringstream os;
+            os << "'" << key << "' must increase strictly from row to row (got " << value
+               << " after " << previous << "); " << hint;
+            row.child(key).fail(os.str());
+        }
+        previous = value;
+        rows.push_back(parsed);
+    }
+    return rows;
+}
+
 ShapePhantomInput parse_shapes(JsonNode const& node)
 {
     ShapePhantomInput in;
@@ -138,45 +168,28 @@ HuCalibration parse_calibration(JsonNode const& node)
     NumberRange const hu_range = NumberRange::closed(-10000, 100000);
     if (auto curve = node.optional_child("density_curve"))
     {
-        std::size_t const n = curve->array_size(2, "control points {\"hu\", \"density_g_cm3\"}");
-        cal.density_curve.clear();
-        for (std::size_t i = 0; i < n; ++i)
-        {
-            JsonNode const p = curve->element(i);
-            p.require_object("a control point {\"hu\": ..., \"density_g_cm3\": ...}");
-            p.allow_only({"hu", "density_g_cm3"});
-            HuDensityPoint point;
-            point.hu = p.child("hu").number(hu_range, "a CT number in HU");
-            point.density_g_cm3 = p.child("density_g_cm3")
-                                      .number(NumberRange::closed(0, 30), density_hint);
-            if (i > 0 && !(point.hu > cal.density_curve.back().hu))
-            {
-                p.child("hu").fail("HU values must increase strictly along the curve (got "
-                                   + std::to_string(point.hu) + " after "
-                                   + std::to_string(cal.density_curve.back().hu)
-                                   + "); for a step use two points 1 HU apart");
-            }
-            cal.density_curve.push_back(point);
-        }
+        cal.density_curve = parse_increasing_rows<HuDensityPoint>(
+            *curve, 2, "control points {\"hu\": ..., \"density_g_cm3\": ...}", "hu",
+            "for a step use two points 1 HU apart", [&](JsonNode const& p) {
+                p.allow_only({"hu", "density_g_cm3"});
+                HuDensityPoint point;
+                point.hu = p.child("hu").number(hu_range, "a CT number in HU");
+                point.density_g_cm3
+                    = p.child("density_g_cm3").number(NumberRange::closed(0, 30), density_hint);
+                return std::make_pair(point.hu, point);
+            });
     }
     if (auto bins = node.optional_child("material_bins"))
     {
-        std::size_t const n = bins->array_size(1, "bins {\"hu_lo\", \"material\"}");
-        cal.material_bins.clear();
-        for (std::size_t i = 0; i < n; ++i)
-        {
-            JsonNode const b = bins->element(i);
-            b.require_object("a bin {\"hu_lo\": ..., \"material\": ...}");
-            b.allow_only({"hu_lo", "material"});
-            HuMaterialBin bin;
-            bin.hu_lo = b.child("hu_lo").number(hu_range, "the bin's lowest CT number in HU");
-            bin.material = parse_material_name(b.child("material"));
-            if (i > 0 && !(bin.hu_lo > cal.material_bins.back().hu_lo))
-            {
-                b.child("hu_lo").fail("bins must be listed with strictly increasing hu_lo");
-            }
-            cal.material_bins.push_back(bin);
-        }
+        cal.material_bins = parse_increasing_rows<HuMaterialBin>(
+            *bins, 1, "bins {\"hu_lo\": ..., \"material\": ...}", "hu_lo",
+            "list the bins from the lowest HU up", [&](JsonNode const& b) {
+                b.allow_only({"hu_lo", "material"});
+                HuMaterialBin bin;
+                bin.hu_lo = b.child("hu_lo").number(hu_range, "the bin's lowest CT number in HU");
+                bin.material = parse_material_name(b.child("material"));
+                return std::make_pair(bin.hu_lo, bin);
+            });
     }
     if (auto mode = node.optional_child("out_of_range"))
     {

@@ -14,6 +14,7 @@
 #include "core/Span.hh"
 #include "phantoms/GridGeometry.hh"
 #include "phantoms/VoxelGrid.hh"
+#include "transport/engine/EnergyBalance.hh"
 
 namespace mcdose
 {
@@ -28,16 +29,8 @@ struct DoseGridData
     std::vector<std::string> material_names;
 };
 
-//! Energy bookkeeping per source particle [MeV]: emitted = deposited +
-//! escaped + below_cutoff (the last is already included in deposited when
-//! sub-cutoff energy is deposited locally; it is reported separately).
-struct EnergyBalance
-{
-    double emitted_MeV{0};
-    double deposited_MeV{0};
-    double escaped_MeV{0};
-    double below_cutoff_MeV{0};
-};
+// Energy bookkeeping: the transport's EnergyBalance (transport/engine/EnergyBalance.hh);
+// in RunMetadata it holds values per source particle [MeV].
 
 //! Facts about a run, written next to the results.
 struct RunMetadata

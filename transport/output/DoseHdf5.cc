@@ -165,6 +165,9 @@ void write_file(std::string const& tmp, DoseGridData const& data, RunMetadata co
     attr_double(run, "energy_deposited_MeV", meta.energy.deposited_MeV);
     attr_double(run, "energy_escaped_MeV", meta.energy.escaped_MeV);
     attr_double(run, "energy_below_cutoff_MeV", meta.energy.below_cutoff_MeV);
+    attr_double(run, "energy_stack_overflow_MeV", meta.energy.overflow_MeV);
+    attr_double(run, "energy_rest_mass_MeV", meta.energy.rest_mass_MeV);
+    attr_double(run, "energy_relative_imbalance", meta.energy.relative_imbalance());
     file.close();
 }
 }  // namespace

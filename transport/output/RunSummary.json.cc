@@ -18,13 +18,6 @@ double histories_per_s(RunMetadata const& m)
     return m.transport_time_s > 0 ? double(m.histories) / m.transport_time_s : 0.0;
 }
 
-//! (emitted - deposited - escaped) / emitted; below-cutoff energy is deposited locally.
-double relative_imbalance(EnergyBalance const& e)
-{
-    return e.emitted_MeV > 0 ? (e.emitted_MeV - e.deposited_MeV - e.escaped_MeV) / e.emitted_MeV
-                             : 0.0;
-}
-
 double max_dose(DoseGridData const& data)
 {
     auto const dose = dose_gy_per_particle(data);
@@ -60,7 +53,9 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
            {"deposited", meta.energy.deposited_MeV},
            {"escaped", meta.energy.escaped_MeV},
            {"below_cutoff", meta.energy.below_cutoff_MeV},
-           {"relative_imbalance", relative_imbalance(meta.energy)}};
+           {"stack_overflow", meta.energy.overflow_MeV},
+           {"rest_mass", meta.energy.rest_mass_MeV},
+           {"relative_imbalance", meta.energy.relative_imbalance()}};
     double const dmax = max_dose(data);
     j["max_dose_Gy_per_particle"] = dmax;
     if (meta.source_particles)
@@ -112,8 +107,10 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
     }
     os << "  energy/particle: emitted " << meta.energy.emitted_MeV << " MeV = deposited "
        << meta.energy.deposited_MeV << " + escaped " << meta.energy.escaped_MeV
-       << " MeV (below cut-off " << meta.energy.below_cutoff_MeV << "; imbalance "
-       << std::scientific << std::setprecision(2) << relative_imbalance(meta.energy)
+       << " MeV + rest mass " << meta.energy.rest_mass_MeV << " MeV (of the deposit: below cut-off "
+       << meta.energy.below_cutoff_MeV << ", stack overflow " << meta.energy.overflow_MeV
+       << "; imbalance "
+       << std::scientific << std::setprecision(2) << meta.energy.relative_imbalance()
        << std::defaultfloat << std::setprecision(4) << ")\n";
     double const dmax = max_dose(data);
     os << "  max dose      : " << dmax << " Gy per particle";
