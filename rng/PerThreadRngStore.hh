@@ -48,6 +48,10 @@ class PerThreadRngStore
     void end_batch() {}
     static constexpr size_type words_per_batch() { return std::numeric_limits<size_type>::max(); }
 
+    //! Words not drawn from the engine's own stream: none for per-thread
+    //! engines (same query as LaggedFibonacciRngStore::overflow_words()).
+    static constexpr unsigned long long overflow_words() { return 0; }
+
     std::vector<State> states_to_host() const { return states_.to_host(); }
 
   private:
