@@ -1,5 +1,8 @@
 //! Ornstein–Uhlenbeck application test, CPU, short: 10^4 oscillators over
 //! 1000 steps of 1 ps; mean and equilibrium correlation within 4 standard errors.
+//! The LCG baseline is not asserted either way: seeded through SplitMix64 it
+//! passes at this scale (its failure needs runs that exhaust its 2^32 period,
+//! see docs/rng.md), and no seed was tuned to make it fail.
 #include "rng/quality/OrnsteinUhlenbeck.hh"
 
 #include <gtest/gtest.h>
