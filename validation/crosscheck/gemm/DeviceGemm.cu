@@ -1,0 +1,157 @@
+//! \file validation/crosscheck/gemm/DeviceGemm.cu
+//! cuBLAS calls of the MGEMM study (host API only; no kernels of our own).
+#include "DeviceGemm.hh"
+
+#include <algorithm>
+#include <vector>
+
+#include <cublas_v2.h>
+
+#include "core/DeviceBuffer.hh"
+#include "core/DeviceCall.hh"
+#include "validation/crosscheck/DeviceTimer.hh"
+
+namespace mcdose::crosscheck
+{
+namespace
+{
+void check_cublas(cublasStatus_t status, char const* call)
+{
+    MCDOSE_VALIDATE(status == CUBLAS_STATUS_SUCCESS,
+                    << "cuBLAS call " << call << " failed with status " << int(status)
+                    << " (" << cublasGetStatusString(status) << ")");
+}
+#define MCDOSE_CUBLAS_CALL(STMT) check_cublas((STMT), #STMT)
+
+//! RAII cuBLAS handle.
+class CublasHandle
+{
+  public:
+    CublasHandle() { MCDOSE_CUBLAS_CALL(cublasCreate(&h_)); }
+    ~CublasHandle() { cublasDestroy(h_); }
+    CublasHandle(CublasHandle const&) = delete;
+    CublasHandle& operator=(CublasHandle const&) = delete;
+    operator cublasHandle_t() const { return h_; }
+
+  private:
+    cublasHandle_t h_{};
+};
+
+int as_int(size_type n)
+{
+    MCDOSE_VALIDATE(n < (size_type(1) << 31), << "matrix dimension " << n
+                                              << " exceeds cuBLAS's 32-bit int");
+    return int(n);
+}
+
+//! One warm-up call, then the median of `repeats` event-timed calls.
+template<class F>
+void time_calls(F&& call, int repeats, DeviceGemmTiming* timing)
+{
+    if (!timing)
+    {
+        call();  // untimed (MGEMM tiles: their time is measured end to end)
+        return;
+    }
+    call();
+    MCDOSE_CUDA_CALL(cudaDeviceSynchronize());
+    std::vector<double> t;
+    for (int r = 0; r < std::max(1, repeats); ++r)
+    {
+        DeviceTimer timer;
+        call();
+        t.push_back(timer.stop_seconds());
+    }
+    std::sort(t.begin(), t.end());
+    timing->seconds = t[t.size() / 2];
+    timing->repeats = int(t.size());
+}
+
+template<class T>
+Matrix<T> download(DeviceBuffer<T> const& d, size_type rows, size_type cols)
+{
+    Matrix<T> m(rows, cols);
+    d.copy_to_host(make_span(m.values()));
+    return m;
+}
+
+//! C = alpha A B + beta C in FP32 storage with a given compute type.
+void gemm_ex(cublasHandle_t h, DeviceBuffer<float> const& a, DeviceBuffer<float> const& b,
+             DeviceBuffer<float>& c, size_type m, size_type k, size_type n, float beta,
+             cublasComputeType_t compute)
+{
+    float const alpha = 1.0f;
+    MCDOSE_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n), as_int(k),
+                                    &alpha, a.data(), CUDA_R_32F, as_int(m), b.data(), CUDA_R_32F,
+                                    as_int(k), &beta, c.data(), CUDA_R_32F, as_int(m), compute,
+                                    CUBLAS_GEMM_DEFAULT));
+}
+}  // namespace
+
+Matrix<double> device_dgemm(Matrix<double> const& a, Matrix<double> const& b, int repeats,
+                            DeviceGemmTiming* timing)
+{
+    MCDOSE_VALIDATE(a.cols() == b.rows(), << "DGEMM shapes do not match");
+    size_type const m = a.rows(), k = a.cols(), n = b.cols();
+    CublasHandle h;
+    DeviceBuffer<double> da(a.values()), db(b.values()), dc(m * n);
+    double const alpha = 1, beta = 0;
+    time_calls(
+        [&] {
+            MCDOSE_CUBLAS_CALL(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n),
+                                           as_int(k), &alpha, da.data(), as_int(m), db.data(),
+                                           as_int(k), &beta, dc.data(), as_int(m)));
+        },
+        repeats, timing);
+    return download(dc, m, n);
+}
+
+Matrix<float> device_sgemm(Matrix<float> const& a, Matrix<float> const& b, bool tf32,
+                           int repeats, DeviceGemmTiming* timing)
+{
+    MCDOSE_VALIDATE(a.cols() == b.rows(), << "SGEMM shapes do not match");
+    size_type const m = a.rows(), k = a.cols(), n = b.cols();
+    CublasHandle h;
+    DeviceBuffer<float> da(a.values()), db(b.values()), dc(m * n);
+    time_calls(
+        [&] {
+            if (tf32)
+            {
+                gemm_ex(h, da, db, dc, m, k, n, 0.0f, CUBLAS_COMPUTE_32F_FAST_TF32);
+            }
+            else
+            {
+                float const alpha = 1, beta = 0;
+                MCDOSE_CUBLAS_CALL(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n),
+                                               as_int(k), &alpha, da.data(), as_int(m), db.data(),
+                                               as_int(k), &beta, dc.data(), as_int(m)));
+            }
+        },
+        repeats, timing);
+    return download(dc, m, n);
+}
+
+std::pair<Matrix<float>, Matrix<float>> device_tf32x3(Tf32Split const& a, Tf32Split const& b,
+                                                      int repeats, DeviceGemmTiming* timing)
+{
+    MCDOSE_VALIDATE(a.hi.cols() == b.hi.rows(), << "3xTF32 shapes do not match");
+    size_type const m = a.hi.rows(), k = a.hi.cols(), n = b.hi.cols();
+    CublasHandle h;
+    DeviceBuffer<float> ahi(a.hi.values()), alo(a.lo_scaled.values()), bhi(b.hi.values()),
+        blo(b.lo_scaled.values()), hh(m * n), cross(m * n);
+    time_calls(
+        [&] {
+            auto const tc = CUBLAS_COMPUTE_32F_FAST_TF32;
+            gemm_ex(h, ahi, bhi, hh, m, k, n, 0.0f, tc);
+            gemm_ex(h, ahi, blo, cross, m, k, n, 0.0f, tc);
+            gemm_ex(h, alo, bhi, cross, m, k, n, 1.0f, tc);
+        },
+        repeats, timing);
+    return {download(hh, m, n), download(cross, m, n)};
+}
+
+void device_sgemm_tile(Matrix<float> const& a, Matrix<float> const& b, Matrix<float>& c)
+{
+    c = device_sgemm(a, b, /*tf32=*/false, /*repeats=*/1, /*timing=*/nullptr);
+}
+}  // namespace mcdose::crosscheck
