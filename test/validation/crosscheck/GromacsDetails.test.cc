@@ -7,29 +7,17 @@
 
 #include <gtest/gtest.h>
 
+#include "CrosscheckSystems.hh"
+
 #include "validation/crosscheck/md/InvSqrtScan.hh"
 #include "validation/crosscheck/md/MolShift.hh"
 #include "validation/crosscheck/md/Virial.hh"
 
 namespace mcdose::crosscheck::test
 {
-namespace
-{
-LJSystem const& chains()
-{
-    static LJSystem const sys = [] {
-        LJChainOptions o;
-        o.num_chains = 96;
-        o.chain_length = 8;
-        return make_lj_chains(o);
-    }();
-    return sys;
-}
-}  // namespace
-
 TEST(MolShift, GraphColouringMakesSplitMoleculesWhole)
 {
-    auto const& sys = chains();
+    auto const& sys = ci_chains();
     auto const shift = make_molecule_shifts(sys);
     ASSERT_EQ(shift.size(), sys.size());
     double const box = sys.box_length;
@@ -67,7 +55,7 @@ TEST(MolShift, GraphColouringMakesSplitMoleculesWhole)
 
 TEST(Virial, SingleSumEqualsPairwiseSumToRoundoff)
 {
-    auto const& sys = chains();
+    auto const& sys = ci_chains();
     auto const cmp = compare_virials(sys, make_molecule_shifts(sys));
     EXPECT_GT(cmp.shifted_pairs, 0u);
     double scale = 0, max_diff = 0, shift_term = 0;

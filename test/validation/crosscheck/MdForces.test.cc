@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "CrosscheckSystems.hh"
+
 #include "validation/crosscheck/SeededUniform.hh"
 #include "validation/crosscheck/md/MdStudy.hh"
 
@@ -14,26 +16,6 @@ namespace mcdose::crosscheck::test
 {
 namespace
 {
-LJSystem const& cloud()
-{
-    static LJSystem const sys = [] {
-        LJCloudOptions o;
-        o.num_particles = 1024;
-        return make_lj_cloud(o);
-    }();
-    return sys;
-}
-
-LJSystem const& chains()
-{
-    static LJSystem const sys = [] {
-        LJChainOptions o;
-        o.num_chains = 96;
-        o.chain_length = 8;
-        return make_lj_chains(o);
-    }();
-    return sys;
-}
 
 std::map<AccumMethod, ForceMetrics> by_method(std::vector<MdRecord> const& records,
                                               ExclusionMode mode)
@@ -55,7 +37,7 @@ bool same_bits(ForceResult const& a, ForceResult const& b)
 
 TEST(LJSystem, CloudHasNoOverlapsAndRandomTypes)
 {
-    auto const& s = cloud();
+    auto const& s = ci_cloud();
     ASSERT_EQ(s.size(), 1024u);
     double min_r2 = 1e300;
     for (size_type i = 0; i < s.size(); ++i)
@@ -77,7 +59,7 @@ TEST(LJSystem, CloudHasNoOverlapsAndRandomTypes)
 
 TEST(MdForces, FixedPointMethodsHaveZeroOffsetAndIgnoreOrder)
 {
-    auto const& sys = cloud();
+    auto const& sys = ci_cloud();
     AccumConfig const config = make_accum_config(measure_force_bound_host(sys, ExclusionMode::none));
     std::vector<std::uint32_t> reversed(sys.size()), shuffled(sys.size());
     std::iota(reversed.rbegin(), reversed.rend(), 0u);
@@ -116,7 +98,7 @@ TEST(MdForces, ErrorOrderingOnTheCloud)
 {
     MdStudyOptions opts;
     opts.backend = Backend::cpu;
-    auto const records = run_md_study(cloud(), "cloud", {ExclusionMode::none}, opts);
+    auto const records = run_md_study(ci_cloud(), "cloud", {ExclusionMode::none}, opts);
     ASSERT_EQ(records.size(), 8u);
     print(records);
     auto m = by_method(records, ExclusionMode::none);
@@ -144,7 +126,7 @@ TEST(MdForces, ErrorOrderingOnTheCloud)
 
 TEST(MdForces, ExclusionsOnTheFlyVersusSubtractedAfterwards)
 {
-    auto const& sys = chains();
+    auto const& sys = ci_chains();
     MdStudyOptions opts;
     opts.backend = Backend::cpu;
     auto const records = run_md_study(

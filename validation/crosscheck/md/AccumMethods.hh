@@ -133,56 +133,26 @@ class FixedForceAccum : public accum::FixedPointSum
     }
 };
 
+//! Pair-force precision and accumulator of a method.
+template<class ForceReal, class Accumulator>
+struct MethodTraits
+{
+    using force_real = ForceReal;
+    using accumulator = Accumulator;
+};
+
 template<AccumMethod M>
 struct AccumTraits;
-template<>
-struct AccumTraits<AccumMethod::A>
-{
-    using force_real = float;
-    using accumulator = PlainSum<float>;
-};
-template<>
-struct AccumTraits<AccumMethod::B>
-{
-    using force_real = float;
-    using accumulator = PlainSum<double>;
-};
-template<>
-struct AccumTraits<AccumMethod::C>
-{
-    using force_real = float;
-    using accumulator = DoubleFloatAccum;
-};
-template<>
-struct AccumTraits<AccumMethod::D>
-{
-    using force_real = float;
-    using accumulator = NitadoriAccum;
-};
-template<>
-struct AccumTraits<AccumMethod::E>
-{
-    using force_real = float;
-    using accumulator = OffsetNitadoriAccum;
-};
-template<>
-struct AccumTraits<AccumMethod::F>
-{
-    using force_real = float;
-    using accumulator = NarumiForceAccum;
-};
-template<>
-struct AccumTraits<AccumMethod::H>
-{
-    using force_real = float;
-    using accumulator = FixedForceAccum;
-};
-template<>
-struct AccumTraits<AccumMethod::G>
-{
-    using force_real = double;
-    using accumulator = PlainSum<double>;
-};
+// clang-format off
+template<> struct AccumTraits<AccumMethod::A> : MethodTraits<float, PlainSum<float>> {};
+template<> struct AccumTraits<AccumMethod::B> : MethodTraits<float, PlainSum<double>> {};
+template<> struct AccumTraits<AccumMethod::C> : MethodTraits<float, DoubleFloatAccum> {};
+template<> struct AccumTraits<AccumMethod::D> : MethodTraits<float, NitadoriAccum> {};
+template<> struct AccumTraits<AccumMethod::E> : MethodTraits<float, OffsetNitadoriAccum> {};
+template<> struct AccumTraits<AccumMethod::F> : MethodTraits<float, NarumiForceAccum> {};
+template<> struct AccumTraits<AccumMethod::G> : MethodTraits<double, PlainSum<double>> {};
+template<> struct AccumTraits<AccumMethod::H> : MethodTraits<float, FixedForceAccum> {};
+// clang-format on
 
 //! Not a method: sums |f_ij| per component in double, to measure the bound
 //! on partial sums from which AccumConfig is made (measure_force_bound).
@@ -196,10 +166,8 @@ class AbsSum
   private:
     double sum_{0};
 };
-struct AbsBoundTraits
+struct AbsBoundTraits : MethodTraits<double, AbsSum>
 {
-    using force_real = double;
-    using accumulator = AbsSum;
 };
 
 //! Not a method: the float pair forces summed in double-double (~106 bits,
@@ -210,10 +178,8 @@ class DoubleDoubleAccum : public accum::DoubleWordSum<double>
   public:
     MCDOSE_FUNCTION explicit DoubleDoubleAccum(AccumConfig const&) {}
 };
-struct ExactFloatForceTraits
+struct ExactFloatForceTraits : MethodTraits<float, DoubleDoubleAccum>
 {
-    using force_real = float;
-    using accumulator = DoubleDoubleAccum;
 };
 
 template<AccumMethod M>
