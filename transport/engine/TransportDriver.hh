@@ -40,6 +40,9 @@ struct TransportRunOptions
     double max_primary_energy_MeV{0};     //!< for the FX quantum (kinetic + 2 m c^2 for e+)
     //! Called after each batch; return false to stop at this batch boundary.
     std::function<bool(TransportProgress const&)> on_batch;
+    //! If set, receives each batch's energy per voxel [MeV] before it is folded
+    //! (for quantities whose uncertainty needs the batches, e.g. depth dose).
+    std::function<void(std::vector<double> const&)> on_batch_grid;
 };
 
 struct TransportRunResult
@@ -132,6 +135,8 @@ TransportRunResult run_transport_typed(PhotonTransportParams const& physics, Sou
                             [&args](size_type t) { transport_worker(args, t); });
         }
         rng_store.end_batch();
+        if (opts.on_batch_grid)
+            opts.on_batch_grid(tally.batch_energy_MeV());
         tally.end_batch(range.end - range.begin);
         result.histories = range.end;
 

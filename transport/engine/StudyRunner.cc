@@ -1,0 +1,243 @@
+//! \file transport/engine/StudyRunner.cc
+#include "transport/engine/StudyRunner.hh"
+
+#include <algorithm>
+#include <chrono>
+#include <ctime>
+#include <iomanip>
+#include <sstream>
+
+#include "core/Config.hh"
+#include "core/Device.hh"
+#include "phantoms/materials/MaterialCatalogue.hh"
+#include "transport/engine/TransportInstantiate.hh"
+#include "transport/output/ProfileCsv.hh"
+#include "transport/output/RunOutputs.hh"
+#include "transport/source/SourceParams.hh"
+#include "transport/study/StudyMaterials.hh"
+
+namespace mcdose
+{
+namespace
+{
+std::string utc_now_iso8601()
+{
+    std::time_t const t = std::time(nullptr);
+    std::tm tm{};
+    gmtime_r(&t, &tm);
+    std::ostringstream os;
+    os << std::put_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
+    return os.str();
+}
+
+//! Largest kinetic energy the source can emit [MeV].
+double max_source_energy_MeV(SourceInput const& s)
+{
+    if (s.energy_MeV)
+        return *s.energy_MeV;
+    MCDOSE_VALIDATE(s.spectrum && !s.spectrum->edges_MeV.empty(),
+                    << s.pointer << ": give 'energy_MeV' or a 'spectrum'");
+    return s.spectrum->edges_MeV.back();
+}
+
+//! The production generators (the baselines are for RNG studies only).
+template<class F>
+decltype(auto) visit_transport_rng(RngKind kind, F&& f)
+{
+    switch (kind)
+    {
+        case RngKind::hybrid_taus: return f(EngineTag<HybridTausEngine>{});
+        case RngKind::lagged_fibonacci: return f(EngineTag<LaggedFibonacciEngine>{});
+        case RngKind::philox: return f(EngineTag<PhiloxEngine>{});
+        default: break;
+    }
+    MCDOSE_VALIDATE(false, << "rng.generator '" << to_cstring(kind)
+                           << "' is a baseline for RNG studies only; use philox, hybrid-taus "
+                              "or lagged-fibonacci for transport");
+    return f(EngineTag<PhiloxEngine>{});
+}
+
+Backend resolve_backend(Backend requested)
+{
+    if (requested == Backend::automatic)
+        return device_count() > 0 ? Backend::gpu : Backend::cpu;
+    if (requested == Backend::gpu)
+    {
+        MCDOSE_VALIDATE(MCDOSE_USE_CUDA, << "backend 'gpu' requested but mcdose was built "
+                                            "without CUDA; use 'cpu' or 'auto'");
+        MCDOSE_VALIDATE(device_count() > 0, << "backend 'gpu' requested but no GPU is usable ("
+                                               << no_device_reason()
+                                               << "); use 'cpu' or 'auto'");
+    }
+    return requested;
+}
+}  // namespace
+
+StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options)
+{
+    auto const t0 = std::chrono::steady_clock::now();
+    StudyRunSummary summary;
+    std::string const started = utc_now_iso8601();
+
+    // Sources: photon beams (charged-particle transport is the next milestone).
+    MCDOSE_VALIDATE(study.sources.size() == 1,
+                    << "'sources': this version runs exactly one source (got "
+                    << study.sources.size() << "); split the study into one per source");
+    SourceInput const& src = study.sources.front();
+    MCDOSE_VALIDATE(src.particle == SourceParticle::photon,
+                    << src.pointer << "/particle: '" << to_cstring(src.particle)
+                    << "' sources need charged-particle condensed history, which this version "
+                       "does not have yet (photon sources only; secondary electrons deposit "
+                       "locally)");
+    std::uint64_t const histories = options.histories ? *options.histories
+                                                      : study.run.histories.value_or(0);
+    MCDOSE_VALIDATE(histories > 0,
+                    << "'run.histories' is required in this version (a target uncertainty "
+                       "alone is not supported yet); give the number of histories");
+
+    // Phantom and materials.
+    auto const user = study_user_materials(study);
+    check_phantom_materials(study, user);
+    Phantom phantom = build_phantom(study.phantom, nominal_density_lookup(user),
+                                    &summary.warnings);
+    std::vector<Material> materials;
+    for (auto const& name : phantom.material_names)
+        materials.push_back(find_material(name, user));
+
+    Backend const backend = resolve_backend(options.backend ? *options.backend : study.backend);
+    bool const gpu = backend == Backend::gpu;
+
+    PhotonTransportOptions popts;
+    popts.emax_MeV = std::max(0.01, 1.001 * max_source_energy_MeV(src));
+    popts.photon_cutoff_MeV = study.physics.photon_cutoff_MeV;
+    popts.emin_MeV = std::min(1e-3 * 1.0000001, popts.photon_cutoff_MeV);
+    popts.emin_MeV = std::max(popts.emin_MeV, 1e-3);
+    PhotonTransportParams physics(materials, phantom.grid, popts);
+
+    TransportRunOptions ropts;
+    ropts.backend = backend;
+    ropts.cpu_threads = options.cpu_threads ? *options.cpu_threads : study.cpu_threads;
+    ropts.rng.kind = to_rng_kind(study.rng.generator);
+    ropts.rng.seed = study.rng.seed;
+    ropts.histories = histories;
+    ropts.batches = std::min<std::uint64_t>(std::max(1, study.tally.batches), histories);
+    ropts.max_primary_energy_MeV = max_source_energy_MeV(src);
+    ropts.on_batch = options.on_batch;
+
+    GridGeometry const& geo = phantom.grid.geometry();
+    int const depth_axis = resolve_depth_axis(study, geo);
+    std::vector<std::vector<double>> batch_grids;
+    if (study.outputs.depth_dose && options.write_outputs && ropts.batches >= 2)
+        ropts.on_batch_grid = [&](std::vector<double> const& e) { batch_grids.push_back(e); };
+
+    TallyMethod const method = to_tally_method(study.tally.method);
+    auto const t_setup = std::chrono::steady_clock::now();
+    TransportRunResult run = dispatch_precision(study.physics.precision, [&](auto p) {
+        using Real = ::mcdose::Real<decltype(p)::value>;
+        SourceParams<Real> source(src, geo);
+        SourceView<Real> const sview = gpu ? source.device_view() : source.host_view();
+        return visit_transport_rng(ropts.rng.kind, [&](auto tag) {
+            using Engine = typename decltype(tag)::type;
+            return dispatch_tally_method(method, [&](auto policy) {
+                using Policy = decltype(policy);
+                return run_transport_typed<Real, Engine, Policy>(physics, sview, method,
+                                                                 geo.num_voxels(), ropts);
+            });
+        });
+    });
+    summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
+    summary.backend = gpu ? "gpu" : "cpu";
+    if (gpu)
+    {
+        auto const infos = device_infos();
+        summary.device = infos.empty() ? "GPU" : infos.front().name;
+    }
+    else
+    {
+        summary.device = std::to_string(run.workers) + " CPU threads";
+    }
+    summary.histories = run.histories;
+    summary.complete = run.complete;
+    summary.transport_time_s = run.transport_time_s;
+    summary.histories_per_s = run.transport_time_s > 0 ? run.histories / run.transport_time_s : 0;
+    summary.balance = run.balance;
+
+    // Per source particle.
+    double const per = run.histories > 0 ? 1.0 / double(run.histories) : 0.0;
+    std::vector<double> edep(run.dose.energy_MeV.size()), sigma(edep.size());
+    for (std::size_t v = 0; v < edep.size(); ++v)
+    {
+        edep[v] = run.dose.energy_MeV[v] * per;
+        sigma[v] = run.dose.energy_sigma_MeV[v] * per;
+    }
+    DoseGridData data;
+    data.geometry = geo;
+    data.edep_MeV = make_span(edep);
+    data.edep_sigma_MeV = make_span(sigma);
+    data.density_g_cm3 = make_span(phantom.grid.density_g_cm3());
+    data.material = make_span(phantom.grid.material());
+    data.material_names = phantom.material_names;
+    summary.uncertainty_reached
+        = mean_relative_uncertainty(data, study.run.uncertainty_dose_fraction);
+
+    if (options.write_outputs)
+    {
+        RunMetadata meta;
+        meta.study_file = study.study_file;
+        meta.study_json = study.study_json;
+        meta.version = std::string(BuildInfo::version) + " (" + BuildInfo::git_describe + ")";
+        meta.started_utc = started;
+        meta.seed = study.rng.seed;
+        meta.rng_generator = study.rng.generator;
+        meta.tally_method = study.tally.method;
+        meta.precision = to_cstring(study.physics.precision);
+        meta.backend = summary.backend;
+        meta.device = summary.device;
+        meta.histories = run.histories;
+        meta.transport_time_s = run.transport_time_s;
+        meta.wall_time_s
+            = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        meta.complete = run.complete;
+        meta.stop_reason = run.complete ? "histories" : "interrupted";
+        meta.uncertainty_reached = summary.uncertainty_reached;
+        meta.uncertainty_dose_fraction = study.run.uncertainty_dose_fraction;
+        meta.source_particles = src.particles;
+        EnergyBalance e = run.balance;
+        e.emitted_MeV *= per;
+        e.deposited_MeV *= per;
+        e.escaped_MeV *= per;
+        e.below_cutoff_MeV *= per;
+        e.overflow_MeV *= per;
+        e.rest_mass_MeV *= per;
+        meta.energy = e;
+
+        OutputInput outputs = study.outputs;
+        if (options.output_dir)
+            outputs.directory = *options.output_dir;
+        std::optional<DepthDoseCurve> curve;
+        if (outputs.depth_dose)
+        {
+            if (batch_grids.size() >= 2)
+            {
+                // Batches of (nearly) equal size, each normalised per its own histories.
+                for (std::size_t b = 0; b < batch_grids.size(); ++b)
+                {
+                    auto const r = batch_history_range(histories, ropts.batches, b);
+                    double const inv = 1.0 / double(r.end - r.begin);
+                    for (double& x : batch_grids[b])
+                        x *= inv;
+                }
+                curve = depth_dose_from_batches(geo, depth_axis, batch_grids);
+            }
+            else
+            {
+                outputs.depth_dose = false;
+                summary.warnings.push_back(
+                    "depth-dose CSV skipped: it needs at least 2 completed batches");
+            }
+        }
+        summary.files = write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr);
+    }
+    return summary;
+}
+}  // namespace mcdose

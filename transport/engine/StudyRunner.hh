@@ -1,0 +1,44 @@
+//! \file transport/engine/StudyRunner.hh
+//! Run a parsed study end to end: phantom and materials, physics tables,
+//! source, the transport on the chosen backend, and the outputs.
+#pragma once
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "transport/engine/EnergyBalance.hh"
+#include "transport/engine/TransportDriver.hh"
+#include "transport/study/StudyInput.hh"
+
+namespace mcdose
+{
+struct StudyRunOptions
+{
+    std::optional<Backend> backend;            //!< overrides the study's backend
+    std::optional<std::uint64_t> histories;    //!< overrides run.histories
+    std::optional<int> cpu_threads;            //!< overrides cpu_threads
+    std::optional<std::string> output_dir;     //!< overrides outputs.directory
+    bool write_outputs{true};
+    //! Progress after each batch (return false to stop at the batch boundary).
+    std::function<bool(TransportProgress const&)> on_batch;
+};
+
+struct StudyRunSummary
+{
+    std::string backend;          //!< "gpu" or "cpu"
+    std::string device;           //!< GPU name, or "N CPU threads"
+    std::uint64_t histories{0};
+    bool complete{true};
+    double setup_time_s{0};       //!< phantom, tables, uploads
+    double transport_time_s{0};
+    double histories_per_s{0};
+    EnergyBalance balance;        //!< totals over the run [MeV]
+    std::optional<double> uncertainty_reached;
+    std::vector<std::string> files;
+    std::vector<std::string> warnings;
+};
+
+StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options);
+}  // namespace mcdose
