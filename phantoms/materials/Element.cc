@@ -32,6 +32,26 @@ constexpr std::array<double, max_atomic_number> icru37_mean_excitation_eV = {
     878.0, 890.0, 902.0, 921.0, 934.0, 939.0, 952.0, 966.0, 980.0, 994.0,  // 91-100
 };
 
+// Standard atomic weights [g/mol], IUPAC/CIAAW (Meija et al., Pure Appl. Chem. 88, 265
+// (2016)), conventional values for elements with an interval; for elements without a
+// stable isotope, the mass number of the longest-lived isotope (in brackets there).
+// (xraylib's AtomicWeight is not used: its values are rounded, e.g. H 1.01, Pb 207.21.)
+constexpr std::array<double, max_atomic_number> standard_atomic_weight = {
+    1.008,     4.002602,  6.94,      9.0121831, 10.81,     12.011,    14.007,    15.999,
+    18.998403, 20.1797,   22.989769, 24.305,    26.981538, 28.085,    30.973762, 32.06,
+    35.45,     39.948,    39.0983,   40.078,    44.955908, 47.867,    50.9415,   51.9961,
+    54.938044, 55.845,    58.933194, 58.6934,   63.546,    65.38,     69.723,    72.630,
+    74.921595, 78.971,    79.904,    83.798,    85.4678,   87.62,     88.90584,  91.224,
+    92.90637,  95.95,     98.0,      101.07,    102.9055,  106.42,    107.8682,  112.414,
+    114.818,   118.710,   121.760,   127.60,    126.90447, 131.293,   132.905452, 137.327,
+    138.90547, 140.116,   140.90766, 144.242,   145.0,     150.36,    151.964,   157.25,
+    158.92535, 162.500,   164.93033, 167.259,   168.93422, 173.045,   174.9668,  178.49,
+    180.94788, 183.84,    186.207,   190.23,    192.217,   195.084,   196.966569, 200.592,
+    204.38,    207.2,     208.9804,  209.0,     210.0,     222.0,     223.0,     226.0,
+    227.0,     232.0377,  231.03588, 238.02891, 237.0,     244.0,     243.0,     247.0,
+    247.0,     251.0,     252.0,     257.0,
+};
+
 // First ionization energies [eV], Z = 1..100, NIST Atomic Spectra Database
 // (Kramida, Ralchenko, Reader & NIST ASD Team), rounded to 0.01 eV.
 constexpr std::array<double, max_atomic_number> first_ionization_eV = {
@@ -81,8 +101,7 @@ std::vector<ElementData> build_elements()
         MCDOSE_VALIDATE(sym && !err, << "xraylib has no symbol for Z=" << Z);
         el.symbol = sym;
         xrlFree(sym);
-        el.atomic_weight_g_mol = xrl_call(
-            [Z](xrl_error** e) { return AtomicWeight(Z, e); }, "AtomicWeight", Z);
+        el.atomic_weight_g_mol = standard_atomic_weight[Z - 1];
         el.mean_excitation_energy_eV = icru37_mean_excitation_eV[Z - 1];
         el.first_ionization_energy_eV = first_ionization_eV[Z - 1];
         if (Z == 99)

@@ -41,6 +41,13 @@ std::string closest_name_hint(std::string const& name, std::vector<std::string> 
             best = c;
         }
     }
+    // A name that is the start of a candidate ("density" for "density_g_cm3") is a hint too
+    for (auto const& c : candidates)
+    {
+        if (name.size() >= 3 && c.size() > name.size() && c.compare(0, name.size(), name) == 0
+            && best_d > 1)
+            return " (did you mean '" + c + "'?)";
+    }
     if (best.empty() || best_d > std::max<std::size_t>(2, name.size() / 2))
         return {};
     return " (did you mean '" + best + "'?)";

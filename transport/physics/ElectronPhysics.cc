@@ -25,6 +25,21 @@ ElectronPhysics::ElectronPhysics(Material const& material)
     , delta_(material)
     , electrons_per_gram_(material.z_over_a() * constants::avogadro)
 {
+    // Locate the Bethe maximum on a fine log grid (100 per decade, 10 eV - 1 MeV).
+    for (Lepton l : {Lepton::electron, Lepton::positron})
+    {
+        int const idx = l == Lepton::positron;
+        for (int i = 0; i <= 500; ++i)
+        {
+            double const T = 1e-5 * std::pow(10.0, i / 100.0);
+            double const s = bethe_restricted(T, T, l);
+            if (s > bethe_max_S_[idx])
+            {
+                bethe_max_S_[idx] = s;
+                bethe_max_T_[idx] = T;
+            }
+        }
+    }
 }
 
 template<class F>
@@ -49,6 +64,18 @@ double ElectronPhysics::bethe_prefactor(double T_MeV) const
 
 double ElectronPhysics::restricted_collision_stopping(double T_MeV, double cut_MeV,
                                                       Lepton lepton) const
+{
+    int const idx = lepton == Lepton::positron;
+    if (T_MeV < bethe_max_T_[idx])
+    {
+        // Below the Bethe maximum: velocity-proportional continuation (see header). The
+        // cut is irrelevant there in practice (cuts are well above T_max).
+        return bethe_max_S_[idx] * std::sqrt(T_MeV / bethe_max_T_[idx]);
+    }
+    return bethe_restricted(T_MeV, cut_MeV, lepton);
+}
+
+double ElectronPhysics::bethe_restricted(double T_MeV, double cut_MeV, Lepton lepton) const
 {
     MCDOSE_EXPECT(T_MeV > 0 && cut_MeV > 0);
     double const tau = T_MeV / electron_mass_MeV;

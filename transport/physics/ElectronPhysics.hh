@@ -28,8 +28,15 @@ class ElectronPhysics
 
     //! Unrestricted collision stopping power: Bethe theory with the Møller (e-) or Bhabha
     //! (e+) cross section and the density effect (ICRU-37 Eqs. 2.1–2.4, no shell
-    //! correction, as in ICRU-37/ESTAR).
+    //! correction, as in ICRU-37/ESTAR). Bethe theory fails at energies comparable to
+    //! the binding energies: below the maximum of the Bethe curve (T_max, about 0.1 keV
+    //! in water, ~4 keV in lead) the value is continued as S(T_max) sqrt(T/T_max), the
+    //! velocity-proportional low-energy form (Fermi & Teller 1947; Lindhard & Scharff
+    //! 1961), so that ranges stay finite. Only relevant below ~10 keV for heavy elements.
     double collision_stopping(double T_MeV, Lepton lepton) const;
+
+    //! Kinetic energy of the maximum of the Bethe collision stopping power [MeV].
+    double bethe_maximum_MeV(Lepton lepton) const { return bethe_max_T_[lepton == Lepton::positron]; }
 
     //! Restricted collision stopping power: energy losses W < cut (secondary electrons
     //! below the cut), Berger & Seltzer (NASA SP-3012 (1964)); ICRU-37 Eq. 2.12–2.13.
@@ -61,6 +68,10 @@ class ElectronPhysics
     Material material_;
     DensityEffect delta_;
     double electrons_per_gram_;  //!< N_A sum w Z/A [1/g]
+    double bethe_max_T_[2]{0, 0};  //!< T of the Bethe maximum for e-, e+ [MeV]
+    double bethe_max_S_[2]{0, 0};  //!< S_col there [MeV cm^2/g]
+
+    double bethe_restricted(double T_MeV, double cut_MeV, Lepton lepton) const;
 
     double bethe_prefactor(double T_MeV) const;
     template<class F>

@@ -137,7 +137,7 @@ std::vector<double> photon_energy_grid(Material const& material, double emin_MeV
     MCDOSE_VALIDATE(emin_MeV > 0 && emax_MeV > emin_MeV && per_decade > 0,
                     << "invalid photon grid [" << emin_MeV << ", " << emax_MeV << "] MeV with "
                     << per_decade << " points per decade");
-    constexpr double edge_gap = 1e-6;
+    constexpr double edge_gap = 2e-4;
     std::vector<double> special;
     for (auto const& c : material.components)
     {
@@ -147,7 +147,8 @@ std::vector<double> photon_energy_grid(Material const& material, double emin_MeV
             special.push_back(e * (1 + edge_gap));
         }
     }
-    for (double thr : {2 * electron_mass_MeV, 4 * electron_mass_MeV})
+    // 8 m c^2: below it the pair screening ratio is frozen (a kink)
+    for (double thr : {2 * electron_mass_MeV, 4 * electron_mass_MeV, 8 * electron_mass_MeV})
     {
         if (thr > emin_MeV && thr < emax_MeV)
             special.push_back(thr);
@@ -157,12 +158,12 @@ std::vector<double> photon_energy_grid(Material const& material, double emin_MeV
     std::vector<double> grid;
     for (int i = 0; i <= n; ++i)
         grid.push_back(i == n ? emax_MeV : emin_MeV * std::exp(i * h));
-    // Drop regular points closer than 1e-4 (relative) to a special point.
+    // Drop regular points closer than 1e-3 (relative) to a special point.
     grid.erase(std::remove_if(grid.begin() + 1, grid.end() - 1,
                               [&](double e) {
                                   for (double s : special)
                                   {
-                                      if (std::fabs(e / s - 1) < 1e-4)
+                                      if (std::fabs(e / s - 1) < 1e-3)
                                           return true;
                                   }
                                   return false;

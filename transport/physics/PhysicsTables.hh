@@ -54,7 +54,7 @@ struct PhysicsTableOptions
 {
     double min_energy_MeV{1e-3};
     double max_energy_MeV{50};
-    int photon_points_per_decade{60};    //!< plus edge points
+    int photon_points_per_decade{100};   //!< plus edge points
     int electron_points_per_decade{60};
     double electron_cut_MeV{0.01};  //!< class II threshold for delta rays (kinetic)
     double photon_cut_MeV{0.01};    //!< class II threshold for bremsstrahlung photons
