@@ -235,18 +235,26 @@ void run_gemm(GemmArgs const& args)
     o.matrix.salt_magnitude = args.salt;
     o.matrix.decades = args.decades;
     o.matrix.seed = args.seed;
-    o.deltas = !args.deltas.empty() ? args.deltas
-               : o.matrix.kind == MatrixKind::salted
-                   ? std::vector<double>{2 * args.salt, 100, 1, 0.5, 0.1, 0.01}
-                   : std::vector<double>{1, 1e-2, 1e-4, 1e-6, 1e-8};
+    // Default cutoffs: on the GPU (n up to 16384) only splits that leave the
+    // large parts sparse (<~30% of the elements), since those run on the host.
+    bool const gpu = backend == Backend::gpu;
+    bool const salted = o.matrix.kind == MatrixKind::salted;
+    if (!args.deltas.empty())
+        o.deltas = args.deltas;
+    else if (salted)
+        o.deltas = gpu ? std::vector<double>{2 * args.salt, 100, 0.99, 0.9}
+                       : std::vector<double>{2 * args.salt, 100, 0.99, 0.9, 0.5, 0.1, 0.01};
+    else
+        o.deltas = gpu ? std::vector<double>{1, 1e-1, 1e-2}
+                       : std::vector<double>{1, 1e-1, 1e-2, 1e-4, 1e-6, 1e-8};
     MCDOSE_VALIDATE(args.memory_budget_mib > 0, << "--memory-budget-mib must be positive");
     o.memory_budget_bytes = args.memory_budget_mib * 1024 * 1024;
     o.threads = args.threads;
     o.repeats = args.repeats;
     std::vector<size_type> sizes = args.sizes;
     if (sizes.empty())
-        sizes = backend == Backend::gpu ? std::vector<size_type>{1024, 2048, 4096, 8192, 16384}
-                                        : std::vector<size_type>{256, 512};
+        sizes = gpu ? std::vector<size_type>{1024, 2048, 4096, 8192, 16384}
+                    : std::vector<size_type>{256, 512};
 
     json out = run_header(backend, "gemm");
     out["matrix"] = args.matrix;

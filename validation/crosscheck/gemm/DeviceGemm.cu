@@ -37,6 +37,15 @@ class CublasHandle
     cublasHandle_t h_{};
 };
 
+//! One handle for the process (MGEMM calls one SGEMM per tile). Deliberately
+//! never destroyed: destroying it from a static destructor after the CUDA
+//! runtime has shut down is undefined.
+cublasHandle_t shared_handle()
+{
+    static CublasHandle* const handle = new CublasHandle();
+    return *handle;
+}
+
 int as_int(size_type n)
 {
     MCDOSE_VALIDATE(n < (size_type(1) << 31), << "matrix dimension " << n
@@ -93,7 +102,7 @@ Matrix<double> device_dgemm(Matrix<double> const& a, Matrix<double> const& b, in
 {
     MCDOSE_VALIDATE(a.cols() == b.rows(), << "DGEMM shapes do not match");
     size_type const m = a.rows(), k = a.cols(), n = b.cols();
-    CublasHandle h;
+    cublasHandle_t const h = shared_handle();
     DeviceBuffer<double> da(a.values()), db(b.values()), dc(m * n);
     double const alpha = 1, beta = 0;
     time_calls(
@@ -111,7 +120,7 @@ Matrix<float> device_sgemm(Matrix<float> const& a, Matrix<float> const& b, bool 
 {
     MCDOSE_VALIDATE(a.cols() == b.rows(), << "SGEMM shapes do not match");
     size_type const m = a.rows(), k = a.cols(), n = b.cols();
-    CublasHandle h;
+    cublasHandle_t const h = shared_handle();
     DeviceBuffer<float> da(a.values()), db(b.values()), dc(m * n);
     time_calls(
         [&] {
@@ -136,7 +145,7 @@ std::pair<Matrix<float>, Matrix<float>> device_tf32x3(Tf32Split const& a, Tf32Sp
 {
     MCDOSE_VALIDATE(a.hi.cols() == b.hi.rows(), << "3xTF32 shapes do not match");
     size_type const m = a.hi.rows(), k = a.hi.cols(), n = b.hi.cols();
-    CublasHandle h;
+    cublasHandle_t const h = shared_handle();
     DeviceBuffer<float> ahi(a.hi.values()), alo(a.lo_scaled.values()), bhi(b.hi.values()),
         blo(b.lo_scaled.values()), hh(m * n), cross(m * n);
     time_calls(
