@@ -136,7 +136,7 @@ namespace mcdose
 {
 namespace
 {
-//! int g(k) d ln k over [k_lo, k_hi]: 8-point panels of at most 1.5 units of ln k.
+//! int g(k) d ln k over [k_lo, k_hi]: 8-point panels of at most 2 units of ln k.
 template<class G>
 double integrate_ln_k(G&& g, double k_lo, double k_hi)
 {
@@ -144,7 +144,7 @@ double integrate_ln_k(G&& g, double k_lo, double k_hi)
         return 0;
     double const a = std::log(k_lo);
     double const b = std::log(k_hi);
-    int const panels = std::max(2, static_cast<int>(std::ceil((b - a) / 1.5)));
+    int const panels = std::max(2, static_cast<int>(std::ceil((b - a) / 2.0)));
     return integrate_gl8([&](double lnk) { return g(std::exp(lnk)); }, a, b, panels);
 }
 }  // namespace
@@ -155,6 +155,39 @@ double brems_energy_loss_cm2_MeV(int Z, double T_MeV, double k_lo_MeV, double k_
     double const hi = std::min(k_hi_MeV, T_MeV * (1 - 1e-12));
     // int k dsigma/dk dk = int (k dsigma/dk) k d ln k
     return integrate_ln_k([&](double k) { return k * brems_k_dsigma_dk_cm2(Z, T_MeV, k); }, lo, hi);
+}
+
+BremsIntegrals brems_integrals(int Z, double T_MeV, double k_cut_MeV)
+{
+    BremsIntegrals r;
+    double const k_min = T_MeV * brems_k_min_fraction;
+    double const k_max = T_MeV * (1 - 1e-12);
+    double const kc = std::min(std::max(k_cut_MeV, k_min), k_max);
+    r.loss_soft_cm2_MeV = integrate_ln_k(
+        [&](double k) { return k * brems_k_dsigma_dk_cm2(Z, T_MeV, k); }, k_min, kc);
+    if (kc < k_max)
+    {
+        // One pass over [k_c, T] (same panels as integrate_ln_k) for the loss and the
+        // cross section: int g d ln k with g = k (k dsigma/dk) and g = k dsigma/dk.
+        static GaussLegendre<8> const rule;
+        double const a = std::log(kc);
+        double const b = std::log(k_max);
+        int const panels = std::max(2, static_cast<int>(std::ceil((b - a) / 2.0)));
+        double const h = (b - a) / panels;
+        for (int p = 0; p < panels; ++p)
+        {
+            double const mid = a + (p + 0.5) * h;
+            for (int i = 0; i < 8; ++i)
+            {
+                double const k = std::exp(mid + 0.5 * h * rule.x[i]);
+                double const w = 0.5 * h * rule.w[i];
+                double const kd = brems_k_dsigma_dk_cm2(Z, T_MeV, k);
+                r.loss_hard_cm2_MeV += w * k * kd;
+                r.xs_hard_cm2 += w * kd;
+            }
+        }
+    }
+    return r;
 }
 
 double brems_cross_section_cm2(int Z, double T_MeV, double k_lo_MeV, double k_hi_MeV)

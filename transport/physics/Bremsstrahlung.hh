@@ -33,9 +33,19 @@ double brems_energy_loss_cm2_MeV(int Z, double T_MeV, double k_lo_MeV, double k_
 //! int_{k_lo}^{k_hi} dsigma/dk dk per atom [cm^2] (emission cross section).
 double brems_cross_section_cm2(int Z, double T_MeV, double k_lo_MeV, double k_hi_MeV);
 
+//! Energy-loss and emission integrals split at a photon cut k_c, from one set of
+//! quadrature nodes (what the tables need per element and energy).
+struct BremsIntegrals
+{
+    double loss_soft_cm2_MeV{0};  //!< int_0^{k_c} k dsigma/dk dk
+    double loss_hard_cm2_MeV{0};  //!< int_{k_c}^T k dsigma/dk dk
+    double xs_hard_cm2{0};        //!< int_{k_c}^T dsigma/dk dk
+};
+BremsIntegrals brems_integrals(int Z, double T_MeV, double k_cut_MeV);
+
 //! Photon energies below this fraction of T are left out of the integrals (the energy
 //! loss integrand vanishes ~k there); the cross section needs a cut k_lo > 0.
-inline constexpr double brems_k_min_fraction = 1e-9;
+inline constexpr double brems_k_min_fraction = 1e-7;
 
 //! 3BN k d sigma/dk / (alpha r_e^2 Z^2) [-], without Elwert or screening factors.
 double bethe_heitler_3bn_reduced(double T_MeV, double k_MeV);

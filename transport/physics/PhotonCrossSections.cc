@@ -62,15 +62,15 @@ double incoherent_function(int Z, double x)
 }
 
 //! Integrate g(u) over u = sin^2(theta/2) in [u_min, 1] in the variable ln u.
-//! u_min is where the momentum transfer x = k_A sqrt(u) is 1e-6 1/Angstrom: below it
+//! u_min is where the momentum transfer x = k_A sqrt(u) is 1e-5 1/Angstrom: below it
 //! the integrands vanish like u (incoherent) or contribute < 1e-9 relative (coherent).
 template<class G>
 void integrate_over_u(double k_angstrom, G&& visit)
 {
-    double const x_min = 1e-6;
+    double const x_min = 1e-5;
     double const u_min = std::min(1e-3, (x_min / k_angstrom) * (x_min / k_angstrom));
     double const v_min = std::log(u_min);
-    int const panels = std::max(8, static_cast<int>(-v_min / 2));
+    int const panels = std::max(6, static_cast<int>(-v_min / 3));
     // visit(u, w): w is the quadrature weight including the Jacobian du = u dv.
     static GaussLegendre<8> const rule;
     double const h = -v_min / panels;
@@ -161,14 +161,13 @@ double photoelectric_cm2_g(int Z, double energy_MeV)
            / sauter_k_shell_shape(xraylib_photo_limit_MeV);
 }
 
-IncoherentIntegrals incoherent_integrals(int Z, double energy_MeV,
-                                         std::function<double(double)> const& yield_of_T_MeV)
+IncoherentSpectrum incoherent_spectrum(int Z, double energy_MeV)
 {
     MCDOSE_EXPECT(energy_MeV > 0);
     double const kappa = energy_MeV / electron_mass_MeV;
     double const k_angstrom = energy_MeV * 1e3 / hc_keV_angstrom;
-    // One quadrature pass accumulates the three integrals.
-    double sums[3] = {0, 0, 0};
+    double const conv = per_atom_to_cm2_g(Z);
+    IncoherentSpectrum result;
     integrate_over_u(k_angstrom, [&](double u, double weight) {
         double const one_minus_mu = 2 * u;
         double const ratio = 1 / (1 + kappa * one_minus_mu);  // E'/E
@@ -176,15 +175,27 @@ IncoherentIntegrals incoherent_integrals(int Z, double energy_MeV,
         // d sigma_KN / d Omega = r_e^2/2 (E'/E)^2 (E'/E + E/E' - sin^2 theta); dOmega = 4 pi du
         double const dkn = 0.5 * re2_cm2 * ratio * ratio * (ratio + 1 / ratio - sin2);
         double const s = incoherent_function(Z, k_angstrom * std::sqrt(u));
-        double const dsigma = weight * 4 * pi * dkn * s;
-        double const t_frac = 1 - ratio;
-        sums[0] += dsigma;
-        sums[1] += dsigma * t_frac;
-        if (yield_of_T_MeV)
-            sums[2] += dsigma * t_frac * yield_of_T_MeV(t_frac * energy_MeV);
+        result.t_fraction.push_back(1 - ratio);
+        result.dsigma_cm2_g.push_back(weight * 4 * pi * dkn * s * conv);
     });
-    double const conv = per_atom_to_cm2_g(Z);
-    return {sums[0] * conv, sums[1] * conv, sums[2] * conv};
+    return result;
+}
+
+IncoherentIntegrals incoherent_integrals(int Z, double energy_MeV,
+                                         std::function<double(double)> const& yield_of_T_MeV)
+{
+    auto const spec = incoherent_spectrum(Z, energy_MeV);
+    IncoherentIntegrals r;
+    for (std::size_t i = 0; i < spec.t_fraction.size(); ++i)
+    {
+        double const ds = spec.dsigma_cm2_g[i];
+        double const t = spec.t_fraction[i];
+        r.sigma_cm2_g += ds;
+        r.energy_transfer_cm2_g += ds * t;
+        if (yield_of_T_MeV)
+            r.radiated_cm2_g += ds * t * yield_of_T_MeV(t * energy_MeV);
+    }
+    return r;
 }
 
 double coherent_cm2_g(int Z, double energy_MeV)

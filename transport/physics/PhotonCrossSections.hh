@@ -38,6 +38,15 @@ struct IncoherentIntegrals
 IncoherentIntegrals incoherent_integrals(
     int Z, double energy_MeV, std::function<double(double)> const& yield_of_T_MeV = {});
 
+//! The incoherent cross section resolved into its quadrature nodes: Compton electron
+//! energy fraction T/E and d sigma [cm^2/g] of each node (sum of d sigma = sigma).
+struct IncoherentSpectrum
+{
+    std::vector<double> t_fraction;
+    std::vector<double> dsigma_cm2_g;
+};
+IncoherentSpectrum incoherent_spectrum(int Z, double energy_MeV);
+
 //! Incoherent cross section [cm^2/g].
 inline double incoherent_cm2_g(int Z, double energy_MeV)
 {

@@ -80,35 +80,56 @@ double fluorescence_energy_times_photo(int Z, double energy_MeV)
 }
 }  // namespace
 
-PhotonElementCoefficients photon_element_coefficients(int Z, double energy_MeV,
-                                                      YieldFunction const& yield)
+PhotonElementData photon_element_data(int Z, double energy_MeV)
 {
-    PhotonElementCoefficients r;
-    auto& c = r.c;
+    PhotonElementData d;
+    auto& c = d.c;
     c.photo = photoelectric_cm2_g(Z, energy_MeV);
-    auto const inc = incoherent_integrals(Z, energy_MeV, yield);
-    c.incoherent = inc.sigma_cm2_g;
+    d.compton = incoherent_spectrum(Z, energy_MeV);
+    double inc_tr = 0;
+    for (std::size_t i = 0; i < d.compton.t_fraction.size(); ++i)
+    {
+        c.incoherent += d.compton.dsigma_cm2_g[i];
+        inc_tr += d.compton.dsigma_cm2_g[i] * d.compton.t_fraction[i];
+    }
     c.coherent = coherent_cm2_g(Z, energy_MeV);
     c.pair_nuclear = pair_nuclear_cm2_g(Z, energy_MeV);
     c.pair_electron = pair_electron_cm2_g(Z, energy_MeV);
     c.mu = c.photo + c.incoherent + c.coherent + c.pair_nuclear + c.pair_electron;
-
     double const x_photo = c.photo > 0 ? fluorescence_energy_times_photo(Z, energy_MeV) : 0;
-    double const photo_tr = c.photo - x_photo / energy_MeV;
-    double const pair_frac = std::max(0.0, 1 - 2 * electron_mass_MeV / energy_MeV);
-    double const pair_tr = c.pair() * pair_frac;
-    c.mu_tr = photo_tr + inc.energy_transfer_cm2_g + pair_tr;
-    double radiated = inc.radiated_cm2_g;
+    d.photo_tr = c.photo - x_photo / energy_MeV;
+    d.pair_tr = c.pair() * std::max(0.0, 1 - 2 * electron_mass_MeV / energy_MeV);
+    c.mu_tr = d.photo_tr + inc_tr + d.pair_tr;
+    c.mu_en = c.mu_tr;
+    return d;
+}
+
+void add_element(PhotonCoefficients* sum, PhotonElementData const& d, double w, double energy_MeV,
+                 YieldFunction const& yield)
+{
+    auto const& e = d.c;
+    double radiated = 0;
     if (yield)
     {
-        double const t_photo = energy_MeV * photo_tr / std::max(c.photo, 1e-300);
-        radiated += photo_tr * yield(std::max(t_photo, 1e-6));
-        if (pair_tr > 0)
-            radiated += pair_tr * yield(0.5 * (energy_MeV - 2 * electron_mass_MeV));
+        auto const& sp = d.compton;
+        for (std::size_t i = 0; i < sp.t_fraction.size(); ++i)
+        {
+            double const t = sp.t_fraction[i];
+            radiated += sp.dsigma_cm2_g[i] * t * yield(t * energy_MeV);
+        }
+        if (e.photo > 0)
+            radiated += d.photo_tr * yield(std::max(energy_MeV * d.photo_tr / e.photo, 1e-6));
+        if (d.pair_tr > 0)
+            radiated += d.pair_tr * yield(0.5 * (energy_MeV - 2 * electron_mass_MeV));
     }
-    c.mu_en = c.mu_tr - radiated;
-    r.incoherent_radiated = inc.radiated_cm2_g;
-    return r;
+    sum->photo += w * e.photo;
+    sum->incoherent += w * e.incoherent;
+    sum->coherent += w * e.coherent;
+    sum->pair_nuclear += w * e.pair_nuclear;
+    sum->pair_electron += w * e.pair_electron;
+    sum->mu += w * e.mu;
+    sum->mu_tr += w * e.mu_tr;
+    sum->mu_en += w * (e.mu_tr - radiated);
 }
 
 PhotonCoefficients photon_coefficients(Material const& material, double energy_MeV,
@@ -117,16 +138,8 @@ PhotonCoefficients photon_coefficients(Material const& material, double energy_M
     PhotonCoefficients sum;
     for (auto const& comp : material.components)
     {
-        auto const e = photon_element_coefficients(comp.atomic_number, energy_MeV, yield).c;
-        double const w = comp.mass_fraction;
-        sum.photo += w * e.photo;
-        sum.incoherent += w * e.incoherent;
-        sum.coherent += w * e.coherent;
-        sum.pair_nuclear += w * e.pair_nuclear;
-        sum.pair_electron += w * e.pair_electron;
-        sum.mu += w * e.mu;
-        sum.mu_tr += w * e.mu_tr;
-        sum.mu_en += w * e.mu_en;
+        add_element(&sum, photon_element_data(comp.atomic_number, energy_MeV),
+                    comp.mass_fraction, energy_MeV, yield);
     }
     return sum;
 }

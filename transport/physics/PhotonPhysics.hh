@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "phantoms/materials/Material.hh"
+#include "transport/physics/PhotonCrossSections.hh"
 
 namespace mcdose
 {
@@ -23,14 +24,6 @@ struct PhotonCoefficients
     double pair() const { return pair_nuclear + pair_electron; }
 };
 
-//! Per-element contributions at one energy (cached and mixed by mass fraction).
-struct PhotonElementCoefficients
-{
-    PhotonCoefficients c;  //!< cm^2/g of the pure element
-    //! parts of mu_tr and of the radiated fraction g mu_tr (need the material's yield)
-    double incoherent_radiated{0};
-};
-
 //! Radiation yield Y(T) of an electron of kinetic energy T in the material [-].
 using YieldFunction = std::function<double(double T_MeV)>;
 
@@ -41,8 +34,21 @@ using YieldFunction = std::function<double(double T_MeV)>;
 //! Compton electrons integrated over the Klein–Nishina–S spectrum, pair leptons
 //! Y((E - 2 m c^2)/2) each (annihilation in flight neglected). Seltzer, Radiat. Res.
 //! 136, 147 (1993), Eqs. 1–8; Hubbell & Seltzer, NISTIR 5632 (1995).
-PhotonElementCoefficients photon_element_coefficients(int Z, double energy_MeV,
-                                                      YieldFunction const& yield);
+//!
+//! Yield-independent data of one element at one energy: everything needed to form
+//! its coefficients for any material (the tables cache these per (Z, E)).
+struct PhotonElementData
+{
+    PhotonCoefficients c;  //!< mu_tr filled, mu_en = mu_tr (no radiative loss yet)
+    double photo_tr{0};    //!< tau (1 - X/E) [cm^2/g]
+    double pair_tr{0};     //!< kappa (1 - 2 m c^2/E) [cm^2/g]
+    IncoherentSpectrum compton;  //!< for the Compton electrons' radiative loss
+};
+PhotonElementData photon_element_data(int Z, double energy_MeV);
+
+//! Add element `d` (mass fraction w) to `sum`, with the radiative loss from `yield`.
+void add_element(PhotonCoefficients* sum, PhotonElementData const& d, double w, double energy_MeV,
+                 YieldFunction const& yield);
 
 //! Mix element coefficients by mass fraction.
 PhotonCoefficients photon_coefficients(Material const& material, double energy_MeV,

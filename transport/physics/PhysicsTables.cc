@@ -1,8 +1,13 @@
 //! \file transport/physics/PhysicsTables.cc
 #include "transport/physics/PhysicsTables.hh"
 
+#include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <exception>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
@@ -63,6 +68,41 @@ std::vector<double> log_grid(double emin, double emax, int per_decade)
     return grid;
 }
 
+//! Run f(i) for i in [0, n) on the hardware threads (the builders are independent per
+//! index and write only their own slot).
+template<class F>
+void parallel_for(std::size_t n, F&& f)
+{
+    unsigned const hw = std::max(1u, std::thread::hardware_concurrency());
+    std::size_t const nt = std::min<std::size_t>(hw, n);
+    std::atomic<std::size_t> next{0};
+    std::vector<std::thread> threads;
+    std::exception_ptr error;
+    std::mutex error_mutex;
+    auto work = [&] {
+        for (std::size_t i = next++; i < n; i = next++)
+        {
+            try
+            {
+                f(i);
+            }
+            catch (...)
+            {
+                std::lock_guard<std::mutex> lock(error_mutex);
+                if (!error)
+                    error = std::current_exception();
+            }
+        }
+    };
+    for (std::size_t t = 1; t < nt; ++t)
+        threads.emplace_back(work);
+    work();
+    for (auto& t : threads)
+        t.join();
+    if (error)
+        std::rethrow_exception(error);
+}
+
 //! Per-atom electron quantities of one element on the shared grid.
 struct ElementElectronData
 {
@@ -77,16 +117,18 @@ ElementElectronData element_electron_data(int Z, std::vector<double> const& grid
                                           PhysicsTableOptions const& o)
 {
     ElementElectronData d;
-    for (double T : grid)
-    {
-        d.rad_loss.push_back(brems_energy_loss_cm2_MeV(Z, T, 0.0, T));
-        d.rad_loss_soft.push_back(brems_energy_loss_cm2_MeV(Z, T, 0.0, o.photon_cut_MeV));
-        d.brems_hard.push_back(o.photon_cut_MeV < T
-                                   ? brems_cross_section_cm2(Z, T, o.photon_cut_MeV, T)
-                                   : 0.0);
-        d.transport_em.push_back(elastic_transport_cross_section_cm2(Z, T, false));
-        d.transport_ep.push_back(elastic_transport_cross_section_cm2(Z, T, true));
-    }
+    std::size_t const n = grid.size();
+    for (auto* v : {&d.rad_loss, &d.rad_loss_soft, &d.brems_hard, &d.transport_em, &d.transport_ep})
+        v->resize(n);
+    parallel_for(n, [&](std::size_t i) {
+        double const T = grid[i];
+        auto const b = brems_integrals(Z, T, o.photon_cut_MeV);
+        d.rad_loss[i] = b.loss_soft_cm2_MeV + b.loss_hard_cm2_MeV;
+        d.rad_loss_soft[i] = b.loss_soft_cm2_MeV;
+        d.brems_hard[i] = b.xs_hard_cm2;
+        d.transport_em[i] = elastic_transport_cross_section_cm2(Z, T, false);
+        d.transport_ep[i] = elastic_transport_cross_section_cm2(Z, T, true);
+    });
     return d;
 }
 
@@ -203,14 +245,48 @@ PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOption
     }
 
     // ---- Photons: per-material grid with absorption-edge points ----
+    // Element data are material independent: compute each (Z, E) once (the regular grid
+    // points are shared by all materials), spread over threads, then mix per material.
     photon_.num_materials = nm;
     photon_.num_quantities = n_photon;
+    std::vector<std::vector<double>> grids;
+    std::map<int, std::vector<double>> energies_of_z;
+    for (auto const& m : materials_)
+    {
+        grids.push_back(photon_energy_grid(m, o.min_energy_MeV, o.max_energy_MeV,
+                                           o.photon_points_per_decade));
+        for (auto const& c : m.components)
+        {
+            auto& v = energies_of_z[c.atomic_number];
+            v.insert(v.end(), grids.back().begin(), grids.back().end());
+        }
+    }
+    struct Job
+    {
+        int Z;
+        double E;
+    };
+    std::vector<Job> jobs;
+    for (auto& [Z, v] : energies_of_z)
+    {
+        std::sort(v.begin(), v.end());
+        v.erase(std::unique(v.begin(), v.end()), v.end());
+        for (double e : v)
+            jobs.push_back({Z, e});
+    }
+    std::vector<PhotonElementData> results(jobs.size());
+    parallel_for(jobs.size(), [&](std::size_t j) {
+        results[j] = photon_element_data(jobs[j].Z, jobs[j].E);
+    });
+    std::map<std::pair<int, double>, std::size_t> index;
+    for (std::size_t j = 0; j < jobs.size(); ++j)
+        index[{jobs[j].Z, jobs[j].E}] = j;
+
     auto const ev = electron_.host_view();
     for (std::uint32_t mi = 0; mi < nm; ++mi)
     {
         auto const& m = materials_[mi];
-        auto const pgrid = photon_energy_grid(m, o.min_energy_MeV, o.max_energy_MeV,
-                                              o.photon_points_per_decade);
+        auto const& pgrid = grids[mi];
         auto const grid_offset = static_cast<std::uint32_t>(photon_.energy_MeV.size());
         photon_.energy_MeV.insert(photon_.energy_MeV.end(), pgrid.begin(), pgrid.end());
         auto const yield_q = static_cast<std::uint32_t>(ElectronQuantity::radiation_yield);
@@ -218,7 +294,12 @@ PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOption
         std::vector<std::vector<double>> col(n_photon, std::vector<double>(pgrid.size()));
         for (std::size_t i = 0; i < pgrid.size(); ++i)
         {
-            auto const c = photon_coefficients(m, pgrid[i], yield);
+            PhotonCoefficients c;
+            for (auto const& comp : m.components)
+            {
+                add_element(&c, results[index.at({comp.atomic_number, pgrid[i]})],
+                            comp.mass_fraction, pgrid[i], yield);
+            }
             double const vals[] = {c.mu,       c.mu_en,        c.photo,        c.incoherent,
                                    c.coherent, c.pair_nuclear, c.pair_electron};
             for (std::uint32_t q = 0; q < n_photon; ++q)
