@@ -73,7 +73,7 @@ std::pair<size_type, size_type> cleave_tile_shape(size_type m, size_type k, size
     };
     MCDOSE_VALIDATE(fits(1, 1), << "memory budget " << budget_bytes
                                 << " B cannot hold one row and one column of length " << k
-                                << " in single precision; raise --memory-budget");
+                                << " in single precision; raise the budget (--memory-budget-mib)");
     size_type mt = m, nt = n;
     while (!fits(mt, nt))
     {
