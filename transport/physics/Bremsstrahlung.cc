@@ -6,6 +6,7 @@
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
+#include "transport/physics/Screening.hh"
 #include "transport/physics/Quadrature.hh"
 
 namespace mcdose
@@ -16,19 +17,6 @@ using namespace constants;
 constexpr double alpha_re2_cm2
     = fine_structure * classical_electron_radius_cm * classical_electron_radius_cm;
 
-//! Butcher & Messel (1960) screening functions.
-void bm_screening(double delta, double* phi1, double* phi2)
-{
-    if (delta <= 1)
-    {
-        *phi1 = 20.867 - 3.242 * delta + 0.625 * delta * delta;
-        *phi2 = 20.209 - 1.930 * delta - 0.086 * delta * delta;
-    }
-    else
-    {
-        *phi1 = *phi2 = 21.12 - 4.184 * std::log(delta + 0.952);
-    }
-}
 
 //! Screened / unscreened Bethe–Heitler ratio for brems (Bethe & Heitler 1934,
 //! Tsai 1974 Eq. 3.9): with y = E/E0 (outgoing/incoming total energy) and
@@ -37,7 +25,7 @@ double screening_factor(double z, double delta, double y)
 {
     double phi1;
     double phi2;
-    bm_screening(delta, &phi1, &phi2);
+    butcher_messel_screening(delta, &phi1, &phi2);
     double const lnz3 = 4.0 / 3.0 * std::log(z);
     double const phi_u = 4 * std::log(272.0 / delta) - 2;
     double const num = (1 + y * y) * (phi1 - lnz3) - 2.0 / 3.0 * y * (phi2 - lnz3);

@@ -8,6 +8,7 @@
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
+#include "transport/physics/Screening.hh"
 #include "phantoms/materials/Element.hh"
 #include "transport/physics/Quadrature.hh"
 
@@ -85,20 +86,6 @@ void integrate_over_u(double k_angstrom, G&& visit)
     }
 }
 
-//! Butcher & Messel (1960) Thomas–Fermi screening functions Phi_1, Phi_2 (delta is
-//! the reduced screening variable 136 m c^2 Z^{-1/3} k / (E E') or its pair analogue).
-void screening_functions(double delta, double* phi1, double* phi2)
-{
-    if (delta <= 1)
-    {
-        *phi1 = 20.867 - 3.242 * delta + 0.625 * delta * delta;
-        *phi2 = 20.209 - 1.930 * delta - 0.086 * delta * delta;
-    }
-    else
-    {
-        *phi1 = *phi2 = 21.12 - 4.184 * std::log(delta + 0.952);
-    }
-}
 
 //! Ratio of the screened (with Coulomb correction) to the unscreened extreme-
 //! relativistic Bethe–Heitler pair cross sections (Bethe & Heitler 1934; Tsai, RMP 46,
@@ -118,7 +105,7 @@ double pair_screening_ratio(int Z, double k, bool coulomb)
         double const delta = 136.0 / (z13 * k * e1e2);
         double phi1;
         double phi2;
-        screening_functions(delta, &phi1, &phi2);
+        butcher_messel_screening(delta, &phi1, &phi2);
         double const f = 4.0 / 3.0 * lnz + 4 * fc;
         double const val = (eps * eps + (1 - eps) * (1 - eps)) * (phi1 - f)
                            + 2.0 / 3.0 * e1e2 * (phi2 - f);
