@@ -14,10 +14,7 @@ namespace mcdose::test
 namespace
 {
 template<class Real>
-class DeltaTrackingTest : public ::testing::Test
-{
-};
-using RealTypes = ::testing::Types<float, double>;
+using DeltaTrackingTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(DeltaTrackingTest, RealTypes);
 
 TYPED_TEST(DeltaTrackingTest, CollisionVoxelDistribution)

@@ -94,10 +94,7 @@ long double chord(Array3<int> dims, Array3<double> sp, Array3<double> corner, Ar
 }
 
 template<class Real>
-class VoxelNavigatorTest : public ::testing::Test
-{
-};
-using RealTypes = ::testing::Types<float, double>;
+using VoxelNavigatorTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(VoxelNavigatorTest, RealTypes);
 
 Array3<int> const dims{{7, 5, 11}};

@@ -67,7 +67,6 @@ class ComptonTest : public ::testing::Test
         return mu;
     }
 };
-using RealTypes = ::testing::Types<float, double>;
 TYPED_TEST_SUITE(ComptonTest, RealTypes);
 
 TYPED_TEST(ComptonTest, KleinNishinaAngularDistribution)

@@ -17,10 +17,7 @@ namespace
 double const mc2 = constants::electron_mass_MeV;
 
 template<class Real>
-class PairProductionTest : public ::testing::Test
-{
-};
-using RealTypes = ::testing::Types<float, double>;
+using PairProductionTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(PairProductionTest, RealTypes);
 
 TYPED_TEST(PairProductionTest, EnergySharingAndAngles)

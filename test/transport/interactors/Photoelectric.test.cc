@@ -27,10 +27,7 @@ double sauter(double kinetic_MeV, double mu)
 }
 
 template<class Real>
-class PhotoelectricTest : public ::testing::Test
-{
-};
-using RealTypes = ::testing::Types<float, double>;
+using PhotoelectricTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(PhotoelectricTest, RealTypes);
 
 TYPED_TEST(PhotoelectricTest, ShellSelectionAndEnergyBalance)

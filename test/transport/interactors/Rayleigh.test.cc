@@ -49,10 +49,7 @@ std::vector<double> sample_mu(Real energy, RayleighTableView<Real> const& table,
 }
 
 template<class Real>
-class RayleighTest : public ::testing::Test
-{
-};
-using RealTypes = ::testing::Types<float, double>;
+using RayleighTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(RayleighTest, RealTypes);
 
 TYPED_TEST(RayleighTest, ConstantFormFactorIsThomson)

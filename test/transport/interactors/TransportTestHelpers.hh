@@ -12,12 +12,21 @@
 #include <limits>
 #include <vector>
 
+#include <gtest/gtest.h>
+
 #include "rng/Distributions.hh"
 #include "rng/SplitMix64.hh"
 #include "transport/interactors/Interaction.hh"
 
 namespace mcdose::test
 {
+//! Fixture for tests typed on the transport precision (float and double).
+template<class Real>
+class RealTypedTest : public ::testing::Test
+{
+};
+using RealTypes = ::testing::Types<float, double>;
+
 //! Engine with the rng/ interface (`std::uint32_t operator()()`), built on
 //! rng/SplitMix64.hh so that tests need no per-thread state store.
 class TestEngine

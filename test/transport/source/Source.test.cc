@@ -50,10 +50,7 @@ FieldInput circle(double diameter, double d = 0)
 }
 
 template<class Real>
-class SourceTest : public ::testing::Test
-{
-};
-using RealTypes = ::testing::Types<float, double>;
+using SourceTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(SourceTest, RealTypes);
 
 int const n = 20000;
