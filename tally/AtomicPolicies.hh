@@ -34,8 +34,8 @@ struct FaPolicy
 #if MCDOSE_DEVICE_COMPILE
         atomicAdd(reinterpret_cast<float*>(cell), e);
 #else
-        detail::atomic_update(
-            cell, [e](word_type old) { return detail::bits_of(detail::float_of(old) + e); });
+        detail::atomic_update(cell, [e](word_type old)
+                              { return detail::bits_of(detail::float_of(old) + e); });
 #endif
     }
     MCDOSE_FORCEINLINE_FUNCTION static double decode(word_type w, double)
@@ -81,13 +81,13 @@ struct HbPolicy : DoubleWordStorage
 //! Warp aggregation in front of a double method: lanes with the same voxel
 //! sum their deposits by shuffles (detail::warp_peer_sum); only the leader
 //! calls Inner, so a hot voxel sees one atomic per peer group.
-template<class Inner>
+template <class Inner>
 struct WarpAggregated : DoubleWordStorage
 {
     MCDOSE_FORCEINLINE_FUNCTION static void deposit(word_type* cell, double energy_MeV, double)
     {
-        auto const peers
-            = detail::warp_peer_sum(reinterpret_cast<unsigned long long>(cell), energy_MeV);
+        auto const peers =
+            detail::warp_peer_sum(reinterpret_cast<unsigned long long>(cell), energy_MeV);
         if (peers.leader)
             Inner::deposit(cell, peers.sum, 0);
     }
@@ -129,18 +129,20 @@ struct KasPolicy
 
     MCDOSE_FORCEINLINE_FUNCTION static void deposit(word_type* cell, double energy_MeV, double)
     {
-        auto const peers
-            = detail::warp_peer_sum(reinterpret_cast<unsigned long long>(cell), energy_MeV);
+        auto const peers =
+            detail::warp_peer_sum(reinterpret_cast<unsigned long long>(cell), energy_MeV);
         if (!peers.leader)
             return;
         float const hi = static_cast<float>(peers.sum);
         float const lo = static_cast<float>(peers.sum - double(hi));
-        detail::atomic_update(cell, [hi, lo](word_type old) {
-            auto k = unpack(old);
-            k.add(hi);
-            k.add(lo);
-            return pack(k);
-        });
+        detail::atomic_update(cell,
+                              [hi, lo](word_type old)
+                              {
+                                  auto k = unpack(old);
+                                  k.add(hi);
+                                  k.add(lo);
+                                  return pack(k);
+                              });
     }
     MCDOSE_FORCEINLINE_FUNCTION static double decode(word_type w, double)
     {
@@ -159,8 +161,8 @@ struct FxPolicy
     static constexpr char const* name = "fx";
     using word_type = detail::word64;
 
-    MCDOSE_FORCEINLINE_FUNCTION static void
-    deposit(word_type* cell, double energy_MeV, double scale_per_MeV)
+    MCDOSE_FORCEINLINE_FUNCTION static void deposit(word_type* cell, double energy_MeV,
+                                                    double scale_per_MeV)
     {
         detail::atomic_add_word(
             cell, static_cast<word_type>(accum::to_fixed_units(energy_MeV, scale_per_MeV)));
@@ -170,4 +172,4 @@ struct FxPolicy
         return double(static_cast<long long>(w)) * quantum_MeV;
     }
 };
-}  // namespace mcdose
+} // namespace mcdose

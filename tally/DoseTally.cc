@@ -28,7 +28,7 @@ size_type word_bytes(TallyMethod m)
     return dispatch_tally_method(
         m, [](auto policy) -> size_type { return sizeof(typename decltype(policy)::word_type); });
 }
-}  // namespace
+} // namespace
 
 DoseTally::DoseTally(DoseTallyInput const& input)
     : method_(input.method), backend_(input.backend), voxels_(input.voxels)
@@ -85,17 +85,20 @@ std::vector<double> DoseTally::batch_energy_MeV() const
     std::vector<std::uint64_t> const words = this->batch_words();
     double const quantum = this->fx_quantum_MeV();
     std::vector<double> energy(voxels_);
-    dispatch_tally_method(method_, [&](auto policy) {
-        using P = decltype(policy);
-        using word_type = typename P::word_type;
-        for (size_type i = 0; i < voxels_; ++i)
+    dispatch_tally_method(
+        method_,
+        [&](auto policy)
         {
-            word_type w;
-            std::memcpy(&w, reinterpret_cast<unsigned char const*>(words.data()) + i * sizeof w,
-                        sizeof w);
-            energy[i] = P::decode(w, quantum);
-        }
-    });
+            using P = decltype(policy);
+            using word_type = typename P::word_type;
+            for (size_type i = 0; i < voxels_; ++i)
+            {
+                word_type w;
+                std::memcpy(&w, reinterpret_cast<unsigned char const*>(words.data()) + i * sizeof w,
+                            sizeof w);
+                energy[i] = P::decode(w, quantum);
+            }
+        });
     return energy;
 }
 
@@ -151,4 +154,4 @@ DoseResult DoseTally::result() const
     }
     return r;
 }
-}  // namespace mcdose
+} // namespace mcdose

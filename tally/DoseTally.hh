@@ -31,8 +31,9 @@ HistoryRange batch_history_range(std::uint64_t histories, std::uint64_t batches,
 //! Energy per voxel with its batch-method standard uncertainty.
 struct DoseResult
 {
-    std::vector<double> energy_MeV;        //!< total over all folded batches
-    std::vector<double> energy_sigma_MeV;  //!< standard uncertainty of the total (NaN if < 2 batches)
+    std::vector<double> energy_MeV; //!< total over all folded batches
+    std::vector<double>
+        energy_sigma_MeV; //!< standard uncertainty of the total (NaN if < 2 batches)
     std::uint64_t batches{0};
     std::uint64_t histories{0};
 };
@@ -46,7 +47,7 @@ struct DoseTallyInput
     //! histories x (source kinetic energy + 2 m_e c^2 for positron sources)):
     //! sets the FX quantum so no voxel can overflow int64.
     double max_total_energy_MeV{0};
-    Backend backend{Backend::cpu};  //!< where the batch grid lives: cpu or gpu
+    Backend backend{Backend::cpu}; //!< where the batch grid lives: cpu or gpu
 };
 
 class DoseTally
@@ -63,7 +64,7 @@ class DoseTally
 
     //! View of the current batch grid for Policy (host memory for the CPU
     //! backend, device memory for the GPU backend). Policy must match method().
-    template<class Policy>
+    template <class Policy>
     DoseTallyView<Policy> view();
 
     //! End the current batch of `histories` histories: fold it into the
@@ -99,7 +100,7 @@ class DoseTally
 };
 
 //---------------------------------------------------------------------------//
-template<class Policy>
+template <class Policy>
 DoseTallyView<Policy> DoseTally::view()
 {
     MCDOSE_VALIDATE(std::string(Policy::name) == to_cstring(method_),
@@ -107,7 +108,6 @@ DoseTallyView<Policy> DoseTally::view()
                     << "' but the tally was built for '" << to_cstring(method_)
                     << "'; call view() inside dispatch_tally_method(tally.method(), ...)");
     using word_type = typename Policy::word_type;
-    return {{reinterpret_cast<word_type*>(this->batch_data()), voxels_},
-            this->fx_scale_per_MeV()};
+    return {{reinterpret_cast<word_type*>(this->batch_data()), voxels_}, this->fx_scale_per_MeV()};
 }
-}  // namespace mcdose
+} // namespace mcdose

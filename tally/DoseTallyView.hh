@@ -15,7 +15,7 @@ namespace mcdose
  * `deposit` is safe from any number of threads at once. Get one from
  * DoseTally::view<Policy>() inside dispatch_tally_method().
  */
-template<class Policy>
+template <class Policy>
 class DoseTallyView
 {
   public:
@@ -40,4 +40,4 @@ class DoseTallyView
     Span<word_type> words_;
     double fx_scale_per_MeV_{0};
 };
-}  // namespace mcdose
+} // namespace mcdose

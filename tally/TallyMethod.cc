@@ -42,4 +42,4 @@ std::vector<TallyMethod> to_tally_methods(std::string const& list)
     MCDOSE_VALIDATE(!result.empty(), << "empty tally method list; give e.g. 'hb,wib,fx' or 'all'");
     return result;
 }
-}  // namespace mcdose
+} // namespace mcdose

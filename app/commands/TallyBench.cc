@@ -62,44 +62,42 @@ std::vector<std::uint64_t> parse_counts(std::string const& list, char const* opt
 
 nlohmann::json to_json(TallyBenchRecord const& r)
 {
-    return {{"method", r.method},
-            {"backend", r.backend},
-            {"launch", r.launch},
-            {"blocks", r.blocks},
-            {"threads", r.threads},
-            {"particles", r.particles},
-            {"bins", r.bins},
-            {"deposits", r.deposits},
-            {"time_s", r.time_s},
-            {"deposits_per_s", r.deposits_per_s},
-            {"total_MeV", r.total_MeV},
-            {"reference_MeV", r.reference_MeV},
-            {"rel_error", r.rel_error},
-            {"words_digest", r.words_digest}};
+    return {{"method", r.method},       {"backend", r.backend},
+            {"launch", r.launch},       {"blocks", r.blocks},
+            {"threads", r.threads},     {"particles", r.particles},
+            {"bins", r.bins},           {"deposits", r.deposits},
+            {"time_s", r.time_s},       {"deposits_per_s", r.deposits_per_s},
+            {"total_MeV", r.total_MeV}, {"reference_MeV", r.reference_MeV},
+            {"rel_error", r.rel_error}, {"words_digest", r.words_digest}};
 }
 
-void print_table(std::vector<TallyBenchRecord> const& records)
+void print_header()
 {
-    std::cout << std::left << std::setw(7) << "method" << std::setw(8) << "backend"
-              << std::setw(8) << "launch" << std::setw(13) << "grid" << std::right
-              << std::setw(12) << "particles" << std::setw(9) << "bins" << std::setw(12)
-              << "time_s" << std::setw(13) << "deposits/s" << std::setw(13) << "rel_error"
-              << "  digest\n";
-    for (auto const& r : records)
-    {
-        std::ostringstream grid;
-        if (r.backend == "gpu")
-            grid << r.blocks << 'x' << r.threads;
-        else
-            grid << r.threads << " thr";
-        std::cout << std::left << std::setw(7) << r.method << std::setw(8) << r.backend
-                  << std::setw(8) << r.launch << std::setw(13) << grid.str() << std::right
-                  << std::setw(12) << std::setprecision(3) << double(r.particles)
-                  << std::setw(9) << r.bins << std::setw(12) << std::setprecision(4)
-                  << r.time_s << std::setw(13) << std::setprecision(4) << r.deposits_per_s
-                  << std::setw(13) << std::setprecision(3) << r.rel_error << "  "
-                  << r.words_digest << '\n';
-    }
+    std::cout << std::left << std::setw(7) << "method" << std::setw(8) << "backend" << std::setw(8)
+              << "launch" << std::setw(13) << "grid" << std::right << std::setw(12) << "particles"
+              << std::setw(9) << "bins" << std::setw(12) << "time_s" << std::setw(13)
+              << "deposits/s" << std::setw(13) << "rel_error"
+              << "  digest" << std::endl;
+}
+
+//! One row, flushed at once so a long run shows its progress.
+void print_row(TallyBenchRecord const& r)
+{
+    std::ostringstream grid;
+    if (r.backend == "gpu")
+        grid << r.blocks << 'x' << r.threads;
+    else
+        grid << r.threads << " thr";
+    std::cout << std::left << std::setw(7) << r.method << std::setw(8) << r.backend << std::setw(8)
+              << r.launch << std::setw(13) << grid.str() << std::right << std::setw(12)
+              << std::setprecision(3) << double(r.particles) << std::setw(9) << r.bins
+              << std::setw(12) << std::setprecision(4) << r.time_s << std::setw(13)
+              << std::setprecision(4) << r.deposits_per_s << std::setw(13) << std::setprecision(3)
+              << r.rel_error << "  " << r.words_digest << std::endl;
+}
+
+void print_fx_reproducibility(std::vector<TallyBenchRecord> const& records)
+{
     // FX reproducibility: one digest per (particles, bins) across launches.
     std::map<std::pair<std::uint64_t, size_type>, std::vector<std::string>> fx;
     for (auto const& r : records)
@@ -143,8 +141,9 @@ void run(Options const& opt)
                                           : std::vector<std::string>{opt.launch};
     input.seed.seed = opt.seed;
 
-    auto const records = run_tally_benchmark(input);
-    print_table(records);
+    print_header();
+    auto const records = run_tally_benchmark(input, print_row);
+    print_fx_reproducibility(records);
     if (!opt.json.empty())
     {
         nlohmann::json j = nlohmann::json::array();
@@ -159,7 +158,8 @@ bool const registered = register_command(
     {"tally-bench",
      "Tally-only benchmark: 10 exponential deposits (mean 0.1 MeV) per particle into uniform "
      "bins, every atomic method against the exact sum",
-     [](CLI::App& sub, GlobalOptions const&) {
+     [](CLI::App& sub, GlobalOptions const&)
+     {
          auto opt = std::make_shared<Options>();
          sub.add_option("--backend", opt->backend, "cpu, gpu or auto")->capture_default_str();
          sub.add_option("--particles", opt->particles,
@@ -178,5 +178,5 @@ bool const registered = register_command(
          sub.add_option("--json", opt->json, "Write the records as a JSON array to FILE");
          sub.callback([opt] { run(*opt); });
      }});
-}  // namespace
-}  // namespace mcdose::app
+} // namespace
+} // namespace mcdose::app

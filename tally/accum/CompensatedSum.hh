@@ -25,7 +25,7 @@ namespace mcdose::accum
  * on the order or sign of the terms. value() = s - c applies the pending
  * correction once more (in double) and is usually closer still.
  */
-template<class T>
+template <class T>
 class KahanSum
 {
   public:
@@ -74,7 +74,7 @@ class KahanSum
  * bound is vacuous and c's own rounding dominates (measured 1.1e-6 relative
  * for 10^7 float terms, where Kahan gave 1.2e-8: test/tally/Accum.test.cc).
  */
-template<class T>
+template <class T>
 class NeumaierSum
 {
   public:
@@ -83,8 +83,8 @@ class NeumaierSum
     MCDOSE_FORCEINLINE_FUNCTION void add(T x)
     {
         T const t = add_rn(s_, x);
-        T const e = abs_value(s_) >= abs_value(x) ? add_rn(sub_rn(s_, t), x)
-                                                  : add_rn(sub_rn(x, t), s_);
+        T const e =
+            abs_value(s_) >= abs_value(x) ? add_rn(sub_rn(s_, t), x) : add_rn(sub_rn(x, t), s_);
         c_ = add_rn(c_, e);
         s_ = t;
     }
@@ -104,4 +104,4 @@ class NeumaierSum
     T s_{0};
     T c_{0};
 };
-}  // namespace mcdose::accum
+} // namespace mcdose::accum

@@ -27,7 +27,7 @@ namespace mcdose::accum
  *   |(hi + lo) - S| <= 2 n u^2 A (1 + 2 n u^2).
  * No precondition on order or sign (TwoSum first, so |x| > |hi| is fine).
  */
-template<class T>
+template <class T>
 class DoubleWordSum
 {
   public:
@@ -76,7 +76,7 @@ class DoubleWordSum
  * i.e. O(n^2 u^2) A: fine for double, weak for float beyond ~10^6 terms
  * (the lo word then needs periodic folding, or use DoubleWordSum).
  */
-template<class T>
+template <class T>
 class NitadoriSum
 {
   public:
@@ -122,7 +122,7 @@ class NitadoriSum
  * (measured: 0.4% error for 10^7 float terms of mean 0.1 with large = 2^22,
  * see test/tally/Accum.test.cc). In double the bound is tight and useful.
  */
-template<class T>
+template <class T>
 class OffsetNitadoriSum
 {
   public:
@@ -149,8 +149,8 @@ class OffsetNitadoriSum
     //! Bound on |value() - S|, including value()'s final rounding to double.
     static double error_bound(double n, double large, double abs_exact)
     {
-        return gamma_n<T>(n - 1) * n * unit_roundoff<T>() * large
-               + unit_roundoff<double>() * abs_exact;
+        return gamma_n<T>(n - 1) * n * unit_roundoff<T>() * large +
+               unit_roundoff<double>() * abs_exact;
     }
 
   private:
@@ -158,4 +158,4 @@ class OffsetNitadoriSum
     T hi_;
     T lo_{0};
 };
-}  // namespace mcdose::accum
+} // namespace mcdose::accum

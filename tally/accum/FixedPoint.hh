@@ -51,7 +51,7 @@ inline int fixed_point_quantum_exp2(double max_abs_total, int headroom_bits = 62
 {
     MCDOSE_EXPECT(max_abs_total > 0 && headroom_bits > 0 && headroom_bits < 63);
     int exp2 = 0;
-    double const mantissa = std::frexp(max_abs_total, &exp2);  // total = mantissa * 2^exp2
+    double const mantissa = std::frexp(max_abs_total, &exp2); // total = mantissa * 2^exp2
     // total <= 2^exp2 (== 2^(exp2-1) exactly when mantissa == 0.5)
     int const ceil_log2 = (mantissa == 0.5) ? exp2 - 1 : exp2;
     return ceil_log2 - headroom_bits;
@@ -95,4 +95,4 @@ class FixedPointSum
     double quantum_;
     std::uint64_t units_{0};
 };
-}  // namespace mcdose::accum
+} // namespace mcdose::accum

@@ -23,7 +23,8 @@
 #include "core/Macros.hh"
 
 #if defined(__FAST_MATH__)
-#    error "tally/accum: -ffast-math reassociates floating-point sums and destroys compensated summation; build without it"
+#    error                                                                                         \
+        "tally/accum: -ffast-math reassociates floating-point sums and destroys compensated summation; build without it"
 #endif
 #if !MCDOSE_DEVICE_COMPILE && defined(FLT_EVAL_METHOD)
 static_assert(FLT_EVAL_METHOD == 0,
@@ -71,14 +72,14 @@ MCDOSE_FORCEINLINE_FUNCTION double sub_rn(double a, double b)
 }
 
 //! |x| without <cmath> (usable in constexpr-free device code alike).
-template<class T>
+template <class T>
 MCDOSE_FORCEINLINE_FUNCTION T abs_value(T x)
 {
     return x < T(0) ? -x : x;
 }
 
 //! Unit roundoff u = 2^-p of T (2^-24 for float, 2^-53 for double).
-template<class T>
+template <class T>
 constexpr double unit_roundoff()
 {
     static_assert(sizeof(T) == 4 || sizeof(T) == 8, "float or double only");
@@ -87,10 +88,10 @@ constexpr double unit_roundoff()
 
 //! Higham's gamma_n = n u / (1 - n u) (Accuracy and Stability of Numerical
 //! Algorithms, 2nd ed., eq. 3.8); +infinity when n u >= 1 (no bound).
-template<class T>
+template <class T>
 inline double gamma_n(double n)
 {
     double const nu = n * unit_roundoff<T>();
     return nu < 1 ? nu / (1 - nu) : __builtin_huge_val();
 }
-}  // namespace mcdose::accum
+} // namespace mcdose::accum

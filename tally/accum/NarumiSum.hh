@@ -28,13 +28,13 @@ namespace mcdose::accum
  * Preconditions: |x / q| < 2^62 per term; |sum(m)| < 2^31 * 2^B (the int32
  * word must not overflow: the range is 2^(31 + B) q).
  */
-template<int LowerShift>
+template <int LowerShift>
 class NarumiSum
 {
     static_assert(LowerShift >= 1 && LowerShift <= 23, "LowerShift in [1, 23]");
 
   public:
-    static constexpr int lower_bits = 24 - LowerShift;  //!< B
+    static constexpr int lower_bits = 24 - LowerShift; //!< B
     static constexpr std::int64_t lower_base = std::int64_t(1) << lower_bits;
     static constexpr unsigned carry_period = 1u << LowerShift;
 
@@ -46,11 +46,11 @@ class NarumiSum
     MCDOSE_FORCEINLINE_FUNCTION void add(double x)
     {
         std::int64_t const m = to_fixed_units(x, scale_);
-        std::int64_t const m_hi = m >> lower_bits;  // floor division (arithmetic shift)
+        std::int64_t const m_hi = m >> lower_bits; // floor division (arithmetic shift)
         std::int64_t const m_lo = m - m_hi * lower_base;
         MCDOSE_ASSERT(m_lo >= 0 && m_lo < lower_base);
         upper_ += static_cast<std::int32_t>(m_hi);
-        lower_ = add_rn(lower_, static_cast<float>(m_lo));  // exact: stays < 2^24
+        lower_ = add_rn(lower_, static_cast<float>(m_lo)); // exact: stays < 2^24
         if (++count_ == carry_period)
             normalize();
     }
@@ -58,7 +58,7 @@ class NarumiSum
     //! Carry the whole multiples of 2^B from the float word to the int32 word.
     MCDOSE_FORCEINLINE_FUNCTION void normalize()
     {
-        auto const lo = static_cast<std::int32_t>(lower_);  // exact integer < 2^24
+        auto const lo = static_cast<std::int32_t>(lower_); // exact integer < 2^24
         upper_ += lo >> lower_bits;
         lower_ = static_cast<float>(lo & static_cast<std::int32_t>(lower_base - 1));
         count_ = 0;
@@ -86,4 +86,4 @@ class NarumiSum
     float lower_{0};
     unsigned count_{0};
 };
-}  // namespace mcdose::accum
+} // namespace mcdose::accum

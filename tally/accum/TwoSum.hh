@@ -20,7 +20,7 @@
 namespace mcdose::accum
 {
 //! Rounded sum and its exact rounding error: sum + error == a + b.
-template<class T>
+template <class T>
 struct SumAndError
 {
     T sum;
@@ -28,7 +28,7 @@ struct SumAndError
 };
 
 //! Knuth's TwoSum: exact for any a, b (no precondition besides no overflow).
-template<class T>
+template <class T>
 MCDOSE_FORCEINLINE_FUNCTION SumAndError<T> two_sum(T a, T b)
 {
     T const s = add_rn(a, b);
@@ -40,7 +40,7 @@ MCDOSE_FORCEINLINE_FUNCTION SumAndError<T> two_sum(T a, T b)
 }
 
 //! Dekker's FastTwoSum: exact if |a| >= |b| or a == 0 (checked in debug builds).
-template<class T>
+template <class T>
 MCDOSE_FORCEINLINE_FUNCTION SumAndError<T> fast_two_sum(T a, T b)
 {
     MCDOSE_EXPECT(a == T(0) || !(abs_value(a) < abs_value(b)));
@@ -48,4 +48,4 @@ MCDOSE_FORCEINLINE_FUNCTION SumAndError<T> fast_two_sum(T a, T b)
     T const b_virtual = sub_rn(s, a);
     return {s, sub_rn(b, b_virtual)};
 }
-}  // namespace mcdose::accum
+} // namespace mcdose::accum

@@ -33,7 +33,7 @@ struct BenchProblem
 
     static constexpr int collisions_per_particle = 10;
     static constexpr float mean_deposit_MeV = 0.1f;
-    static constexpr int energy_exp2 = -22;  //!< deposits are multiples of 2^-22 MeV
+    static constexpr int energy_exp2 = -22; //!< deposits are multiples of 2^-22 MeV
     //! Upper bound of one deposit: u >= 2^-24 gives E <= 0.1 * 24 ln 2 < 1.67 MeV.
     static constexpr double max_deposit_MeV = 2.0;
 
@@ -54,7 +54,7 @@ struct BenchDeposit
 //! Energy of `units` in MeV (exact).
 MCDOSE_FORCEINLINE_FUNCTION double bench_energy_MeV(std::uint32_t units)
 {
-    return double(units) * 2.384185791015625e-07;  // 2^-22
+    return double(units) * 2.384185791015625e-07; // 2^-22
 }
 
 /*!
@@ -63,7 +63,7 @@ MCDOSE_FORCEINLINE_FUNCTION double bench_energy_MeV(std::uint32_t units)
  * Words drawn per collision: one for the bin (Lemire's multiply-shift,
  * bias < bins/2^32), one for the energy (generate_canonical<float>).
  */
-template<class Engine, class F>
+template <class Engine, class F>
 MCDOSE_FORCEINLINE_FUNCTION void sample_bench_particle(Engine& engine, BenchProblem const& problem,
                                                        F&& deposit)
 {
@@ -73,7 +73,8 @@ MCDOSE_FORCEINLINE_FUNCTION void sample_bench_particle(Engine& engine, BenchProb
     for (int c = 0; c < collisions; ++c)
     {
         auto const bin = static_cast<size_type>(
-            (static_cast<std::uint64_t>(engine()) * static_cast<std::uint64_t>(problem.bins)) >> 32);
+            (static_cast<std::uint64_t>(engine()) * static_cast<std::uint64_t>(problem.bins)) >>
+            32);
         float const e_MeV = sample_exponential<float>(engine, BenchProblem::mean_deposit_MeV);
         // e * 2^22 < 2^23, so + 0.5 is exact and the cast rounds half up.
         auto const units = static_cast<std::uint32_t>(e_MeV * 4194304.0f + 0.5f);
@@ -83,4 +84,4 @@ MCDOSE_FORCEINLINE_FUNCTION void sample_bench_particle(Engine& engine, BenchProb
         deposit(bin, units);
     }
 }
-}  // namespace mcdose
+} // namespace mcdose

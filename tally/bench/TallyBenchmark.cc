@@ -25,7 +25,7 @@ PhiloxRngParams philox_params(BenchSeed seed)
 
 //! Run body(engine, first, last) on `threads` threads that grab chunks of
 //! particles from a shared counter (the CPU backend's work-grabbing loop).
-template<class Body>
+template <class Body>
 void for_each_chunk(BenchProblem const& problem, BenchSeed seed, HostShape shape, Body&& body)
 {
     MCDOSE_VALIDATE(shape.threads > 0, << "'threads' must be positive (got 0)");
@@ -33,7 +33,8 @@ void for_each_chunk(BenchProblem const& problem, BenchSeed seed, HostShape shape
     std::vector<PhiloxState> states = make_initial_states(philox_params(seed), shape.threads);
     PhiloxView const view = make_view(philox_params(seed), make_span(states));
     std::atomic<std::uint64_t> next{0};
-    auto worker = [&](unsigned t) {
+    auto worker = [&](unsigned t)
+    {
         PhiloxEngine engine(view, t);
         for (;;)
         {
@@ -59,20 +60,20 @@ long double units_to_MeV(long double units, int exp2)
         q = exp2 < 0 ? q / 2 : q * 2;
     return units * q;
 }
-}  // namespace
+} // namespace
 
 std::vector<std::uint64_t> bench_reference_bins(BenchProblem const& problem, BenchSeed seed)
 {
     std::vector<std::uint64_t> bins(problem.bins, 0);
     for_each_chunk(problem, seed, {1, problem.particles + 1},
-                   [&](unsigned, PhiloxEngine& engine, std::uint64_t first, std::uint64_t last) {
+                   [&](unsigned, PhiloxEngine& engine, std::uint64_t first, std::uint64_t last)
+                   {
                        for (std::uint64_t p = first; p < last; ++p)
                        {
                            engine.begin_history(p);
                            sample_bench_particle(engine, problem,
-                                                 [&](size_type bin, std::uint32_t units) {
-                                                     bins[bin] += units;
-                                                 });
+                                                 [&](size_type bin, std::uint32_t units)
+                                                 { bins[bin] += units; });
                        }
                    });
     return bins;
@@ -83,15 +84,15 @@ std::uint64_t bench_reference_total_host(BenchProblem const& problem, BenchSeed 
 {
     std::vector<std::uint64_t> partial(threads, 0);
     for_each_chunk(problem, seed, {threads, 4096},
-                   [&](unsigned t, PhiloxEngine& engine, std::uint64_t first, std::uint64_t last) {
+                   [&](unsigned t, PhiloxEngine& engine, std::uint64_t first, std::uint64_t last)
+                   {
                        std::uint64_t sum = 0;
                        for (std::uint64_t p = first; p < last; ++p)
                        {
                            engine.begin_history(p);
                            sample_bench_particle(engine, problem,
-                                                 [&](size_type, std::uint32_t units) {
-                                                     sum += units;
-                                                 });
+                                                 [&](size_type, std::uint32_t units)
+                                                 { sum += units; });
                        }
                        partial[t] += sum;
                    });
@@ -107,23 +108,27 @@ BenchRun run_bench_host(TallyMethod method, BenchProblem const& problem, BenchSe
     DoseTally tally({method, problem.bins, problem.max_total_energy_MeV(), Backend::cpu});
     BenchRun run;
     run.threads_per_block = shape.threads;
-    dispatch_tally_method(method, [&](auto policy) {
-        auto const view = tally.view<decltype(policy)>();
-        auto const start = std::chrono::steady_clock::now();
-        for_each_chunk(problem, seed, shape,
-                       [&](unsigned, PhiloxEngine& engine, std::uint64_t first, std::uint64_t last) {
-                           for (std::uint64_t p = first; p < last; ++p)
-                           {
-                               engine.begin_history(p);
-                               sample_bench_particle(engine, problem,
-                                                     [&](size_type bin, std::uint32_t units) {
-                                                         view.deposit(bin, bench_energy_MeV(units));
-                                                     });
-                           }
-                       });
-        run.time_s
-            = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    });
+    dispatch_tally_method(
+        method,
+        [&](auto policy)
+        {
+            auto const view = tally.view<decltype(policy)>();
+            auto const start = std::chrono::steady_clock::now();
+            for_each_chunk(
+                problem, seed, shape,
+                [&](unsigned, PhiloxEngine& engine, std::uint64_t first, std::uint64_t last)
+                {
+                    for (std::uint64_t p = first; p < last; ++p)
+                    {
+                        engine.begin_history(p);
+                        sample_bench_particle(engine, problem,
+                                              [&](size_type bin, std::uint32_t units)
+                                              { view.deposit(bin, bench_energy_MeV(units)); });
+                    }
+                });
+            run.time_s =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        });
     run.words = tally.batch_words();
     run.energy_MeV = tally.batch_energy_MeV();
     return run;
@@ -131,13 +136,13 @@ BenchRun run_bench_host(TallyMethod method, BenchProblem const& problem, BenchSe
 
 std::string digest_words(std::vector<std::uint64_t> const& words)
 {
-    std::uint64_t h = 14695981039346656037ull;  // FNV-1a 64-bit offset basis
+    std::uint64_t h = 14695981039346656037ull; // FNV-1a 64-bit offset basis
     for (std::uint64_t w : words)
     {
         for (int b = 0; b < 8; ++b)
         {
             h ^= (w >> (8 * b)) & 0xffu;
-            h *= 1099511628211ull;  // FNV prime
+            h *= 1099511628211ull; // FNV prime
         }
     }
     char buf[17];
@@ -145,7 +150,9 @@ std::string digest_words(std::vector<std::uint64_t> const& words)
     return buf;
 }
 
-std::vector<TallyBenchRecord> run_tally_benchmark(TallyBenchInput const& input)
+std::vector<TallyBenchRecord>
+run_tally_benchmark(TallyBenchInput const& input,
+                    std::function<void(TallyBenchRecord const&)> const& on_record)
 {
     MCDOSE_VALIDATE(input.backend == Backend::cpu || input.backend == Backend::gpu,
                     << "tally-bench backend must be cpu or gpu");
@@ -162,12 +169,12 @@ std::vector<TallyBenchRecord> run_tally_benchmark(TallyBenchInput const& input)
             problem.particles = particles;
             problem.bins = bins;
             bool const gpu = input.backend == Backend::gpu;
-            std::uint64_t const ref_units
-                = gpu ? bench_reference_total_device(problem, input.seed, seed_launch())
-                      : bench_reference_total_host(problem, input.seed, input.cpu_threads);
+            std::uint64_t const ref_units =
+                gpu ? bench_reference_total_device(problem, input.seed, seed_launch())
+                    : bench_reference_total_host(problem, input.seed, input.cpu_threads);
             long double const ref_MeV = units_to_MeV(ref_units, BenchProblem::energy_exp2);
-            std::vector<std::string> launches = gpu ? input.launches
-                                                    : std::vector<std::string>{"threads"};
+            std::vector<std::string> launches =
+                gpu ? input.launches : std::vector<std::string>{"threads"};
             for (auto const& launch : launches)
             {
                 MCDOSE_VALIDATE(launch == "seed" || launch == "full" || launch == "threads",
@@ -175,12 +182,12 @@ std::vector<TallyBenchRecord> run_tally_benchmark(TallyBenchInput const& input)
                                 << "'; use seed (1024x64) or full (full occupancy)");
                 for (TallyMethod method : input.methods)
                 {
-                    BenchRun const run
-                        = gpu ? run_bench_device(method, problem, input.seed,
-                                                 launch == "seed" ? seed_launch()
-                                                                  : full_occupancy_launch())
-                              : run_bench_host(method, problem, input.seed,
-                                               {input.cpu_threads, 4096});
+                    BenchRun const run =
+                        gpu ? run_bench_device(method, problem, input.seed,
+                                               launch == "seed" ? seed_launch()
+                                                                : full_occupancy_launch())
+                            : run_bench_host(method, problem, input.seed,
+                                             {input.cpu_threads, 4096});
                     long double total_MeV = 0;
                     if (method == TallyMethod::fx)
                     {
@@ -188,11 +195,10 @@ std::vector<TallyBenchRecord> run_tally_benchmark(TallyBenchInput const& input)
                         std::uint64_t units = 0;
                         for (auto w : run.words)
                             units += w;
-                        int const e = accum::fixed_point_quantum_exp2(
-                            problem.max_total_energy_MeV());
-                        total_MeV = units_to_MeV(static_cast<long double>(
-                                                     static_cast<std::int64_t>(units)),
-                                                 e);
+                        int const e =
+                            accum::fixed_point_quantum_exp2(problem.max_total_energy_MeV());
+                        total_MeV = units_to_MeV(
+                            static_cast<long double>(static_cast<std::int64_t>(units)), e);
                     }
                     else
                     {
@@ -216,6 +222,8 @@ std::vector<TallyBenchRecord> run_tally_benchmark(TallyBenchInput const& input)
                     r.reference_MeV = double(ref_MeV);
                     r.rel_error = double((total_MeV - ref_MeV) / ref_MeV);
                     r.words_digest = digest_words(run.words);
+                    if (on_record)
+                        on_record(r);
                     records.push_back(r);
                 }
             }
@@ -223,4 +231,4 @@ std::vector<TallyBenchRecord> run_tally_benchmark(TallyBenchInput const& input)
     }
     return records;
 }
-}  // namespace mcdose
+} // namespace mcdose

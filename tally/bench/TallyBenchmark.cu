@@ -14,7 +14,7 @@ namespace
 {
 //! This thread's share of the particles (grid-stride loop); each particle
 //! re-keys Philox to its index, so its deposits do not depend on the launch.
-template<class F>
+template <class F>
 MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE void
 for_each_thread_deposit(PhiloxView const& rng, BenchProblem const& problem, F&& deposit)
 {
@@ -28,13 +28,13 @@ for_each_thread_deposit(PhiloxView const& rng, BenchProblem const& problem, F&& 
     }
 }
 
-template<class Policy>
+template <class Policy>
 MCDOSE_KERNEL void bench_deposit_kernel(DoseTallyView<Policy> tally, PhiloxView rng,
                                         BenchProblem problem)
 {
-    for_each_thread_deposit(rng, problem, [&](size_type bin, std::uint32_t units) {
-        tally.deposit(bin, bench_energy_MeV(units));
-    });
+    for_each_thread_deposit(rng, problem,
+                            [&](size_type bin, std::uint32_t units)
+                            { tally.deposit(bin, bench_energy_MeV(units)); });
 }
 
 //! Exact integer total: per-thread sums, one 64-bit atomic per thread.
@@ -42,8 +42,7 @@ MCDOSE_KERNEL void bench_reference_kernel(PhiloxView rng, BenchProblem problem,
                                           unsigned long long* total_units)
 {
     unsigned long long sum = 0;
-    for_each_thread_deposit(rng, problem,
-                            [&](size_type, std::uint32_t units) { sum += units; });
+    for_each_thread_deposit(rng, problem, [&](size_type, std::uint32_t units) { sum += units; });
     atomicAdd(total_units, sum);
 }
 
@@ -51,17 +50,17 @@ MCDOSE_KERNEL void bench_reference_kernel(PhiloxView rng, BenchProblem problem,
 MCDOSE_KERNEL void bench_reference_bins_kernel(PhiloxView rng, BenchProblem problem,
                                                Span<unsigned long long> bins)
 {
-    for_each_thread_deposit(rng, problem, [&](size_type bin, std::uint32_t units) {
-        atomicAdd(&bins[bin], static_cast<unsigned long long>(units));
-    });
+    for_each_thread_deposit(rng, problem,
+                            [&](size_type bin, std::uint32_t units)
+                            { atomicAdd(&bins[bin], static_cast<unsigned long long>(units)); });
 }
 
 //! Resolve blocks == 0 to the number of co-resident blocks of `kernel`.
-template<class K>
+template <class K>
 LaunchShape resolve_shape(K kernel, LaunchShape shape)
 {
-    MCDOSE_VALIDATE(shape.threads_per_block > 0 && shape.threads_per_block % 32 == 0
-                        && shape.threads_per_block <= 1024,
+    MCDOSE_VALIDATE(shape.threads_per_block > 0 && shape.threads_per_block % 32 == 0 &&
+                        shape.threads_per_block <= 1024,
                     << "threads per block must be a multiple of 32 in [32, 1024] (got "
                     << shape.threads_per_block << ")");
     if (shape.blocks == 0)
@@ -91,7 +90,7 @@ struct PhiloxDeviceStates
 };
 
 //! Time one launch with CUDA events [s].
-template<class Launch>
+template <class Launch>
 double time_launch(Launch&& launch)
 {
     cudaEvent_t start, stop;
@@ -108,29 +107,33 @@ double time_launch(Launch&& launch)
     MCDOSE_CUDA_CALL(cudaEventDestroy(stop));
     return ms * 1e-3;
 }
-}  // namespace
+} // namespace
 
 BenchRun run_bench_device(TallyMethod method, BenchProblem const& problem, BenchSeed seed,
                           LaunchShape shape)
 {
     DoseTally tally({method, problem.bins, problem.max_total_energy_MeV(), Backend::gpu});
     BenchRun run;
-    dispatch_tally_method(method, [&](auto policy) {
-        using P = decltype(policy);
-        auto const kernel = bench_deposit_kernel<P>;
-        shape = resolve_shape(kernel, shape);
-        PhiloxDeviceStates rng(seed, size_type(shape.blocks) * shape.threads_per_block);
-        auto const view = tally.view<P>();
-        // Warm-up launch with no particles: loads the module (lazy loading)
-        // so that the timed launch measures only the deposits.
-        BenchProblem empty = problem;
-        empty.particles = 0;
-        kernel<<<1, 32>>>(view, rng.view, empty);
-        MCDOSE_CUDA_CHECK_LAUNCH();
-        device_synchronize();
-        run.time_s = time_launch(
-            [&] { kernel<<<shape.blocks, shape.threads_per_block>>>(view, rng.view, problem); });
-    });
+    dispatch_tally_method(
+        method,
+        [&](auto policy)
+        {
+            using P = decltype(policy);
+            auto const kernel = bench_deposit_kernel<P>;
+            shape = resolve_shape(kernel, shape);
+            PhiloxDeviceStates rng(seed, size_type(shape.blocks) * shape.threads_per_block);
+            auto const view = tally.view<P>();
+            // Warm-up launch with no particles: loads the module (lazy loading)
+            // so that the timed launch measures only the deposits.
+            BenchProblem empty = problem;
+            empty.particles = 0;
+            kernel<<<1, 32>>>(view, rng.view, empty);
+            MCDOSE_CUDA_CHECK_LAUNCH();
+            device_synchronize();
+            run.time_s = time_launch(
+                [&]
+                { kernel<<<shape.blocks, shape.threads_per_block>>>(view, rng.view, problem); });
+        });
     run.blocks = shape.blocks;
     run.threads_per_block = shape.threads_per_block;
     run.words = tally.batch_words();
@@ -152,8 +155,8 @@ std::uint64_t bench_reference_total_device(BenchProblem const& problem, BenchSee
     return total.to_host()[0];
 }
 
-std::vector<std::uint64_t> bench_reference_bins_device(BenchProblem const& problem,
-                                                       BenchSeed seed, LaunchShape shape)
+std::vector<std::uint64_t> bench_reference_bins_device(BenchProblem const& problem, BenchSeed seed,
+                                                       LaunchShape shape)
 {
     shape = resolve_shape(bench_reference_bins_kernel, shape);
     PhiloxDeviceStates rng(seed, size_type(shape.blocks) * shape.threads_per_block);
@@ -166,4 +169,4 @@ std::vector<std::uint64_t> bench_reference_bins_device(BenchProblem const& probl
     auto const host = bins.to_host();
     return {host.begin(), host.end()};
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -24,8 +25,14 @@ struct LaunchShape
     unsigned threads_per_block{64};
 };
 //! The seed's 1024 x 64 and a full-occupancy grid of 256-thread blocks.
-inline LaunchShape seed_launch() { return {1024, 64}; }
-inline LaunchShape full_occupancy_launch() { return {0, 256}; }
+inline LaunchShape seed_launch()
+{
+    return {1024, 64};
+}
+inline LaunchShape full_occupancy_launch()
+{
+    return {0, 256};
+}
 
 //! How the CPU backend splits the work: threads grab chunks of particles
 //! from a shared atomic counter (so the order of the adds varies run to run).
@@ -38,11 +45,11 @@ struct HostShape
 //! One method run on one problem.
 struct BenchRun
 {
-    double time_s{0};                  //!< kernel (GPU) or threaded loop (CPU) wall time
-    unsigned blocks{0};                //!< GPU blocks actually launched (0 on CPU)
-    unsigned threads_per_block{0};     //!< GPU threads per block, or CPU threads
-    std::vector<std::uint64_t> words;  //!< raw batch grid (bitwise comparisons)
-    std::vector<double> energy_MeV;    //!< per bin
+    double time_s{0};                 //!< kernel (GPU) or threaded loop (CPU) wall time
+    unsigned blocks{0};               //!< GPU blocks actually launched (0 on CPU)
+    unsigned threads_per_block{0};    //!< GPU threads per block, or CPU threads
+    std::vector<std::uint64_t> words; //!< raw batch grid (bitwise comparisons)
+    std::vector<double> energy_MeV;   //!< per bin
 };
 
 //! Seeded Philox parameters used by all benchmark drivers.
@@ -67,8 +74,8 @@ std::uint64_t bench_reference_total_device(BenchProblem const& problem, BenchSee
                                            LaunchShape shape);
 //! Exact per-bin sums on the device (integer atomics; for tests: the device's
 //! logf may round a few deposits differently from the host's).
-std::vector<std::uint64_t> bench_reference_bins_device(BenchProblem const& problem,
-                                                       BenchSeed seed, LaunchShape shape);
+std::vector<std::uint64_t> bench_reference_bins_device(BenchProblem const& problem, BenchSeed seed,
+                                                       LaunchShape shape);
 #else
 inline BenchRun run_bench_device(TallyMethod, BenchProblem const&, BenchSeed, LaunchShape)
 {
@@ -78,8 +85,8 @@ inline std::uint64_t bench_reference_total_device(BenchProblem const&, BenchSeed
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
-inline std::vector<std::uint64_t>
-bench_reference_bins_device(BenchProblem const&, BenchSeed, LaunchShape)
+inline std::vector<std::uint64_t> bench_reference_bins_device(BenchProblem const&, BenchSeed,
+                                                              LaunchShape)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
@@ -90,12 +97,12 @@ bench_reference_bins_device(BenchProblem const&, BenchSeed, LaunchShape)
 //---------------------------------------------------------------------------//
 struct TallyBenchInput
 {
-    Backend backend{Backend::cpu};  //!< cpu or gpu
+    Backend backend{Backend::cpu}; //!< cpu or gpu
     std::vector<std::uint64_t> particles{10000000};
     std::vector<size_type> bins{8};
     std::vector<TallyMethod> methods;
     unsigned cpu_threads{1};
-    std::vector<std::string> launches{"seed", "full"};  //!< GPU: "seed" and/or "full"
+    std::vector<std::string> launches{"seed", "full"}; //!< GPU: "seed" and/or "full"
     BenchSeed seed;
 };
 
@@ -104,7 +111,7 @@ struct TallyBenchRecord
 {
     std::string method;
     std::string backend;
-    std::string launch;  //!< "seed", "full" (GPU) or "threads" (CPU)
+    std::string launch; //!< "seed", "full" (GPU) or "threads" (CPU)
     unsigned blocks{0};
     unsigned threads{0};
     std::uint64_t particles{0};
@@ -114,13 +121,17 @@ struct TallyBenchRecord
     double deposits_per_s{0};
     double total_MeV{0};
     double reference_MeV{0};
-    double rel_error{0};       //!< (total - reference) / reference
-    std::string words_digest;  //!< FNV-1a of the raw grid: equal digests = bitwise equal
+    double rel_error{0};      //!< (total - reference) / reference
+    std::string words_digest; //!< FNV-1a of the raw grid: equal digests = bitwise equal
 };
 
 //! Run every (particles, bins, launch, method) combination.
-std::vector<TallyBenchRecord> run_tally_benchmark(TallyBenchInput const& input);
+//! Run every (particles, bins, launch, method) combination; `on_record` (if
+//! set) sees each record as soon as it is measured (progress on long runs).
+std::vector<TallyBenchRecord>
+run_tally_benchmark(TallyBenchInput const& input,
+                    std::function<void(TallyBenchRecord const&)> const& on_record = {});
 
 //! 64-bit FNV-1a digest of a word array, as 16 hex digits.
 std::string digest_words(std::vector<std::uint64_t> const& words);
-}  // namespace mcdose
+} // namespace mcdose

@@ -15,7 +15,7 @@
 namespace mcdose::detail
 {
 using word32 = unsigned int;
-using word64 = unsigned long long;  // the type CUDA's 64-bit atomics take
+using word64 = unsigned long long; // the type CUDA's 64-bit atomics take
 static_assert(sizeof(word32) == 4 && sizeof(word64) == 8, "unexpected word sizes");
 
 //! Bit casts (memcpy is the portable, optimised-away way in C++17).
@@ -62,7 +62,7 @@ MCDOSE_FORCEINLINE_FUNCTION float float_of(word32 w)
 
 //! Plain (non-atomic) read of a word that other threads may be updating;
 //! only used as the first guess of a CAS loop.
-template<class W>
+template <class W>
 MCDOSE_FORCEINLINE_FUNCTION W relaxed_load(W const* addr)
 {
 #if MCDOSE_DEVICE_COMPILE
@@ -73,7 +73,7 @@ MCDOSE_FORCEINLINE_FUNCTION W relaxed_load(W const* addr)
 }
 
 //! Compare-and-swap: returns the value found at addr (== expected on success).
-template<class W>
+template <class W>
 MCDOSE_FORCEINLINE_FUNCTION W atomic_cas(W* addr, W expected, W desired)
 {
 #if MCDOSE_DEVICE_COMPILE
@@ -81,12 +81,12 @@ MCDOSE_FORCEINLINE_FUNCTION W atomic_cas(W* addr, W expected, W desired)
 #else
     __atomic_compare_exchange_n(addr, &expected, desired, /* weak = */ false, __ATOMIC_RELAXED,
                                 __ATOMIC_RELAXED);
-    return expected;  // overwritten with the current value on failure
+    return expected; // overwritten with the current value on failure
 #endif
 }
 
 //! The CAS loop: atomically replace *addr by update(*addr) (update is pure).
-template<class W, class F>
+template <class W, class F>
 MCDOSE_FORCEINLINE_FUNCTION void atomic_update(W* addr, F&& update)
 {
     W old = relaxed_load(addr);
@@ -113,4 +113,4 @@ MCDOSE_FORCEINLINE_FUNCTION void atomic_add_double_cas(word64* addr, double valu
 {
     atomic_update(addr, [value](word64 old) { return bits_of(double_of(old) + value); });
 }
-}  // namespace mcdose::detail
+} // namespace mcdose::detail

@@ -58,4 +58,4 @@ MCDOSE_FORCEINLINE_FUNCTION PeerSum warp_peer_sum(unsigned long long key, double
     return {value, true};
 #endif
 }
-}  // namespace mcdose::detail
+} // namespace mcdose::detail

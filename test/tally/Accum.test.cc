@@ -28,7 +28,7 @@ using namespace mcdose::accum;
 // TwoSum / FastTwoSum
 //---------------------------------------------------------------------------//
 //! Random value sign * [1,2) * 2^e with e in [-emax, emax] (all bits random).
-template<class T>
+template <class T>
 T random_value(std::mt19937_64& rng, int emax)
 {
     std::uniform_int_distribution<int> exp_dist(-emax, emax);
@@ -39,10 +39,10 @@ T random_value(std::mt19937_64& rng, int emax)
 
 //! a + b == s + e checked in 128-bit integers (unit 2^-(emax + 64) holds
 //! every float/double with exponent >= -emax exactly).
-template<class T>
+template <class T>
 void expect_error_free(T a, T b, SumAndError<T> r, char const* what)
 {
-    int const unit = -84;  // every value with exponent >= -30 is a multiple of 2^-84
+    int const unit = -84; // every value with exponent >= -30 is a multiple of 2^-84
     int128 const lhs = to_units(a, unit) + to_units(b, unit);
     int128 const rhs = to_units(r.sum, unit) + to_units(r.error, unit);
     ASSERT_TRUE(lhs == rhs) << what << ": a=" << a << " b=" << b << " s=" << r.sum
@@ -51,7 +51,7 @@ void expect_error_free(T a, T b, SumAndError<T> r, char const* what)
     ASSERT_LE(std::abs(r.error), std::abs(r.sum) * T(unit_roundoff<T>()) + T(0)) << what;
 }
 
-template<class T>
+template <class T>
 void check_two_sum_random()
 {
     std::mt19937_64 rng(12345);
@@ -77,24 +77,24 @@ TEST(TwoSumTest, ErrorFreeOnRandomDouble)
     check_two_sum_random<double>();
 }
 
-template<class T>
+template <class T>
 void check_two_sum_adversarial()
 {
     T const u = T(unit_roundoff<T>());
     T const big = std::ldexp(T(1), 30);
     T const tiny = std::ldexp(T(1), -30);
     std::vector<std::pair<T, T>> const cases = {
-        {T(1), u},                         // exact tie: rounds to even, error u
-        {T(1), T(3) * u},                  // tie rounding up
-        {T(1), -u / 2},                    // just below 1
-        {T(1) - u, u / 2},                 // carry into the next binade
-        {big, tiny},                       // |b| far below ulp(a): s = a, e = b
-        {tiny, big},                       // same, reversed (TwoSum has no order rule)
-        {big, -big},                       // exact cancellation
-        {big, -(big - T(1))},              // Sterbenz
-        {T(0.1), T(0.2)},                  // decimal literals
-        {T(1) + T(2) * u, -(T(1) + u)},    // cancellation with nonzero error
-        {std::nextafter(big, T(0)), big},  // sum overflows the binade
+        {T(1), u},                        // exact tie: rounds to even, error u
+        {T(1), T(3) * u},                 // tie rounding up
+        {T(1), -u / 2},                   // just below 1
+        {T(1) - u, u / 2},                // carry into the next binade
+        {big, tiny},                      // |b| far below ulp(a): s = a, e = b
+        {tiny, big},                      // same, reversed (TwoSum has no order rule)
+        {big, -big},                      // exact cancellation
+        {big, -(big - T(1))},             // Sterbenz
+        {T(0.1), T(0.2)},                 // decimal literals
+        {T(1) + T(2) * u, -(T(1) + u)},   // cancellation with nonzero error
+        {std::nextafter(big, T(0)), big}, // sum overflows the binade
     };
     for (auto const& [a, b] : cases)
     {
@@ -129,21 +129,22 @@ TEST(TwoSumTest, CallerProductIsNotContracted)
         double const x = random_value<double>(rng, 10);
         auto const r = two_sum(a, w * x);
         double const p = w * x;
-        ASSERT_TRUE(to_units(a, -84) + to_units(p, -84)
-                    == to_units(r.sum, -84) + to_units(r.error, -84));
+        ASSERT_TRUE(to_units(a, -84) + to_units(p, -84) ==
+                    to_units(r.sum, -84) + to_units(r.error, -84));
     }
 }
 
 //---------------------------------------------------------------------------//
 // Accumulators over 10^7 terms
 //---------------------------------------------------------------------------//
-constexpr int term_unit_exp2 = -92;  // every term >= 2^-40 is a multiple of 2^-92
+constexpr int term_unit_exp2 = -92; // every term >= 2^-40 is a multiple of 2^-92
 
 //! 10^7 exponential deposits (mean 0.1 MeV) as T, all >= 2^-40.
-template<class T>
+template <class T>
 std::vector<T> const& exponential_terms()
 {
-    static std::vector<T> const terms = [] {
+    static std::vector<T> const terms = []
+    {
         std::mt19937_64 rng(20181108);
         std::exponential_distribution<double> dist(10.0);
         std::vector<T> v;
@@ -166,7 +167,7 @@ struct Reference
     double n{0};
 };
 
-template<class T>
+template <class T>
 Reference make_reference(std::vector<T> const& terms)
 {
     Reference r;
@@ -179,7 +180,7 @@ Reference make_reference(std::vector<T> const& terms)
     return r;
 }
 
-template<class T>
+template <class T>
 void report(char const* name, long double error, double bound, long double exact)
 {
     std::cout << "  " << name << '<' << (sizeof(T) == 4 ? "float" : "double")
@@ -187,7 +188,7 @@ void report(char const* name, long double error, double bound, long double exact
               << ", bound/S = " << bound / double(exact) << '\n';
 }
 
-template<class T>
+template <class T>
 void check_accumulators()
 {
     auto const& terms = exponential_terms<T>();
@@ -254,8 +255,7 @@ void check_accumulators()
         for (T x : terms)
             s.add(x);
         long double const err = ref.exact.error_of(s.value());
-        double const bound
-            = OffsetNitadoriSum<T>::error_bound(ref.n, double(large), double(exact));
+        double const bound = OffsetNitadoriSum<T>::error_bound(ref.n, double(large), double(exact));
         report<T>("OffsetNitadori", err, bound, exact);
         EXPECT_LE(std::abs(err), bound);
     }
@@ -309,7 +309,8 @@ TEST(AccumulatorTest, NarumiAndFixedPointBitwiseUnderPermutations)
     // ~1e3 steps of ~2^11) stay far below it; the total is checked below.
     int const narumi_exp2 = -20;
 
-    auto sums = [&](std::vector<double> const& v) {
+    auto sums = [&](std::vector<double> const& v)
+    {
         FixedPointSum fx(fx_exp2);
         NarumiSum<8> na(narumi_exp2);
         for (double x : v)
@@ -352,10 +353,10 @@ TEST(FixedPointTest, QuantumCoversTheBound)
     {
         int const e = fixed_point_quantum_exp2(total);
         EXPECT_LE(total, std::ldexp(1.0, 62 + e)) << total;
-        EXPECT_GT(total, std::ldexp(1.0, 61 + e)) << total;  // finest such quantum
+        EXPECT_GT(total, std::ldexp(1.0, 61 + e)) << total; // finest such quantum
     }
     EXPECT_EQ(-62, fixed_point_quantum_exp2(1.0));
-    EXPECT_EQ(-26, fixed_point_quantum_exp2(6e10));  // 3e9 particles x 10 x 2 MeV
+    EXPECT_EQ(-26, fixed_point_quantum_exp2(6e10)); // 3e9 particles x 10 x 2 MeV
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

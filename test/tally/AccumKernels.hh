@@ -19,25 +19,34 @@ constexpr int num_accumulators = 8;
 MCDOSE_FUNCTION inline double run_accumulator(int which, Span<float const> terms)
 {
     using namespace mcdose::accum;
-    auto run = [&](auto acc) {
+    auto run = [&](auto acc)
+    {
         for (float x : terms)
             acc.add(x);
         return acc.value();
     };
     switch (which)
     {
-        case 0: return run(KahanSum<float>{});
-        case 1: return run(NeumaierSum<float>{});
-        case 2: return run(DoubleWordSum<float>{});
-        case 3: {
-            NitadoriSum<float> s;
-            s.add(4.0f);  // precondition |hi| >= |x|: terms are < 4
-            return run(s);
-        }
-        case 4: return run(OffsetNitadoriSum<float>(32768.0f));  // > 2 x the sum
-        case 5: return run(NarumiSum<8>(-24));
-        case 6: return run(FixedPointSum(-40));
-        default: return run(DoubleWordSum<double>{});
+    case 0:
+        return run(KahanSum<float>{});
+    case 1:
+        return run(NeumaierSum<float>{});
+    case 2:
+        return run(DoubleWordSum<float>{});
+    case 3:
+    {
+        NitadoriSum<float> s;
+        s.add(4.0f); // precondition |hi| >= |x|: terms are < 4
+        return run(s);
+    }
+    case 4:
+        return run(OffsetNitadoriSum<float>(32768.0f)); // > 2 x the sum
+    case 5:
+        return run(NarumiSum<8>(-24));
+    case 6:
+        return run(FixedPointSum(-40));
+    default:
+        return run(DoubleWordSum<double>{});
     }
 }
 
@@ -47,4 +56,4 @@ MCDOSE_FUNCTION inline accum::SumAndError<float> two_sum_of_product(float a, flo
 {
     return accum::two_sum(a, w * x);
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

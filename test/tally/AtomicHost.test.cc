@@ -22,19 +22,24 @@ std::vector<double> hammer(TallyMethod method, unsigned threads, int per_thread,
 {
     double const max_total = double(threads) * per_thread * 8.0 / 1024;
     DoseTally tally({method, bins, max_total, Backend::cpu});
-    dispatch_tally_method(method, [&](auto policy) {
-        auto const view = tally.view<decltype(policy)>();
-        std::vector<std::thread> pool;
-        for (unsigned t = 0; t < threads; ++t)
-        {
-            pool.emplace_back([=] {
-                for (int i = 0; i < per_thread; ++i)
-                    view.deposit((t * 31u + i) % bins, (1 + (t + i) % 7) / 1024.0);
-            });
-        }
-        for (auto& th : pool)
-            th.join();
-    });
+    dispatch_tally_method(method,
+                          [&](auto policy)
+                          {
+                              auto const view = tally.view<decltype(policy)>();
+                              std::vector<std::thread> pool;
+                              for (unsigned t = 0; t < threads; ++t)
+                              {
+                                  pool.emplace_back(
+                                      [=]
+                                      {
+                                          for (int i = 0; i < per_thread; ++i)
+                                              view.deposit((t * 31u + i) % bins,
+                                                           (1 + (t + i) % 7) / 1024.0);
+                                      });
+                              }
+                              for (auto& th : pool)
+                                  th.join();
+                          });
     return tally.batch_energy_MeV();
 }
 
@@ -74,23 +79,27 @@ TEST(AtomicHostTest, FloatAtomicsLoseDoseOthersDoNot)
 {
     unsigned const threads = 4;
     int const per_thread = 1 << 20;
-    long double const deposit = 0.1;  // the double nearest 0.1, exactly
+    long double const deposit = 0.1; // the double nearest 0.1, exactly
     long double const exact = (long double)threads * per_thread * deposit;
     double const n = double(threads) * per_thread;
     for (TallyMethod m : all_tally_methods())
     {
         DoseTally tally({m, 1, double(exact) * 2, Backend::cpu});
-        dispatch_tally_method(m, [&](auto policy) {
-            auto const view = tally.view<decltype(policy)>();
-            std::vector<std::thread> pool;
-            for (unsigned t = 0; t < threads; ++t)
-                pool.emplace_back([=] {
-                    for (int i = 0; i < per_thread; ++i)
-                        view.deposit(0, 0.1);
-                });
-            for (auto& th : pool)
-                th.join();
-        });
+        dispatch_tally_method(m,
+                              [&](auto policy)
+                              {
+                                  auto const view = tally.view<decltype(policy)>();
+                                  std::vector<std::thread> pool;
+                                  for (unsigned t = 0; t < threads; ++t)
+                                      pool.emplace_back(
+                                          [=]
+                                          {
+                                              for (int i = 0; i < per_thread; ++i)
+                                                  view.deposit(0, 0.1);
+                                          });
+                                  for (auto& th : pool)
+                                      th.join();
+                              });
         double const rel = double((tally.batch_energy_MeV()[0] - exact) / exact);
         if (m == TallyMethod::fa)
         {
@@ -135,5 +144,5 @@ TEST(TallyMethodTest, ViewOfTheWrongPolicyIsRefused)
     EXPECT_THROW(tally.view<FxPolicy>(), RuntimeError);
     EXPECT_NO_THROW(tally.view<HbPolicy>());
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

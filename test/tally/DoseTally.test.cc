@@ -68,7 +68,7 @@ TEST(DoseTallyTest, BatchUncertaintyMatchesTheKnownVariance)
         auto const range = batch_history_range(histories, batches, b);
         for (std::uint64_t h = range.begin; h < range.end; ++h)
         {
-            std::mt19937_64 rng(h);  // per-history stream: reproducible batches
+            std::mt19937_64 rng(h); // per-history stream: reproducible batches
             std::uniform_real_distribution<double> uni(0, 1);
             if (uni(rng) < p)
                 view.deposit(0, -mu * std::log1p(-uni(rng)));
@@ -115,7 +115,8 @@ TEST(DoseTallyTest, UnequalBatchesAreRefused)
 //! of the folded result.
 TEST(DoseTallyTest, FxBatchedResultIsBitwiseIndependentOfThreads)
 {
-    auto run = [](unsigned threads) {
+    auto run = [](unsigned threads)
+    {
         std::uint64_t const histories = 60000, batches = 6;
         DoseTally tally({TallyMethod::fx, 16, histories * 4.0, Backend::cpu});
         auto const view = tally.view<FxPolicy>();
@@ -125,15 +126,17 @@ TEST(DoseTallyTest, FxBatchedResultIsBitwiseIndependentOfThreads)
             std::vector<std::thread> pool;
             for (unsigned t = 0; t < threads; ++t)
             {
-                pool.emplace_back([=] {
-                    for (std::uint64_t h = range.begin + t; h < range.end; h += threads)
+                pool.emplace_back(
+                    [=]
                     {
-                        std::mt19937_64 rng(h);
-                        std::exponential_distribution<double> e(1.0 / 0.3);
-                        for (int c = 0; c < 4; ++c)
-                            view.deposit(rng() % 16, std::min(e(rng), 1.0));
-                    }
-                });
+                        for (std::uint64_t h = range.begin + t; h < range.end; h += threads)
+                        {
+                            std::mt19937_64 rng(h);
+                            std::exponential_distribution<double> e(1.0 / 0.3);
+                            for (int c = 0; c < 4; ++c)
+                                view.deposit(rng() % 16, std::min(e(rng), 1.0));
+                        }
+                    });
             }
             for (auto& th : pool)
                 th.join();
@@ -152,5 +155,5 @@ TEST(DoseTallyTest, FxBatchedResultIsBitwiseIndependentOfThreads)
         }
     }
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

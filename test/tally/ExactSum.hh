@@ -18,8 +18,8 @@ inline int128 to_units(long double x, int unit_exp2)
     if (x == 0)
         return 0;
     int e = 0;
-    long double const m = std::frexp(x, &e);  // x = m 2^e, 0.5 <= |m| < 1
-    auto const mi = static_cast<std::int64_t>(std::ldexp(m, 63));  // exact for 64-bit mantissas
+    long double const m = std::frexp(x, &e);                      // x = m 2^e, 0.5 <= |m| < 1
+    auto const mi = static_cast<std::int64_t>(std::ldexp(m, 63)); // exact for 64-bit mantissas
     int const shift = e - 63 - unit_exp2;
     if (shift >= 0)
     {
@@ -63,4 +63,4 @@ class ExactSum
     int unit_exp2_;
     int128 units_{0};
 };
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -39,23 +39,24 @@ TEST(TallyBenchHostTest, EveryMethodMatchesTheExactReference)
             ASSERT_EQ(bins, run.energy_MeV.size());
             for (size_type b = 0; b < bins; ++b)
             {
-                double const exact = double(ref[b]) * 0x1p-22;  // exact (ref < 2^53)
-                double const n = double(problem.particles) * 10;  // >= deposits in the bin
+                double const exact = double(ref[b]) * 0x1p-22;   // exact (ref < 2^53)
+                double const n = double(problem.particles) * 10; // >= deposits in the bin
                 double const err = std::abs(run.energy_MeV[b] - exact);
                 switch (m)
                 {
-                    case TallyMethod::fa:
-                        // recursive float summation: gamma_{n-1} with u = 2^-24
-                        EXPECT_LE(err, n * 0x1p-24 / (1 - n * 0x1p-24) * exact) << "bin " << b;
-                        break;
-                    case TallyMethod::kas:
-                        EXPECT_LE(err, (2 * 0x1p-24 + 4 * n * 0x1p-48) * exact) << "bin " << b;
-                        break;
-                    case TallyMethod::fx:
-                        // deposits are multiples of 2^-22 MeV >= the quantum: exact
-                        EXPECT_EQ(exact, run.energy_MeV[b]) << "bin " << b;
-                        break;
-                    default: EXPECT_LE(err, n * 0x1p-53 * exact) << to_cstring(m) << " bin " << b;
+                case TallyMethod::fa:
+                    // recursive float summation: gamma_{n-1} with u = 2^-24
+                    EXPECT_LE(err, n * 0x1p-24 / (1 - n * 0x1p-24) * exact) << "bin " << b;
+                    break;
+                case TallyMethod::kas:
+                    EXPECT_LE(err, (2 * 0x1p-24 + 4 * n * 0x1p-48) * exact) << "bin " << b;
+                    break;
+                case TallyMethod::fx:
+                    // deposits are multiples of 2^-22 MeV >= the quantum: exact
+                    EXPECT_EQ(exact, run.energy_MeV[b]) << "bin " << b;
+                    break;
+                default:
+                    EXPECT_LE(err, n * 0x1p-53 * exact) << to_cstring(m) << " bin " << b;
                 }
             }
         }
@@ -77,10 +78,10 @@ TEST(TallyBenchHostTest, FxBitwiseIdenticalAcrossThreadsAndChunks)
 TEST(TallyBenchCliTest, CpuRunWritesTableAndJson)
 {
     std::string const json = ::testing::TempDir() + "tally_bench_test.json";
-    auto const r = run_command(mcdose_exe()
-                               + " tally-bench --backend cpu --particles 20000 --bins 8,1000"
-                                 " --methods hb,fx,fa --threads 2 --json "
-                               + json);
+    auto const r = run_command(mcdose_exe() +
+                               " tally-bench --backend cpu --particles 20000 --bins 8,1000"
+                               " --methods hb,fx,fa --threads 2 --json " +
+                               json);
     ASSERT_EQ(0, r.exit_code) << r.output;
     EXPECT_NE(std::string::npos, r.output.find("deposits/s")) << r.output;
     std::ifstream in(json);
@@ -103,5 +104,5 @@ TEST(TallyBenchCliTest, BadOptionsGiveOneLineErrors)
     EXPECT_NE(0, r2.exit_code);
     EXPECT_NE(std::string::npos, r2.output.find("particles")) << r2.output;
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

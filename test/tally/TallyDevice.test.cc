@@ -145,5 +145,5 @@ TEST(TallyDeviceTest, BenchmarkKernelMatchesExactReference)
         }
     }
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

@@ -12,7 +12,7 @@ namespace mcdose::test
 {
 namespace
 {
-template<class Policy>
+template <class Policy>
 MCDOSE_KERNEL void pattern_kernel(DoseTallyView<Policy> tally, DepositPattern p)
 {
     unsigned const t = blockIdx.x * blockDim.x + threadIdx.x;
@@ -21,14 +21,13 @@ MCDOSE_KERNEL void pattern_kernel(DoseTallyView<Policy> tally, DepositPattern p)
     for (int j = 0; j < p.per_thread; ++j)
     {
         if ((t + j) % 3 == 0)
-            continue;  // lanes of one warp take different branches
+            continue; // lanes of one warp take different branches
         tally.deposit((t / 2 + 7u * j) % p.bins, (1 + t % 13) / 256.0);
     }
 }
 //! Thread i < num_accumulators runs accumulator i; all threads then do
 //! TwoSum of products for their share of the terms (a = term, w = x = next).
-MCDOSE_KERNEL void accum_kernel(Span<float const> terms, Span<double> values,
-                                Span<float> products)
+MCDOSE_KERNEL void accum_kernel(Span<float const> terms, Span<double> values, Span<float> products)
 {
     unsigned const t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t < num_accumulators)
@@ -40,7 +39,7 @@ MCDOSE_KERNEL void accum_kernel(Span<float const> terms, Span<double> values,
         products[2 * i + 1] = r.error;
     }
 }
-}  // namespace
+} // namespace
 
 AccumResults accum_on_device(std::vector<float> const& terms)
 {
@@ -58,11 +57,14 @@ std::vector<double> pattern_on_device(TallyMethod method, DepositPattern const& 
 {
     double const max_total = double(p.blocks) * p.threads_per_block * p.per_thread * 14 / 256;
     DoseTally tally({method, p.bins, max_total, Backend::gpu});
-    dispatch_tally_method(method, [&](auto policy) {
-        pattern_kernel<<<p.blocks, p.threads_per_block>>>(tally.view<decltype(policy)>(), p);
-        MCDOSE_CUDA_CHECK_LAUNCH();
-    });
+    dispatch_tally_method(method,
+                          [&](auto policy)
+                          {
+                              pattern_kernel<<<p.blocks, p.threads_per_block>>>(
+                                  tally.view<decltype(policy)>(), p);
+                              MCDOSE_CUDA_CHECK_LAUNCH();
+                          });
     device_synchronize();
     return tally.batch_energy_MeV();
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -19,7 +19,7 @@ struct DepositPattern
     unsigned threads_per_block{128};
     int per_thread{16};
     unsigned bins{8};
-    unsigned active_lanes{32};  //!< lanes >= this return at once (partial warps)
+    unsigned active_lanes{32}; //!< lanes >= this return at once (partial warps)
 };
 
 //! Exact per-bin energy [MeV] of the pattern (host, integers).
@@ -30,8 +30,8 @@ std::vector<double> pattern_reference(DepositPattern const& p);
 //! bit for bit (same IEEE operations, no FMA contraction on the device).
 struct AccumResults
 {
-    std::vector<double> values;           //!< one value() per accumulator
-    std::vector<float> two_sum_products;  //!< (sum, error) pairs, flattened
+    std::vector<double> values;          //!< one value() per accumulator
+    std::vector<float> two_sum_products; //!< (sum, error) pairs, flattened
 };
 AccumResults accum_on_host(std::vector<float> const& terms);
 
@@ -49,4 +49,4 @@ inline AccumResults accum_on_device(std::vector<float> const&)
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose::test
+} // namespace mcdose::test
