@@ -7,6 +7,7 @@
 #include "RunCommand.hh"
 #include "StudyFixture.hh"
 #include "TestMacros.hh"
+#include "phantoms/ImageIO.hh"
 
 namespace mcdose::test
 {
@@ -48,6 +49,25 @@ TEST_F(StudyCliTest, EachErrorIsOneLineWithFieldAndFix)
     material["phantom"]["shapes"][0]["material"] = "bone_cortical";
     auto image = minimal();
     image["phantom"] = {{"type", "ct_image"}, {"image", "missing.nrrd"}};
+    // A 2-component image (unsupported pixel type) and a CT with HU beyond the calibration.
+    {
+        std::ofstream out(dir_ / "vec.mha", std::ios::binary);
+        out << "ObjectType = Image\nNDims = 3\nDimSize = 2 2 2\nElementNumberOfChannels = 2\n"
+               "ElementSpacing = 1 1 1\nElementType = MET_SHORT\nElementDataFile = LOCAL\n";
+        std::vector<short> data(16, 0);
+        out.write(reinterpret_cast<char const*>(data.data()), data.size() * sizeof(short));
+    }
+    auto pixel = minimal();
+    pixel["phantom"] = {{"type", "ct_image"}, {"image", "vec.mha"}};
+    {
+        GridGeometry const g = make_axis_aligned_geometry(Int3{{2, 2, 2}}, Real3{{1, 1, 1}},
+                                                          Real3{{0, 0, 0}});
+        std::vector<float> hu(8, 0.0f);
+        hu[3] = -2000;
+        write_image((dir_ / "ct.nrrd").string(), g, make_span(std::as_const(hu)));
+    }
+    auto hu = minimal();
+    hu["phantom"] = {{"type", "ct_image"}, {"image", "ct.nrrd"}};
     std::vector<Case> const cases = {
         {"syntax.json", "{\n  \"run\": {\"histories\": 10}\n  \"backend\": \"cpu\"\n}\n",
          "line 3, column 3: malformed JSON"},
@@ -56,6 +76,9 @@ TEST_F(StudyCliTest, EachErrorIsOneLineWithFieldAndFix)
         {"range.json", range.dump(2), "/run/histories: value 0 is out of range; it must be in [1, "},
         {"material.json", material.dump(2), "/phantom/shapes/0/material: unknown material"},
         {"image.json", image.dump(2), "/phantom/image: image '"},
+        {"pixel.json", pixel.dump(2), "has unsupported pixel type"},
+        {"hu.json", hu.dump(2), "/phantom/calibration: 1 voxels have CT numbers outside the "
+                                "calibration [-1024, 3071] HU, the first -2000 at voxel (1, 1, 0)"},
     };
     for (auto const& c : cases)
     {
