@@ -14,15 +14,13 @@ namespace mcdose::test
 {
 namespace
 {
-//! `threads` threads each deposit `per_thread` values into `bins` bins.
-//! value(t, i) = (1 + (t + i) % 7) * 2^-10 MeV: multiples of 2^-10 whose
-//! per-bin sums stay below 2^24 * 2^-10, so every method (even float FA and
-//! the Kahan float pair) is exact and any lost update shows as a difference.
-std::vector<double> hammer(TallyMethod method, unsigned threads, int per_thread, size_type bins)
+//! `threads` std::threads each make `per_thread` deposits: deposit i of
+//! thread t goes to bin_of(t, i) with energy_of(t, i) [MeV].
+template <class BinOf, class EnergyOf>
+void deposit_from_threads(DoseTally& tally, unsigned threads, int per_thread, BinOf bin_of,
+                          EnergyOf energy_of)
 {
-    double const max_total = double(threads) * per_thread * 8.0 / 1024;
-    DoseTally tally({method, bins, max_total, Backend::cpu});
-    dispatch_tally_method(method,
+    dispatch_tally_method(tally.method(),
                           [&](auto policy)
                           {
                               auto const view = tally.view<decltype(policy)>();
@@ -33,13 +31,25 @@ std::vector<double> hammer(TallyMethod method, unsigned threads, int per_thread,
                                       [=]
                                       {
                                           for (int i = 0; i < per_thread; ++i)
-                                              view.deposit((t * 31u + i) % bins,
-                                                           (1 + (t + i) % 7) / 1024.0);
+                                              view.deposit(bin_of(t, i), energy_of(t, i));
                                       });
                               }
                               for (auto& th : pool)
                                   th.join();
                           });
+}
+
+//! `threads` threads each deposit `per_thread` values into `bins` bins.
+//! value(t, i) = (1 + (t + i) % 7) * 2^-10 MeV: multiples of 2^-10 whose
+//! per-bin sums stay below 2^24 * 2^-10, so every method (even float FA and
+//! the Kahan float pair) is exact and any lost update shows as a difference.
+std::vector<double> hammer(TallyMethod method, unsigned threads, int per_thread, size_type bins)
+{
+    double const max_total = double(threads) * per_thread * 8.0 / 1024;
+    DoseTally tally({method, bins, max_total, Backend::cpu});
+    deposit_from_threads(
+        tally, threads, per_thread, [bins](unsigned t, int i) { return (t * 31u + i) % bins; },
+        [](unsigned t, int i) { return (1 + (t + i) % 7) / 1024.0; });
     return tally.batch_energy_MeV();
 }
 
@@ -85,21 +95,9 @@ TEST(AtomicHostTest, FloatAtomicsLoseDoseOthersDoNot)
     for (TallyMethod m : all_tally_methods())
     {
         DoseTally tally({m, 1, double(exact) * 2, Backend::cpu});
-        dispatch_tally_method(m,
-                              [&](auto policy)
-                              {
-                                  auto const view = tally.view<decltype(policy)>();
-                                  std::vector<std::thread> pool;
-                                  for (unsigned t = 0; t < threads; ++t)
-                                      pool.emplace_back(
-                                          [=]
-                                          {
-                                              for (int i = 0; i < per_thread; ++i)
-                                                  view.deposit(0, 0.1);
-                                          });
-                                  for (auto& th : pool)
-                                      th.join();
-                              });
+        deposit_from_threads(
+            tally, threads, per_thread, [](unsigned, int) { return size_type(0); },
+            [](unsigned, int) { return 0.1; });
         double const rel = double((tally.batch_energy_MeV()[0] - exact) / exact);
         if (m == TallyMethod::fa)
         {
