@@ -20,9 +20,9 @@ void validate_geometry(GridGeometry const& g, char const* what)
         MCDOSE_VALIDATE(std::isfinite(g.origin_cm[c]),
                         << what << ": origin " << axis[c] << " is not finite");
     }
-    MCDOSE_VALIDATE(g.num_voxels() / size_type(g.dims[0]) / size_type(g.dims[1])
-                        == size_type(g.dims[2]),
-                    << what << ": grid too large");
+    MCDOSE_VALIDATE(
+        g.num_voxels() / size_type(g.dims[0]) / size_type(g.dims[1]) == size_type(g.dims[2]),
+        << what << ": grid too large");
     // Orthonormal direction: D^T D = I within single-precision round-off of
     // the image headers it usually comes from.
     for (int a = 0; a < 3; ++a)
@@ -39,4 +39,4 @@ void validate_geometry(GridGeometry const& g, char const* what)
         }
     }
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -32,10 +32,10 @@ inline constexpr size_type outside_grid = static_cast<size_type>(-1);
 //! Grid geometry (trivially copyable; the same object on host and device).
 struct GridGeometry
 {
-    Int3 dims{{0, 0, 0}};                 //!< voxels along i, j, k
-    Real3 spacing_cm{{0, 0, 0}};          //!< voxel size along i, j, k [cm]
-    Real3 origin_cm{{0, 0, 0}};           //!< centre of voxel (0,0,0) [cm]
-    double direction[9]{1, 0, 0, 0, 1, 0, 0, 0, 1};  //!< row-major, columns = index axes
+    Int3 dims{{0, 0, 0}};                           //!< voxels along i, j, k
+    Real3 spacing_cm{{0, 0, 0}};                    //!< voxel size along i, j, k [cm]
+    Real3 origin_cm{{0, 0, 0}};                     //!< centre of voxel (0,0,0) [cm]
+    double direction[9]{1, 0, 0, 0, 1, 0, 0, 0, 1}; //!< row-major, columns = index axes
 
     //! Number of voxels.
     MCDOSE_FORCEINLINE_FUNCTION size_type num_voxels() const
@@ -52,10 +52,10 @@ struct GridGeometry
     //! Linear index of voxel (i, j, k) (i fastest).
     MCDOSE_FORCEINLINE_FUNCTION size_type linear_index(Int3 const& ijk) const
     {
-        MCDOSE_EXPECT(ijk[0] >= 0 && ijk[0] < dims[0] && ijk[1] >= 0 && ijk[1] < dims[1]
-                      && ijk[2] >= 0 && ijk[2] < dims[2]);
-        return size_type(ijk[0]) + size_type(dims[0]) * (size_type(ijk[1]) + size_type(dims[1])
-                                                                           * size_type(ijk[2]));
+        MCDOSE_EXPECT(ijk[0] >= 0 && ijk[0] < dims[0] && ijk[1] >= 0 && ijk[1] < dims[1] &&
+                      ijk[2] >= 0 && ijk[2] < dims[2]);
+        return size_type(ijk[0]) +
+               size_type(dims[0]) * (size_type(ijk[1]) + size_type(dims[1]) * size_type(ijk[2]));
     }
 
     //! Voxel indices (i, j, k) of a linear index.
@@ -76,8 +76,8 @@ struct GridGeometry
         for (int c = 0; c < 3; ++c)
         {
             // D is orthonormal, so D^-1 = D^T: column c dotted with d.
-            local[c] = direction[c] * d[0] + direction[3 + c] * d[1] + direction[6 + c] * d[2]
-                       + 0.5 * spacing_cm[c];
+            local[c] = direction[c] * d[0] + direction[3 + c] * d[1] + direction[6 + c] * d[2] +
+                       0.5 * spacing_cm[c];
         }
         return local;
     }
@@ -90,8 +90,8 @@ struct GridGeometry
         Real3 p;
         for (int r = 0; r < 3; ++r)
         {
-            p[r] = origin_cm[r] + direction[3 * r] * a[0] + direction[3 * r + 1] * a[1]
-                   + direction[3 * r + 2] * a[2];
+            p[r] = origin_cm[r] + direction[3 * r] * a[0] + direction[3 * r + 1] * a[1] +
+                   direction[3 * r + 2] * a[2];
         }
         return p;
     }
@@ -102,8 +102,8 @@ struct GridGeometry
         Real3 p;
         for (int r = 0; r < 3; ++r)
         {
-            p[r] = direction[3 * r] * local_dir[0] + direction[3 * r + 1] * local_dir[1]
-                   + direction[3 * r + 2] * local_dir[2];
+            p[r] = direction[3 * r] * local_dir[0] + direction[3 * r + 1] * local_dir[1] +
+                   direction[3 * r + 2] * local_dir[2];
         }
         return p;
     }
@@ -114,8 +114,8 @@ struct GridGeometry
         Real3 l;
         for (int c = 0; c < 3; ++c)
         {
-            l[c] = direction[c] * physical_dir[0] + direction[3 + c] * physical_dir[1]
-                   + direction[6 + c] * physical_dir[2];
+            l[c] = direction[c] * physical_dir[0] + direction[3 + c] * physical_dir[1] +
+                   direction[6 + c] * physical_dir[2];
         }
         return l;
     }
@@ -138,7 +138,7 @@ struct GridGeometry
             if (!(u >= 0 && u < double(dims[c])))
                 return false;
             int idx = int(u);
-            (*ijk)[c] = idx < dims[c] ? idx : dims[c] - 1;  // rounding of u just below n
+            (*ijk)[c] = idx < dims[c] ? idx : dims[c] - 1; // rounding of u just below n
         }
         return true;
     }
@@ -166,4 +166,4 @@ inline GridGeometry make_axis_aligned_geometry(Int3 dims, Real3 spacing_cm, Real
 //! Check that a geometry is usable (positive dimensions and spacing, finite
 //! origin, orthonormal direction); throws RuntimeError naming `what` otherwise.
 void validate_geometry(GridGeometry const& g, char const* what);
-}  // namespace mcdose
+} // namespace mcdose

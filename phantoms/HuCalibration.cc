@@ -17,10 +17,9 @@ HuCalibration schneider2000_calibration()
     // tissue lines (-97..14, 23..100) and the marrow/bone line (101..3000).
     // Two extensions of ours: flat air down to -1024 (the lowest CT number
     // of 12-bit scanners) and the bone line extrapolated to 3071 (their top).
-    cal.density_curve = {{-1024, 0.00121}, {-1000, 0.00121}, {-98, 0.93},
-                         {-97, 0.930486},  {14, 1.03},       {23, 1.031},
-                         {100, 1.1199},    {101, 1.0762},    {1600, 1.9642},
-                         {3000, 2.8},      {3071, 2.8424}};
+    cal.density_curve = {{-1024, 0.00121}, {-1000, 0.00121}, {-98, 0.93},   {-97, 0.930486},
+                         {14, 1.03},       {23, 1.031},      {100, 1.1199}, {101, 1.0762},
+                         {1600, 1.9642},   {3000, 2.8},      {3071, 2.8424}};
     // Tissue bins: Schneider's segmentation (their table 6: air < -950, lung
     // -950..-120, adipose/adrenal/intestine mixtures -120..18, soft and
     // connective tissue up to 120, marrow/bone mixtures above), merged onto
@@ -42,8 +41,8 @@ void validate_calibration(HuCalibration const& cal)
                                        << curve.size() << ")");
     for (std::size_t i = 0; i < curve.size(); ++i)
     {
-        MCDOSE_VALIDATE(std::isfinite(curve[i].hu) && std::isfinite(curve[i].density_g_cm3)
-                            && curve[i].density_g_cm3 >= 0,
+        MCDOSE_VALIDATE(std::isfinite(curve[i].hu) && std::isfinite(curve[i].density_g_cm3) &&
+                            curve[i].density_g_cm3 >= 0,
                         << "density curve point " << i << " (HU " << curve[i].hu << ", density "
                         << curve[i].density_g_cm3
                         << " g/cm^3) is invalid; densities must be finite and >= 0");
@@ -62,16 +61,15 @@ void validate_calibration(HuCalibration const& cal)
     for (std::size_t b = 0; b < bins.size(); ++b)
     {
         MCDOSE_VALIDATE(!bins[b].material.empty(), << "material bin " << b << " has no material");
-        MCDOSE_VALIDATE(std::isfinite(bins[b].hu_lo), << "material bin " << b
-                                                      << " has a non-finite hu_lo");
+        MCDOSE_VALIDATE(std::isfinite(bins[b].hu_lo),
+                        << "material bin " << b << " has a non-finite hu_lo");
         MCDOSE_VALIDATE(b == 0 || bins[b].hu_lo > bins[b - 1].hu_lo,
                         << "material bins must have strictly increasing hu_lo (bin " << b
-                        << " starts at " << bins[b].hu_lo << " after " << bins[b - 1].hu_lo
-                        << ")");
+                        << " starts at " << bins[b].hu_lo << " after " << bins[b - 1].hu_lo << ")");
         MCDOSE_VALIDATE(bins[b].hu_lo <= cal.hu_max(),
                         << "material bin " << b << " ('" << bins[b].material << "') starts at HU "
-                        << bins[b].hu_lo << ", above the top of the density curve ("
-                        << cal.hu_max() << "); extend the curve or remove the bin");
+                        << bins[b].hu_lo << ", above the top of the density curve (" << cal.hu_max()
+                        << "); extend the curve or remove the bin");
     }
 }
 
@@ -103,11 +101,11 @@ bool HuConverter::convert(double hu, Result* result) const
     auto upper = std::upper_bound(curve.begin(), curve.end(), hu,
                                   [](double h, HuDensityPoint const& p) { return h < p.hu; });
     if (upper == curve.end())
-        --upper;  // hu == hu_max
+        --upper; // hu == hu_max
     auto const lower = upper - 1;
     double const t = (hu - lower->hu) / (upper->hu - lower->hu);
-    result->density_g_cm3
-        = static_cast<float>(lower->density_g_cm3 + t * (upper->density_g_cm3 - lower->density_g_cm3));
+    result->density_g_cm3 = static_cast<float>(lower->density_g_cm3 +
+                                               t * (upper->density_g_cm3 - lower->density_g_cm3));
 
     // Material: last bin whose lower edge is <= hu.
     auto const& bins = cal_.material_bins;
@@ -117,4 +115,4 @@ bool HuConverter::convert(double hu, Result* result) const
     result->material = bin_material_[static_cast<std::size_t>(bin - bins.begin()) - 1];
     return true;
 }
-}  // namespace mcdose
+} // namespace mcdose

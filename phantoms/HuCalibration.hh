@@ -35,8 +35,8 @@ struct HuMaterialBin
 //! What to do with a CT number outside [hu_min, hu_max] of the density curve.
 enum class HuOutOfRange
 {
-    error,  //!< stop with an error naming the voxel and the value (default)
-    clamp   //!< use the nearest end of the curve
+    error, //!< stop with an error naming the voxel and the value (default)
+    clamp  //!< use the nearest end of the curve
 };
 
 //! A HU calibration (user-provided or the built-in default).
@@ -65,7 +65,7 @@ class HuConverter
   public:
     struct Result
     {
-        MaterialIndex material{0};  //!< index into material_names()
+        MaterialIndex material{0}; //!< index into material_names()
         float density_g_cm3{0};
     };
 
@@ -84,4 +84,4 @@ class HuConverter
     std::vector<std::string> names_;
     std::vector<MaterialIndex> bin_material_;
 };
-}  // namespace mcdose
+} // namespace mcdose

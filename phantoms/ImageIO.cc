@@ -38,17 +38,20 @@ using DoubleImage = itk::Image<double, 3>;
 void register_image_io_factories()
 {
     static std::once_flag once;
-    std::call_once(once, [] {
-        itk::MetaImageIOFactory::RegisterOneFactory();
-        itk::NrrdImageIOFactory::RegisterOneFactory();
-        itk::NiftiImageIOFactory::RegisterOneFactory();
-        itk::GDCMImageIOFactory::RegisterOneFactory();
-    });
+    std::call_once(once,
+                   []
+                   {
+                       itk::MetaImageIOFactory::RegisterOneFactory();
+                       itk::NrrdImageIOFactory::RegisterOneFactory();
+                       itk::NiftiImageIOFactory::RegisterOneFactory();
+                       itk::GDCMImageIOFactory::RegisterOneFactory();
+                   });
 }
 
 bool ends_with(std::string const& s, std::string const& suffix)
 {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
 }
 
 //! First line of an ITK exception's description (ITK messages span lines).
@@ -93,9 +96,8 @@ ScalarImage to_scalar_image(DoubleImage const& image, std::string pixel_type, bo
 bool is_integer_component(itk::IOComponentEnum c)
 {
     using C = itk::IOComponentEnum;
-    return c == C::UCHAR || c == C::CHAR || c == C::USHORT || c == C::SHORT || c == C::UINT
-           || c == C::INT || c == C::ULONG || c == C::LONG || c == C::ULONGLONG
-           || c == C::LONGLONG;
+    return c == C::UCHAR || c == C::CHAR || c == C::USHORT || c == C::SHORT || c == C::UINT ||
+           c == C::INT || c == C::ULONG || c == C::LONG || c == C::ULONGLONG || c == C::LONGLONG;
 }
 
 ScalarImage read_dicom_series(std::string const& dir, std::string const& series_uid)
@@ -142,12 +144,11 @@ ScalarImage read_dicom_series(std::string const& dir, std::string const& series_
                     << "DICOM series in '" << dir << "' has " << io->GetNumberOfComponents()
                     << " components per pixel (colour?); a CT series has one");
     // GDCMImageIO applies Rescale Slope/Intercept, so the values are HU.
-    return to_scalar_image(*reader->GetOutput(), "DICOM " + io->GetComponentTypeAsString(
-                                                                io->GetComponentType()),
-                           false);
+    return to_scalar_image(*reader->GetOutput(),
+                           "DICOM " + io->GetComponentTypeAsString(io->GetComponentType()), false);
 }
 
-template<class T>
+template <class T>
 void write_image_impl(std::string const& path, GridGeometry const& geometry, Span<T const> values)
 {
     MCDOSE_VALIDATE(values.size() == geometry.num_voxels(),
@@ -193,33 +194,36 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
     image->Allocate();
     std::copy(values.begin(), values.end(), image->GetBufferPointer());
 
-    write_atomically(path, [&](std::string const& tmp) {
-        // ITK picks details (e.g. MetaImage's single-file layout) from the
-        // extension, so write under the real extension, then move onto `tmp`.
-        std::string const staged = tmp + ext;
-        auto writer = itk::ImageFileWriter<Image>::New();
-        writer->SetImageIO(io);
-        writer->SetFileName(staged);
-        writer->SetInput(image);
-        writer->UseCompressionOn();
-        try
+    write_atomically(
+        path,
+        [&](std::string const& tmp)
         {
-            writer->Update();
-        }
-        catch (itk::ExceptionObject const& e)
-        {
-            std::remove(staged.c_str());
-            MCDOSE_VALIDATE(false, << "cannot write image '" << path << "': " << itk_reason(e)
-                                   << "; check that the directory exists and is writable");
-        }
-        if (std::rename(staged.c_str(), tmp.c_str()) != 0)
-        {
-            std::remove(staged.c_str());
-            MCDOSE_VALIDATE(false, << "cannot write image '" << path << "' (rename failed)");
-        }
-    });
+            // ITK picks details (e.g. MetaImage's single-file layout) from the
+            // extension, so write under the real extension, then move onto `tmp`.
+            std::string const staged = tmp + ext;
+            auto writer = itk::ImageFileWriter<Image>::New();
+            writer->SetImageIO(io);
+            writer->SetFileName(staged);
+            writer->SetInput(image);
+            writer->UseCompressionOn();
+            try
+            {
+                writer->Update();
+            }
+            catch (itk::ExceptionObject const& e)
+            {
+                std::remove(staged.c_str());
+                MCDOSE_VALIDATE(false, << "cannot write image '" << path << "': " << itk_reason(e)
+                                       << "; check that the directory exists and is writable");
+            }
+            if (std::rename(staged.c_str(), tmp.c_str()) != 0)
+            {
+                std::remove(staged.c_str());
+                MCDOSE_VALIDATE(false, << "cannot write image '" << path << "' (rename failed)");
+            }
+        });
 }
-}  // namespace
+} // namespace
 
 ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_series_uid)
 {
@@ -245,14 +249,13 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
         MCDOSE_VALIDATE(false, << "cannot read image '" << path << "': " << itk_reason(e));
     }
     std::string const component = io->GetComponentTypeAsString(io->GetComponentType());
-    MCDOSE_VALIDATE(io->GetNumberOfComponents() == 1
-                        && io->GetPixelType() == itk::IOPixelEnum::SCALAR,
-                    << "image '" << path << "' has unsupported pixel type "
-                    << io->GetPixelTypeAsString(io->GetPixelType()) << " with "
-                    << io->GetNumberOfComponents()
-                    << " components of " << component
-                    << "; convert it to a single-component scalar image (e.g. short HU or "
-                       "float)");
+    MCDOSE_VALIDATE(
+        io->GetNumberOfComponents() == 1 && io->GetPixelType() == itk::IOPixelEnum::SCALAR,
+        << "image '" << path << "' has unsupported pixel type "
+        << io->GetPixelTypeAsString(io->GetPixelType()) << " with " << io->GetNumberOfComponents()
+        << " components of " << component
+        << "; convert it to a single-component scalar image (e.g. short HU or "
+           "float)");
     MCDOSE_VALIDATE(io->GetComponentType() != itk::IOComponentEnum::UNKNOWNCOMPONENTTYPE,
                     << "image '" << path << "' has an unknown pixel component type");
     MCDOSE_VALIDATE(io->GetNumberOfDimensions() >= 2 && io->GetNumberOfDimensions() <= 3,
@@ -276,8 +279,8 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
 
 bool is_writable_image_path(std::string const& path)
 {
-    return ends_with(path, ".mha") || ends_with(path, ".nrrd") || ends_with(path, ".nii")
-           || ends_with(path, ".nii.gz");
+    return ends_with(path, ".mha") || ends_with(path, ".nrrd") || ends_with(path, ".nii") ||
+           ends_with(path, ".nii.gz");
 }
 
 void write_image(std::string const& path, GridGeometry const& geometry, Span<float const> values)
@@ -292,4 +295,4 @@ void write_image(std::string const& path, GridGeometry const& geometry,
     register_image_io_factories();
     write_image_impl(path, geometry, values);
 }
-}  // namespace mcdose
+} // namespace mcdose

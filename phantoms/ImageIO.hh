@@ -20,10 +20,10 @@ namespace mcdose
 //! A scalar image read from disk.
 struct ScalarImage
 {
-    GridGeometry geometry;       //!< [cm]
-    std::vector<double> values;  //!< one per voxel, i fastest
-    std::string pixel_type;      //!< component type on disk ("short", "float", ...)
-    bool integer_pixels{false};  //!< the pixel type on disk is an integer type
+    GridGeometry geometry;      //!< [cm]
+    std::vector<double> values; //!< one per voxel, i fastest
+    std::string pixel_type;     //!< component type on disk ("short", "float", ...)
+    bool integer_pixels{false}; //!< the pixel type on disk is an integer type
 };
 
 //! Read a 3D (or 2D, as one slice) single-component image. `path` is a file,
@@ -43,4 +43,4 @@ void write_image(std::string const& path, GridGeometry const& geometry, Span<flo
 //! Integer labels (material indices), same conventions.
 void write_image(std::string const& path, GridGeometry const& geometry,
                  Span<std::uint16_t const> values);
-}  // namespace mcdose
+} // namespace mcdose

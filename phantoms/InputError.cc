@@ -7,9 +7,7 @@ namespace mcdose
 {
 InputError::InputError(std::string file, std::string pointer, std::string problem)
     : RuntimeError(file + ": " + (pointer.empty() ? std::string() : pointer + ": ") + problem),
-      file_(std::move(file)),
-      pointer_(std::move(pointer)),
-      problem_(std::move(problem))
+      file_(std::move(file)), pointer_(std::move(pointer)), problem_(std::move(problem))
 {
 }
-}  // namespace mcdose
+} // namespace mcdose

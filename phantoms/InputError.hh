@@ -25,4 +25,4 @@ class InputError : public RuntimeError
     std::string problem_;
 };
 
-}  // namespace mcdose
+} // namespace mcdose

@@ -79,9 +79,9 @@ class JsonNode
     //! Structure
     void require_object(char const* what) const;
     bool has(std::string const& key) const;
-    JsonNode child(std::string const& key) const;  //!< required member
+    JsonNode child(std::string const& key) const; //!< required member
     std::optional<JsonNode> optional_child(std::string const& key) const;
-    std::size_t array_size(std::size_t min_size, char const* what) const;  //!< require an array
+    std::size_t array_size(std::size_t min_size, char const* what) const; //!< require an array
     JsonNode element(std::size_t i) const;
     //! Fail on any member not in `allowed`, suggesting the closest allowed name.
     void allow_only(std::initializer_list<char const*> allowed) const;
@@ -112,4 +112,4 @@ class JsonNode
 
 //! Escape a key for use in a JSON pointer (RFC 6901: "~" -> "~0", "/" -> "~1").
 std::string escape_pointer_token(std::string const& key);
-}  // namespace mcdose
+} // namespace mcdose

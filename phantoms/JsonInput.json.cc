@@ -42,9 +42,8 @@ std::size_t token_start(std::string const& text, std::size_t last)
         }
         return last;
     }
-    auto is_word = [](char c) {
-        return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-';
-    };
+    auto is_word = [](char c)
+    { return std::isalnum(static_cast<unsigned char>(c)) || c == '.' || c == '+' || c == '-'; };
     std::size_t i = last;
     while (i > 0 && is_word(text[i]) && is_word(text[i - 1]))
         --i;
@@ -57,7 +56,7 @@ std::string with_hint(std::string problem, char const* hint)
         problem += std::string("; ") + hint;
     return problem;
 }
-}  // namespace
+} // namespace
 
 TextPosition text_position(std::string const& text, std::size_t byte_offset)
 {
@@ -137,10 +136,10 @@ nlohmann::json parse_json_text(std::string const& text, std::string const& sourc
         if (colon != std::string::npos)
             detail = detail.substr(colon);
         throw InputError(source_name,
-                         "line " + std::to_string(pos.line) + ", column "
-                             + std::to_string(pos.column),
-                         "malformed JSON (" + detail
-                             + "); fix the syntax there (missing comma, quote or bracket?)");
+                         "line " + std::to_string(pos.line) + ", column " +
+                             std::to_string(pos.column),
+                         "malformed JSON (" + detail +
+                             "); fix the syntax there (missing comma, quote or bracket?)");
     }
 }
 
@@ -149,8 +148,7 @@ nlohmann::json parse_json_file(std::string const& path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
     {
-        throw InputError(path, "",
-                         "cannot open the file (missing or unreadable); check the path");
+        throw InputError(path, "", "cannot open the file (missing or unreadable); check the path");
     }
     std::stringstream ss;
     ss << in.rdbuf();
@@ -172,8 +170,8 @@ std::string NumberRange::describe() const
     bool const has_hi = hi < 1e307;
     if (has_lo && has_hi)
     {
-        return std::string("in ") + (lo_open ? "(" : "[") + format_number(lo) + ", "
-               + format_number(hi) + (hi_open ? ")" : "]");
+        return std::string("in ") + (lo_open ? "(" : "[") + format_number(lo) + ", " +
+               format_number(hi) + (hi_open ? ")" : "]");
     }
     if (has_lo)
         return std::string(lo_open ? "> " : ">= ") + format_number(lo);
@@ -249,8 +247,8 @@ std::size_t JsonNode::array_size(std::size_t min_size, char const* what) const
         this->fail(std::string("expected an array (") + what + "), got " + value_->type_name());
     if (value_->size() < min_size)
     {
-        this->fail("expected at least " + std::to_string(min_size) + " entries (" + what
-                   + "), got " + std::to_string(value_->size()));
+        this->fail("expected at least " + std::to_string(min_size) + " entries (" + what +
+                   "), got " + std::to_string(value_->size()));
     }
     return value_->size();
 }
@@ -288,8 +286,8 @@ double JsonNode::number(NumberRange range, char const* hint) const
     double const x = value_->get<double>();
     if (!range.contains(x))
     {
-        this->fail(with_hint("value " + format_number(x) + " is out of range; it must be "
-                                 + range.describe(),
+        this->fail(with_hint("value " + format_number(x) + " is out of range; it must be " +
+                                 range.describe(),
                              hint));
     }
     return x;
@@ -297,10 +295,10 @@ double JsonNode::number(NumberRange range, char const* hint) const
 
 long long JsonNode::integer(long long lo, long long hi, char const* hint) const
 {
-    bool const integral = value_->is_number_integer()
-                          || (value_->is_number_float()
-                              && std::floor(value_->get<double>()) == value_->get<double>()
-                              && std::fabs(value_->get<double>()) < 9e15);
+    bool const integral =
+        value_->is_number_integer() ||
+        (value_->is_number_float() && std::floor(value_->get<double>()) == value_->get<double>() &&
+         std::fabs(value_->get<double>()) < 9e15);
     if (!integral)
     {
         std::string got = value_->is_number() ? value_->dump() : value_->type_name();
@@ -314,8 +312,8 @@ long long JsonNode::integer(long long lo, long long hi, char const* hint) const
                                       : value_->get<long long>();
     if (x < lo || x > hi)
     {
-        this->fail(with_hint("value " + std::to_string(x) + " is out of range; it must be in ["
-                                 + std::to_string(lo) + ", " + std::to_string(hi) + "]",
+        this->fail(with_hint("value " + std::to_string(x) + " is out of range; it must be in [" +
+                                 std::to_string(lo) + ", " + std::to_string(hi) + "]",
                              hint));
     }
     return x;
@@ -352,10 +350,9 @@ Real3 JsonNode::real3(NumberRange range, char const* hint) const
 {
     if (!value_->is_array() || value_->size() != 3)
     {
-        this->fail(with_hint(std::string("expected an array of 3 numbers [x, y, z], got ")
-                                 + (value_->is_array() ? std::to_string(value_->size())
-                                                             + " entries"
-                                                       : value_->type_name()),
+        this->fail(with_hint(std::string("expected an array of 3 numbers [x, y, z], got ") +
+                                 (value_->is_array() ? std::to_string(value_->size()) + " entries"
+                                                     : value_->type_name()),
                              hint));
     }
     Real3 r;
@@ -368,11 +365,11 @@ Int3 JsonNode::int3(long long lo, long long hi, char const* hint) const
 {
     if (!value_->is_array() || value_->size() != 3)
     {
-        this->fail(with_hint(std::string("expected an array of 3 whole numbers [nx, ny, nz], got ")
-                                 + (value_->is_array() ? std::to_string(value_->size())
-                                                             + " entries"
-                                                       : value_->type_name()),
-                             hint));
+        this->fail(
+            with_hint(std::string("expected an array of 3 whole numbers [nx, ny, nz], got ") +
+                          (value_->is_array() ? std::to_string(value_->size()) + " entries"
+                                              : value_->type_name()),
+                      hint));
     }
     Int3 r;
     for (int c = 0; c < 3; ++c)
@@ -389,4 +386,4 @@ std::vector<double> JsonNode::numbers(std::size_t min_size, NumberRange range,
         out[i] = this->element(i).number(range, hint);
     return out;
 }
-}  // namespace mcdose
+} // namespace mcdose

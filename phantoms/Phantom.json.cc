@@ -61,9 +61,11 @@ ShapeInput parse_shape(JsonNode const& node)
         {
             if (!(s.upper_cm[c] > s.lower_cm[c]))
             {
-                node.child("upper_cm").element(c).fail(
-                    "upper corner must exceed lower corner (" + std::to_string(s.upper_cm[c])
-                    + " <= " + std::to_string(s.lower_cm[c]) + "); swap or fix the corners");
+                node.child("upper_cm")
+                    .element(c)
+                    .fail("upper corner must exceed lower corner (" +
+                          std::to_string(s.upper_cm[c]) + " <= " + std::to_string(s.lower_cm[c]) +
+                          "); swap or fix the corners");
             }
         }
     }
@@ -101,7 +103,7 @@ ShapeInput parse_shape(JsonNode const& node)
 
 //! Rows of a table (array of objects) whose `key` must increase strictly;
 //! `parse_row` returns (key value, row).
-template<class Row, class ParseRow>
+template <class Row, class ParseRow>
 std::vector<Row> parse_increasing_rows(JsonNode const& table, std::size_t min_rows,
                                        char const* what, char const* key, char const* hint,
                                        ParseRow parse_row)
@@ -141,8 +143,9 @@ ShapePhantomInput parse_shapes(JsonNode const& node)
     std::size_t const voxels = std::size_t(in.dims[0]) * in.dims[1] * in.dims[2];
     if (voxels > (std::size_t(1) << 31))
     {
-        grid.child("dimensions").fail("grid of " + std::to_string(voxels)
-                                      + " voxels exceeds the limit of 2^31; use coarser voxels");
+        grid.child("dimensions")
+            .fail("grid of " + std::to_string(voxels) +
+                  " voxels exceeds the limit of 2^31; use coarser voxels");
     }
 
     JsonNode const bg = node.child("background");
@@ -158,7 +161,7 @@ ShapePhantomInput parse_shapes(JsonNode const& node)
     }
     return in;
 }
-}  // namespace
+} // namespace
 
 HuCalibration parse_calibration(JsonNode const& node)
 {
@@ -170,12 +173,14 @@ HuCalibration parse_calibration(JsonNode const& node)
     {
         cal.density_curve = parse_increasing_rows<HuDensityPoint>(
             *curve, 2, "control points {\"hu\": ..., \"density_g_cm3\": ...}", "hu",
-            "for a step use two points 1 HU apart", [&](JsonNode const& p) {
+            "for a step use two points 1 HU apart",
+            [&](JsonNode const& p)
+            {
                 p.allow_only({"hu", "density_g_cm3"});
                 HuDensityPoint point;
                 point.hu = p.child("hu").number(hu_range, "a CT number in HU");
-                point.density_g_cm3
-                    = p.child("density_g_cm3").number(NumberRange::closed(0, 30), density_hint);
+                point.density_g_cm3 =
+                    p.child("density_g_cm3").number(NumberRange::closed(0, 30), density_hint);
                 return std::make_pair(point.hu, point);
             });
     }
@@ -183,7 +188,9 @@ HuCalibration parse_calibration(JsonNode const& node)
     {
         cal.material_bins = parse_increasing_rows<HuMaterialBin>(
             *bins, 1, "bins {\"hu_lo\": ..., \"material\": ...}", "hu_lo",
-            "list the bins from the lowest HU up", [&](JsonNode const& b) {
+            "list the bins from the lowest HU up",
+            [&](JsonNode const& b)
+            {
                 b.allow_only({"hu_lo", "material"});
                 HuMaterialBin bin;
                 bin.hu_lo = b.child("hu_lo").number(hu_range, "the bin's lowest CT number in HU");
@@ -193,8 +200,8 @@ HuCalibration parse_calibration(JsonNode const& node)
     }
     if (auto mode = node.optional_child("out_of_range"))
     {
-        cal.out_of_range = mode->choice({"error", "clamp"}) == "clamp" ? HuOutOfRange::clamp
-                                                                        : HuOutOfRange::error;
+        cal.out_of_range =
+            mode->choice({"error", "clamp"}) == "clamp" ? HuOutOfRange::clamp : HuOutOfRange::error;
     }
     // Consistency between the two tables (e.g. first bin above the curve's start).
     try
@@ -234,9 +241,8 @@ PhantomInput parse_phantom(JsonNode const& node, std::string const& base_dir)
             base_dir);
         if (auto uid = node.optional_child("dicom_series_uid"))
             in.ct.dicom_series_uid = uid->string();
-        in.ct.calibration = node.has("calibration")
-                                ? parse_calibration(node.child("calibration"))
-                                : schneider2000_calibration();
+        in.ct.calibration = node.has("calibration") ? parse_calibration(node.child("calibration"))
+                                                    : schneider2000_calibration();
     }
     else
     {
@@ -247,8 +253,8 @@ PhantomInput parse_phantom(JsonNode const& node, std::string const& base_dir)
             base_dir);
         if (auto rho = node.optional_child("density_image"))
         {
-            in.material_image.density_image_path
-                = resolve_path(rho->string("path of an image of densities in g/cm^3"), base_dir);
+            in.material_image.density_image_path =
+                resolve_path(rho->string("path of an image of densities in g/cm^3"), base_dir);
         }
         JsonNode const mats = node.child("materials");
         std::size_t const n = mats.array_size(1, "material names; label value i uses entry i");
@@ -259,4 +265,4 @@ PhantomInput parse_phantom(JsonNode const& node, std::string const& base_dir)
     }
     return in;
 }
-}  // namespace mcdose
+} // namespace mcdose

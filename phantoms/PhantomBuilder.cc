@@ -32,9 +32,9 @@ float fill_density(MaterialFill const& fill, NominalDensityFn const& nominal,
     if (!nominal)
     {
         throw InputError(file, pointer,
-                         "no density_g_cm3 given for material '" + fill.material
-                             + "' and no material catalogue is available to supply its nominal "
-                               "density; add density_g_cm3");
+                         "no density_g_cm3 given for material '" + fill.material +
+                             "' and no material catalogue is available to supply its nominal "
+                             "density; add density_g_cm3");
     }
     double rho = 0;
     try
@@ -53,7 +53,7 @@ void index_range(GridGeometry const& g, int c, double a, double b, int* lo, int*
 {
     double const s = g.spacing_cm[c];
     double const o = g.origin_cm[c];
-    double const first = std::ceil((a - o) / s) - 1;  // widen by one: exact tests below
+    double const first = std::ceil((a - o) / s) - 1; // widen by one: exact tests below
     double const last = std::floor((b - o) / s) + 1;
     *lo = static_cast<int>(std::max(0.0, std::min(first, double(g.dims[c]))));
     *hi = static_cast<int>(std::max(0.0, std::min(last + 1, double(g.dims[c]))));
@@ -70,37 +70,37 @@ void shape_bounds(ShapeInput const& s, Real3* lo, Real3* hi)
     }
     switch (s.kind)
     {
-        case ShapeKind::box:
-            *lo = s.lower_cm;
-            *hi = s.upper_cm;
-            break;
-        case ShapeKind::slab:
-            (*lo)[s.axis] = s.from_cm;
-            (*hi)[s.axis] = s.to_cm;
-            break;
-        case ShapeKind::sphere:
-            for (int c = 0; c < 3; ++c)
+    case ShapeKind::box:
+        *lo = s.lower_cm;
+        *hi = s.upper_cm;
+        break;
+    case ShapeKind::slab:
+        (*lo)[s.axis] = s.from_cm;
+        (*hi)[s.axis] = s.to_cm;
+        break;
+    case ShapeKind::sphere:
+        for (int c = 0; c < 3; ++c)
+        {
+            (*lo)[c] = s.centre_cm[c] - s.radius_cm;
+            (*hi)[c] = s.centre_cm[c] + s.radius_cm;
+        }
+        break;
+    case ShapeKind::cylinder:
+        for (int c = 0; c < 3; ++c)
+        {
+            if (c == s.axis)
             {
-                (*lo)[c] = s.centre_cm[c] - s.radius_cm;
-                (*hi)[c] = s.centre_cm[c] + s.radius_cm;
-            }
-            break;
-        case ShapeKind::cylinder:
-            for (int c = 0; c < 3; ++c)
-            {
-                if (c == s.axis)
+                if (s.length_cm)
                 {
-                    if (s.length_cm)
-                    {
-                        (*lo)[c] = s.centre_cm[c] - 0.5 * *s.length_cm;
-                        (*hi)[c] = s.centre_cm[c] + 0.5 * *s.length_cm;
-                    }
-                    continue;
+                    (*lo)[c] = s.centre_cm[c] - 0.5 * *s.length_cm;
+                    (*hi)[c] = s.centre_cm[c] + 0.5 * *s.length_cm;
                 }
-                (*lo)[c] = s.centre_cm[c] - s.radius_cm;
-                (*hi)[c] = s.centre_cm[c] + s.radius_cm;
+                continue;
             }
-            break;
+            (*lo)[c] = s.centre_cm[c] - s.radius_cm;
+            (*hi)[c] = s.centre_cm[c] + s.radius_cm;
+        }
+        break;
     }
 }
 
@@ -110,39 +110,39 @@ void shape_bounds(ShapeInput const& s, Real3* lo, Real3* hi)
 //! surfaces, open upper faces) rather than by the last bit of arithmetic.
 bool contains(ShapeInput const& s, Real3 const& p, double tol)
 {
-    auto in_interval = [tol](double x, double lo, double hi) {
-        return x >= lo - tol && x < hi - tol;
-    };
+    auto in_interval = [tol](double x, double lo, double hi)
+    { return x >= lo - tol && x < hi - tol; };
     switch (s.kind)
     {
-        case ShapeKind::box:
-            for (int c = 0; c < 3; ++c)
-            {
-                if (!in_interval(p[c], s.lower_cm[c], s.upper_cm[c]))
-                    return false;
-            }
-            return true;
-        case ShapeKind::slab: return in_interval(p[s.axis], s.from_cm, s.to_cm);
-        case ShapeKind::sphere:
+    case ShapeKind::box:
+        for (int c = 0; c < 3; ++c)
         {
-            double r2 = 0;
-            for (int c = 0; c < 3; ++c)
-                r2 += (p[c] - s.centre_cm[c]) * (p[c] - s.centre_cm[c]);
-            return r2 <= (s.radius_cm + tol) * (s.radius_cm + tol);
-        }
-        case ShapeKind::cylinder:
-        {
-            double r2 = 0;
-            for (int c = 0; c < 3; ++c)
-            {
-                if (c != s.axis)
-                    r2 += (p[c] - s.centre_cm[c]) * (p[c] - s.centre_cm[c]);
-            }
-            if (r2 > (s.radius_cm + tol) * (s.radius_cm + tol))
+            if (!in_interval(p[c], s.lower_cm[c], s.upper_cm[c]))
                 return false;
-            return !s.length_cm
-                   || std::fabs(p[s.axis] - s.centre_cm[s.axis]) <= 0.5 * *s.length_cm + tol;
         }
+        return true;
+    case ShapeKind::slab:
+        return in_interval(p[s.axis], s.from_cm, s.to_cm);
+    case ShapeKind::sphere:
+    {
+        double r2 = 0;
+        for (int c = 0; c < 3; ++c)
+            r2 += (p[c] - s.centre_cm[c]) * (p[c] - s.centre_cm[c]);
+        return r2 <= (s.radius_cm + tol) * (s.radius_cm + tol);
+    }
+    case ShapeKind::cylinder:
+    {
+        double r2 = 0;
+        for (int c = 0; c < 3; ++c)
+        {
+            if (c != s.axis)
+                r2 += (p[c] - s.centre_cm[c]) * (p[c] - s.centre_cm[c]);
+        }
+        if (r2 > (s.radius_cm + tol) * (s.radius_cm + tol))
+            return false;
+        return !s.length_cm ||
+               std::fabs(p[s.axis] - s.centre_cm[s.axis]) <= 0.5 * *s.length_cm + tol;
+    }
     }
     return false;
 }
@@ -169,8 +169,8 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
     double const tol = 1e-9 * std::min({g.spacing_cm[0], g.spacing_cm[1], g.spacing_cm[2]});
     std::vector<std::string> names;
     MaterialIndex const bg_mat = material_index(&names, sp.background.material);
-    float const bg_rho = fill_density(sp.background, nominal, in.study_file,
-                                      in.pointer + "/background");
+    float const bg_rho =
+        fill_density(sp.background, nominal, in.study_file, in.pointer + "/background");
     std::vector<MaterialIndex> material(g.num_voxels(), bg_mat);
     std::vector<float> density(g.num_voxels(), bg_rho);
 
@@ -203,9 +203,10 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
         }
         if (covered == 0 && warnings)
         {
-            warnings->push_back(in.study_file + ": " + shape.pointer + ": the " + to_cstring(shape.kind)
-                                + " contains no voxel centre (outside the grid or thinner than "
-                                  "a voxel) and has no effect");
+            warnings->push_back(in.study_file + ": " + shape.pointer + ": the " +
+                                to_cstring(shape.kind) +
+                                " contains no voxel centre (outside the grid or thinner than "
+                                "a voxel) and has no effect");
         }
     }
     VoxelGridParams grid(g, std::move(material), std::move(density), names.size());
@@ -228,8 +229,8 @@ Phantom build_material_image(PhantomInput const& in, NominalDensityFn const& nom
     if (!labels.integer_pixels)
     {
         throw InputError(file, in.pointer + "/material_image",
-                         "'" + mi.material_image_path + "' has " + labels.pixel_type
-                             + " pixels; a material-index image needs an integer pixel type");
+                         "'" + mi.material_image_path + "' has " + labels.pixel_type +
+                             " pixels; a material-index image needs an integer pixel type");
     }
     size_type const n = labels.geometry.num_voxels();
     std::vector<MaterialIndex> material(n);
@@ -241,10 +242,9 @@ Phantom build_material_image(PhantomInput const& in, NominalDensityFn const& nom
             Int3 const ijk = labels.geometry.ijk(v);
             std::ostringstream os;
             os << "voxel (" << ijk[0] << ", " << ijk[1] << ", " << ijk[2] << ") of '"
-               << mi.material_image_path << "' has label " << label << " but "
-               << in.pointer << "/materials lists " << mi.materials.size()
-               << " materials (labels 0.." << mi.materials.size() - 1
-               << "); add the missing materials";
+               << mi.material_image_path << "' has label " << label << " but " << in.pointer
+               << "/materials lists " << mi.materials.size() << " materials (labels 0.."
+               << mi.materials.size() - 1 << "); add the missing materials";
             throw InputError(file, in.pointer + "/material_image", os.str());
         }
         material[v] = static_cast<MaterialIndex>(label);
@@ -279,18 +279,18 @@ Phantom build_material_image(PhantomInput const& in, NominalDensityFn const& nom
         for (int c = 0; c < 3 && same; ++c)
         {
             double const tol = 1e-4 * a.spacing_cm[c];
-            same = std::fabs(a.spacing_cm[c] - b.spacing_cm[c]) <= tol
-                   && std::fabs(a.origin_cm[c] - b.origin_cm[c]) <= tol;
+            same = std::fabs(a.spacing_cm[c] - b.spacing_cm[c]) <= tol &&
+                   std::fabs(a.origin_cm[c] - b.origin_cm[c]) <= tol;
         }
         for (int e = 0; e < 9 && same; ++e)
             same = std::fabs(a.direction[e] - b.direction[e]) <= 1e-5;
         if (!same)
         {
             throw InputError(file, in.pointer + "/density_image",
-                             "'" + mi.density_image_path
-                                 + "' does not have the grid of the material image (dimensions, "
-                                   "spacing, origin and direction must match); resample one onto "
-                                   "the other");
+                             "'" + mi.density_image_path +
+                                 "' does not have the grid of the material image (dimensions, "
+                                 "spacing, origin and direction must match); resample one onto "
+                                 "the other");
         }
         for (size_type v = 0; v < n; ++v)
         {
@@ -299,8 +299,9 @@ Phantom build_material_image(PhantomInput const& in, NominalDensityFn const& nom
                 Int3 const ijk = b.ijk(v);
                 std::ostringstream os;
                 os << "voxel (" << ijk[0] << ", " << ijk[1] << ", " << ijk[2] << ") has density "
-                   << rho.values[v] << " g/cm^3; densities must be positive (use air, about "
-                                       "0.0012, for empty space)";
+                   << rho.values[v]
+                   << " g/cm^3; densities must be positive (use air, about "
+                      "0.0012, for empty space)";
                 throw InputError(file, in.pointer + "/density_image", os.str());
             }
             density[v] = static_cast<float>(rho.values[v]);
@@ -310,15 +311,18 @@ Phantom build_material_image(PhantomInput const& in, NominalDensityFn const& nom
                          mi.materials.size());
     return Phantom{mi.materials, std::move(grid)};
 }
-}  // namespace
+} // namespace
 
 char const* to_cstring(PhantomKind k)
 {
     switch (k)
     {
-        case PhantomKind::shapes: return "shapes";
-        case PhantomKind::ct_image: return "ct_image";
-        case PhantomKind::material_image: return "material_image";
+    case PhantomKind::shapes:
+        return "shapes";
+    case PhantomKind::ct_image:
+        return "ct_image";
+    case PhantomKind::material_image:
+        return "material_image";
     }
     return "?";
 }
@@ -327,10 +331,14 @@ char const* to_cstring(ShapeKind k)
 {
     switch (k)
     {
-        case ShapeKind::box: return "box";
-        case ShapeKind::slab: return "slab";
-        case ShapeKind::sphere: return "sphere";
-        case ShapeKind::cylinder: return "cylinder";
+    case ShapeKind::box:
+        return "box";
+    case ShapeKind::slab:
+        return "slab";
+    case ShapeKind::sphere:
+        return "sphere";
+    case ShapeKind::cylinder:
+        return "cylinder";
     }
     return "?";
 }
@@ -362,8 +370,8 @@ Phantom build_ct_phantom(GridGeometry const& geometry, std::vector<double> const
         Int3 const ijk = geometry.ijk(first_outside);
         MCDOSE_VALIDATE(false, << outside << " voxels have CT numbers outside the calibration ["
                                << calibration.hu_min() << ", " << calibration.hu_max()
-                               << "] HU, the first " << hu[first_outside] << " at voxel ("
-                               << ijk[0] << ", " << ijk[1] << ", " << ijk[2]
+                               << "] HU, the first " << hu[first_outside] << " at voxel (" << ijk[0]
+                               << ", " << ijk[1] << ", " << ijk[2]
                                << "); extend calibration.density_curve or set "
                                   "calibration.out_of_range to \"clamp\"");
     }
@@ -388,29 +396,31 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
 {
     switch (input.kind)
     {
-        case PhantomKind::shapes: return build_shapes(input, nominal_density, warnings);
-        case PhantomKind::material_image: return build_material_image(input, nominal_density);
-        case PhantomKind::ct_image:
+    case PhantomKind::shapes:
+        return build_shapes(input, nominal_density, warnings);
+    case PhantomKind::material_image:
+        return build_material_image(input, nominal_density);
+    case PhantomKind::ct_image:
+    {
+        ScalarImage ct;
+        try
         {
-            ScalarImage ct;
-            try
-            {
-                ct = read_scalar_image(input.ct.image_path, input.ct.dicom_series_uid);
-            }
-            catch (RuntimeError const& e)
-            {
-                throw InputError(input.study_file, input.pointer + "/image", e.what());
-            }
-            try
-            {
-                return build_ct_phantom(ct.geometry, ct.values, input.ct.calibration);
-            }
-            catch (RuntimeError const& e)
-            {
-                throw InputError(input.study_file, input.pointer + "/calibration", e.what());
-            }
+            ct = read_scalar_image(input.ct.image_path, input.ct.dicom_series_uid);
         }
+        catch (RuntimeError const& e)
+        {
+            throw InputError(input.study_file, input.pointer + "/image", e.what());
+        }
+        try
+        {
+            return build_ct_phantom(ct.geometry, ct.values, input.ct.calibration);
+        }
+        catch (RuntimeError const& e)
+        {
+            throw InputError(input.study_file, input.pointer + "/calibration", e.what());
+        }
+    }
     }
     MCDOSE_ASSERT_UNREACHABLE();
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -30,4 +30,4 @@ Phantom build_shape_phantom(ShapePhantomInput const& input, NominalDensityFn con
 //! first voxel whose HU lies outside the calibration (unless it clamps).
 Phantom build_ct_phantom(GridGeometry const& geometry, std::vector<double> const& hu,
                          HuCalibration const& calibration);
-}  // namespace mcdose
+} // namespace mcdose

@@ -15,26 +15,26 @@ namespace mcdose
 //! How the phantom is made.
 enum class PhantomKind
 {
-    shapes,          //!< shapes over a background grid
-    ct_image,        //!< CT image + HU calibration
-    material_image   //!< material-index image (+ optional density image)
+    shapes,        //!< shapes over a background grid
+    ct_image,      //!< CT image + HU calibration
+    material_image //!< material-index image (+ optional density image)
 };
 char const* to_cstring(PhantomKind k);
 
 //! A material with an optional mass density (else the catalogue's nominal one).
 struct MaterialFill
 {
-    std::string material;                  //!< catalogue name
-    std::optional<double> density_g_cm3;   //!< > 0
+    std::string material;                //!< catalogue name
+    std::optional<double> density_g_cm3; //!< > 0
 };
 
 //! Kinds of shapes (all axis-aligned in the grid's physical frame).
 enum class ShapeKind
 {
-    box,       //!< lower_cm .. upper_cm
-    slab,      //!< from_cm .. to_cm along `axis`, unbounded across it
-    sphere,    //!< centre_cm, radius_cm
-    cylinder   //!< centre_cm, axis, radius_cm, length_cm (unbounded if absent)
+    box,     //!< lower_cm .. upper_cm
+    slab,    //!< from_cm .. to_cm along `axis`, unbounded across it
+    sphere,  //!< centre_cm, radius_cm
+    cylinder //!< centre_cm, axis, radius_cm, length_cm (unbounded if absent)
 };
 char const* to_cstring(ShapeKind k);
 
@@ -46,15 +46,15 @@ struct ShapeInput
 {
     ShapeKind kind{ShapeKind::box};
     MaterialFill fill;
-    std::string pointer;  //!< JSON pointer, for messages
-    Real3 lower_cm{{0, 0, 0}};   //!< box
-    Real3 upper_cm{{0, 0, 0}};   //!< box
-    int axis{2};                 //!< slab, cylinder: 0 = x, 1 = y, 2 = z
-    double from_cm{0};           //!< slab
-    double to_cm{0};             //!< slab
-    Real3 centre_cm{{0, 0, 0}};  //!< sphere, cylinder
-    double radius_cm{0};         //!< sphere, cylinder
-    std::optional<double> length_cm;  //!< cylinder
+    std::string pointer;             //!< JSON pointer, for messages
+    Real3 lower_cm{{0, 0, 0}};       //!< box
+    Real3 upper_cm{{0, 0, 0}};       //!< box
+    int axis{2};                     //!< slab, cylinder: 0 = x, 1 = y, 2 = z
+    double from_cm{0};               //!< slab
+    double to_cm{0};                 //!< slab
+    Real3 centre_cm{{0, 0, 0}};      //!< sphere, cylinder
+    double radius_cm{0};             //!< sphere, cylinder
+    std::optional<double> length_cm; //!< cylinder
 };
 
 //! A background grid filled with shapes.
@@ -71,27 +71,27 @@ struct ShapePhantomInput
 //! A CT image and its HU calibration.
 struct CtPhantomInput
 {
-    std::string image_path;        //!< resolved (relative to the study file)
-    std::string dicom_series_uid;  //!< to choose among several series
-    HuCalibration calibration;     //!< default: schneider2000_calibration()
+    std::string image_path;       //!< resolved (relative to the study file)
+    std::string dicom_series_uid; //!< to choose among several series
+    HuCalibration calibration;    //!< default: schneider2000_calibration()
 };
 
 //! A material-index image (+ optional density image).
 struct MaterialImagePhantomInput
 {
     std::string material_image_path;
-    std::string density_image_path;        //!< empty: nominal catalogue densities
-    std::vector<std::string> materials;    //!< label value -> catalogue name
+    std::string density_image_path;     //!< empty: nominal catalogue densities
+    std::vector<std::string> materials; //!< label value -> catalogue name
 };
 
 //! The phantom section of a study.
 struct PhantomInput
 {
-    std::string study_file;  //!< for error messages
-    std::string pointer;     //!< JSON pointer of the section ("/phantom")
+    std::string study_file; //!< for error messages
+    std::string pointer;    //!< JSON pointer of the section ("/phantom")
     PhantomKind kind{PhantomKind::shapes};
     ShapePhantomInput shapes;
     CtPhantomInput ct;
     MaterialImagePhantomInput material_image;
 };
-}  // namespace mcdose
+} // namespace mcdose

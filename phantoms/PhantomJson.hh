@@ -18,4 +18,4 @@ PhantomInput parse_phantom(JsonNode const& node, std::string const& base_dir);
 
 //! Parse a HU calibration; absent parts keep the built-in default's.
 HuCalibration parse_calibration(JsonNode const& node);
-}  // namespace mcdose
+} // namespace mcdose

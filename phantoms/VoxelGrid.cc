@@ -19,16 +19,13 @@ struct VoxelGridParams::DeviceCopy
 
 VoxelGridParams::VoxelGridParams(GridGeometry geometry, std::vector<MaterialIndex> material,
                                  std::vector<float> density_g_cm3, size_type num_materials)
-    : geometry_(geometry),
-      material_(std::move(material)),
-      density_(std::move(density_g_cm3)),
-      num_materials_(num_materials),
-      device_(std::make_unique<DeviceCopy>())
+    : geometry_(geometry), material_(std::move(material)), density_(std::move(density_g_cm3)),
+      num_materials_(num_materials), device_(std::make_unique<DeviceCopy>())
 {
     validate_geometry(geometry_, "voxel grid");
     size_type const n = geometry_.num_voxels();
-    MCDOSE_VALIDATE(num_materials_ > 0
-                        && num_materials_ <= size_type(std::numeric_limits<MaterialIndex>::max()) + 1,
+    MCDOSE_VALIDATE(num_materials_ > 0 &&
+                        num_materials_ <= size_type(std::numeric_limits<MaterialIndex>::max()) + 1,
                     << "a phantom needs between 1 and 65536 materials (got " << num_materials_
                     << ")");
     MCDOSE_VALIDATE(material_.size() == n, << "voxel grid: " << material_.size()
@@ -69,10 +66,12 @@ VoxelGridView VoxelGridParams::device_view() const
 {
     MCDOSE_EXPECT(device_);
     DeviceCopy& dev = *device_;
-    std::call_once(dev.uploaded, [&] {
-        dev.material = DeviceBuffer<MaterialIndex>(material_);
-        dev.density = DeviceBuffer<float>(density_);
-    });
+    std::call_once(dev.uploaded,
+                   [&]
+                   {
+                       dev.material = DeviceBuffer<MaterialIndex>(material_);
+                       dev.density = DeviceBuffer<float>(density_);
+                   });
     return {geometry_, dev.material.device_span(), dev.density.device_span()};
 }
 
@@ -105,4 +104,4 @@ std::vector<MaterialTotals> material_totals(Phantom const& phantom)
     }
     return totals;
 }
-}  // namespace mcdose
+} // namespace mcdose

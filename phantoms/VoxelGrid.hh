@@ -24,8 +24,8 @@ using MaterialIndex = std::uint16_t;
 struct VoxelGridView
 {
     GridGeometry geometry;
-    Span<MaterialIndex const> material;    //!< per voxel
-    Span<float const> density_g_cm3;       //!< per voxel mass density [g/cm^3]
+    Span<MaterialIndex const> material; //!< per voxel
+    Span<float const> density_g_cm3;    //!< per voxel mass density [g/cm^3]
 
     //! Mass of voxel `v` [g] (density times voxel volume).
     MCDOSE_FORCEINLINE_FUNCTION double voxel_mass_g(size_type v) const
@@ -86,10 +86,10 @@ struct MaterialTotals
 //! A voxel phantom: the catalogue names of its materials and its grid.
 struct Phantom
 {
-    std::vector<std::string> material_names;  //!< MaterialIndex -> catalogue name
+    std::vector<std::string> material_names; //!< MaterialIndex -> catalogue name
     VoxelGridParams grid;
 };
 
 //! Voxels, volume and mass of each material (same order as material_names).
 std::vector<MaterialTotals> material_totals(Phantom const& phantom);
-}  // namespace mcdose
+} // namespace mcdose

@@ -40,10 +40,11 @@ void run_check(std::string const& path, GlobalOptions const& global)
 
 bool const registered = register_command(
     {"check", "Validate a study JSON (fields, ranges, materials, phantom images) without running",
-     [](CLI::App& sub, GlobalOptions const& global) {
+     [](CLI::App& sub, GlobalOptions const& global)
+     {
          auto path = std::make_shared<std::string>();
          sub.add_option("study", *path, "Study JSON file")->required();
          sub.callback([path, &global] { run_check(*path, global); });
      }});
-}  // namespace
-}  // namespace mcdose::app
+} // namespace
+} // namespace mcdose::app

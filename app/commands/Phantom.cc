@@ -84,9 +84,9 @@ void print_summary(StudyInput const& study, Phantom const& phantom)
         std::cout << "]\n";
     }
     std::cout << "  materials :\n";
-    std::cout << "    " << std::left << std::setw(4) << "#" << std::setw(22) << "name"
-              << std::right << std::setw(12) << "voxels" << std::setw(14) << "volume/cm3"
-              << std::setw(14) << "mass/g" << std::setw(22) << "density/(g/cm3)" << '\n';
+    std::cout << "    " << std::left << std::setw(4) << "#" << std::setw(22) << "name" << std::right
+              << std::setw(12) << "voxels" << std::setw(14) << "volume/cm3" << std::setw(14)
+              << "mass/g" << std::setw(22) << "density/(g/cm3)" << '\n';
     double total_mass = 0;
     double total_volume = 0;
     auto const totals = material_totals(phantom);
@@ -136,7 +136,8 @@ bool const registered = register_command(
     {"phantom",
      "Build the phantom of a study and print its grid and the voxels, volume and mass of each "
      "material",
-     [](CLI::App& sub, GlobalOptions const& global) {
+     [](CLI::App& sub, GlobalOptions const& global)
+     {
          auto opts = std::make_shared<PhantomOptions>();
          sub.add_option("study", opts->study, "Study JSON file")->required();
          sub.add_flag("--json", opts->as_json, "Print the summary as JSON");
@@ -144,5 +145,5 @@ bool const registered = register_command(
                         "Also write <stem>_material.mha and <stem>_density.mha");
          sub.callback([opts, &global] { run_phantom(*opts, global); });
      }});
-}  // namespace
-}  // namespace mcdose::app
+} // namespace
+} // namespace mcdose::app

@@ -22,7 +22,7 @@ std::string material_of(HuConverter const& c, double hu)
 {
     return c.material_names()[convert(c, hu).material];
 }
-}  // namespace
+} // namespace
 
 TEST(HuCalibrationTest, DefaultDensityCurveFollowsSchneider2000)
 {
@@ -33,7 +33,7 @@ TEST(HuCalibrationTest, DefaultDensityCurveFollowsSchneider2000)
     EXPECT_FLOAT_EQ(0.93f, convert(c, -98).density_g_cm3);
     EXPECT_FLOAT_EQ(1.03f, convert(c, 14).density_g_cm3);
     EXPECT_FLOAT_EQ(1.1199f, convert(c, 100).density_g_cm3);
-    EXPECT_FLOAT_EQ(1.0762f, convert(c, 101).density_g_cm3);  // step onto the bone line
+    EXPECT_FLOAT_EQ(1.0762f, convert(c, 101).density_g_cm3); // step onto the bone line
     EXPECT_FLOAT_EQ(2.8f, convert(c, 3000).density_g_cm3);
     // Linear in between: water-like HU 0 on the -97..14 segment.
     double const expected = 0.930486 + (0.0 - -97.0) / (14.0 - -97.0) * (1.03 - 0.930486);
@@ -80,7 +80,7 @@ TEST(HuCalibrationTest, UserTableAndSharedMaterials)
     cal.density_curve = {{-1000, 0.001}, {0, 1.0}, {1000, 2.0}};
     cal.material_bins = {{-1000, "air"}, {-500, "water"}, {500, "air"}};
     HuConverter const c(cal);
-    ASSERT_EQ(2u, c.material_names().size());  // "air" listed once
+    ASSERT_EQ(2u, c.material_names().size()); // "air" listed once
     EXPECT_EQ("air", material_of(c, 600));
     EXPECT_NEAR(0.5005, convert(c, -500).density_g_cm3, 1e-6);
 }
@@ -88,11 +88,11 @@ TEST(HuCalibrationTest, UserTableAndSharedMaterials)
 TEST(HuCalibrationTest, InconsistentTablesAreRejected)
 {
     HuCalibration cal = schneider2000_calibration();
-    cal.density_curve[3].hu = cal.density_curve[2].hu;  // not strictly increasing
+    cal.density_curve[3].hu = cal.density_curve[2].hu; // not strictly increasing
     EXPECT_THROW(validate_calibration(cal), RuntimeError);
 
     cal = schneider2000_calibration();
-    cal.material_bins.front().hu_lo = -900;  // HU -1024..-900 would have no material
+    cal.material_bins.front().hu_lo = -900; // HU -1024..-900 would have no material
     EXPECT_THROW(validate_calibration(cal), RuntimeError);
 
     cal = schneider2000_calibration();
@@ -103,4 +103,4 @@ TEST(HuCalibrationTest, InconsistentTablesAreRejected)
     cal.density_curve[1].density_g_cm3 = -1;
     EXPECT_THROW(HuConverter{cal}, RuntimeError);
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -2,10 +2,10 @@
 //! trip in each format; bad files give clear errors; failed writes leave nothing.
 #include "phantoms/ImageIO.hh"
 
-#include <filesystem>
-#include <unistd.h>
 #include <cmath>
+#include <filesystem>
 #include <fstream>
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
@@ -20,9 +20,8 @@ class ImageIOTest : public ::testing::TestWithParam<std::string>
   protected:
     void SetUp() override
     {
-        dir_ = fs::temp_directory_path()
-               / ("mcdose_imageio_" + std::to_string(::getpid()) + "_"
-                  + std::to_string(counter_++));
+        dir_ = fs::temp_directory_path() /
+               ("mcdose_imageio_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
@@ -72,8 +71,8 @@ TEST_P(ImageIOTest, FloatRoundTripKeepsGeometry)
 
 TEST_P(ImageIOTest, LabelsStayIntegers)
 {
-    GridGeometry const g = make_axis_aligned_geometry(Int3{{3, 2, 2}}, Real3{{1, 1, 1}},
-                                                      Real3{{0, 0, 0}});
+    GridGeometry const g =
+        make_axis_aligned_geometry(Int3{{3, 2, 2}}, Real3{{1, 1, 1}}, Real3{{0, 0, 0}});
     std::vector<std::uint16_t> labels = {0, 1, 2, 3, 65535, 0, 1, 2, 3, 4, 5, 6};
     std::string const path = (dir_ / ("labels." + GetParam())).string();
     write_image(path, g, make_span(std::as_const(labels)));
@@ -87,7 +86,8 @@ INSTANTIATE_TEST_SUITE_P(Formats, ImageIOTest, ::testing::Values("mha", "nrrd", 
 
 TEST_F(ImageIOTest, ErrorsNameThePathAndTheProblem)
 {
-    auto message = [](std::string const& path) {
+    auto message = [](std::string const& path)
+    {
         try
         {
             read_scalar_image(path);
@@ -126,8 +126,8 @@ TEST_F(ImageIOTest, ErrorsNameThePathAndTheProblem)
 
 TEST_F(ImageIOTest, FailedWriteLeavesNoFile)
 {
-    GridGeometry const g = make_axis_aligned_geometry(Int3{{2, 2, 2}}, Real3{{1, 1, 1}},
-                                                      Real3{{0, 0, 0}});
+    GridGeometry const g =
+        make_axis_aligned_geometry(Int3{{2, 2, 2}}, Real3{{1, 1, 1}}, Real3{{0, 0, 0}});
     std::vector<float> values(8, 1.0f);
     // The target is an existing directory, so the final rename fails after the
     // temporary was written: the temporary must be removed.
@@ -139,9 +139,8 @@ TEST_F(ImageIOTest, FailedWriteLeavesNoFile)
     EXPECT_THROW(write_image((dir_ / "dose.png").string(), g, make_span(std::as_const(values))),
                  RuntimeError);
     std::vector<float> short_values(3, 1.0f);
-    EXPECT_THROW(
-        write_image((dir_ / "x.mha").string(), g, make_span(std::as_const(short_values))),
-        RuntimeError);
+    EXPECT_THROW(write_image((dir_ / "x.mha").string(), g, make_span(std::as_const(short_values))),
+                 RuntimeError);
     EXPECT_EQ(1, std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}));
 }
-}  // namespace mcdose
+} // namespace mcdose

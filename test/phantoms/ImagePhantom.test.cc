@@ -18,14 +18,14 @@ class ImagePhantomTest : public ::testing::Test
   protected:
     void SetUp() override
     {
-        dir_ = fs::temp_directory_path()
-               / ("mcdose_imgphantom_" + std::to_string(::getpid()) + "_"
-                  + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = fs::temp_directory_path() /
+               ("mcdose_imgphantom_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);
         geo_ = make_axis_aligned_geometry(Int3{{4, 3, 2}}, Real3{{0.2, 0.3, 0.5}},
                                           Real3{{1.0, -2.0, 3.0}});
-        double const d[9] = {0, 0, 1, 1, 0, 0, 0, 1, 0};  // a permutation of the axes
+        double const d[9] = {0, 0, 1, 1, 0, 0, 0, 1, 0}; // a permutation of the axes
         std::copy(d, d + 9, geo_.direction);
     }
     void TearDown() override { fs::remove_all(dir_); }
@@ -88,7 +88,7 @@ TEST_F(ImagePhantomTest, CtImageIsCalibratedAndKeepsGeometry)
 TEST_F(ImagePhantomTest, HuOutsideTheCalibrationIsAnError)
 {
     std::vector<float> hu(geo_.num_voxels(), 0.0f);
-    hu[5] = -3024;  // outside-the-scan padding value of many scanners
+    hu[5] = -3024; // outside-the-scan padding value of many scanners
     write_image(path("ct.mha"), geo_, make_span(std::as_const(hu)));
     auto in = ct_input(path("ct.mha"));
     std::string const e = error_of(in);
@@ -132,9 +132,10 @@ TEST_F(ImagePhantomTest, MaterialAndDensityImages)
 
     // Nominal densities when no density image is given.
     in.material_image.density_image_path.clear();
-    Phantom const q = build_phantom(in, [](std::string const& n) {
-        return n == "water" ? 1.0 : n == "lung_icrp" ? 1.05 : 1.85;
-    });
+    Phantom const q = build_phantom(in,
+                                    [](std::string const& n) {
+                                        return n == "water" ? 1.0 : n == "lung_icrp" ? 1.05 : 1.85;
+                                    });
     EXPECT_FLOAT_EQ(1.85f, q.grid.density_g_cm3()[3]);
 
     // A label beyond the list of materials.
@@ -154,4 +155,4 @@ TEST_F(ImagePhantomTest, MaterialAndDensityImages)
     in.material_image.density_image_path = path("rho2.nrrd");
     EXPECT_NE(std::string::npos, error_of(in).find("does not have the grid")) << error_of(in);
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -9,7 +9,7 @@ namespace mcdose
 namespace
 {
 //! The InputError a callable throws (fails the test if none).
-template<class F>
+template <class F>
 InputError error_of(F&& f)
 {
     try
@@ -23,7 +23,7 @@ InputError error_of(F&& f)
     ADD_FAILURE() << "expected an InputError";
     return InputError("", "", "");
 }
-}  // namespace
+} // namespace
 
 TEST(JsonInputTest, TextPositionCountsLinesAndCharacters)
 {
@@ -43,7 +43,7 @@ TEST(JsonInputTest, EditDistanceAndSuggestions)
 {
     EXPECT_EQ(0u, edit_distance("spacing_cm", "spacing_cm"));
     EXPECT_EQ(1u, edit_distance("spacng_cm", "spacing_cm"));
-    EXPECT_EQ(2u, edit_distance("spaicng_cm", "spacing_cm"));  // a transposition is two edits
+    EXPECT_EQ(2u, edit_distance("spaicng_cm", "spacing_cm")); // a transposition is two edits
     EXPECT_EQ(3u, edit_distance("kitten", "sitting"));
     EXPECT_EQ(5u, edit_distance("", "abcde"));
     std::vector<std::string> const names = {"dimensions", "spacing_cm", "origin_cm"};
@@ -65,10 +65,13 @@ TEST(JsonInputTest, MalformedJsonGivesLineAndColumn)
 
 TEST(JsonInputTest, UnknownFieldsAreNamedWithTheClosestSpelling)
 {
-    auto const doc = nlohmann::json::parse(R"({"grid": {"dimensions": [1, 2, 3], "spaceing_cm": 1}})");
+    auto const doc =
+        nlohmann::json::parse(R"({"grid": {"dimensions": [1, 2, 3], "spaceing_cm": 1}})");
     JsonNode const root(doc, "s.json");
-    InputError const e
-        = error_of([&] { root.child("grid").allow_only({"dimensions", "spacing_cm", "origin_cm"}); });
+    InputError const e = error_of(
+        [&] {
+            root.child("grid").allow_only({"dimensions", "spacing_cm", "origin_cm"});
+        });
     EXPECT_EQ("/grid/spaceing_cm", e.pointer());
     EXPECT_NE(std::string::npos, e.problem().find("did you mean 'spacing_cm'?")) << e.what();
     EXPECT_EQ(std::string("s.json: /grid/spaceing_cm: ") + e.problem(), e.what());
@@ -85,7 +88,8 @@ TEST(JsonInputTest, ValuesAreTypedAndRangeChecked)
     Real3 const v = root.child("v").real3(NumberRange::any());
     EXPECT_DOUBLE_EQ(-2, v[1]);
 
-    InputError const range = error_of([&] { root.child("neg").number(NumberRange::positive(), "give a length in cm"); });
+    InputError const range =
+        error_of([&] { root.child("neg").number(NumberRange::positive(), "give a length in cm"); });
     EXPECT_EQ("/neg", range.pointer());
     EXPECT_NE(std::string::npos, range.problem().find("must be > 0")) << range.what();
     EXPECT_NE(std::string::npos, range.problem().find("give a length in cm")) << range.what();
@@ -106,4 +110,4 @@ TEST(JsonInputTest, ValuesAreTypedAndRangeChecked)
     EXPECT_EQ("/", missing.pointer());
     EXPECT_NE(std::string::npos, missing.problem().find("missing required field 'spacing_cm'"));
 }
-}  // namespace mcdose
+} // namespace mcdose

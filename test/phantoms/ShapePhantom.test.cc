@@ -15,7 +15,7 @@ ShapePhantomInput cube(int n, double spacing)
     ShapePhantomInput in;
     in.dims = Int3{{n, n, n}};
     in.spacing_cm = Real3{{spacing, spacing, spacing}};
-    in.origin_cm = Real3{{0.5 * spacing, 0.5 * spacing, 0.5 * spacing}};  // corner at 0
+    in.origin_cm = Real3{{0.5 * spacing, 0.5 * spacing, 0.5 * spacing}}; // corner at 0
     in.background = {"water", 1.0};
     return in;
 }
@@ -35,14 +35,14 @@ std::string material_at(Phantom const& p, Int3 ijk)
 {
     return p.material_names[p.grid.material()[p.grid.geometry().linear_index(ijk)]];
 }
-}  // namespace
+} // namespace
 
 TEST(ShapePhantomTest, SlabsAssignByVoxelCentre)
 {
-    auto in = cube(4, 0.5);  // z centres at 0.25, 0.75, 1.25, 1.75
-    in.shapes.push_back(slab(0.5, 1.0, "bone_cortical_icrp", 1.85));  // holds centre 0.75
-    in.shapes.push_back(slab(1.3, 1.9, "lung_icrp", 0.26));  // holds 1.75 only (1.25 < 1.3)
-    in.shapes.push_back(slab(0.0, 0.25, "air", 0.0012));     // holds 0.0..0.25: not centre 0.25
+    auto in = cube(4, 0.5); // z centres at 0.25, 0.75, 1.25, 1.75
+    in.shapes.push_back(slab(0.5, 1.0, "bone_cortical_icrp", 1.85)); // holds centre 0.75
+    in.shapes.push_back(slab(1.3, 1.9, "lung_icrp", 0.26));          // holds 1.75 only (1.25 < 1.3)
+    in.shapes.push_back(slab(0.0, 0.25, "air", 0.0012)); // holds 0.0..0.25: not centre 0.25
     std::vector<std::string> warnings;
     Phantom const p = build_shape_phantom(in, {}, &warnings);
     ASSERT_EQ(4u, p.material_names.size());
@@ -74,7 +74,7 @@ TEST(ShapePhantomTest, LaterShapesOverrideEarlierOnes)
     Phantom const p = build_shape_phantom(in, {});
     EXPECT_EQ("air", material_at(p, Int3{{0, 0, 0}}));
     EXPECT_EQ("bone_cortical_icrp", material_at(p, Int3{{2, 2, 2}}));
-    EXPECT_EQ("water", material_at(p, Int3{{3, 2, 2}}));  // box is open at x = 3
+    EXPECT_EQ("water", material_at(p, Int3{{3, 2, 2}})); // box is open at x = 3
 }
 
 TEST(ShapePhantomTest, SphereAndCylinderCountLatticePoints)
@@ -87,7 +87,7 @@ TEST(ShapePhantomTest, SphereAndCylinderCountLatticePoints)
     auto in = cube(n, 0.2);
     ShapeInput sphere;
     sphere.kind = ShapeKind::sphere;
-    sphere.centre_cm = Real3{{0.2 * 10.5, 0.2 * 10.5, 0.2 * 10.5}};  // centre of voxel 10
+    sphere.centre_cm = Real3{{0.2 * 10.5, 0.2 * 10.5, 0.2 * 10.5}}; // centre of voxel 10
     sphere.radius_cm = 0.2 * r;
     sphere.fill = {"bone_cortical_icrp", 1.85};
     in.shapes.push_back(sphere);
@@ -139,9 +139,8 @@ TEST(ShapePhantomTest, NominalDensitiesComeFromTheLookup)
     in.background = {"water", std::nullopt};
     in.shapes.push_back(slab(0, 1, "bone_cortical_icrp", 1.0));
     in.shapes.back().fill.density_g_cm3.reset();
-    NominalDensityFn const lookup = [](std::string const& name) {
-        return name == "water" ? 1.0 : 1.85;
-    };
+    NominalDensityFn const lookup = [](std::string const& name)
+    { return name == "water" ? 1.0 : 1.85; };
     Phantom const p = build_shape_phantom(in, lookup);
     EXPECT_FLOAT_EQ(1.85f, p.grid.density_g_cm3()[0]);
     EXPECT_FLOAT_EQ(1.0f, p.grid.density_g_cm3()[7]);
@@ -156,4 +155,4 @@ TEST(ShapePhantomTest, NominalDensitiesComeFromTheLookup)
         EXPECT_NE(std::string::npos, std::string(e.what()).find("density_g_cm3")) << e.what();
     }
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -26,7 +26,7 @@ GridGeometry rotated_grid()
     std::copy(d, d + 9, g.direction);
     return g;
 }
-}  // namespace
+} // namespace
 
 TEST(GridGeometryTest, LinearIndexIsIFastestAndRoundTrips)
 {
@@ -104,7 +104,7 @@ TEST(GridGeometryTest, ValidationRejectsBadGeometry)
     g.dims[2] = 0;
     EXPECT_THROW(validate_geometry(g, "test"), RuntimeError);
     g = small_grid();
-    g.direction[0] = 2;  // not orthonormal
+    g.direction[0] = 2; // not orthonormal
     EXPECT_THROW(validate_geometry(g, "test"), RuntimeError);
 }
 
@@ -150,4 +150,4 @@ TEST(VoxelGridParamsTest, RejectsInconsistentData)
     bad_rho[7] = std::numeric_limits<float>::quiet_NaN();
     EXPECT_THROW(VoxelGridParams(g, mat, bad_rho, 1), RuntimeError);
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -31,8 +31,8 @@ TEST(VoxelGridDeviceTest, LookupsMatchHost)
     {
         // Deterministic scatter covering the grid and beyond it.
         double const t = 0.6180339887 * n;
-        points.push_back(Real3{{3.5 * std::sin(1.3 * t), 3.5 * std::cos(0.7 * t),
-                                3.5 * std::sin(0.37 * t + 1)}});
+        points.push_back(Real3{
+            {3.5 * std::sin(1.3 * t), 3.5 * std::cos(0.7 * t), 3.5 * std::sin(0.37 * t + 1)}});
     }
     auto const device = lookup_on_device(phantom.grid.device_view(), points);
     ASSERT_EQ(points.size(), device.size());
@@ -53,4 +53,4 @@ TEST(VoxelGridDeviceTest, LookupsMatchHost)
     EXPECT_EQ(phantom.grid.device_view().material.data(),
               phantom.grid.device_view().material.data());
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

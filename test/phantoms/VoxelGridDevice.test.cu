@@ -24,7 +24,7 @@ MCDOSE_KERNEL void lookup_kernel(VoxelGridView view, Span<Real3 const> points,
     }
     out[i] = r;
 }
-}  // namespace
+} // namespace
 
 std::vector<VoxelLookup> lookup_on_device(VoxelGridView const& device_view,
                                           std::vector<Real3> const& points_cm)
@@ -38,4 +38,4 @@ std::vector<VoxelLookup> lookup_on_device(VoxelGridView const& device_view,
     device_synchronize();
     return out.to_host();
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

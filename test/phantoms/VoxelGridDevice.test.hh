@@ -27,4 +27,4 @@ inline std::vector<VoxelLookup> lookup_on_device(VoxelGridView const&, std::vect
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -12,8 +12,8 @@ namespace mcdose
 void validate_dose_data(DoseGridData const& data)
 {
     size_type const n = data.geometry.num_voxels();
-    MCDOSE_VALIDATE(data.edep_MeV.size() == n && data.edep_sigma_MeV.size() == n
-                        && data.density_g_cm3.size() == n && data.material.size() == n,
+    MCDOSE_VALIDATE(data.edep_MeV.size() == n && data.edep_sigma_MeV.size() == n &&
+                        data.density_g_cm3.size() == n && data.material.size() == n,
                     << "dose output arrays do not match the grid of " << n << " voxels (edep "
                     << data.edep_MeV.size() << ", sigma " << data.edep_sigma_MeV.size()
                     << ", density " << data.density_g_cm3.size() << ", material "
@@ -66,4 +66,4 @@ std::optional<double> mean_relative_uncertainty(DoseGridData const& data, double
     MCDOSE_ASSERT(count > 0);
     return sum / double(count);
 }
-}  // namespace mcdose
+} // namespace mcdose

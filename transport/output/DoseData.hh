@@ -36,20 +36,20 @@ struct DoseGridData
 struct RunMetadata
 {
     std::string study_file;
-    std::string study_json;        //!< full input, echoed
-    std::string version;           //!< mcdose version and git description
-    std::string started_utc;       //!< ISO 8601
+    std::string study_json;  //!< full input, echoed
+    std::string version;     //!< mcdose version and git description
+    std::string started_utc; //!< ISO 8601
     std::uint64_t seed{0};
     std::string rng_generator;
     std::string tally_method;
     std::string precision;
-    std::string backend;           //!< "gpu" or "cpu" (what actually ran)
-    std::string device;            //!< e.g. GPU name or CPU thread count
+    std::string backend; //!< "gpu" or "cpu" (what actually ran)
+    std::string device;  //!< e.g. GPU name or CPU thread count
     std::uint64_t histories{0};
     double wall_time_s{0};
     double transport_time_s{0};
-    bool complete{true};           //!< false when interrupted (results so far)
-    std::string stop_reason;       //!< histories|target_uncertainty|time_limit|interrupted
+    bool complete{true};     //!< false when interrupted (results so far)
+    std::string stop_reason; //!< histories|target_uncertainty|time_limit|interrupted
     //! Mean relative uncertainty over voxels above uncertainty_dose_fraction of
     //! the maximum dose (see mean_relative_uncertainty()).
     std::optional<double> uncertainty_reached;
@@ -73,4 +73,4 @@ std::optional<double> mean_relative_uncertainty(DoseGridData const& data, double
 
 //! Check array sizes against the geometry (RuntimeError on mismatch).
 void validate_dose_data(DoseGridData const& data);
-}  // namespace mcdose
+} // namespace mcdose

@@ -38,21 +38,22 @@ void attr_doubles(H5::H5Object& obj, char const* name, double const* values, hsi
 
 void attr_double(H5::H5Object& obj, char const* name, double value)
 {
-    H5::Attribute a = obj.createAttribute(name, H5::PredType::NATIVE_DOUBLE,
-                                          H5::DataSpace(H5S_SCALAR));
+    H5::Attribute a =
+        obj.createAttribute(name, H5::PredType::NATIVE_DOUBLE, H5::DataSpace(H5S_SCALAR));
     a.write(H5::PredType::NATIVE_DOUBLE, &value);
 }
 
 void attr_u64(H5::H5Object& obj, char const* name, std::uint64_t value)
 {
-    H5::Attribute a = obj.createAttribute(name, H5::PredType::NATIVE_UINT64,
-                                          H5::DataSpace(H5S_SCALAR));
+    H5::Attribute a =
+        obj.createAttribute(name, H5::PredType::NATIVE_UINT64, H5::DataSpace(H5S_SCALAR));
     a.write(H5::PredType::NATIVE_UINT64, &value);
 }
 
 void attr_int(H5::H5Object& obj, char const* name, int value)
 {
-    H5::Attribute a = obj.createAttribute(name, H5::PredType::NATIVE_INT, H5::DataSpace(H5S_SCALAR));
+    H5::Attribute a =
+        obj.createAttribute(name, H5::PredType::NATIVE_INT, H5::DataSpace(H5S_SCALAR));
     a.write(H5::PredType::NATIVE_INT, &value);
 }
 
@@ -64,9 +65,9 @@ void attr_geometry(H5::H5Object& obj, GridGeometry const& g)
 }
 
 //! A 3D dataset (nz, ny, nx), chunked by z-slice and deflated.
-template<class T>
-H5::DataSet write_volume(H5::H5File& file, char const* name, GridGeometry const& g,
-                         T const* values, H5::PredType const& type, char const* units)
+template <class T>
+H5::DataSet write_volume(H5::H5File& file, char const* name, GridGeometry const& g, T const* values,
+                         H5::PredType const& type, char const* units)
 {
     hsize_t const dims[3] = {hsize_t(g.dims[2]), hsize_t(g.dims[1]), hsize_t(g.dims[0])};
     H5::DataSpace space(3, dims);
@@ -107,8 +108,8 @@ void write_file(std::string const& tmp, DoseGridData const& data, RunMetadata co
         std::vector<double> dose_gy(dose);
         for (double& d : dose_gy)
             d *= *meta.source_particles;
-        auto ds = write_volume(file, "dose_Gy", g, dose_gy.data(), H5::PredType::NATIVE_DOUBLE,
-                               "Gy");
+        auto ds =
+            write_volume(file, "dose_Gy", g, dose_gy.data(), H5::PredType::NATIVE_DOUBLE, "Gy");
         attr_double(ds, "source_particles", *meta.source_particles);
     }
     write_volume(file, "dose_uncertainty", g, rel.data(), H5::PredType::NATIVE_DOUBLE,
@@ -170,23 +171,26 @@ void write_file(std::string const& tmp, DoseGridData const& data, RunMetadata co
     attr_double(run, "energy_relative_imbalance", meta.energy.relative_imbalance());
     file.close();
 }
-}  // namespace
+} // namespace
 
 void write_dose_hdf5(std::string const& path, DoseGridData const& data, RunMetadata const& meta)
 {
     validate_dose_data(data);
     H5::Exception::dontPrint();
-    write_atomically(path, [&](std::string const& tmp) {
-        try
-        {
-            write_file(tmp, data, meta);
-        }
-        catch (H5::Exception const& e)
-        {
-            MCDOSE_VALIDATE(false, << "cannot write HDF5 file '" << path << "': "
-                                   << e.getFuncName() << ": " << e.getDetailMsg()
-                                   << "; check that the directory exists and is writable");
-        }
-    });
+    write_atomically(path,
+                     [&](std::string const& tmp)
+                     {
+                         try
+                         {
+                             write_file(tmp, data, meta);
+                         }
+                         catch (H5::Exception const& e)
+                         {
+                             MCDOSE_VALIDATE(
+                                 false, << "cannot write HDF5 file '" << path
+                                        << "': " << e.getFuncName() << ": " << e.getDetailMsg()
+                                        << "; check that the directory exists and is writable");
+                         }
+                     });
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -21,4 +21,4 @@ namespace mcdose
 {
 //! Write the result file through a temporary file renamed on success.
 void write_dose_hdf5(std::string const& path, DoseGridData const& data, RunMetadata const& meta);
-}  // namespace mcdose
+} // namespace mcdose

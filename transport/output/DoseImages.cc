@@ -29,4 +29,4 @@ std::vector<std::string> write_dose_images(std::string const& stem, std::string 
     write_image(unc_path, data.geometry, make_span(std::as_const(values)));
     return {dose_path, unc_path};
 }
-}  // namespace mcdose
+} // namespace mcdose

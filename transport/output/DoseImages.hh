@@ -18,4 +18,4 @@ namespace mcdose
 std::vector<std::string> write_dose_images(std::string const& stem, std::string const& extension,
                                            DoseGridData const& data,
                                            std::optional<double> source_particles);
-}  // namespace mcdose
+} // namespace mcdose

@@ -26,7 +26,7 @@ void append_row(std::string* out, std::initializer_list<double> values)
     }
     *out += '\n';
 }
-}  // namespace
+} // namespace
 
 std::vector<double> slab_faces_cm(GridGeometry const& g, int axis)
 {
@@ -138,4 +138,4 @@ void write_lateral_profile_csv(std::string const& path, LateralProfile const& p)
     }
     write_text_atomically(path, out);
 }
-}  // namespace mcdose
+} // namespace mcdose

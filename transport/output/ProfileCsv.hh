@@ -24,9 +24,9 @@ namespace mcdose
 //! A laterally integrated depth-dose curve (per source particle).
 struct DepthDoseCurve
 {
-    int axis{2};                 //!< grid axis 0, 1, 2 (x, y, z)
-    std::vector<double> lo_cm;   //!< slab lower face
-    std::vector<double> hi_cm;   //!< slab upper face
+    int axis{2};               //!< grid axis 0, 1, 2 (x, y, z)
+    std::vector<double> lo_cm; //!< slab lower face
+    std::vector<double> hi_cm; //!< slab upper face
     std::vector<double> edep_MeV;
     std::vector<double> edep_sigma_MeV;
 };
@@ -52,8 +52,8 @@ struct LateralProfile
 {
     int axis{0};
     std::vector<double> lo_cm, hi_cm;
-    std::vector<double> dose_Gy;        //!< per source particle
-    std::vector<double> dose_sigma_Gy;  //!< 1 sigma
+    std::vector<double> dose_Gy;       //!< per source particle
+    std::vector<double> dose_sigma_Gy; //!< 1 sigma
 };
 
 //! Extract a profile; throws RuntimeError naming the point if it is outside the grid.
@@ -62,4 +62,4 @@ LateralProfile lateral_profile(DoseGridData const& data, int axis, Real3 const& 
 //! Write a profile (columns <a>_lo_cm,<a>_hi_cm,<a>_mid_cm,dose_Gy_per_particle,
 //! dose_sigma_Gy_per_particle, with <a> the axis letter).
 void write_lateral_profile_csv(std::string const& path, LateralProfile const& profile);
-}  // namespace mcdose
+} // namespace mcdose

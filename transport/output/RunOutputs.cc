@@ -29,8 +29,8 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
     }
     if (outputs.image_format != "none")
     {
-        for (auto const& p : write_dose_images(stem, outputs.image_format, data,
-                                               meta.source_particles))
+        for (auto const& p :
+             write_dose_images(stem, outputs.image_format, data, meta.source_particles))
         {
             written.push_back(p);
         }
@@ -56,4 +56,4 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
     }
     return written;
 }
-}  // namespace mcdose
+} // namespace mcdose

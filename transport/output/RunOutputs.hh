@@ -20,4 +20,4 @@ namespace mcdose
 std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridData const& data,
                                            RunMetadata const& meta,
                                            DepthDoseCurve const* depth_dose);
-}  // namespace mcdose
+} // namespace mcdose

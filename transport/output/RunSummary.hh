@@ -21,4 +21,4 @@ void write_run_summary_json(std::string const& path, RunMetadata const& meta,
 //! One-screen text summary.
 std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
                              std::vector<std::string> const& output_files);
-}  // namespace mcdose
+} // namespace mcdose

@@ -23,7 +23,7 @@ double max_dose(DoseGridData const& data)
     auto const dose = dose_gy_per_particle(data);
     return dose.empty() ? 0.0 : *std::max_element(dose.begin(), dose.end());
 }
-}  // namespace
+} // namespace
 
 std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
                              std::vector<std::string> const& output_files)
@@ -45,17 +45,17 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
     j["backend"] = meta.backend;
     j["device"] = meta.device;
     j["uncertainty"] = {{"dose_fraction", meta.uncertainty_dose_fraction},
-                        {"mean_relative",
-                         meta.uncertainty_reached ? nlohmann::json(*meta.uncertainty_reached)
-                                                  : nlohmann::json(nullptr)}};
-    j["energy_balance_MeV_per_particle"]
-        = {{"emitted", meta.energy.emitted_MeV},
-           {"deposited", meta.energy.deposited_MeV},
-           {"escaped", meta.energy.escaped_MeV},
-           {"below_cutoff", meta.energy.below_cutoff_MeV},
-           {"stack_overflow", meta.energy.overflow_MeV},
-           {"rest_mass", meta.energy.rest_mass_MeV},
-           {"relative_imbalance", meta.energy.relative_imbalance()}};
+                        {"mean_relative", meta.uncertainty_reached
+                                              ? nlohmann::json(*meta.uncertainty_reached)
+                                              : nlohmann::json(nullptr)}};
+    j["energy_balance_MeV_per_particle"] = {
+        {"emitted", meta.energy.emitted_MeV},
+        {"deposited", meta.energy.deposited_MeV},
+        {"escaped", meta.energy.escaped_MeV},
+        {"below_cutoff", meta.energy.below_cutoff_MeV},
+        {"stack_overflow", meta.energy.overflow_MeV},
+        {"rest_mass", meta.energy.rest_mass_MeV},
+        {"relative_imbalance", meta.energy.relative_imbalance()}};
     double const dmax = max_dose(data);
     j["max_dose_Gy_per_particle"] = dmax;
     if (meta.source_particles)
@@ -63,13 +63,12 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
         j["source_particles"] = *meta.source_particles;
         j["max_dose_Gy"] = dmax * *meta.source_particles;
     }
-    j["grid"] = {{"dimensions", {data.geometry.dims[0], data.geometry.dims[1], data.geometry.dims[2]}},
-                 {"spacing_cm",
-                  {data.geometry.spacing_cm[0], data.geometry.spacing_cm[1],
-                   data.geometry.spacing_cm[2]}},
-                 {"origin_cm",
-                  {data.geometry.origin_cm[0], data.geometry.origin_cm[1],
-                   data.geometry.origin_cm[2]}}};
+    j["grid"] = {
+        {"dimensions", {data.geometry.dims[0], data.geometry.dims[1], data.geometry.dims[2]}},
+        {"spacing_cm",
+         {data.geometry.spacing_cm[0], data.geometry.spacing_cm[1], data.geometry.spacing_cm[2]}},
+        {"origin_cm",
+         {data.geometry.origin_cm[0], data.geometry.origin_cm[1], data.geometry.origin_cm[2]}}};
     j["outputs"] = output_files;
     return j.dump(2) + "\n";
 }
@@ -85,16 +84,16 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
 {
     std::ostringstream os;
     os << "mcdose " << meta.version << "  " << meta.study_file << '\n';
-    os << "  status        : " << (meta.complete ? "complete" : "INCOMPLETE (interrupted)")
-       << " (" << meta.stop_reason << ")\n";
+    os << "  status        : " << (meta.complete ? "complete" : "INCOMPLETE (interrupted)") << " ("
+       << meta.stop_reason << ")\n";
     os << "  histories     : " << meta.histories << '\n';
     os << std::setprecision(4);
     os << "  time          : " << meta.wall_time_s << " s wall, " << meta.transport_time_s
        << " s transport\n";
     os << "  histories/s   : " << histories_per_s(meta) << '\n';
     os << "  backend       : " << meta.backend << " (" << meta.device << "), " << meta.precision
-       << " precision, tally " << meta.tally_method << ", rng " << meta.rng_generator
-       << ", seed " << meta.seed << '\n';
+       << " precision, tally " << meta.tally_method << ", rng " << meta.rng_generator << ", seed "
+       << meta.seed << '\n';
     os << "  uncertainty   : ";
     if (meta.uncertainty_reached)
     {
@@ -109,9 +108,8 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
        << meta.energy.deposited_MeV << " + escaped " << meta.energy.escaped_MeV
        << " MeV + rest mass " << meta.energy.rest_mass_MeV << " MeV (of the deposit: below cut-off "
        << meta.energy.below_cutoff_MeV << ", stack overflow " << meta.energy.overflow_MeV
-       << "; imbalance "
-       << std::scientific << std::setprecision(2) << meta.energy.relative_imbalance()
-       << std::defaultfloat << std::setprecision(4) << ")\n";
+       << "; imbalance " << std::scientific << std::setprecision(2)
+       << meta.energy.relative_imbalance() << std::defaultfloat << std::setprecision(4) << ")\n";
     double const dmax = max_dose(data);
     os << "  max dose      : " << dmax << " Gy per particle";
     if (meta.source_particles)
@@ -122,4 +120,4 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
         os << "  wrote         : " << f << '\n';
     return os.str();
 }
-}  // namespace mcdose
+} // namespace mcdose

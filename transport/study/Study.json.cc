@@ -15,7 +15,7 @@ namespace mcdose
 {
 namespace
 {
-constexpr double max_energy_MeV = 50;  // top of the physics tables (issue 5: 1 keV .. 50 MeV)
+constexpr double max_energy_MeV = 50; // top of the physics tables (issue 5: 1 keV .. 50 MeV)
 constexpr double min_energy_MeV = 1e-3;
 
 std::string study_dir(std::string const& path)
@@ -76,9 +76,11 @@ SpectrumInput parse_spectrum(JsonNode const& node)
     s.weights = weights.numbers(1, NumberRange::non_negative(), "relative weight of each bin");
     if (s.weights.size() + 1 != s.edges_MeV.size())
     {
-        weights.fail("expected " + std::to_string(s.edges_MeV.size() - 1) + " weights (one per bin "
-                     "between " + std::to_string(s.edges_MeV.size()) + " edges), got "
-                     + std::to_string(s.weights.size()));
+        weights.fail("expected " + std::to_string(s.edges_MeV.size() - 1) +
+                     " weights (one per bin "
+                     "between " +
+                     std::to_string(s.edges_MeV.size()) + " edges), got " +
+                     std::to_string(s.weights.size()));
     }
     double total = 0;
     for (double w : s.weights)
@@ -93,7 +95,8 @@ SourceInput parse_source(JsonNode const& node)
     node.require_object("a source");
     SourceInput s;
     s.pointer = node.where();
-    std::string const type = node.child("type").choice({"pencil", "parallel", "point", "isotropic"});
+    std::string const type =
+        node.child("type").choice({"pencil", "parallel", "point", "isotropic"});
     s.kind = type == "pencil"     ? SourceKind::pencil
              : type == "parallel" ? SourceKind::parallel
              : type == "point"    ? SourceKind::point
@@ -126,23 +129,25 @@ SourceInput parse_source(JsonNode const& node)
     }
     if (mono)
     {
-        s.energy_MeV = node.child("energy_MeV")
-                           .number(NumberRange::closed(min_energy_MeV, max_energy_MeV),
-                                   "kinetic energy in MeV (the physics tables span 1 keV to 50 MeV)");
+        s.energy_MeV =
+            node.child("energy_MeV")
+                .number(NumberRange::closed(min_energy_MeV, max_energy_MeV),
+                        "kinetic energy in MeV (the physics tables span 1 keV to 50 MeV)");
     }
     else
     {
         s.spectrum = parse_spectrum(node.child("spectrum"));
     }
-    s.position_cm = node.child("position_cm")
-                        .real3(NumberRange::closed(-1e5, 1e5), "position in cm, phantom coordinates");
+    s.position_cm =
+        node.child("position_cm")
+            .real3(NumberRange::closed(-1e5, 1e5), "position in cm, phantom coordinates");
     if (s.kind != SourceKind::isotropic)
     {
         JsonNode const dir = node.child("direction");
         s.direction = dir.real3(NumberRange::closed(-1e6, 1e6), "a direction vector [u, v, w]");
-        double const norm = std::sqrt(s.direction[0] * s.direction[0]
-                                      + s.direction[1] * s.direction[1]
-                                      + s.direction[2] * s.direction[2]);
+        double const norm =
+            std::sqrt(s.direction[0] * s.direction[0] + s.direction[1] * s.direction[1] +
+                      s.direction[2] * s.direction[2]);
         if (!(norm > 1e-12))
             dir.fail("the direction is the zero vector; give e.g. [0, 0, 1]");
         for (int c = 0; c < 3; ++c)
@@ -151,7 +156,8 @@ SourceInput parse_source(JsonNode const& node)
     if (s.kind == SourceKind::parallel || s.kind == SourceKind::point)
         s.field = parse_field(node.child("field"), s.kind);
     if (auto w = node.optional_child("weight"))
-        s.weight = w->number(NumberRange::open_closed(0, 1e12), "relative intensity of this source");
+        s.weight =
+            w->number(NumberRange::open_closed(0, 1e12), "relative intensity of this source");
     if (auto n = node.optional_child("particles"))
     {
         s.particles = n->number(NumberRange::open_closed(0, 1e30),
@@ -176,8 +182,8 @@ PhysicsInput parse_physics(JsonNode const& node)
                                         "energy in MeV below which photons are absorbed");
     }
     if (auto pr = node.optional_child("precision"))
-        p.precision = pr->choice({"single", "double"}) == "single" ? Precision::single_
-                                                                   : Precision::double_;
+        p.precision =
+            pr->choice({"single", "double"}) == "single" ? Precision::single_ : Precision::double_;
     return p;
 }
 
@@ -193,8 +199,8 @@ RngInput parse_rng(JsonNode const& node)
         if (s->value().is_number_unsigned())
             r.seed = s->value().get<std::uint64_t>();
         else
-            r.seed = static_cast<std::uint64_t>(s->integer(0, 9007199254740991LL,
-                                                           "a whole number >= 0"));
+            r.seed = static_cast<std::uint64_t>(
+                s->integer(0, 9007199254740991LL, "a whole number >= 0"));
     }
     return r;
 }
@@ -219,8 +225,8 @@ TallyInput parse_tally(JsonNode const& node)
 RunInput parse_run(JsonNode const& node)
 {
     node.require_object("the stopping rule");
-    node.allow_only({"histories", "target_uncertainty", "uncertainty_dose_fraction",
-                     "time_limit_s", "max_histories", "batch_histories"});
+    node.allow_only({"histories", "target_uncertainty", "uncertainty_dose_fraction", "time_limit_s",
+                     "max_histories", "batch_histories"});
     RunInput r;
     bool const by_count = node.has("histories");
     bool const by_target = node.has("target_uncertainty");
@@ -243,9 +249,9 @@ RunInput parse_run(JsonNode const& node)
                                            "relative 1-sigma uncertainty, e.g. 0.01 for 1%");
         if (auto f = node.optional_child("uncertainty_dose_fraction"))
         {
-            r.uncertainty_dose_fraction
-                = f->number(NumberRange::open_closed(0, 1),
-                            "fraction of the maximum dose above which voxels count, e.g. 0.5");
+            r.uncertainty_dose_fraction =
+                f->number(NumberRange::open_closed(0, 1),
+                          "fraction of the maximum dose above which voxels count, e.g. 0.5");
         }
         r.time_limit_s = 3600;
         if (auto m = node.optional_child("max_histories"))
@@ -261,8 +267,7 @@ RunInput parse_run(JsonNode const& node)
     }
     if (auto t = node.optional_child("time_limit_s"))
     {
-        r.time_limit_s = t->number(NumberRange::open_closed(0, 1e7),
-                                   "wall-clock limit in seconds");
+        r.time_limit_s = t->number(NumberRange::open_closed(0, 1e7), "wall-clock limit in seconds");
     }
     if (auto b = node.optional_child("batch_histories"))
         r.batch_histories = static_cast<std::uint64_t>(b->integer(1, max_count));
@@ -276,9 +281,8 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
     node.allow_only({"directory", "name", "hdf5", "image_format", "depth_dose", "depth_axis",
                      "lateral_profiles", "summary"});
     OutputInput o;
-    std::string dir = node.has("directory")
-                          ? node.child("directory").string("an output directory")
-                          : std::string(".");
+    std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
+                                            : std::string(".");
     std::filesystem::path p(dir);
     o.directory = p.is_absolute() || base_dir.empty()
                       ? dir
@@ -314,8 +318,7 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
             lp.position_cm = pn.child("position_cm")
                                  .real3(NumberRange::closed(-1e5, 1e5),
                                         "a point the profile line passes through, in cm");
-            lp.name = pn.has("name") ? pn.child("name").string()
-                                     : "profile" + std::to_string(i);
+            lp.name = pn.has("name") ? pn.child("name").string() : "profile" + std::to_string(i);
             o.lateral_profiles.push_back(lp);
         }
     }
@@ -323,15 +326,18 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
         o.summary = s->boolean();
     return o;
 }
-}  // namespace
+} // namespace
 
 char const* to_cstring(SourceParticle p)
 {
     switch (p)
     {
-        case SourceParticle::photon: return "photon";
-        case SourceParticle::electron: return "electron";
-        case SourceParticle::positron: return "positron";
+    case SourceParticle::photon:
+        return "photon";
+    case SourceParticle::electron:
+        return "electron";
+    case SourceParticle::positron:
+        return "positron";
     }
     return "?";
 }
@@ -340,10 +346,14 @@ char const* to_cstring(SourceKind k)
 {
     switch (k)
     {
-        case SourceKind::pencil: return "pencil";
-        case SourceKind::parallel: return "parallel";
-        case SourceKind::point: return "point";
-        case SourceKind::isotropic: return "isotropic";
+    case SourceKind::pencil:
+        return "pencil";
+    case SourceKind::parallel:
+        return "parallel";
+    case SourceKind::point:
+        return "point";
+    case SourceKind::isotropic:
+        return "isotropic";
     }
     return "?";
 }
@@ -391,7 +401,9 @@ StudyInput parse_study(std::string const& text, std::string const& source_name)
     if (auto b = root.optional_child("backend"))
     {
         std::string const name = b->choice({"auto", "gpu", "cpu"});
-        s.backend = name == "gpu" ? Backend::gpu : name == "cpu" ? Backend::cpu : Backend::automatic;
+        s.backend = name == "gpu"   ? Backend::gpu
+                    : name == "cpu" ? Backend::cpu
+                                    : Backend::automatic;
     }
     if (auto t = root.optional_child("cpu_threads"))
         s.cpu_threads = static_cast<int>(t->integer(0, 4096, "0 uses all cores"));
@@ -414,8 +426,9 @@ StudyInput load_study(std::string const& path)
     std::ifstream in(path, std::ios::binary);
     if (!in)
     {
-        throw InputError(path, "", "cannot open the study file (missing or unreadable); check "
-                                   "the path");
+        throw InputError(path, "",
+                         "cannot open the study file (missing or unreadable); check "
+                         "the path");
     }
     std::stringstream ss;
     ss << in.rdbuf();
@@ -437,4 +450,4 @@ int resolve_depth_axis(StudyInput const& study, GridGeometry const& geometry)
     }
     return best;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -35,7 +35,7 @@ void check_profile_points(StudyInput const& study, Phantom const& phantom)
         }
     }
 }
-}  // namespace
+} // namespace
 
 bool register_study_check(StudyCheck check)
 {
@@ -63,4 +63,4 @@ Phantom check_study(StudyInput const& study, std::vector<std::string>* warnings)
         c.check(study, phantom);
     return phantom;
 }
-}  // namespace mcdose
+} // namespace mcdose

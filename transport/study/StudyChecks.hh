@@ -42,4 +42,4 @@ Phantom build_study_phantom(StudyInput const& study, std::vector<std::string>* w
 //! profile points lie in it, then run the registered checks. Returns the
 //! phantom for the caller's summary.
 Phantom check_study(StudyInput const& study, std::vector<std::string>* warnings);
-}  // namespace mcdose
+} // namespace mcdose

@@ -29,10 +29,10 @@ char const* to_cstring(SourceParticle p);
 //! Geometry of the emission.
 enum class SourceKind
 {
-    pencil,     //!< all particles from `position_cm` along `direction`
-    parallel,   //!< uniform over `field` (perpendicular to `direction`), all along `direction`
-    point,      //!< from `position_cm`, directions uniform over `field` at `field.distance_cm`
-    isotropic   //!< from `position_cm`, directions uniform over 4 pi
+    pencil,   //!< all particles from `position_cm` along `direction`
+    parallel, //!< uniform over `field` (perpendicular to `direction`), all along `direction`
+    point,    //!< from `position_cm`, directions uniform over `field` at `field.distance_cm`
+    isotropic //!< from `position_cm`, directions uniform over 4 pi
 };
 char const* to_cstring(SourceKind k);
 
@@ -66,15 +66,15 @@ struct SpectrumInput
 //! One source.
 struct SourceInput
 {
-    std::string pointer;  //!< JSON pointer, for messages
+    std::string pointer; //!< JSON pointer, for messages
     SourceKind kind{SourceKind::pencil};
     SourceParticle particle{SourceParticle::photon};
-    std::optional<double> energy_MeV;  //!< mono-energetic kinetic energy, or
-    std::optional<SpectrumInput> spectrum;  //!< a histogram (exactly one of the two)
-    Real3 position_cm{{0, 0, 0}};      //!< physical (phantom) coordinates
-    Real3 direction{{0, 0, 1}};        //!< unit vector (normalised by the parser)
-    std::optional<FieldInput> field;   //!< parallel and point sources
-    double weight{1};                  //!< relative intensity among the sources
+    std::optional<double> energy_MeV;      //!< mono-energetic kinetic energy, or
+    std::optional<SpectrumInput> spectrum; //!< a histogram (exactly one of the two)
+    Real3 position_cm{{0, 0, 0}};          //!< physical (phantom) coordinates
+    Real3 direction{{0, 0, 1}};            //!< unit vector (normalised by the parser)
+    std::optional<FieldInput> field;       //!< parallel and point sources
+    double weight{1};                      //!< relative intensity among the sources
     //! Number of source particles the run represents (e.g. from monitor
     //! units): when given, dose is also reported in Gy.
     std::optional<double> particles;
@@ -83,24 +83,24 @@ struct SourceInput
 //! Transport options.
 struct PhysicsInput
 {
-    double electron_cutoff_MeV{0.2};   //!< kinetic; below it, e-/e+ deposit locally
-    double photon_cutoff_MeV{0.01};    //!< below it, photons deposit locally
+    double electron_cutoff_MeV{0.2}; //!< kinetic; below it, e-/e+ deposit locally
+    double photon_cutoff_MeV{0.01};  //!< below it, photons deposit locally
     Precision precision{Precision::double_};
 };
 
 //! Random numbers.
 struct RngInput
 {
-    std::string generator{"philox"};  //!< philox|hybrid-taus|lagged-fibonacci|lcg|ran2
+    std::string generator{"philox"}; //!< philox|hybrid-taus|lagged-fibonacci|lcg|ran2
     std::uint64_t seed{1};
 };
 
 //! Dose tally.
 struct TallyInput
 {
-    std::string method{"wib"};          //!< fa|cas|wag|kas|hb|wib|fx (see tally/)
-    std::string uncertainty{"batch"};   //!< batch|history
-    int batches{10};                    //!< batch method: number of batches
+    std::string method{"wib"};        //!< fa|cas|wag|kas|hb|wib|fx (see tally/)
+    std::string uncertainty{"batch"}; //!< batch|history
+    int batches{10};                  //!< batch method: number of batches
 };
 
 //! Stopping rule: a number of histories, or a target uncertainty with a time limit.
@@ -111,9 +111,9 @@ struct RunInput
     //! `uncertainty_dose_fraction` of the maximum dose.
     std::optional<double> target_uncertainty;
     double uncertainty_dose_fraction{0.5};
-    std::optional<double> time_limit_s;   //!< wall-clock limit; default 3600 with a target
+    std::optional<double> time_limit_s; //!< wall-clock limit; default 3600 with a target
     std::optional<std::uint64_t> max_histories;
-    std::uint64_t batch_histories{0};     //!< histories per batch (0: engine decides)
+    std::uint64_t batch_histories{0}; //!< histories per batch (0: engine decides)
 };
 
 //! A lateral profile: dose along grid axis `axis` through `position_cm`.
@@ -121,29 +121,29 @@ struct LateralProfileInput
 {
     int axis{0};
     Real3 position_cm{{0, 0, 0}};
-    std::string name;  //!< file-name suffix
+    std::string name; //!< file-name suffix
 };
 
 //! What to write.
 struct OutputInput
 {
-    std::string directory;  //!< resolved against the study file's directory
-    std::string name;       //!< file stem (default: the study file's stem)
+    std::string directory; //!< resolved against the study file's directory
+    std::string name;      //!< file stem (default: the study file's stem)
     bool hdf5{true};
-    std::string image_format{"mha"};  //!< mha|nrrd|nii|none (dose + uncertainty images)
+    std::string image_format{"mha"}; //!< mha|nrrd|nii|none (dose + uncertainty images)
     bool depth_dose{true};
-    std::optional<int> depth_axis;    //!< default: grid axis closest to the first source's direction
+    std::optional<int> depth_axis; //!< default: grid axis closest to the first source's direction
     std::vector<LateralProfileInput> lateral_profiles;
-    bool summary{true};               //!< run-summary JSON
+    bool summary{true}; //!< run-summary JSON
 };
 
 //! The whole study.
 struct StudyInput
 {
-    std::string study_file;             //!< path as given
-    std::string study_json;             //!< the full input text, echoed into outputs
+    std::string study_file; //!< path as given
+    std::string study_json; //!< the full input text, echoed into outputs
     PhantomInput phantom;
-    std::string user_materials_json;    //!< the "materials" array as JSON text ("" if none)
+    std::string user_materials_json; //!< the "materials" array as JSON text ("" if none)
     std::vector<std::string> user_material_names;
     std::vector<SourceInput> sources;
     PhysicsInput physics;
@@ -151,7 +151,7 @@ struct StudyInput
     TallyInput tally;
     RunInput run;
     Backend backend{Backend::automatic};
-    int cpu_threads{0};  //!< 0: all cores
+    int cpu_threads{0}; //!< 0: all cores
     OutputInput outputs;
 };
 
@@ -166,4 +166,4 @@ StudyInput parse_study(std::string const& text, std::string const& source_name);
 //! Depth axis for outputs: `outputs.depth_axis` if set, else the local grid
 //! axis most aligned with the first source's direction.
 int resolve_depth_axis(StudyInput const& study, GridGeometry const& geometry);
-}  // namespace mcdose
+} // namespace mcdose

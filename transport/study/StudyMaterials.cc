@@ -22,28 +22,28 @@ std::vector<MaterialReference> phantom_material_references(PhantomInput const& p
     std::string const& p = phantom.pointer;
     switch (phantom.kind)
     {
-        case PhantomKind::shapes:
-            refs.push_back({phantom.shapes.background.material, p + "/background/material"});
-            for (auto const& s : phantom.shapes.shapes)
-                refs.push_back({s.fill.material, s.pointer + "/material"});
-            break;
-        case PhantomKind::ct_image:
+    case PhantomKind::shapes:
+        refs.push_back({phantom.shapes.background.material, p + "/background/material"});
+        for (auto const& s : phantom.shapes.shapes)
+            refs.push_back({s.fill.material, s.pointer + "/material"});
+        break;
+    case PhantomKind::ct_image:
+    {
+        auto const& bins = phantom.ct.calibration.material_bins;
+        for (std::size_t b = 0; b < bins.size(); ++b)
         {
-            auto const& bins = phantom.ct.calibration.material_bins;
-            for (std::size_t b = 0; b < bins.size(); ++b)
-            {
-                refs.push_back({bins[b].material,
-                                p + "/calibration/material_bins/" + std::to_string(b) + "/material"});
-            }
-            break;
+            refs.push_back({bins[b].material,
+                            p + "/calibration/material_bins/" + std::to_string(b) + "/material"});
         }
-        case PhantomKind::material_image:
-        {
-            auto const& mats = phantom.material_image.materials;
-            for (std::size_t m = 0; m < mats.size(); ++m)
-                refs.push_back({mats[m], p + "/materials/" + std::to_string(m)});
-            break;
-        }
+        break;
+    }
+    case PhantomKind::material_image:
+    {
+        auto const& mats = phantom.material_image.materials;
+        for (std::size_t m = 0; m < mats.size(); ++m)
+            refs.push_back({mats[m], p + "/materials/" + std::to_string(m)});
+        break;
+    }
     }
     return refs;
 }
@@ -66,8 +66,7 @@ void check_phantom_materials(StudyInput const& study, std::vector<Material> cons
 
 NominalDensityFn nominal_density_lookup(std::vector<Material> user)
 {
-    return [user = std::move(user)](std::string const& name) {
-        return find_material(name, user).density_g_cm3;
-    };
+    return [user = std::move(user)](std::string const& name)
+    { return find_material(name, user).density_g_cm3; };
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -31,4 +31,4 @@ void check_phantom_materials(StudyInput const& study, std::vector<Material> cons
 
 //! Nominal density [g/cm^3] of user and catalogue materials, for builders.
 NominalDensityFn nominal_density_lookup(std::vector<Material> user);
-}  // namespace mcdose
+} // namespace mcdose

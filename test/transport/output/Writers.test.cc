@@ -48,16 +48,16 @@ std::vector<double> read_double_attr(H5::H5Object const& obj, char const* name)
     a.read(H5::PredType::NATIVE_DOUBLE, v.data());
     return v;
 }
-}  // namespace
+} // namespace
 
 class WritersTest : public ::testing::Test
 {
   protected:
     void SetUp() override
     {
-        dir_ = fs::temp_directory_path()
-               / ("mcdose_writers_" + std::to_string(::getpid()) + "_"
-                  + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = fs::temp_directory_path() /
+               ("mcdose_writers_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);
 
@@ -81,7 +81,7 @@ class WritersTest : public ::testing::Test
                 mat_[v] = 1;
             }
         }
-        edep_[4] = 0;  // no deposit: uncertainty reported as 1
+        edep_[4] = 0; // no deposit: uncertainty reported as 1
         sigma_[4] = 0;
         data_.geometry = geo_;
         data_.edep_MeV = make_span(std::as_const(edep_));
@@ -155,7 +155,7 @@ TEST_F(WritersTest, Hdf5ReadsBackWithStableNames)
         H5::DataSet ds = h5.openDataSet(name);
         hsize_t dims[3] = {0, 0, 0};
         ASSERT_EQ(3, ds.getSpace().getSimpleExtentDims(dims));
-        EXPECT_EQ(5u, dims[0]);  // (nz, ny, nx)
+        EXPECT_EQ(5u, dims[0]); // (nz, ny, nx)
         EXPECT_EQ(4u, dims[1]);
         EXPECT_EQ(3u, dims[2]);
         auto const spacing = read_double_attr(ds, "spacing_cm");
@@ -225,7 +225,7 @@ TEST_F(WritersTest, FailedWritesLeaveNoFile)
     EXPECT_THROW(write_depth_dose_csv(path("dd.csv"), curve), RuntimeError);
     fs::create_directories(dir_ / "s.json");
     EXPECT_THROW(write_run_summary_json(path("s.json"), meta_, data_, {}), RuntimeError);
-    EXPECT_EQ(3u, files_in_dir());  // only the three directories
+    EXPECT_EQ(3u, files_in_dir()); // only the three directories
     // Mismatched arrays are refused before anything is written.
     std::vector<double> short_edep(3, 1.0);
     DoseGridData bad = data_;
@@ -272,7 +272,7 @@ TEST_F(WritersTest, DepthDoseFromBatchesAndCsv)
     // Batch means x_b = mean +- 0.3: SEM = sqrt(2 * 0.09 / (2 * 1)) = 0.3.
     EXPECT_NEAR(0.3, c.edep_sigma_MeV[2], 1e-12);
     EXPECT_DOUBLE_EQ(0.0, c.edep_sigma_MeV[0]);
-    EXPECT_DOUBLE_EQ(0.0, c.lo_cm[0]);   // origin z 0.5 - half voxel
+    EXPECT_DOUBLE_EQ(0.0, c.lo_cm[0]); // origin z 0.5 - half voxel
     EXPECT_DOUBLE_EQ(5.0, c.hi_cm[4]);
     // Total over slabs is the total deposit.
     double total = 0;
@@ -375,9 +375,9 @@ TEST_F(WritersTest, RunOutputsWritesWhatTheStudyAsks)
     out.lateral_profiles.push_back({0, geo_.voxel_centre_cm(Int3{{1, 1, 1}}), "px"});
     DepthDoseCurve const curve = depth_dose_from_batches(geo_, 2, {edep_, edep_});
     auto const written = write_run_outputs(out, data_, meta_, &curve);
-    std::vector<std::string> const expected
-        = {"case.h5", "case_dose.mha", "case_uncertainty.mha", "case_depth_dose.csv",
-           "case_px.csv", "case_summary.json"};
+    std::vector<std::string> const expected = {
+        "case.h5",     "case_dose.mha",    "case_uncertainty.mha", "case_depth_dose.csv",
+        "case_px.csv", "case_summary.json"};
     ASSERT_EQ(expected.size(), written.size());
     for (size_type i = 0; i < expected.size(); ++i)
     {
@@ -387,4 +387,4 @@ TEST_F(WritersTest, RunOutputsWritesWhatTheStudyAsks)
     auto const summary = nlohmann::json::parse(slurp(written.back()));
     EXPECT_EQ(expected.size(), summary["outputs"].size());
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -32,7 +32,7 @@ bool contains(InputError const& e, std::string const& what)
 {
     return std::string(e.what()).find(what) != std::string::npos;
 }
-}  // namespace
+} // namespace
 
 using StudyTest = StudyFixture;
 
@@ -211,8 +211,8 @@ TEST_F(StudyTest, UnsupportedPixelTypeIsNamed)
 
 TEST_F(StudyTest, HuOutsideTheCalibrationIsNamed)
 {
-    GridGeometry const g = make_axis_aligned_geometry(Int3{{2, 2, 2}}, Real3{{1, 1, 1}},
-                                                      Real3{{0, 0, 0}});
+    GridGeometry const g =
+        make_axis_aligned_geometry(Int3{{2, 2, 2}}, Real3{{1, 1, 1}}, Real3{{0, 0, 0}});
     std::vector<float> hu(8, 0.0f);
     hu[7] = 4000;
     write_image((dir_ / "ct.mha").string(), g, make_span(std::as_const(hu)));
@@ -242,7 +242,8 @@ TEST_F(StudyTest, RegisteredChecksRun)
 {
     static int calls = 0;
     static bool const registered = register_study_check(
-        {"test", [](StudyInput const& s, Phantom const&) {
+        {"test", [](StudyInput const& s, Phantom const&)
+         {
              ++calls;
              if (s.rng.seed == 666)
                  throw InputError(s.study_file, "/rng/seed", "rejected by a registered check");
@@ -254,4 +255,4 @@ TEST_F(StudyTest, RegisteredChecksRun)
     j["rng"] = {{"seed", 666}};
     EXPECT_EQ("/rng/seed", study_error(write_json("seed.json", j)).pointer());
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -17,9 +17,9 @@ class StudyFixture : public ::testing::Test
   protected:
     void SetUp() override
     {
-        dir_ = std::filesystem::temp_directory_path()
-               / ("mcdose_study_" + std::to_string(::getpid()) + "_"
-                  + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = std::filesystem::temp_directory_path() /
+               ("mcdose_study_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
         std::filesystem::remove_all(dir_);
         std::filesystem::create_directories(dir_);
     }
@@ -53,4 +53,4 @@ class StudyFixture : public ::testing::Test
 
     std::filesystem::path dir_;
 };
-}  // namespace mcdose::test
+} // namespace mcdose::test
