@@ -1,6 +1,8 @@
 //! \file validation/crosscheck/gemm/HostGemm.cc
 #include "HostGemm.hh"
 
+#include "validation/crosscheck/HostThreads.hh"
+
 #include <algorithm>
 #include <thread>
 #include <vector>
@@ -14,9 +16,7 @@ void host_gemm(Matrix<T> const& a, Matrix<T> const& b, Matrix<T>& c, unsigned th
                                           << a.cols() << ", B is " << b.rows() << "x" << b.cols());
     size_type const m = a.rows(), k = a.cols(), n = b.cols();
     c = Matrix<T>(m, n);
-    if (threads == 0)
-        threads = std::max(1u, std::thread::hardware_concurrency());
-    threads = unsigned(std::min<size_type>(threads, n));
+    threads = unsigned(std::max<size_type>(1, std::min<size_type>(resolve_threads(threads), n)));
     // Row blocks keep a slab of A's columns in cache while the columns of C
     // are swept; the p loop is never split, so the summation order of every
     // element is p = 0, 1, ..., K-1.
@@ -38,12 +38,7 @@ void host_gemm(Matrix<T> const& a, Matrix<T> const& b, Matrix<T>& c, unsigned th
             }
         }
     };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(worker, t);
-    worker(0);
-    for (auto& th : pool)
-        th.join();
+    run_on_threads(threads, worker);
 }
 
 template void host_gemm<float>(Matrix<float> const&, Matrix<float> const&, Matrix<float>&,

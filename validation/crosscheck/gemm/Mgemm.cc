@@ -1,6 +1,8 @@
 //! \file validation/crosscheck/gemm/Mgemm.cc
 #include "Mgemm.hh"
 
+#include "validation/crosscheck/HostThreads.hh"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -19,19 +21,12 @@ double seconds_since(std::chrono::steady_clock::time_point t0)
 template<class F>
 void parallel_columns(size_type n, unsigned threads, F&& f)
 {
-    if (threads == 0)
-        threads = std::max(1u, std::thread::hardware_concurrency());
-    threads = unsigned(std::max<size_type>(1, std::min<size_type>(threads, n)));
+    threads = unsigned(std::max<size_type>(1, std::min<size_type>(resolve_threads(threads), n)));
     auto worker = [&](unsigned t) {
         for (size_type j = t; j < n; j += threads)
             f(j);
     };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(worker, t);
-    worker(0);
-    for (auto& th : pool)
-        th.join();
+    run_on_threads(threads, worker);
 }
 }  // namespace
 

@@ -1,6 +1,8 @@
 //! \file validation/crosscheck/md/InvSqrtScan.cc
 #include "InvSqrtScan.hh"
 
+#include "validation/crosscheck/HostThreads.hh"
+
 #include <algorithm>
 #include <chrono>
 #include <thread>
@@ -16,8 +18,7 @@ InvSqrtScanResult scan_inv_sqrt_host(std::uint32_t first_bits, std::uint32_t las
                     << "inverse-square-root scan range must lie within the positive normal "
                        "floats [0x00800000, 0x7f7fffff]");
     MCDOSE_VALIDATE(stride >= 1, << "scan stride must be at least 1");
-    if (threads == 0)
-        threads = std::max(1u, std::thread::hardware_concurrency());
+    threads = resolve_threads(threads);
     InvSqrtTables const tables = make_inv_sqrt_tables();
     InvSqrtTableView const view = tables.view();
     std::uint64_t const count = (std::uint64_t(last_bits) - first_bits) / stride + 1;
@@ -40,12 +41,7 @@ InvSqrtScanResult scan_inv_sqrt_host(std::uint32_t first_bits, std::uint32_t las
             r.max_division = std::max(r.max_division, e.division);
         }
     };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(worker, t);
-    worker(0);
-    for (auto& th : pool)
-        th.join();
+    run_on_threads(threads, worker);
 
     InvSqrtScanResult result;
     result.backend = Backend::cpu;

@@ -1,6 +1,8 @@
 //! \file validation/crosscheck/md/MdForces.cc
 #include "MdForces.hh"
 
+#include "validation/crosscheck/HostThreads.hh"
+
 #include <atomic>
 #include <chrono>
 #include <thread>
@@ -50,8 +52,7 @@ ForceResult host_force_loop(LJSystem const& sys, ExclusionMode exclusions,
     result.fx.resize(n);
     result.fy.resize(n);
     result.fz.resize(n);
-    if (threads == 0)
-        threads = std::max(1u, std::thread::hardware_concurrency());
+    threads = resolve_threads(threads);
     ForceOnParticle<Traits> const force{
         make_host_view(sys), config, exclusions, {j_order.data(), j_order.size()}};
 
@@ -60,7 +61,7 @@ ForceResult host_force_loop(LJSystem const& sys, ExclusionMode exclusions,
     // analogue of the GPU's thread index).
     std::atomic<size_type> next{0};
     size_type const block = 16;
-    auto worker = [&] {
+    auto worker = [&](unsigned) {
         for (size_type b = next.fetch_add(block); b < n; b = next.fetch_add(block))
         {
             for (size_type i = b; i < std::min(n, b + block); ++i)
@@ -72,12 +73,7 @@ ForceResult host_force_loop(LJSystem const& sys, ExclusionMode exclusions,
             }
         }
     };
-    std::vector<std::thread> pool;
-    for (unsigned t = 1; t < threads; ++t)
-        pool.emplace_back(worker);
-    worker();
-    for (auto& t : pool)
-        t.join();
+    run_on_threads(threads, worker);
     result.seconds
         = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.interactions = count_interactions(n, sys.excl_index.size(), exclusions);
