@@ -91,9 +91,8 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
                        "locally)");
     std::uint64_t const histories = options.histories ? *options.histories
                                                       : study.run.histories.value_or(0);
-    MCDOSE_VALIDATE(histories > 0,
-                    << "'run.histories' is required in this version (a target uncertainty "
-                       "alone is not supported yet); give the number of histories");
+    MCDOSE_VALIDATE(histories > 0 || study.run.target_uncertainty,
+                    << "'run': give 'histories' or a 'target_uncertainty'");
 
     // Phantom and materials.
     auto const user = study_user_materials(study);
@@ -120,9 +119,59 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     ropts.rng.kind = to_rng_kind(study.rng.generator);
     ropts.rng.seed = study.rng.seed;
     ropts.histories = histories;
-    ropts.batches = std::min<std::uint64_t>(std::max(1, study.tally.batches), histories);
     ropts.max_primary_energy_MeV = max_source_energy_MeV(src);
     ropts.on_batch = options.on_batch;
+    std::string stop_reason = "histories";
+    if (histories > 0)
+    {
+        ropts.batches = std::min<std::uint64_t>(std::max(1, study.tally.batches), histories);
+    }
+    else
+    {
+        // Target uncertainty: batches of fixed size until the mean relative
+        // uncertainty over the high-dose voxels reaches the target (checked
+        // after at least 10 batches, so the batch estimate is usable), the time
+        // limit passes, or max_histories is reached.
+        double const target = *study.run.target_uncertainty;
+        double const limit_s = study.run.time_limit_s.value_or(3600);
+        ropts.batch_histories = study.run.batch_histories > 0 ? study.run.batch_histories
+                                : gpu                          ? 1000000
+                                                               : 20000;
+        ropts.max_histories = study.run.max_histories.value_or(
+            ropts.batch_histories * std::uint64_t(1000000));
+        ropts.max_histories = std::max(ropts.max_histories, ropts.batch_histories);
+        GridGeometry const geo0 = phantom.grid.geometry();
+        double const fraction = study.run.uncertainty_dose_fraction;
+        auto const user_cb = options.on_batch;
+        ropts.on_batch = [&, target, limit_s, fraction, user_cb](TransportProgress const& p) {
+            if (user_cb && !user_cb(p))
+            {
+                stop_reason = "interrupted";
+                return false;
+            }
+            if (p.elapsed_s > limit_s)
+            {
+                stop_reason = "time_limit";
+                return false;
+            }
+            if (p.batches_done < 10)
+                return true;
+            DoseResult const r = p.tally->result();
+            DoseGridData d;
+            d.geometry = geo0;
+            d.edep_MeV = make_span(r.energy_MeV);
+            d.edep_sigma_MeV = make_span(r.energy_sigma_MeV);
+            d.density_g_cm3 = make_span(phantom.grid.density_g_cm3());
+            d.material = make_span(phantom.grid.material());
+            auto const u = mean_relative_uncertainty(d, fraction);
+            if (u && *u <= target)
+            {
+                stop_reason = "target_uncertainty";
+                return false;
+            }
+            return true;
+        };
+    }
 
     GridGeometry const& geo = phantom.grid.geometry();
     int const depth_axis = resolve_depth_axis(study, geo);
@@ -145,6 +194,8 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
             });
         });
     });
+    if (stop_reason == "interrupted")
+        run.complete = false;
     summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
     summary.backend = gpu ? "gpu" : "cpu";
     if (gpu)
@@ -198,7 +249,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         meta.wall_time_s
             = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         meta.complete = run.complete;
-        meta.stop_reason = run.complete ? "histories" : "interrupted";
+        meta.stop_reason = run.complete ? stop_reason : "interrupted";
         meta.uncertainty_reached = summary.uncertainty_reached;
         meta.uncertainty_dose_fraction = study.run.uncertainty_dose_fraction;
         meta.source_particles = src.particles;
@@ -222,7 +273,10 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
                 // Batches of (nearly) equal size, each normalised per its own histories.
                 for (std::size_t b = 0; b < batch_grids.size(); ++b)
                 {
-                    auto const r = batch_history_range(histories, ropts.batches, b);
+                    auto const r = histories > 0
+                                       ? batch_history_range(histories, ropts.batches, b)
+                                       : HistoryRange{b * ropts.batch_histories,
+                                                      (b + 1) * ropts.batch_histories};
                     double const inv = 1.0 / double(r.end - r.begin);
                     for (double& x : batch_grids[b])
                         x *= inv;

@@ -25,6 +25,7 @@ struct TransportProgress
     std::uint64_t histories_total{0};
     std::uint64_t batches_done{0};
     double elapsed_s{0};
+    DoseTally const* tally{nullptr};  //!< folded results so far (tally->result())
 };
 
 //! How to run (the physics lives in the params and the source).
@@ -35,8 +36,14 @@ struct TransportRunOptions
     int gpu_threads_per_block{128};
     std::uint32_t chunk{0};               //!< histories per grab (0: automatic)
     RngOptions rng;
+    //! Fixed mode: `histories` split into `batches` equal batches. Open-ended
+    //! mode (histories == 0): batches of `batch_histories` histories, batch b
+    //! holding [b n, (b+1) n), run until on_batch returns false or
+    //! `max_histories` is reached (e.g. a target uncertainty).
     std::uint64_t histories{0};
     std::uint64_t batches{10};
+    std::uint64_t batch_histories{0};
+    std::uint64_t max_histories{0};
     double max_primary_energy_MeV{0};     //!< for the FX quantum (kinetic + 2 m c^2 for e+)
     //! Called after each batch; return false to stop at this batch boundary.
     std::function<bool(TransportProgress const&)> on_batch;
@@ -62,10 +69,23 @@ TransportRunResult run_transport_typed(PhotonTransportParams const& physics, Sou
                                        TransportRunOptions const& opts)
 {
     using Args = TransportArgs<Real, Engine, Policy, Source>;
-    MCDOSE_VALIDATE(opts.histories > 0, << "'histories' must be positive");
-    MCDOSE_VALIDATE(opts.batches >= 1 && opts.batches <= opts.histories,
-                    << "'batches' must be between 1 and the number of histories (got "
-                    << opts.batches << ")");
+    bool const open_ended = opts.histories == 0;
+    if (open_ended)
+    {
+        MCDOSE_VALIDATE(opts.batch_histories > 0 && opts.max_histories >= opts.batch_histories,
+                        << "a run without a history count needs positive batch histories ("
+                        << opts.batch_histories << ") and a maximum (" << opts.max_histories
+                        << ") of at least one batch");
+    }
+    else
+    {
+        MCDOSE_VALIDATE(opts.batches >= 1 && opts.batches <= opts.histories,
+                        << "'batches' must be between 1 and the number of histories (got "
+                        << opts.batches << ")");
+    }
+    std::uint64_t const total_histories = open_ended ? opts.max_histories : opts.histories;
+    std::uint64_t const num_batches
+        = open_ended ? (opts.max_histories / opts.batch_histories) : opts.batches;
     bool const gpu = opts.backend == Backend::gpu;
     MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
 
@@ -86,7 +106,7 @@ TransportRunResult run_transport_typed(PhotonTransportParams const& physics, Sou
     DoseTallyInput tin;
     tin.method = method;
     tin.voxels = voxels;
-    tin.max_total_energy_MeV = double(opts.histories) * opts.max_primary_energy_MeV;
+    tin.max_total_energy_MeV = double(total_histories) * opts.max_primary_energy_MeV;
     tin.backend = gpu ? Backend::gpu : Backend::cpu;
     DoseTally tally(tin);
 
@@ -106,7 +126,8 @@ TransportRunResult run_transport_typed(PhotonTransportParams const& physics, Sou
     args.tally = tally.view<Policy>();
     args.balances = gpu ? device_balances.device_span() : make_span(host_balances);
     // Chunks: small enough to balance the load at the end of a batch.
-    std::uint64_t const per_batch = (opts.histories + opts.batches - 1) / opts.batches;
+    std::uint64_t const per_batch = open_ended ? opts.batch_histories
+                                               : (opts.histories + opts.batches - 1) / opts.batches;
     std::uint32_t chunk = opts.chunk;
     if (chunk == 0)
         chunk = static_cast<std::uint32_t>(std::max<std::uint64_t>(1, std::min<std::uint64_t>(
@@ -115,9 +136,11 @@ TransportRunResult run_transport_typed(PhotonTransportParams const& physics, Sou
     args.queue.next = gpu ? device_counter.data() : reinterpret_cast<unsigned long long*>(&host_counter);
 
     auto const start = std::chrono::steady_clock::now();
-    for (std::uint64_t b = 0; b < opts.batches; ++b)
+    for (std::uint64_t b = 0; b < num_batches; ++b)
     {
-        HistoryRange const range = batch_history_range(opts.histories, opts.batches, b);
+        HistoryRange const range
+            = open_ended ? HistoryRange{b * opts.batch_histories, (b + 1) * opts.batch_histories}
+                         : batch_history_range(opts.histories, opts.batches, b);
         unsigned long long first = range.begin;
         if (gpu)
             device_counter.copy_to_device({&first, 1});
@@ -142,13 +165,15 @@ TransportRunResult run_transport_typed(PhotonTransportParams const& physics, Sou
 
         TransportProgress progress;
         progress.histories_done = range.end;
-        progress.histories_total = opts.histories;
+        progress.histories_total = total_histories;
         progress.batches_done = b + 1;
+        progress.tally = &tally;
         progress.elapsed_s
             = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-        if (opts.on_batch && !opts.on_batch(progress) && b + 1 < opts.batches)
+        if (opts.on_batch && !opts.on_batch(progress) && b + 1 < num_batches)
         {
-            result.complete = false;
+            // Fixed mode: stopped early (interrupted). Open-ended: a stop is the goal.
+            result.complete = open_ended;
             break;
         }
     }

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# GPU checks and benchmarks, run from the repository root on the GPU machine with
+# the relocatable bundle in bundle/ (scripts/bootstrap.sh bundle). Results go to
+# $OUT (or ./gpu_results). Usage: benchmarks/gpu_suite.sh tests|rng|tally|transport|crosscheck ...
+set -u
+OUT=${OUT:-$PWD/gpu_results}
+mkdir -p "$OUT"
+M=$PWD/bundle/bin/mcdose
+export MCDOSE_EXE=$M MCDOSE_SOURCE_DIR=$PWD MCDOSE_REFDATA=$PWD/.refdata
+log() { echo "== $* ($(date -u +%H:%M:%S))"; }
+for part in "$@"; do
+  case $part in
+    tests)
+      log info; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; $M info
+      for t in bundle/tests/test_*; do
+        log "$t"; timeout 300 "$t" --gtest_brief=1 2>&1 | tail -25
+      done ;;
+    rng)
+      log "rng bench"
+      timeout 240 $M rng bench --backend gpu --threads 1e3,1e4,1e5,1e6,1e7 --words 4096 --repeats 5 --json "$OUT/rng_bench.json" ;;
+    tally)
+      log "tally bench 1e7"
+      timeout 200 $M tally-bench --backend gpu --particles 1e7 --bins 8,1000,1000000 --launch both --json "$OUT/tally_1e7.json"
+      log "tally bench 3e9"
+      timeout 400 $M tally-bench --backend gpu --particles 3e9 --bins 8,1000,1000000 --launch both --json "$OUT/tally_3e9.json" ;;
+    transport)
+      for E in 1.25 6; do
+        for P in double float; do
+          sed "s/\"precision\": \"double\"/\"precision\": \"$P\"/" benchmarks/photon_pencil_${E}MeV_water.json > /tmp/bench_${E}_${P}.json
+          log "transport ${E} MeV $P"
+          timeout 120 $M run /tmp/bench_${E}_${P}.json --backend gpu --histories 10000000 --output-dir /tmp/bench_out
+        done
+      done
+      log "validation photon 6 MeV (2e6 histories)"
+      timeout 120 $M run validation/photon_6MeV_water/study.json --backend gpu --output-dir "$OUT" ;;
+    crosscheck)
+      log "md"; timeout 240 $M crosscheck md --backend gpu --json "$OUT/md.json"
+      log "rsqrt"; timeout 120 $M crosscheck rsqrt --backend gpu --json "$OUT/rsqrt.json"
+      log "gemm"; timeout 240 $M crosscheck gemm --backend gpu --matrix salted --sizes 1024,2048,4096,8192 --json "$OUT/gemm_salted.json" ;;
+  esac
+done

@@ -1,0 +1,124 @@
+//! \file validation/DepthDoseComparison.cc
+#include "validation/DepthDoseComparison.hh"
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <map>
+#include <ostream>
+#include <sstream>
+
+#include "core/Assert.hh"
+
+namespace mcdose
+{
+namespace
+{
+std::vector<std::string> split_csv(std::string const& line)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(line);
+    std::string cell;
+    while (std::getline(ss, cell, ','))
+        out.push_back(cell);
+    return out;
+}
+
+std::size_t argmax(std::vector<double> const& v)
+{
+    return std::max_element(v.begin(), v.end()) - v.begin();
+}
+}  // namespace
+
+DepthDoseCurveData read_depth_dose_csv(std::string const& path)
+{
+    std::ifstream in(path);
+    MCDOSE_VALIDATE(in, << "cannot open depth-dose file '" << path << "'");
+    std::string line;
+    std::getline(in, line);
+    auto const header = split_csv(line);
+    std::map<std::string, std::size_t> col;
+    for (std::size_t i = 0; i < header.size(); ++i)
+        col[header[i]] = i;
+    for (char const* name : {"z_lo_cm", "z_hi_cm", "edep_MeV", "edep_sigma_MeV"})
+    {
+        MCDOSE_VALIDATE(col.count(name), << "'" << path << "': missing column '" << name
+                                         << "' (header: " << line << ")");
+    }
+    DepthDoseCurveData d;
+    int row = 1;
+    while (std::getline(in, line))
+    {
+        ++row;
+        if (line.empty())
+            continue;
+        auto const cells = split_csv(line);
+        auto get = [&](char const* name) {
+            std::size_t const c = col[name];
+            MCDOSE_VALIDATE(c < cells.size(), << "'" << path << "' row " << row
+                                              << ": too few columns");
+            return std::stod(cells[c]);
+        };
+        d.z_lo_cm.push_back(get("z_lo_cm"));
+        d.z_hi_cm.push_back(get("z_hi_cm"));
+        d.edep_MeV.push_back(get("edep_MeV"));
+        d.edep_sigma_MeV.push_back(get("edep_sigma_MeV"));
+    }
+    MCDOSE_VALIDATE(!d.z_lo_cm.empty(), << "'" << path << "' has no rows");
+    return d;
+}
+
+DepthDoseComparison compare_depth_dose(DepthDoseCurveData const& test,
+                                       DepthDoseCurveData const& ref,
+                                       DepthDoseComparisonOptions const& o, std::ostream& os)
+{
+    MCDOSE_VALIDATE(test.z_lo_cm.size() == ref.z_lo_cm.size(),
+                    << "depth-dose grids differ: " << test.z_lo_cm.size() << " bins vs "
+                    << ref.z_lo_cm.size() << " in the reference");
+    DepthDoseComparison r;
+    std::size_t const it = argmax(test.edep_MeV), ir = argmax(ref.edep_MeV);
+    r.test_max_MeV = test.edep_MeV[it];
+    r.ref_max_MeV = ref.edep_MeV[ir];
+    r.test_depth_of_max_cm = 0.5 * (test.z_lo_cm[it] + test.z_hi_cm[it]);
+    r.ref_depth_of_max_cm = 0.5 * (ref.z_lo_cm[ir] + ref.z_hi_cm[ir]);
+    for (std::size_t i = 0; i < ref.edep_MeV.size(); ++i)
+    {
+        r.test_total_MeV += test.edep_MeV[i];
+        r.ref_total_MeV += ref.edep_MeV[i];
+    }
+    os << std::fixed << std::setprecision(4)
+       << "   z_mid_cm      ref_MeV     test_MeV   diff/max  allowed/max\n";
+    for (std::size_t i = 0; i < ref.edep_MeV.size(); ++i)
+    {
+        MCDOSE_VALIDATE(std::fabs(test.z_lo_cm[i] - ref.z_lo_cm[i]) < 1e-6,
+                        << "depth-dose bin " << i << " starts at " << test.z_lo_cm[i]
+                        << " cm, the reference at " << ref.z_lo_cm[i] << " cm");
+        if (ref.z_lo_cm[i] < o.z_min_cm - 1e-9 || ref.z_hi_cm[i] > o.z_max_cm + 1e-9)
+            continue;
+        ++r.bins_compared;
+        double const diff = (test.edep_MeV[i] - ref.edep_MeV[i]) / r.ref_max_MeV;
+        double const sigma = std::hypot(test.edep_sigma_MeV[i], ref.edep_sigma_MeV[i])
+                             / r.ref_max_MeV;
+        double const allowed = o.tolerance_of_max + o.sigmas * sigma;
+        bool const bad = std::fabs(diff) > allowed;
+        r.bins_failed += bad;
+        if (std::fabs(diff) > std::fabs(r.worst_diff_of_max))
+        {
+            r.worst_diff_of_max = diff;
+            r.worst_z_cm = 0.5 * (ref.z_lo_cm[i] + ref.z_hi_cm[i]);
+        }
+        os << std::setw(11) << 0.5 * (ref.z_lo_cm[i] + ref.z_hi_cm[i]) << std::scientific
+           << std::setprecision(4) << std::setw(13) << ref.edep_MeV[i] << std::setw(13)
+           << test.edep_MeV[i] << std::fixed << std::setw(11) << diff << std::setw(11) << allowed
+           << (bad ? "  FAIL" : "") << '\n';
+    }
+    os << "bins compared " << r.bins_compared << ", failed " << r.bins_failed
+       << "; worst diff " << r.worst_diff_of_max << " of max at z = " << r.worst_z_cm
+       << " cm\ndepth of max: test " << r.test_depth_of_max_cm << " cm, reference "
+       << r.ref_depth_of_max_cm << " cm\ntotal energy deposited per particle: test "
+       << r.test_total_MeV << " MeV, reference " << r.ref_total_MeV << " MeV (ratio "
+       << r.test_total_MeV / r.ref_total_MeV << ")\n";
+    return r;
+}
+}  // namespace mcdose
