@@ -36,7 +36,7 @@ TEST(ValidationTest, Photon6MeVWaterBeyondBuildUp)
     fs::remove_all(out);
     auto const r = run_command(mcdose_exe() + " run " + source_dir()
                                + "/validation/photon_6MeV_water/study.json --backend cpu "
-                                 "--histories 200000 --output-dir "
+                                 "--histories 2000000 --output-dir "
                                + out.string());
     ASSERT_EQ(0, r.exit_code) << r.output;
     EXPECT_NE(r.output.find("relative imbalance"), std::string::npos) << r.output;

@@ -143,7 +143,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         GridGeometry const geo0 = phantom.grid.geometry();
         double const fraction = study.run.uncertainty_dose_fraction;
         auto const user_cb = options.on_batch;
-        ropts.on_batch = [&, target, limit_s, fraction, user_cb](TransportProgress const& p) {
+        ropts.on_batch = [&, geo0, target, limit_s, fraction, user_cb](TransportProgress const& p) {
             if (user_cb && !user_cb(p))
             {
                 stop_reason = "interrupted";
