@@ -14,34 +14,12 @@
 #include "core/DeviceBuffer.hh"
 #include "phantoms/materials/Element.hh"
 #include "transport/physics/PhotonCrossSections.hh"
+#include "transport/physics/SamplingTables.hh"
 
 namespace mcdose
 {
 namespace
 {
-//! Call an xraylib function and turn its error into a RuntimeError.
-template<class F>
-double xrl_call(F&& f, char const* name, int z, double arg)
-{
-    xrl_error* err = nullptr;
-    double const v = f(&err);
-    if (err)
-    {
-        std::string const msg = err->message;
-        xrl_error_free(err);
-        MCDOSE_VALIDATE(false, << "xraylib " << name << "(Z=" << z << ", " << arg
-                               << ") failed: " << msg);
-    }
-    return v;
-}
-
-//! Smallest momentum transfer of xraylib's F and S tables [1/Angstrom]; the
-//! grids below start there (after the x = 0 point, where F = Z and S = 0).
-constexpr double xrl_x_min = 1e-3;
-
-//! h c [keV Angstrom] (CODATA 2018): x = sin(theta/2) / lambda = E sin(theta/2) / hc.
-constexpr double hc_keV_A = 12.398419843320026;
-
 //! Free-electron Klein-Nishina total cross section per electron [cm^2]
 //! (Klein & Nishina, Z. Phys. 52 (1929) 853; e.g. Evans, The Atomic Nucleus, Eq. 22.1).
 double klein_nishina_per_electron_cm2(double energy_MeV)
@@ -53,16 +31,6 @@ double klein_nishina_per_electron_cm2(double energy_MeV)
     return 2 * constants::pi * re2
            * ((1 + k) / (k * k) * (2 * (1 + k) / a - l / k) + l / (2 * k)
               - (1 + 3 * k) / (a * a));
-}
-
-//! Log-spaced points from lo to hi (inclusive), preceded by 0.
-std::vector<double> zero_then_logspace(double lo, double hi, int count)
-{
-    std::vector<double> x{0.0};
-    double const step = std::log(hi / lo) / (count - 1);
-    for (int i = 0; i < count; ++i)
-        x.push_back(lo * std::exp(step * i));
-    return x;
 }
 
 //! Relative atom counts n_i = w_i / A_i of a material (per gram / N_A).
@@ -297,54 +265,23 @@ PhotonTransportParams::PhotonTransportParams(std::vector<Material> const& materi
         h.shell_offset.push_back(h.shell_binding_MeV.size());
     }
 
-    // Rayleigh F^2 and Compton S per material (independent-atom approximation).
-    double const x_max = options.emax_MeV * 1e3 / hc_keV_A;  // sin(theta/2) = 1
-    std::vector<double> const x2_grid = zero_then_logspace(xrl_x_min * xrl_x_min, x_max * x_max, 700);
-    std::vector<double> const x_grid = zero_then_logspace(xrl_x_min, std::min(x_max, 1e3), 400);
+    // Rayleigh F^2 and Compton S per material (transport/physics/SamplingTables).
     h.ray_offset.push_back(0);
     h.inc_offset.push_back(0);
     for (unsigned m = 0; m < h.num_materials; ++m)
     {
         auto const& comps = materials[m].components;
         auto const n_atoms = atoms_per_gram(materials[m]);
-        std::vector<double> f2(x2_grid.size(), 0.0);
-        for (std::size_t j = 0; j < x2_grid.size(); ++j)
-        {
-            double const x = std::sqrt(x2_grid[j]);
-            for (std::size_t k = 0; k < comps.size(); ++k)
-            {
-                int const z = comps[k].atomic_number;
-                double const f
-                    = x == 0 ? double(z)
-                             : xrl_call([&](xrl_error** e) { return FF_Rayl(z, x, e); },
-                                        "FF_Rayl", z, x);
-                f2[j] += n_atoms[k] * f * f;
-            }
-        }
-        auto const cum = rayleigh_cumulative(x2_grid, f2, materials[m].name.c_str());
-        h.ray_x2.insert(h.ray_x2.end(), x2_grid.begin(), x2_grid.end());
-        h.ray_f2.insert(h.ray_f2.end(), f2.begin(), f2.end());
-        h.ray_cum.insert(h.ray_cum.end(), cum.begin(), cum.end());
+        auto const ray = build_rayleigh_table(materials[m]);
+        h.ray_x2.insert(h.ray_x2.end(), ray.x2_per_A2.begin(), ray.x2_per_A2.end());
+        h.ray_f2.insert(h.ray_f2.end(), ray.f2.begin(), ray.f2.end());
+        h.ray_cum.insert(h.ray_cum.end(), ray.cumulative.begin(), ray.cumulative.end());
         h.ray_offset.push_back(h.ray_x2.size());
 
-        double electrons = 0;
-        for (std::size_t k = 0; k < comps.size(); ++k)
-            electrons += n_atoms[k] * comps[k].atomic_number;
-        for (double x : x_grid)
-        {
-            double s = 0;
-            for (std::size_t k = 0; k < comps.size(); ++k)
-            {
-                int const z = comps[k].atomic_number;
-                if (x > 0)
-                    s += n_atoms[k]
-                         * xrl_call([&](xrl_error** e) { return SF_Compt(z, x, e); },
-                                    "SF_Compt", z, x);
-            }
-            h.inc_x.push_back(x);
-            h.inc_s.push_back(std::min(s, electrons));
-        }
-        h.inc_electrons.push_back(electrons);
+        auto const inc = build_incoherent_table(materials[m]);
+        h.inc_x.insert(h.inc_x.end(), inc.x_per_A.begin(), inc.x_per_A.end());
+        h.inc_s.insert(h.inc_s.end(), inc.s.begin(), inc.s.end());
+        h.inc_electrons.push_back(inc.electrons);
         h.inc_offset.push_back(h.inc_x.size());
 
         // Pair: target selection weights n_i Z_i (Z_i + 1) (PairProductionData.hh).

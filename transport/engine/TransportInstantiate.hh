@@ -29,3 +29,11 @@ using ProductTransportArgs = TransportArgs<Real, Engine, Policy, SourceView<Real
     MCDOSE_FOR_EACH_TRANSPORT_POLICY(MACRO, REAL, HybridTausEngine)          \
     MCDOSE_FOR_EACH_TRANSPORT_POLICY(MACRO, REAL, LaggedFibonacciEngine)     \
     MCDOSE_FOR_EACH_TRANSPORT_POLICY(MACRO, REAL, PhiloxEngine)
+
+//! Explicit instantiation of the kernel launch for one combination (used by the
+//! TransportKernel{Float,Double}.cu files, which also include TransportKernel.hh).
+#define MCDOSE_INSTANTIATE_TRANSPORT(REAL, ENGINE, POLICY)                                    \
+    template PersistentGrid                                                                   \
+    persistent_transport_grid<ProductTransportArgs<REAL, ENGINE, POLICY>>(int);               \
+    template void launch_transport_kernel<ProductTransportArgs<REAL, ENGINE, POLICY>>(        \
+        ProductTransportArgs<REAL, ENGINE, POLICY> const&, PersistentGrid const&);
