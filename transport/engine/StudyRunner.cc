@@ -109,10 +109,10 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     PhotonTransportOptions popts;
     popts.emax_MeV = std::max(0.01, 1.001 * max_source_energy_MeV(src));
     popts.photon_cutoff_MeV = study.physics.photon_cutoff_MeV;
-    popts.emin_MeV = std::min(1e-3 * 1.0000001, popts.photon_cutoff_MeV);
-    popts.emin_MeV = std::max(popts.emin_MeV, 1e-3);
+    // Tables start at 1 keV (the default emin), the lowest cut-off the study accepts.
     PhotonTransportParams physics(materials, phantom.grid, popts);
 
+    GridGeometry const& geo = phantom.grid.geometry();
     TransportRunOptions ropts;
     ropts.backend = backend;
     ropts.cpu_threads = options.cpu_threads ? *options.cpu_threads : study.cpu_threads;
@@ -140,10 +140,9 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         ropts.max_histories = study.run.max_histories.value_or(
             ropts.batch_histories * std::uint64_t(1000000));
         ropts.max_histories = std::max(ropts.max_histories, ropts.batch_histories);
-        GridGeometry const geo0 = phantom.grid.geometry();
         double const fraction = study.run.uncertainty_dose_fraction;
         auto const user_cb = options.on_batch;
-        ropts.on_batch = [&, geo0, target, limit_s, fraction, user_cb](TransportProgress const& p) {
+        ropts.on_batch = [&, target, limit_s, fraction, user_cb](TransportProgress const& p) {
             if (user_cb && !user_cb(p))
             {
                 stop_reason = "interrupted";
@@ -158,7 +157,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
                 return true;
             DoseResult const r = p.tally->result();
             DoseGridData d;
-            d.geometry = geo0;
+            d.geometry = geo;
             d.edep_MeV = make_span(r.energy_MeV);
             d.edep_sigma_MeV = make_span(r.energy_sigma_MeV);
             d.density_g_cm3 = make_span(phantom.grid.density_g_cm3());
@@ -173,7 +172,6 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         };
     }
 
-    GridGeometry const& geo = phantom.grid.geometry();
     int const depth_axis = resolve_depth_axis(study, geo);
     std::vector<std::vector<double>> batch_grids;
     if (study.outputs.depth_dose && options.write_outputs && ropts.batches >= 2)
