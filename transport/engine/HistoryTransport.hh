@@ -6,9 +6,30 @@
 //! delta tracking, then photoelectric / incoherent / coherent / pair sampled
 //! from the material's cross-section fractions at the photon energy. Below the
 //! photon absorption cut-off a photon deposits its energy where it is.
-//! Electrons and positrons (until condensed history lands, issue 7) deposit
-//! their kinetic energy in the voxel where they are created; a positron then
-//! annihilates at rest into two back-to-back 511 keV photons (isotropic).
+//!
+//! Electrons and positrons: class II condensed history (as in PENELOPE and
+//! DPM; Berger, Methods Comput. Phys. 1, 135 (1963) for the scheme):
+//! - between hard events the particle loses energy continuously at the soft
+//!   (restricted) stopping power, evaluated at the step's midpoint energy; the
+//!   loss is deposited uniformly along the path, split over the voxels crossed;
+//! - hard events (Møller/Bhabha above W_cc, bremsstrahlung above W_cr,
+//!   annihilation in flight) are sampled by delta scattering against a
+//!   majorant of their total cross section over the step's energy range;
+//! - step length: at most `max_loss_fraction` of E lost softly and at most
+//!   `max_mfp_fraction` of the transport mean free path lambda_1;
+//! - elastic scattering: random hinge (Fernández-Varea et al., NIM B 73, 447
+//!   (1993)): straight flight for tau s (tau uniform), one deflection with the
+//!   multiple-scattering distribution of the whole step
+//!   (interactors/MultipleScattering.hh), then the remaining (1 - tau) s;
+//! - voxel boundaries: crossing into a voxel of the same material and density
+//!   continues the step; a change of material or density stops it at the
+//!   interface and a new step starts there (the distance to a hard event is
+//!   memoryless, and the hinge, being uniform over the step, is consistently
+//!   not reached; Baró et al., NIM B 100, 31 (1995) for PENELOPE's version);
+//! - below `absorption_MeV` the particle deposits its energy where it is; a
+//!   positron then annihilates at rest into two back-to-back 511 keV photons.
+//! With `condensed_history` off, electrons and positrons deposit their energy
+//! where they are created (the photon-only approximation).
 //!
 //! Bookkeeping: every joule goes to exactly one of deposited (the tally),
 //! escaped, or the rest-mass ledger (pair creation +2mc^2, annihilation
@@ -27,7 +48,11 @@
 #include "transport/engine/SecondaryStack.hh"
 #include "transport/geometry/DeltaTracking.hh"
 #include "transport/geometry/VoxelNavigator.hh"
+#include "transport/interactors/AnnihilationInteractor.hh"
+#include "transport/interactors/BremsstrahlungInteractor.hh"
 #include "transport/interactors/ComptonInteractor.hh"
+#include "transport/interactors/MollerBhabhaInteractor.hh"
+#include "transport/interactors/MultipleScattering.hh"
 #include "transport/interactors/PairProductionInteractor.hh"
 #include "transport/interactors/PhotoelectricInteractor.hh"
 #include "transport/interactors/RayleighInteractor.hh"
@@ -58,6 +83,8 @@ class HistoryTransport
             Particle<Real> p = stack.pop();
             if (p.type == ParticleType::photon)
                 this->transport_photon(p, stack);
+            else if (phys_.electron.condensed_history)
+                this->transport_charged(p, stack);
             else
                 this->absorb_charged(p, stack);
         }
@@ -105,6 +132,30 @@ class HistoryTransport
         bal_.overflow_MeV += double(e) * double(p.weight);
     }
 
+    //! A positron that leaves the phantom annihilates outside: its photons escape.
+    MCDOSE_FUNCTION void annihilate_outside(Real weight)
+    {
+        bal_.escaped_MeV += 2 * constants::electron_mass_MeV * double(weight);
+        bal_.rest_mass_MeV -= 2 * constants::electron_mass_MeV;
+    }
+
+    //! Two photons of m c^2 each, back to back, isotropic (annihilation at rest).
+    MCDOSE_FUNCTION void annihilate_at_rest(Array3<Real> const& position, size_type voxel,
+                                            Real weight, Stack& stack)
+    {
+        bal_.rest_mass_MeV -= 2 * constants::electron_mass_MeV;
+        auto const d = sample_isotropic<Real>(rng_);
+        Particle<Real> gamma;
+        gamma.type = ParticleType::photon;
+        gamma.energy_MeV = Real(constants::electron_mass_MeV);
+        gamma.position_cm = position;
+        gamma.weight = weight;
+        gamma.direction = {{d.u, d.v, d.w}};
+        this->push_or_deposit(stack, gamma, voxel);
+        gamma.direction = {{-d.u, -d.v, -d.w}};
+        this->push_or_deposit(stack, gamma, voxel);
+    }
+
     //! Local deposition of an electron or positron; positron annihilation at rest.
     MCDOSE_FUNCTION void absorb_charged(Particle<Real> const& p, Stack& stack)
     {
@@ -112,29 +163,202 @@ class HistoryTransport
         if (!this->enter_grid(p, st))
         {
             if (p.type == ParticleType::positron)
-            {
-                // Annihilates outside the phantom: its photons escape too.
-                bal_.escaped_MeV += 2 * constants::electron_mass_MeV * double(p.weight);
-                bal_.rest_mass_MeV -= 2 * constants::electron_mass_MeV;
-            }
+                this->annihilate_outside(p.weight);
             return;
         }
         size_type const voxel = nav_.voxel(st);
         this->deposit(voxel, p.energy_MeV * p.weight);
-        if (p.type != ParticleType::positron)
+        if (p.type == ParticleType::positron)
+            this->annihilate_at_rest(st.position_cm, voxel, p.weight, stack);
+    }
+
+    //! Push the products of an interaction at the track's position.
+    MCDOSE_FUNCTION void push_secondaries(Interaction<Real> const& result,
+                                          Array3<Real> const& position, size_type voxel,
+                                          Real weight, Stack& stack)
+    {
+        for (int s = 0; s < result.num_secondaries; ++s)
+        {
+            Particle<Real> sec;
+            sec.type = result.secondaries[s].type;
+            sec.energy_MeV = result.secondaries[s].energy_MeV;
+            sec.direction = result.secondaries[s].direction;
+            sec.position_cm = position;
+            sec.weight = weight;
+            this->push_or_deposit(stack, sec, voxel);
+        }
+    }
+
+    //! How a straight charged-particle flight ended.
+    enum class Flight
+    {
+        completed,    //!< the whole length was flown
+        interrupted,  //!< stopped on entering a voxel of another material or density
+        escaped       //!< left the grid
+    };
+
+    //! Fly `length` cm straight, depositing `loss_per_cm * weight` per cm in
+    //! each voxel crossed; `travelled` gets the distance flown.
+    MCDOSE_FUNCTION Flight fly_charged(VoxelTrackState<Real>& st, Real length, Real loss_per_cm,
+                                       Real weight, Real& travelled)
+    {
+        size_type v = nav_.voxel(st);
+        MaterialIndex const m = phys_.material[v];
+        float const rho = phys_.density_g_cm3[v];
+        Real left = length;
+        travelled = 0;
+        for (;;)
+        {
+            auto const b = nav_.find_next_boundary(st);
+            if (left <= b.distance_cm)
+            {
+                nav_.move_internal(st, left);
+                this->deposit(v, loss_per_cm * left * weight);
+                travelled += left;
+                return Flight::completed;
+            }
+            this->deposit(v, loss_per_cm * b.distance_cm * weight);
+            travelled += b.distance_cm;
+            left -= b.distance_cm;
+            if (!nav_.cross_boundary(st, b))
+                return Flight::escaped;
+            v = nav_.voxel(st);
+            if (phys_.material[v] != m || phys_.density_g_cm3[v] != rho)
+                return Flight::interrupted;
+        }
+    }
+
+    //! Total hard cross section [cm^2/g] of row `row` at grid position (i, f).
+    MCDOSE_FORCEINLINE_FUNCTION Real hard_xs(unsigned row, unsigned i, Real f) const
+    {
+        Real const* h = phys_.electron.hard_xs.data() + row * 3;
+        return lerp_table(h, i, f, 3) + lerp_table(h + 1, i, f, 3) + lerp_table(h + 2, i, f, 3);
+    }
+
+    //! Class II condensed history of an electron or positron (file comment).
+    MCDOSE_FUNCTION void transport_charged(Particle<Real> const& p, Stack& stack)
+    {
+        auto const& el = phys_.electron;
+        bool const positron = p.type == ParticleType::positron;
+        VoxelTrackState<Real> st;
+        if (!this->enter_grid(p, st))
+        {
+            if (positron)
+                this->annihilate_outside(p.weight);
             return;
-        // Two photons of m c^2 each, back to back, isotropic (annihilation at rest).
-        bal_.rest_mass_MeV -= 2 * constants::electron_mass_MeV;
-        auto const d = sample_isotropic<Real>(rng_);
-        Particle<Real> gamma;
-        gamma.type = ParticleType::photon;
-        gamma.energy_MeV = Real(constants::electron_mass_MeV);
-        gamma.position_cm = st.position_cm;
-        gamma.weight = p.weight;
-        gamma.direction = {{d.u, d.v, d.w}};
-        this->push_or_deposit(stack, gamma, voxel);
-        gamma.direction = {{-d.u, -d.v, -d.w}};
-        this->push_or_deposit(stack, gamma, voxel);
+        }
+        Real const w = p.weight;
+        Real energy = p.energy_MeV;
+        for (;;)
+        {
+            size_type const voxel = nav_.voxel(st);
+            if (energy <= el.absorption_MeV)
+            {
+                this->deposit(voxel, energy * w);
+                bal_.below_cutoff_MeV += double(energy) * double(w);
+                if (positron)
+                    this->annihilate_at_rest(st.position_cm, voxel, w, stack);
+                return;
+            }
+            unsigned const m = phys_.material[voxel];
+            Real const rho = phys_.density_g_cm3[voxel];
+            unsigned const row = el.row(m, positron ? 1 : 0);
+
+            // Step length: soft-loss and lambda_1 limits, then the hard-event distance.
+            unsigned i;
+            Real f;
+            el.grid.find(energy, i, f);
+            Real const stop0 = lerp_table(el.stopping.data() + row, i, f) * rho;
+            Real const tr0 = lerp_table(el.transport_xs.data() + row, i, f) * rho;
+            Real step = el.max_loss_fraction * energy / stop0;
+            step = std::fmin(step, el.max_mfp_fraction / tr0);
+            unsigned i_lo;
+            Real f_lo;
+            el.grid.find(std::fmax(energy - stop0 * step, el.absorption_MeV), i_lo, f_lo);
+            // Majorant over the step's energies (the hard cross sections are
+            // smooth and monotonic across a few-percent energy range; 2 % margin).
+            Real const hard_max
+                = std::fmax(this->hard_xs(row, i, f), this->hard_xs(row, i_lo, f_lo)) * rho
+                  * Real(1.02);
+            bool hard = false;
+            if (hard_max > 0)
+            {
+                Real const t = -std::log(generate_canonical<Real>(rng_)) / hard_max;
+                if (t < step)
+                {
+                    step = t;
+                    hard = true;
+                }
+            }
+            // Soft loss at the midpoint energy; lambda_1 there.
+            unsigned im;
+            Real fm;
+            el.grid.find(std::fmax(energy - Real(0.5) * stop0 * step, el.absorption_MeV), im, fm);
+            Real loss_per_cm = lerp_table(el.stopping.data() + row, im, fm) * rho;
+            if (loss_per_cm * step > energy)
+                loss_per_cm = energy / step;
+            Real const step_over_lambda1 = lerp_table(el.transport_xs.data() + row, im, fm) * rho * step;
+            Real const step_over_lambda2 = lerp_table(el.transport_xs2.data() + row, im, fm) * rho * step;
+
+            // Random hinge: tau s, deflection, (1 - tau) s.
+            Real travelled;
+            Real const first = step * generate_canonical<Real>(rng_);
+            Flight flight = this->fly_charged(st, first, loss_per_cm, w, travelled);
+            energy -= loss_per_cm * travelled;
+            if (flight == Flight::completed)
+            {
+                Real const m1 = -std::expm1(-step_over_lambda1);
+                Real const m2 = -std::expm1(-step_over_lambda2);
+                Real const t = sample_msc_one_minus_mu(el.msc, m1, m2, rng_);
+                st.direction = rotate_azimuth_fraction(st.direction, 1 - t,
+                                                       generate_canonical<Real>(rng_));
+                flight = this->fly_charged(st, step - first, loss_per_cm, w, travelled);
+                energy -= loss_per_cm * travelled;
+            }
+            if (energy < 0)
+                energy = 0;  // rounding of the last step (the deposit is already booked)
+            if (flight == Flight::escaped)
+            {
+                bal_.escaped_MeV += double(energy) * double(w);
+                if (positron)
+                    this->annihilate_outside(w);
+                return;
+            }
+            if (flight == Flight::interrupted || !hard || energy <= el.absorption_MeV)
+                continue;
+
+            // Hard event: real with probability sigma(E) / majorant.
+            el.grid.find(energy, i, f);
+            Real const* h = el.hard_xs.data() + row * 3;
+            Real const s_inel = lerp_table(h, i, f, 3) * rho;
+            Real const s_brems = lerp_table(h + 1, i, f, 3) * rho;
+            Real const s_ann = lerp_table(h + 2, i, f, 3) * rho;
+            Real const xi = generate_canonical<Real>(rng_) * hard_max;
+            if (xi > s_inel + s_brems + s_ann)
+                continue;  // delta event
+            size_type const here = nav_.voxel(st);
+            Interaction<Real> result;
+            if (xi <= s_inel)
+            {
+                result = MollerBhabhaInteractor<Real>(energy, st.direction, el.delta_cut_MeV,
+                                                      positron)(rng_);
+            }
+            else if (xi <= s_inel + s_brems)
+            {
+                result = BremsstrahlungInteractor<Real>(energy, st.direction, el.brems_cut_MeV,
+                                                        el.brems, m, i, f)(rng_);
+            }
+            else
+            {
+                result = AnnihilationInteractor<Real>(energy, st.direction)(rng_);
+            }
+            bal_.rest_mass_MeV += double(result.rest_energy_created_MeV) * double(w);
+            this->push_secondaries(result, st.position_cm, here, w, stack);
+            if (result.absorbed)
+                return;
+            energy = result.energy_MeV;
+            st.direction = result.direction;
+        }
     }
 
     //! Attenuation coefficient [1/cm] of a voxel at grid position (i, f).
@@ -201,16 +425,7 @@ class HistoryTransport
 
             this->deposit(voxel, result.energy_deposit_MeV * w);
             bal_.rest_mass_MeV += double(result.rest_energy_created_MeV) * double(w);
-            for (int s = 0; s < result.num_secondaries; ++s)
-            {
-                Particle<Real> sec;
-                sec.type = result.secondaries[s].type;
-                sec.energy_MeV = result.secondaries[s].energy_MeV;
-                sec.direction = result.secondaries[s].direction;
-                sec.position_cm = st.position_cm;
-                sec.weight = w;
-                this->push_or_deposit(stack, sec, voxel);
-            }
+            this->push_secondaries(result, st.position_cm, voxel, w, stack);
             if (result.absorbed)
                 return;
             energy = result.energy_MeV;

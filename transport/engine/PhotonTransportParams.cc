@@ -68,6 +68,9 @@ struct PhotonTransportParams::HostData
     std::vector<int> pair_z;
     std::vector<double> pair_cdf;
     std::vector<std::uint32_t> pair_offset;
+
+    // Electrons and positrons
+    ElectronHostTables electron;
 };
 
 //! Typed copies of the host data in one memory space, with the views into them.
@@ -294,6 +297,9 @@ PhotonTransportParams::PhotonTransportParams(std::vector<Material> const& materi
         h.pair_offset.push_back(h.pair_z.size() - zs.size());
     }
     h.pair_offset.push_back(h.pair_z.size());
+
+    if (options.electron.condensed_history)
+        h.electron = build_electron_tables(materials, options.emax_MeV, options.electron);
 }
 
 PhotonTransportParams::~PhotonTransportParams() = default;
@@ -395,6 +401,46 @@ PhotonTransportView<Real> PhotonTransportParams::view(MemSpace where) const
             mats.push_back({els.subspan(b, n), cdf.subspan(b, n)});
         }
         v.pair.materials = s.place(std::move(mats), where);
+    }
+
+    {
+        auto const& eo = options_.electron;
+        auto const& et = h.electron;
+        auto& ev = v.electron;
+        ev.condensed_history = eo.condensed_history;
+        ev.absorption_MeV = Real(eo.absorption_MeV);
+        ev.delta_cut_MeV = Real(eo.delta_cut_MeV);
+        ev.brems_cut_MeV = Real(eo.brems_cut_MeV);
+        ev.max_loss_fraction = Real(eo.max_loss_fraction);
+        ev.max_mfp_fraction = Real(eo.max_mfp_fraction);
+        if (eo.condensed_history)
+        {
+            ev.grid.ln_emin = Real(et.ln_emin);
+            ev.grid.inv_delta = Real(1 / et.delta);
+            ev.grid.size = et.size;
+            ev.stopping = s.place(S::convert(et.stopping), where);
+            ev.transport_xs = s.place(S::convert(et.transport_xs), where);
+            ev.hard_xs = s.place(S::convert(et.hard_xs), where);
+            ev.brems.points = et.brems_points;
+            ev.brems.grid_size = et.size;
+            ev.brems.shape = s.place(S::convert(et.brems_shape), where);
+            ev.transport_xs2 = s.place(S::convert(et.transport_xs2), where);
+            ev.msc.m1_min = Real(et.msc_m1_min);
+            ev.msc.m1_max = Real(et.msc_m1_max);
+            auto ln_table = [&](double ln_min, double delta, std::vector<double> const& values) {
+                LnGridTable<Real> g;
+                g.ln_min = Real(ln_min);
+                g.inv_delta = Real(1 / delta);
+                g.size = static_cast<unsigned>(values.size());
+                g.values = s.place(S::convert(values), where);
+                return g;
+            };
+            ev.msc.ln_screening = ln_table(et.msc_ln_m1_min, et.msc_m1_delta, et.msc_ln_screening);
+            ev.msc.second_moment
+                = ln_table(et.msc_ln_m1_min, et.msc_m1_delta, et.msc_second_moment);
+            ev.msc.ln_screening_of_ratio
+                = ln_table(et.msc_ln_ratio_min, et.msc_ratio_delta, et.msc_ln_screening_of_ratio);
+        }
     }
 
     v.photon_cutoff_MeV = Real(options_.photon_cutoff_MeV);

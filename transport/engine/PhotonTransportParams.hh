@@ -1,7 +1,8 @@
 //! \file transport/engine/PhotonTransportParams.hh
-//! Host owner of the photon transport data: builds the per-material tables
+//! Host owner of the transport data: builds the per-material photon tables
 //! on a uniform ln(E) grid from transport/physics (cross sections) and the
-//! sampling data of transport/interactors from xraylib, and hands out views
+//! sampling data of transport/interactors from xraylib, plus the electron and
+//! positron condensed-history tables (ElectronTables.hh), and hands out views
 //! in float or double, in host or device memory (uploaded once, lazily).
 #pragma once
 
@@ -12,6 +13,7 @@
 #include "phantoms/VoxelGrid.hh"
 #include "phantoms/materials/Material.hh"
 #include "rng/PerThreadStates.hh"
+#include "transport/engine/ElectronTables.hh"
 #include "transport/engine/PhotonTransportView.hh"
 
 namespace mcdose
@@ -24,6 +26,7 @@ struct PhotonTransportOptions
     double photon_cutoff_MeV{0.01};
     PhotonTracking tracking{PhotonTracking::siddon};
     bool compton_binding{true};  //!< incoherent scattering function S(x, Z)
+    ElectronTransportOptions electron;  //!< condensed history of e-/e+
 };
 
 class PhotonTransportParams

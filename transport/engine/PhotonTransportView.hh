@@ -20,6 +20,7 @@
 
 #include "core/Span.hh"
 #include "phantoms/VoxelGrid.hh"
+#include "transport/engine/ElectronTransportView.hh"
 #include "transport/engine/LogGrid.hh"
 #include "transport/geometry/VoxelGeometryView.hh"
 #include "transport/interactors/ComptonData.hh"
@@ -60,6 +61,9 @@ struct PhotonTransportView
     ComptonData<Real> compton;
     RayleighData<Real> rayleigh;
     PairProductionData<Real> pair;
+
+    // Electrons and positrons (class II condensed history)
+    ElectronTransportView<Real> electron;
 
     // Options
     Real photon_cutoff_MeV{0.01};

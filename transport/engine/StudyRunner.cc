@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "core/Config.hh"
+#include "core/Constants.hh"
 #include "core/Device.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "transport/engine/TransportInstantiate.hh"
@@ -79,16 +80,16 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     StudyRunSummary summary;
     std::string const started = utc_now_iso8601();
 
-    // Sources: photon beams (charged-particle transport is the next milestone).
+    // Sources: one per study (photons, electrons or positrons).
     MCDOSE_VALIDATE(study.sources.size() == 1,
                     << "'sources': this version runs exactly one source (got "
                     << study.sources.size() << "); split the study into one per source");
     SourceInput const& src = study.sources.front();
-    MCDOSE_VALIDATE(src.particle == SourceParticle::photon,
+    MCDOSE_VALIDATE(src.particle == SourceParticle::photon || study.physics.condensed_history,
                     << src.pointer << "/particle: '" << to_cstring(src.particle)
-                    << "' sources need charged-particle condensed history, which this version "
-                       "does not have yet (photon sources only; secondary electrons deposit "
-                       "locally)");
+                    << "' sources need \"electron_transport\": \"condensed\" in 'physics' "
+                       "(with \"local\" a source electron would deposit all its energy at "
+                       "its entry point)");
     std::uint64_t const histories = options.histories ? *options.histories
                                                       : study.run.histories.value_or(0);
     MCDOSE_VALIDATE(histories > 0 || study.run.target_uncertainty,
@@ -109,6 +110,14 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     PhotonTransportOptions popts;
     popts.emax_MeV = std::max(0.01, 1.001 * max_source_energy_MeV(src));
     popts.photon_cutoff_MeV = study.physics.photon_cutoff_MeV;
+    popts.tracking = study.physics.woodcock ? PhotonTracking::woodcock : PhotonTracking::siddon;
+    auto& eopts = popts.electron;
+    eopts.condensed_history = study.physics.condensed_history;
+    eopts.absorption_MeV = study.physics.electron_cutoff_MeV;
+    eopts.delta_cut_MeV = study.physics.delta_ray_cut_MeV;
+    eopts.brems_cut_MeV = study.physics.brems_cut_MeV;
+    eopts.max_loss_fraction = study.physics.max_step_energy_loss;
+    eopts.max_mfp_fraction = study.physics.max_step_transport_mfp;
     // Tables start at 1 keV (the default emin), the lowest cut-off the study accepts.
     PhotonTransportParams physics(materials, phantom.grid, popts);
 
@@ -120,6 +129,8 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     ropts.rng.seed = study.rng.seed;
     ropts.histories = histories;
     ropts.max_primary_energy_MeV = max_source_energy_MeV(src);
+    if (src.particle == SourceParticle::positron)
+        ropts.max_primary_energy_MeV += 2 * constants::electron_mass_MeV;  // annihilation
     ropts.on_batch = options.on_batch;
     std::string stop_reason = "histories";
     if (histories > 0)

@@ -22,7 +22,11 @@ double moliere_screening_parameter(int Z, double T_MeV)
     return r * r * (1.13 + 3.76 * az_b * az_b);
 }
 
-double elastic_transport_cross_section_cm2(int Z, double T_MeV, bool positron)
+namespace
+{
+//! 2 pi int w(u) dsigma/dOmega d cos theta with u = sin^2(theta/2) (1 - mu = 2u).
+template<class W>
+double elastic_moment_cm2(int Z, double T_MeV, bool positron, W&& weight)
 {
     MCDOSE_EXPECT(T_MeV > 0);
     double const gamma = 1 + T_MeV / electron_mass_MeV;
@@ -42,9 +46,22 @@ double elastic_transport_cross_section_cm2(int Z, double T_MeV, bool positron)
             double const s = std::sqrt(u);
             double const mott = 1 - beta2 * u + sign * pi * fine_structure * Z * beta * s * (1 - s);
             double const ruth = 1 / ((2 * u + 2 * A) * (2 * u + 2 * A));
-            return u * 4 * pi * ruth * (2 * u) * mott;  // u: Jacobian of ln u
+            return u * 4 * pi * ruth * weight(u) * mott;  // u: Jacobian of ln u
         },
         lo, 0.0, panels);
     return pref * integral;
+}
+}  // namespace
+
+double elastic_transport_cross_section_cm2(int Z, double T_MeV, bool positron)
+{
+    // 1 - P_1 = 1 - mu = 2u
+    return elastic_moment_cm2(Z, T_MeV, positron, [](double u) { return 2 * u; });
+}
+
+double elastic_second_transport_cross_section_cm2(int Z, double T_MeV, bool positron)
+{
+    // 1 - P_2 = (3/2)(1 - mu^2) = 6 u (1 - u)
+    return elastic_moment_cm2(Z, T_MeV, positron, [](double u) { return 6 * u * (1 - u); });
 }
 }  // namespace mcdose

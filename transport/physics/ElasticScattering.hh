@@ -17,4 +17,10 @@ double moliere_screening_parameter(int Z, double T_MeV);
 //! (Phys. Rev. 74, 1759 (1948); + for electrons, - for positrons), integrated numerically.
 //! The McKinley–Feshbach expansion is first order in alpha Z: accurate for Z below ~30.
 double elastic_transport_cross_section_cm2(int Z, double T_MeV, bool positron);
+
+//! Second transport cross section per atom [cm^2], same model:
+//! sigma_2 = 2 pi int (1 - P_2(cos theta)) dsigma/dOmega d cos theta (the
+//! Goudsmit–Saunderson decay rate of <P_2>, used with sigma_1 by the
+//! two-moment multiple-scattering sampler, interactors/MultipleScattering.hh).
+double elastic_second_transport_cross_section_cm2(int Z, double T_MeV, bool positron);
 }  // namespace mcdose

@@ -190,4 +190,27 @@ double ElectronPhysics::transport_cross_section(double T_MeV, Lepton lepton) con
         return elastic_transport_cross_section_cm2(Z, T_MeV, lepton == Lepton::positron);
     });
 }
+
+double ElectronPhysics::second_transport_cross_section(double T_MeV, Lepton lepton) const
+{
+    return sum_over_elements([&](int Z) {
+        return elastic_second_transport_cross_section_cm2(Z, T_MeV, lepton == Lepton::positron);
+    });
+}
+
+double heitler_annihilation_cm2(double T_MeV)
+{
+    MCDOSE_EXPECT(T_MeV > 0);
+    double const gamma = 1 + T_MeV / electron_mass_MeV;
+    double const g2m1 = (gamma - 1) * (gamma + 1);
+    double const p = std::sqrt(g2m1);
+    double const re = constants::classical_electron_radius_cm;
+    return constants::pi * re * re / ((gamma + 1) * g2m1)
+           * ((gamma * gamma + 4 * gamma + 1) * std::log(gamma + p) - (gamma + 3) * p);
+}
+
+double ElectronPhysics::annihilation_cross_section(double T_MeV) const
+{
+    return electrons_per_gram_ * heitler_annihilation_cm2(T_MeV);
+}
 }  // namespace mcdose

@@ -15,6 +15,12 @@ enum class Lepton
     positron
 };
 
+//! Heitler's cross section per free electron at rest [cm^2] for two-photon
+//! annihilation of a positron of kinetic energy T (Heitler 1954; PENELOPE-2018
+//! manual Eq. 3.185): pi r_e^2 / ((gamma + 1)(gamma^2 - 1))
+//!   [(gamma^2 + 4 gamma + 1) ln(gamma + sqrt(gamma^2 - 1)) - (gamma + 3) sqrt(gamma^2 - 1)].
+double heitler_annihilation_cm2(double T_MeV);
+
 class ElectronPhysics
 {
   public:
@@ -60,9 +66,16 @@ class ElectronPhysics
     //! k dsigma/dk for the material [cm^2/g] (the bremsstrahlung spectrum for sampling).
     double brems_k_dsigma_dk(double T_MeV, double k_MeV) const;
 
+    //! Two-photon annihilation in flight of a positron with the material's electrons
+    //! [cm^2/g] (heitler_annihilation_cm2 per electron).
+    double annihilation_cross_section(double T_MeV) const;
+
     //! Elastic transport cross section sigma_1 = 2 pi int (1 - cos theta) dsigma/dOmega
     //! [cm^2/g] (ElasticScattering.hh); 1/(rho sigma_1) is the transport mean free path.
     double transport_cross_section(double T_MeV, Lepton lepton) const;
+
+    //! Second elastic transport cross section sigma_2 (1 - P_2 weighting) [cm^2/g].
+    double second_transport_cross_section(double T_MeV, Lepton lepton) const;
 
   private:
     Material material_;

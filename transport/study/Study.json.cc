@@ -169,7 +169,9 @@ SourceInput parse_source(JsonNode const& node)
 PhysicsInput parse_physics(JsonNode const& node)
 {
     node.require_object("physics options");
-    node.allow_only({"electron_cutoff_MeV", "photon_cutoff_MeV", "precision"});
+    node.allow_only({"electron_cutoff_MeV", "photon_cutoff_MeV", "delta_ray_cut_MeV",
+                     "brems_cut_MeV", "max_step_energy_loss", "max_step_transport_mfp",
+                     "electron_transport", "photon_tracking", "precision"});
     PhysicsInput p;
     if (auto e = node.optional_child("electron_cutoff_MeV"))
     {
@@ -181,6 +183,33 @@ PhysicsInput parse_physics(JsonNode const& node)
         p.photon_cutoff_MeV = g->number(NumberRange::closed(1e-3, 10),
                                         "energy in MeV below which photons are absorbed");
     }
+    if (auto d = node.optional_child("delta_ray_cut_MeV"))
+    {
+        p.delta_ray_cut_MeV = d->number(NumberRange::closed(1e-3, 10),
+                                        "energy transfer in MeV above which Møller/Bhabha "
+                                        "delta rays are produced");
+    }
+    if (auto b = node.optional_child("brems_cut_MeV"))
+    {
+        p.brems_cut_MeV = b->number(NumberRange::closed(1e-3, 10),
+                                    "photon energy in MeV above which bremsstrahlung photons "
+                                    "are produced");
+    }
+    if (auto f = node.optional_child("max_step_energy_loss"))
+    {
+        p.max_step_energy_loss = f->number(NumberRange::open_closed(0, 0.25),
+                                           "largest fraction of the energy lost in one step");
+    }
+    if (auto f = node.optional_child("max_step_transport_mfp"))
+    {
+        p.max_step_transport_mfp = f->number(NumberRange::open_closed(0, 1),
+                                             "largest step as a fraction of the transport mean "
+                                             "free path");
+    }
+    if (auto t = node.optional_child("electron_transport"))
+        p.condensed_history = t->choice({"condensed", "local"}) == "condensed";
+    if (auto t = node.optional_child("photon_tracking"))
+        p.woodcock = t->choice({"siddon", "woodcock"}) == "woodcock";
     if (auto pr = node.optional_child("precision"))
         p.precision =
             pr->choice({"single", "double"}) == "single" ? Precision::single_ : Precision::double_;

@@ -85,6 +85,12 @@ struct PhysicsInput
 {
     double electron_cutoff_MeV{0.2}; //!< kinetic; below it, e-/e+ deposit locally
     double photon_cutoff_MeV{0.01};  //!< below it, photons deposit locally
+    double delta_ray_cut_MeV{0.2};   //!< W_cc: Møller/Bhabha secondaries above it are produced
+    double brems_cut_MeV{0.05};      //!< W_cr: bremsstrahlung photons above it are produced
+    double max_step_energy_loss{0.05};  //!< soft loss per step <= this fraction of E
+    double max_step_transport_mfp{0.2}; //!< step <= this fraction of lambda_1
+    bool condensed_history{true};   //!< "electron_transport": "condensed" | "local"
+    bool woodcock{false};           //!< "photon_tracking": "siddon" | "woodcock"
     Precision precision{Precision::double_};
 };
 

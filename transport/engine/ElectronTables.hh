@@ -1,0 +1,50 @@
+//! \file transport/engine/ElectronTables.hh
+//! Host construction of the condensed-history tables of ElectronTransportView
+//! from transport/physics/ElectronPhysics (cuts and step control included).
+#pragma once
+
+#include <vector>
+
+#include "phantoms/materials/Material.hh"
+
+namespace mcdose
+{
+//! Class II condensed-history options (study JSON "physics"; defaults and the
+//! measured effect of each on the depth dose: docs/physics.md).
+struct ElectronTransportOptions
+{
+    bool condensed_history{true};  //!< false: e-/e+ deposit locally where created
+    double absorption_MeV{0.2};    //!< kinetic energy below which e-/e+ stop
+    double delta_cut_MeV{0.2};     //!< W_cc: delta rays above it are produced
+    double brems_cut_MeV{0.05};    //!< W_cr: photons above it are produced
+    double max_loss_fraction{0.05};  //!< soft loss per step <= this fraction of E
+    double max_mfp_fraction{0.2};    //!< step <= this fraction of lambda_1
+    int points_per_decade{100};      //!< electron table density
+};
+
+//! Tables in double, laid out as ElectronTransportView documents.
+struct ElectronHostTables
+{
+    double ln_emin{0};
+    double delta{0};  //!< grid step in ln E
+    unsigned size{0};
+    std::vector<double> stopping, transport_xs, transport_xs2, hard_xs;
+    unsigned brems_points{0};
+    std::vector<double> brems_shape;
+    //! MW multiple-scattering tables (WentzelScreeningTable): on a ln m1 grid,
+    //! ln A_1 and <t^2>_A1; on a ln(ratio) grid, ln A.
+    double msc_m1_min{0}, msc_m1_max{0};
+    double msc_ln_m1_min{0}, msc_m1_delta{0};
+    std::vector<double> msc_ln_screening, msc_second_moment;
+    double msc_ln_ratio_min{0}, msc_ratio_delta{0};
+    std::vector<double> msc_ln_screening_of_ratio;
+};
+
+//! Build the tables for kinetic energies [emin, emax] (emax: the largest
+//! source energy, at least the cuts). Throws with the option name on bad cuts.
+ElectronHostTables build_electron_tables(std::vector<Material> const& materials,
+                                         double emax_MeV, ElectronTransportOptions const& options);
+
+//! Check the options (called by build_electron_tables and the study checks).
+void validate_electron_options(ElectronTransportOptions const& options);
+}  // namespace mcdose

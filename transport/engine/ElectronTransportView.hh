@@ -1,0 +1,65 @@
+//! \file transport/engine/ElectronTransportView.hh
+//! What the class II condensed-history step of electrons and positrons reads
+//! (HistoryTransport.hh), as one trivially copyable view. Built by
+//! ElectronTables.cc from transport/physics/ElectronPhysics.
+//!
+//! Per material m and lepton l (0: e-, 1: e+) on one LogGridView of kinetic
+//! energy, row r = (m * 2 + l) * n:
+//! - stopping[r + i]: soft (restricted) total stopping power [MeV cm^2/g]:
+//!   collision losses below the delta-ray cut W_cc plus radiative losses below
+//!   the bremsstrahlung cut W_cr, deposited continuously along the step;
+//! - transport_xs[r + i]: elastic transport cross section sigma_1 [cm^2/g]
+//!   (1 / (rho sigma_1) is the transport mean free path lambda_1);
+//! - hard_xs[(r + i) * 3 + k]: hard-event cross sections [cm^2/g], k =
+//!   ChargedProcess: Møller (e-) / Bhabha (e+) above W_cc, bremsstrahlung above
+//!   W_cr, two-photon annihilation in flight (e+ only; 0 for e-).
+//! Bremsstrahlung photon energies: BremsSpectrumView (per material, on the same
+//! grid); multiple scattering: WentzelScreeningTable (one for all materials).
+#pragma once
+
+#include "core/Span.hh"
+#include "transport/engine/LogGrid.hh"
+#include "transport/interactors/BremsstrahlungInteractor.hh"
+#include "transport/interactors/MultipleScattering.hh"
+
+namespace mcdose
+{
+//! Columns of ElectronTransportView::hard_xs.
+enum ChargedProcess : unsigned
+{
+    charged_inelastic = 0,     //!< Møller (e-) or Bhabha (e+) above W_cc
+    charged_brems = 1,         //!< bremsstrahlung above W_cr
+    charged_annihilation = 2,  //!< positron annihilation in flight
+    charged_process_count = 3
+};
+
+template<class Real>
+struct ElectronTransportView
+{
+    //! false: electrons and positrons deposit their energy where they are
+    //! created (the photon-only approximation, kept for studies of it).
+    bool condensed_history{true};
+
+    LogGridView<Real> grid;  //!< kinetic energy [MeV]
+    Span<Real const> stopping;
+    Span<Real const> transport_xs;
+    Span<Real const> transport_xs2;  //!< sigma_2 [cm^2/g], same layout
+    Span<Real const> hard_xs;
+
+    BremsSpectrumView<Real> brems;
+    WentzelScreeningTable<Real> msc;
+
+    // Cuts and step control (ElectronTransportOptions).
+    Real absorption_MeV{0.2};     //!< below it e-/e+ stop and deposit locally
+    Real delta_cut_MeV{0.2};      //!< W_cc
+    Real brems_cut_MeV{0.05};     //!< W_cr
+    Real max_loss_fraction{0.05}; //!< soft energy loss per step <= this fraction of E
+    Real max_mfp_fraction{0.2};   //!< step <= this fraction of lambda_1
+
+    //! Row of material m, lepton l (0: e-, 1: e+) in stopping / transport_xs.
+    MCDOSE_FORCEINLINE_FUNCTION unsigned row(unsigned m, unsigned l) const
+    {
+        return (m * 2 + l) * grid.size;
+    }
+};
+}  // namespace mcdose
