@@ -121,4 +121,62 @@ DepthDoseComparison compare_depth_dose(DepthDoseCurveData const& test,
        << r.test_total_MeV / r.ref_total_MeV << ")\n";
     return r;
 }
+namespace
+{
+double mid(DepthDoseCurveData const& c, std::size_t k)
+{
+    return 0.5 * (c.z_lo_cm[k] + c.z_hi_cm[k]);
+}
+}  // namespace
+
+double depth_dose_r50_cm(DepthDoseCurveData const& c)
+{
+    auto const& d = c.edep_MeV;
+    MCDOSE_VALIDATE(d.size() >= 3, << "depth-dose curve has fewer than 3 bins");
+    std::size_t const im = argmax(d);
+    double const half = 0.5 * d[im];
+    for (std::size_t k = im; k + 1 < d.size(); ++k)
+    {
+        if (d[k] >= half && d[k + 1] < half)
+            return mid(c, k) + (d[k] - half) / (d[k] - d[k + 1]) * (mid(c, k + 1) - mid(c, k));
+    }
+    MCDOSE_VALIDATE(false, << "depth-dose curve never falls to 50 % of its maximum");
+    return 0;
+}
+
+double depth_dose_practical_range_cm(DepthDoseCurveData const& c)
+{
+    auto const& d = c.edep_MeV;
+    MCDOSE_VALIDATE(d.size() >= 3, << "depth-dose curve has fewer than 3 bins");
+    std::size_t const im = argmax(d);
+    double best = 0;
+    std::size_t ks = 0;
+    for (std::size_t k = std::max<std::size_t>(im, 1); k + 1 < d.size(); ++k)
+    {
+        double const slope = -(d[k + 1] - d[k - 1]) / (mid(c, k + 1) - mid(c, k - 1));
+        if (slope > best)
+        {
+            best = slope;
+            ks = k;
+        }
+    }
+    MCDOSE_VALIDATE(best > 0, << "depth-dose curve has no distal fall-off");
+    std::size_t k5 = ks;
+    while (k5 < d.size() && d[k5] >= 0.05 * d[im])
+        ++k5;
+    MCDOSE_VALIDATE(k5 < d.size(), << "depth-dose curve never falls below 5 % of its maximum");
+    double const z5 = mid(c, k5);
+    double sum = 0;
+    int n = 0;
+    for (std::size_t k = k5; k < d.size(); ++k)
+    {
+        if (mid(c, k) >= z5 + 0.5 && mid(c, k) <= z5 + 2.5)
+        {
+            sum += d[k];
+            ++n;
+        }
+    }
+    double const background = n > 0 ? sum / n : 0.0;
+    return mid(c, ks) + (d[ks] - background) / best;
+}
 }  // namespace mcdose

@@ -38,6 +38,16 @@ struct DepthDoseComparison
     bool passed() const { return bins_failed == 0 && bins_compared > 0; }
 };
 
+//! Depth [cm] beyond the maximum where the curve falls to 50 % of its maximum
+//! (linear interpolation between bin centres); throws if it never does.
+double depth_dose_r50_cm(DepthDoseCurveData const& curve);
+
+//! Practical range Rp [cm] (ICRU Report 35): where the tangent at the steepest
+//! point of the distal fall-off meets the bremsstrahlung background, taken as
+//! the mean of the bins 0.5-2.5 cm beyond the depth where the curve first
+//! falls below 5 % of its maximum. Slopes by central differences of bin centres.
+double depth_dose_practical_range_cm(DepthDoseCurveData const& curve);
+
 //! Compare bin by bin (the grids must be the same). Writes a table to `report`.
 DepthDoseComparison compare_depth_dose(DepthDoseCurveData const& test,
                                        DepthDoseCurveData const& reference,

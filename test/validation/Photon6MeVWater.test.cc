@@ -19,13 +19,6 @@ namespace fs = std::filesystem;
 
 namespace mcdose::test
 {
-std::string refdata_dir()
-{
-    if (char const* env = std::getenv("MCDOSE_REFDATA"))
-        return env;
-    return source_dir() + "/../shared/refdata";
-}
-
 TEST(ValidationTest, Photon6MeVWaterBeyondBuildUp)
 {
     std::string const ref_path = refdata_dir() + "/penelope/photon_6MeV_water_idd.csv";

@@ -87,11 +87,25 @@ TEST(StudyRunTest, TargetUncertaintyStopsWhenReached)
     fs::remove_all(dir);
 }
 
-TEST(StudyRunTest, ElectronSourceIsRefusedClearly)
+TEST(StudyRunTest, ElectronSourceRunsWithCondensedHistory)
+{
+    std::string text = study_text(R"({"histories": 400})", "/tmp");
+    text.replace(text.find("\"photon\""), 8, "\"electron\"");
+    StudyInput const study = parse_study(text, "/tmp/study.json");
+    StudyRunOptions opts;
+    opts.write_outputs = false;
+    auto const s = run_study(study, opts);
+    EXPECT_EQ(400u, s.histories);
+    EXPECT_LT(std::fabs(s.balance.relative_imbalance()), 1e-9);
+    EXPECT_GT(s.balance.deposited_MeV, 0);
+}
+
+TEST(StudyRunTest, ElectronSourceWithLocalDepositionIsRefusedClearly)
 {
     std::string text = study_text(R"({"histories": 10})", "/tmp");
     text.replace(text.find("\"photon\""), 8, "\"electron\"");
-    StudyInput const study = parse_study(text, "/tmp/study.json");
+    StudyInput study = parse_study(text, "/tmp/study.json");
+    study.physics.condensed_history = false;
     try
     {
         run_study(study, {});
@@ -99,7 +113,7 @@ TEST(StudyRunTest, ElectronSourceIsRefusedClearly)
     }
     catch (RuntimeError const& e)
     {
-        EXPECT_NE(std::string(e.what()).find("condensed history"), std::string::npos) << e.what();
+        EXPECT_NE(std::string(e.what()).find("electron_transport"), std::string::npos) << e.what();
     }
 }
 }  // namespace mcdose::test

@@ -16,14 +16,6 @@
 
 namespace mcdose::test
 {
-//! Root of the reference data: $MCDOSE_REFDATA or <source>/../shared/refdata.
-inline std::string refdata_dir()
-{
-    if (char const* env = std::getenv("MCDOSE_REFDATA"))
-        return env;
-    return source_dir() + "/../shared/refdata";
-}
-
 //! Columns of a CSV table keyed by header name ('#' lines are comments).
 struct CsvTable
 {
