@@ -32,7 +32,7 @@ struct Options
     std::string methods;     // default per mode
     std::string precisions;  // default per mode
     std::string histories;   // default per mode
-    std::string backend{"auto"};
+    std::string backend;  // default: the study's
     int threads{-1};
     int batches{1};
     double voxel_fraction{0.01};
@@ -224,7 +224,8 @@ void run(Options const& opt)
                         << in.label << ": the study has no 'run.histories'; give '--histories'");
         in.histories = {*in.study.run.histories};
     }
-    in.backend = to_backend(opt.backend);
+    if (!opt.backend.empty())
+        in.backend = to_backend(opt.backend);
     if (opt.threads >= 0)
         in.cpu_threads = opt.threads;
     in.batches = opt.batches;
@@ -266,9 +267,9 @@ bool const registered = register_command(
          sub.add_option("--histories", opt->histories,
                         "History counts, comma-separated (table: the study's; sweep: "
                         "4e6,8e6,1.6e7,3.2e7,6.4e7)");
-         sub.add_option("--backend", opt->backend, "cpu, gpu or auto")
-             ->check(CLI::IsMember({"auto", "gpu", "cpu"}))
-             ->capture_default_str();
+         sub.add_option("--backend", opt->backend,
+                        "cpu, gpu or auto (default: the study's; the seed tests: auto)")
+             ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
          sub.add_option("--threads", opt->threads, "CPU backend threads (0: all cores)");
          sub.add_option("--batches", opt->batches,
                         "Batches folded into double totals (1: the whole run in one grid, as "

@@ -35,7 +35,7 @@ struct TallyComparisonInput
     std::vector<TallyMethod> methods;      //!< HB is always run (it is the reference)
     std::vector<Precision> precisions;     //!< transport precisions
     std::vector<std::uint64_t> histories;  //!< one history count per comparison
-    Backend backend{Backend::automatic};
+    std::optional<Backend> backend;        //!< overrides the study's backend
     std::optional<int> cpu_threads;        //!< overrides the study's cpu_threads
     //! Batches folded into double totals. 1 (default) tallies the whole run in
     //! one grid of the method's storage, as the seed did; more hide float loss.
