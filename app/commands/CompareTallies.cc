@@ -14,8 +14,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/CommandRegistry.hh"
+#include "app/JsonRecords.hh"
 #include "app/ListOptions.hh"
-#include "core/AtomicFile.hh"
 #include "transport/study/StudyInput.hh"
 #include "validation/seed_tests/SeedTests.hh"
 #include "validation/seed_tests/TallyComparison.hh"
@@ -235,14 +235,8 @@ void run(Options const& opt)
     auto const records = compare_tally_methods(in, print_row);
     if (sweep)
         print_sweep_summary(records);
-    if (!opt.json.empty())
-    {
-        nlohmann::json j = nlohmann::json::array();
-        for (auto const& r : records)
-            j.push_back(to_json(r, opt.mode));
-        write_text_atomically(opt.json, j.dump(2) + "\n");
-        std::cout << "wrote " << opt.json << '\n';
-    }
+    write_json_records(opt.json, records,
+                       [&](TallyRunRecord const& r) { return to_json(r, opt.mode); });
 }
 
 bool const registered = register_command(

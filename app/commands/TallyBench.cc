@@ -13,8 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/CommandRegistry.hh"
+#include "app/JsonRecords.hh"
 #include "app/ListOptions.hh"
-#include "core/AtomicFile.hh"
 #include "core/Device.hh"
 #include "tally/bench/TallyBenchmark.hh"
 
@@ -118,14 +118,7 @@ void run(Options const& opt)
     print_header();
     auto const records = run_tally_benchmark(input, print_row);
     print_fx_reproducibility(records);
-    if (!opt.json.empty())
-    {
-        nlohmann::json j = nlohmann::json::array();
-        for (auto const& r : records)
-            j.push_back(to_json(r));
-        write_text_atomically(opt.json, j.dump(2) + "\n");
-        std::cout << "wrote " << opt.json << '\n';
-    }
+    write_json_records(opt.json, records, to_json);
 }
 
 bool const registered = register_command(
