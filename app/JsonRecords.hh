@@ -11,9 +11,11 @@
 
 namespace mcdose::app
 {
-//! Write `to_json(r)` of every record as a JSON array to `path` (nothing if empty).
+//! Write `to_json(r)` of every record as a JSON array to `path` (nothing if
+//! empty); `announce` prints "wrote PATH".
 template<class Records, class ToJson>
-void write_json_records(std::string const& path, Records const& records, ToJson&& to_json)
+void write_json_records(std::string const& path, Records const& records, ToJson&& to_json,
+                        bool announce = true)
 {
     if (path.empty())
         return;
@@ -21,6 +23,7 @@ void write_json_records(std::string const& path, Records const& records, ToJson&
     for (auto const& r : records)
         j.push_back(to_json(r));
     write_text_atomically(path, j.dump(2) + "\n");
-    std::cout << "wrote " << path << '\n';
+    if (announce)
+        std::cout << "wrote " << path << '\n';
 }
 }  // namespace mcdose::app

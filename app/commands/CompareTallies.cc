@@ -231,12 +231,19 @@ void run(Options const& opt)
     in.batches = opt.batches;
     in.voxel_fraction = opt.voxel_fraction;
 
+    // The JSON is rewritten (atomically) after every run, so a command stopped
+    // by a time limit keeps the runs it finished.
+    auto const json_of = [&](TallyRunRecord const& r) { return to_json(r, opt.mode); };
+    std::vector<TallyRunRecord> done;
     print_header(in, seed, opt.mode);
-    auto const records = compare_tally_methods(in, print_row);
+    auto const records = compare_tally_methods(in, [&](TallyRunRecord const& r) {
+        print_row(r);
+        done.push_back(r);
+        write_json_records(opt.json, done, json_of, false);
+    });
     if (sweep)
         print_sweep_summary(records);
-    write_json_records(opt.json, records,
-                       [&](TallyRunRecord const& r) { return to_json(r, opt.mode); });
+    write_json_records(opt.json, records, json_of);
 }
 
 bool const registered = register_command(

@@ -124,7 +124,7 @@ compare_tally_methods(TallyComparisonInput const& input,
     MCDOSE_VALIDATE(input.batches >= 1 && input.batches <= 1000,
                     << "'--batches' must be between 1 and 1000 (got " << input.batches << ")");
     MCDOSE_VALIDATE(input.voxel_fraction >= 0 && input.voxel_fraction < 1,
-                    << "the voxel fraction must be in [0, 1) (got " << input.voxel_fraction
+                    << "'--voxel-fraction' must be in [0, 1) (got " << input.voxel_fraction
                     << "); 0.01 compares voxels above 1% of the maximum");
 
     std::vector<TallyRunRecord> records;
@@ -144,17 +144,18 @@ compare_tally_methods(TallyComparisonInput const& input,
 
         for (Precision p : unique_in_order(input.precisions))
         {
-            // The same-precision HB run: the reference itself in double.
-            RunOutput same = p == Precision::double_ ? RunOutput{}
-                                                     : run_one(input, n, p, TallyMethod::hb);
-            std::vector<double> const& base = p == Precision::double_ ? reference.energy_MeV
-                                                                      : same.energy_MeV;
+            // HB in this transport precision (in double: the reference itself).
+            RunOutput same;
             if (p != Precision::double_)
             {
-                set_deviations(same.record, compare_grids(base, reference.energy_MeV, f),
-                               compare_grids(base, base, f));
+                same = run_one(input, n, p, TallyMethod::hb);
+                set_deviations(same.record,
+                               compare_grids(same.energy_MeV, reference.energy_MeV, f),
+                               compare_grids(same.energy_MeV, same.energy_MeV, f));
                 emit(same.record);
             }
+            std::vector<double> const& base = p == Precision::double_ ? reference.energy_MeV
+                                                                      : same.energy_MeV;
             for (TallyMethod m : unique_in_order(input.methods))
             {
                 if (m == TallyMethod::hb)

@@ -142,6 +142,8 @@ TEST_F(CompareTalliesCliTest, BadOptionsGiveClearErrors)
         {"--study " + study() + " --precisions half", "'--precisions': unknown transport"},
         {"--study " + study() + " --histories 0", "'--histories' takes positive whole numbers"},
         {"--study " + study() + " --mode grid", "'--mode' must be table"},
+        {"--study " + study() + " --voxel-fraction 1.5", "'--voxel-fraction' must be in [0, 1)"},
+        {"--study " + study() + " --batches 0", "'--batches' must be between 1 and 1000"},
     };
     for (auto const& c : cases)
     {
