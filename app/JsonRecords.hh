@@ -13,7 +13,7 @@ namespace mcdose::app
 {
 //! Write `to_json(r)` of every record as a JSON array to `path` (nothing if
 //! empty); `announce` prints "wrote PATH".
-template<class Records, class ToJson>
+template <class Records, class ToJson>
 void write_json_records(std::string const& path, Records const& records, ToJson&& to_json,
                         bool announce = true)
 {
@@ -26,4 +26,4 @@ void write_json_records(std::string const& path, Records const& records, ToJson&
     if (announce)
         std::cout << "wrote " << path << '\n';
 }
-}  // namespace mcdose::app
+} // namespace mcdose::app

@@ -48,4 +48,4 @@ inline std::vector<std::uint64_t> parse_counts(std::string const& list, char con
     MCDOSE_VALIDATE(!result.empty(), << "'" << option << "' is empty; give e.g. 1e7");
     return result;
 }
-}  // namespace mcdose::app
+} // namespace mcdose::app

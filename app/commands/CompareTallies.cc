@@ -29,10 +29,10 @@ struct Options
     std::string mode{"table"};
     int test{0};
     std::string study;
-    std::string methods;     // default per mode
-    std::string precisions;  // default per mode
-    std::string histories;   // default per mode
-    std::string backend;  // default: the study's
+    std::string methods;    // default per mode
+    std::string precisions; // default per mode
+    std::string histories;  // default per mode
+    std::string backend;    // default: the study's
     int threads{-1};
     int batches{1};
     double voxel_fraction{0.01};
@@ -131,12 +131,11 @@ void print_header(TallyComparisonInput const& in, std::optional<SeedTestInfo> co
 //! One row, flushed at once so a long GPU run shows its progress.
 void print_row(TallyRunRecord const& r)
 {
-    std::cout << std::left << std::setw(7) << (r.method + (r.reference ? "*" : ""))
-              << std::setw(7) << r.precision << std::setw(5) << r.backend << std::right
-              << std::setw(10) << r.histories << std::setw(10)
-              << std::setprecision(4) << r.time_s << std::setw(11) << sci(r.histories_per_s)
-              << std::setw(13) << std::setprecision(7) << r.total_MeV << std::setw(11)
-              << sci(r.rel_dev_total) << std::setw(11) << sci(r.max_rel_dev_voxel)
+    std::cout << std::left << std::setw(7) << (r.method + (r.reference ? "*" : "")) << std::setw(7)
+              << r.precision << std::setw(5) << r.backend << std::right << std::setw(10)
+              << r.histories << std::setw(10) << std::setprecision(4) << r.time_s << std::setw(11)
+              << sci(r.histories_per_s) << std::setw(13) << std::setprecision(7) << r.total_MeV
+              << std::setw(11) << sci(r.rel_dev_total) << std::setw(11) << sci(r.max_rel_dev_voxel)
               << std::setw(11) << sci(r.rms_rel_dev_voxel) << std::setw(11)
               << sci(r.tally_rel_dev_total) << std::setw(11) << sci(r.tally_max_rel_dev_voxel)
               << std::endl;
@@ -169,10 +168,10 @@ void print_sweep_summary(std::vector<TallyRunRecord> const& records)
         for (auto const& c : columns)
         {
             auto const it = row.find(c);
-            std::string const cell = it == row.end() ? "-"
-                                                     : sci(it->second.rel_dev_total) + " ["
-                                                           + sci(it->second.tally_rel_dev_total)
-                                                           + "]";
+            std::string const cell = it == row.end()
+                                         ? "-"
+                                         : sci(it->second.rel_dev_total) + " [" +
+                                               sci(it->second.tally_rel_dev_total) + "]";
             std::cout << std::setw(24) << cell;
         }
         std::cout << '\n';
@@ -208,8 +207,8 @@ void run(Options const& opt)
         in.label = opt.study;
     }
     in.methods = parse_methods(opt.methods.empty() ? (sweep ? "fa,kas" : "all") : opt.methods);
-    in.precisions = parse_precisions(
-        opt.precisions.empty() ? (sweep ? "float" : "double,float") : opt.precisions);
+    in.precisions = parse_precisions(opt.precisions.empty() ? (sweep ? "float" : "double,float")
+                                                            : opt.precisions);
     if (!opt.histories.empty())
     {
         in.histories = parse_counts(opt.histories, "--histories");
@@ -236,11 +235,14 @@ void run(Options const& opt)
     auto const json_of = [&](TallyRunRecord const& r) { return to_json(r, opt.mode); };
     std::vector<TallyRunRecord> done;
     print_header(in, seed, opt.mode);
-    auto const records = compare_tally_methods(in, [&](TallyRunRecord const& r) {
-        print_row(r);
-        done.push_back(r);
-        write_json_records(opt.json, done, json_of, false);
-    });
+    auto const records =
+        compare_tally_methods(in,
+                              [&](TallyRunRecord const& r)
+                              {
+                                  print_row(r);
+                                  done.push_back(r);
+                                  write_json_records(opt.json, done, json_of, false);
+                              });
     if (sweep)
         print_sweep_summary(records);
     write_json_records(opt.json, records, json_of);
@@ -250,7 +252,8 @@ bool const registered = register_command(
     {"compare-tallies",
      "The seed's tally tests on transport runs: every tally method in float and double "
      "against double-precision HB (table), or float FA/KAS over history counts (sweep)",
-     [](CLI::App& sub, GlobalOptions const&) {
+     [](CLI::App& sub, GlobalOptions const&)
+     {
          auto opt = std::make_shared<Options>();
          sub.add_option("--mode", opt->mode, "table (Tables II/III) or sweep (Table IV)")
              ->capture_default_str();
@@ -283,5 +286,5 @@ bool const registered = register_command(
          sub.add_option("--json", opt->json, "Write the records as a JSON array to FILE");
          sub.callback([opt] { run(*opt); });
      }});
-}  // namespace
-}  // namespace mcdose::app
+} // namespace
+} // namespace mcdose::app

@@ -34,10 +34,10 @@ std::string seed_test_study_json(int number)
     // origin_cm is the centre of voxel (0,0,0): x and y span [-20, 20], z [0, 40].
     double const lateral = -0.5 * edge_cm + 0.5 * s;
     nlohmann::ordered_json j;
-    j["description"] = "Seed test " + std::to_string(number)
-                       + " (Liu et al. 2018): a 20 MeV electron pencil beam entering the "
-                         "centre of the z = 0 face of a 40 cm water cube of "
-                       + std::to_string(n) + "^3 voxels along +z. Needs electron transport.";
+    j["description"] = "Seed test " + std::to_string(number) +
+                       " (Liu et al. 2018): a 20 MeV electron pencil beam entering the "
+                       "centre of the z = 0 face of a 40 cm water cube of " +
+                       std::to_string(n) + "^3 voxels along +z. Needs electron transport.";
     j["phantom"] = {{"type", "shapes"},
                     {"grid",
                      {{"dimensions", {n, n, n}},
@@ -49,9 +49,8 @@ std::string seed_test_study_json(int number)
                                                    {"energy_MeV", 20},
                                                    {"position_cm", {0, 0, 0}},
                                                    {"direction", {0, 0, 1}}}});
-    j["physics"] = {{"electron_cutoff_MeV", 0.2},
-                    {"photon_cutoff_MeV", 0.01},
-                    {"precision", "double"}};
+    j["physics"] = {
+        {"electron_cutoff_MeV", 0.2}, {"photon_cutoff_MeV", 0.01}, {"precision", "double"}};
     j["rng"] = {{"generator", "philox"}, {"seed", 20180101 + number}};
     j["tally"] = {{"method", "hb"}};
     j["run"] = {{"histories", info.histories}};
@@ -59,4 +58,4 @@ std::string seed_test_study_json(int number)
     j["outputs"] = {{"directory", "results"}, {"name", "seed_test" + std::to_string(number)}};
     return j.dump(2) + "\n";
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -26,4 +26,4 @@ SeedTestInfo seed_test_info(int number);
 
 //! The study of a seed test as JSON text (load with parse_study).
 std::string seed_test_study_json(int number);
-}  // namespace mcdose
+} // namespace mcdose

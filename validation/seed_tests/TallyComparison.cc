@@ -23,11 +23,11 @@ double kahan_total(std::vector<double> const& values)
 struct RunOutput
 {
     TallyRunRecord record;
-    std::vector<double> energy_MeV;  //!< per voxel, whole run
+    std::vector<double> energy_MeV; //!< per voxel, whole run
 };
 
-RunOutput run_one(TallyComparisonInput const& input, std::uint64_t histories,
-                  Precision precision, TallyMethod method)
+RunOutput run_one(TallyComparisonInput const& input, std::uint64_t histories, Precision precision,
+                  TallyMethod method)
 {
     StudyInput study = input.study;
     study.physics.precision = precision;
@@ -41,7 +41,8 @@ RunOutput run_one(TallyComparisonInput const& input, std::uint64_t histories,
     opts.write_outputs = false;
     RunOutput out;
     // The folded totals after the last batch (the run has a fixed history count).
-    opts.on_batch = [&out](TransportProgress const& p) {
+    opts.on_batch = [&out](TransportProgress const& p)
+    {
         if (p.histories_done == p.histories_total)
             out.energy_MeV = p.tally->result().energy_MeV;
         return true;
@@ -64,7 +65,7 @@ RunOutput run_one(TallyComparisonInput const& input, std::uint64_t histories,
 }
 
 //! `items` without repeats, first occurrence kept.
-template<class T>
+template <class T>
 std::vector<T> unique_in_order(std::vector<T> const& items)
 {
     std::vector<T> result;
@@ -85,7 +86,7 @@ void set_deviations(TallyRunRecord& r, GridDeviation const& vs_reference,
     r.tally_max_rel_dev_voxel = vs_same_precision.max_rel_voxel;
     r.tally_rms_rel_dev_voxel = vs_same_precision.rms_rel_voxel;
 }
-}  // namespace
+} // namespace
 
 GridDeviation compare_grids(std::vector<double> const& test, std::vector<double> const& reference,
                             double voxel_fraction)
@@ -128,7 +129,8 @@ compare_tally_methods(TallyComparisonInput const& input,
                     << "); 0.01 compares voxels above 1% of the maximum");
 
     std::vector<TallyRunRecord> records;
-    auto emit = [&](TallyRunRecord const& r) {
+    auto emit = [&](TallyRunRecord const& r)
+    {
         records.push_back(r);
         if (on_record)
             on_record(r);
@@ -149,13 +151,12 @@ compare_tally_methods(TallyComparisonInput const& input,
             if (p != Precision::double_)
             {
                 same = run_one(input, n, p, TallyMethod::hb);
-                set_deviations(same.record,
-                               compare_grids(same.energy_MeV, reference.energy_MeV, f),
+                set_deviations(same.record, compare_grids(same.energy_MeV, reference.energy_MeV, f),
                                compare_grids(same.energy_MeV, same.energy_MeV, f));
                 emit(same.record);
             }
-            std::vector<double> const& base = p == Precision::double_ ? reference.energy_MeV
-                                                                      : same.energy_MeV;
+            std::vector<double> const& base =
+                p == Precision::double_ ? reference.energy_MeV : same.energy_MeV;
             for (TallyMethod m : unique_in_order(input.methods))
             {
                 if (m == TallyMethod::hb)
@@ -169,4 +170,4 @@ compare_tally_methods(TallyComparisonInput const& input,
     }
     return records;
 }
-}  // namespace mcdose
+} // namespace mcdose

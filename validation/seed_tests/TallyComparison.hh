@@ -31,12 +31,12 @@ namespace mcdose
 struct TallyComparisonInput
 {
     StudyInput study;
-    std::string label;                     //!< "test2", or the study file
-    std::vector<TallyMethod> methods;      //!< HB is always run (it is the reference)
-    std::vector<Precision> precisions;     //!< transport precisions
-    std::vector<std::uint64_t> histories;  //!< one history count per comparison
-    std::optional<Backend> backend;        //!< overrides the study's backend
-    std::optional<int> cpu_threads;        //!< overrides the study's cpu_threads
+    std::string label;                    //!< "test2", or the study file
+    std::vector<TallyMethod> methods;     //!< HB is always run (it is the reference)
+    std::vector<Precision> precisions;    //!< transport precisions
+    std::vector<std::uint64_t> histories; //!< one history count per comparison
+    std::optional<Backend> backend;       //!< overrides the study's backend
+    std::optional<int> cpu_threads;       //!< overrides the study's cpu_threads
     //! Batches folded into double totals. 1 (default) tallies the whole run in
     //! one grid of the method's storage, as the seed did; more hide float loss.
     int batches{1};
@@ -49,15 +49,15 @@ struct TallyRunRecord
 {
     std::string test;
     std::string method;
-    std::string precision;  //!< transport precision: float or double
-    std::string backend;    //!< cpu or gpu
+    std::string precision; //!< transport precision: float or double
+    std::string backend;   //!< cpu or gpu
     std::string device;
     std::uint64_t histories{0};
     int batches{1};
-    double time_s{0};           //!< transport time (StudyRunSummary::transport_time_s)
+    double time_s{0}; //!< transport time (StudyRunSummary::transport_time_s)
     double histories_per_s{0};
-    double total_MeV{0};        //!< energy summed over all voxels, whole run
-    bool reference{false};      //!< the double-precision HB run itself
+    double total_MeV{0};   //!< energy summed over all voxels, whole run
+    bool reference{false}; //!< the double-precision HB run itself
     //! Against the double-precision HB run of the same histories and seed.
     double rel_dev_total{0};
     double max_rel_dev_voxel{0};
@@ -88,4 +88,4 @@ GridDeviation compare_grids(std::vector<double> const& test, std::vector<double>
 std::vector<TallyRunRecord>
 compare_tally_methods(TallyComparisonInput const& input,
                       std::function<void(TallyRunRecord const&)> const& on_record = {});
-}  // namespace mcdose
+} // namespace mcdose

@@ -23,9 +23,9 @@ class CompareTalliesCliTest : public ::testing::Test
   protected:
     void SetUp() override
     {
-        dir_ = fs::temp_directory_path()
-               / ("mcdose_compare_tallies_"
-                  + std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
+        dir_ = fs::temp_directory_path() /
+               ("mcdose_compare_tallies_" +
+                std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()));
         fs::remove_all(dir_);
         fs::create_directories(dir_);
         std::ofstream(dir_ / "photon.json") << photon_study_json(3000);
@@ -62,12 +62,12 @@ nlohmann::json const* find(nlohmann::json const& records, std::string const& met
             return &r;
     return nullptr;
 }
-}  // namespace
+} // namespace
 
 TEST_F(CompareTalliesCliTest, TablePrintsEveryRequestedRunAndWritesCompleteRecords)
 {
-    auto const r = compare("--study " + study()
-                           + " --backend cpu --threads 2 --methods fa,hb,fx --json " + json_path());
+    auto const r = compare("--study " + study() +
+                           " --backend cpu --threads 2 --methods fa,hb,fx --json " + json_path());
     ASSERT_EQ(0, r.exit_code) << r.output;
     for (char const* prec : {"double", "float"})
         for (char const* m : {"fa", "hb", "fx"})
@@ -76,12 +76,12 @@ TEST_F(CompareTalliesCliTest, TablePrintsEveryRequestedRunAndWritesCompleteRecor
 
     auto const j = records();
     ASSERT_TRUE(j.is_array());
-    ASSERT_EQ(6u, j.size()) << j.dump(1);  // hb*, fa, fx in double; hb, fa, fx in float
+    ASSERT_EQ(6u, j.size()) << j.dump(1); // hb*, fa, fx in double; hb, fa, fx in float
     for (auto const& rec : j)
     {
-        for (char const* key : {"test", "method", "precision", "backend", "histories", "time_s",
-                                "histories_per_s", "total_MeV", "rel_dev_total",
-                                "max_rel_dev_voxel", "rms_rel_dev_voxel"})
+        for (char const* key :
+             {"test", "method", "precision", "backend", "histories", "time_s", "histories_per_s",
+              "total_MeV", "rel_dev_total", "max_rel_dev_voxel", "rms_rel_dev_voxel"})
             EXPECT_TRUE(rec.contains(key)) << key << " missing in " << rec.dump();
         EXPECT_EQ(study(), rec.at("test"));
         EXPECT_EQ("cpu", rec.at("backend"));
@@ -103,22 +103,19 @@ TEST_F(CompareTalliesCliTest, TablePrintsEveryRequestedRunAndWritesCompleteRecor
     EXPECT_NEAR(hb->at("total_MeV").get<double>(), fx->at("total_MeV").get<double>(),
                 1e-9 * hb->at("total_MeV").get<double>());
     // FA in float: its deviations are reported (numbers, not null).
-    for (char const* key : {"rel_dev_total", "max_rel_dev_voxel", "rms_rel_dev_voxel",
-                            "tally_rel_dev_total"})
+    for (char const* key :
+         {"rel_dev_total", "max_rel_dev_voxel", "rms_rel_dev_voxel", "tally_rel_dev_total"})
         EXPECT_TRUE(fa->at(key).is_number()) << key << ": " << fa->dump();
 }
 
 TEST_F(CompareTalliesCliTest, SweepPrintsOneRowPerHistoryCount)
 {
-    auto const r = compare("--mode sweep --study " + study()
-                           + " --backend cpu --threads 2 --histories 1000,2e3 --json "
-                           + json_path());
+    auto const r = compare("--mode sweep --study " + study() +
+                           " --backend cpu --threads 2 --histories 1000,2e3 --json " + json_path());
     ASSERT_EQ(0, r.exit_code) << r.output;
     EXPECT_NE(r.output.find("summed dose, relative deviation"), std::string::npos) << r.output;
-    EXPECT_TRUE(std::regex_search(r.output, std::regex("\n +1000 +[-0-9.e+]+ \\[")))
-        << r.output;
-    EXPECT_TRUE(std::regex_search(r.output, std::regex("\n +2000 +[-0-9.e+]+ \\[")))
-        << r.output;
+    EXPECT_TRUE(std::regex_search(r.output, std::regex("\n +1000 +[-0-9.e+]+ \\["))) << r.output;
+    EXPECT_TRUE(std::regex_search(r.output, std::regex("\n +2000 +[-0-9.e+]+ \\["))) << r.output;
     auto const j = records();
     // Per count: the reference (double hb), then float hb, fa, kas.
     ASSERT_EQ(8u, j.size()) << j.dump(1);
@@ -134,8 +131,7 @@ TEST_F(CompareTalliesCliTest, BadOptionsGiveClearErrors)
         std::string args, message;
     };
     std::vector<Case> const cases{
-        {"--study " + study() + " --methods fa,xyz",
-         "'--methods': unknown tally method 'xyz'"},
+        {"--study " + study() + " --methods fa,xyz", "'--methods': unknown tally method 'xyz'"},
         {"--test 5", "'--test' must be 2 (100^3 voxels), 3 (10^3) or 4 (2^3)"},
         {"--test 2 --study " + study(), "give either '--test 2|3|4' or '--study FILE'"},
         {"", "no study: give '--test 2|3|4'"},
@@ -149,9 +145,9 @@ TEST_F(CompareTalliesCliTest, BadOptionsGiveClearErrors)
     {
         auto const r = compare(c.args + " --backend cpu --json " + json_path());
         EXPECT_EQ(1, r.exit_code) << c.args << "\n" << r.output;
-        EXPECT_NE(r.output.find("mcdose: error: " + c.message), std::string::npos)
-            << c.args << "\n" << r.output;
+        EXPECT_NE(r.output.find("mcdose: error: " + c.message), std::string::npos) << c.args << "\n"
+                                                                                   << r.output;
         EXPECT_FALSE(fs::exists(json_path())) << c.args;
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

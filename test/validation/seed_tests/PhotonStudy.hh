@@ -17,10 +17,10 @@ inline std::string photon_study_json(std::uint64_t histories)
   "sources": [{"type": "pencil", "particle": "photon", "energy_MeV": 1.25,
                "position_cm": [0.25, 0.25, -1], "direction": [0, 0, 1]}],
   "rng": {"generator": "philox", "seed": 7},
-  "run": {"histories": )"
-           + std::to_string(histories) + R"(},
+  "run": {"histories": )" +
+           std::to_string(histories) + R"(},
   "backend": "cpu",
   "outputs": {"image_format": "none"}
 })";
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -15,9 +15,9 @@ TEST(SeedTestsTest, CommittedStudiesMatchTheBuiltInPresets)
     {
         SCOPED_TRACE("test " + std::to_string(n));
         StudyInput const preset = parse_study(seed_test_study_json(n), "preset.json");
-        StudyInput const file = load_study(std::string(MCDOSE_TEST_SOURCE_DIR)
-                                           + "/validation/seed_tests/test" + std::to_string(n)
-                                           + ".json");
+        StudyInput const file =
+            load_study(std::string(MCDOSE_TEST_SOURCE_DIR) + "/validation/seed_tests/test" +
+                       std::to_string(n) + ".json");
         auto const& pg = preset.phantom.shapes;
         auto const& fg = file.phantom.shapes;
         int const voxels = seed_test_info(n).voxels_per_axis;
@@ -83,4 +83,4 @@ TEST(SeedTestsTest, OtherNumbersAreRefusedNamingTheOption)
         }
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

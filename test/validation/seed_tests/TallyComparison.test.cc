@@ -21,7 +21,7 @@ TEST(CompareGridsTest, DeviationsOverTheVoxelsAboveTheFraction)
     EXPECT_EQ(2u, d.voxels);
     EXPECT_NEAR((13.1 - 12.1) / 12.1, d.rel_total, 1e-15);
     EXPECT_NEAR(0.1, d.max_rel_voxel, 1e-15);
-    EXPECT_NEAR(0.1, d.rms_rel_voxel, 1e-15);  // +0.1 and -0.1
+    EXPECT_NEAR(0.1, d.rms_rel_voxel, 1e-15); // +0.1 and -0.1
 
     GridDeviation const self = compare_grids(ref, ref, 0.01);
     EXPECT_EQ(0.0, self.rel_total);
@@ -57,7 +57,7 @@ TEST(TallyComparisonTest, EveryMethodAndPrecisionAgainstDoubleHb)
     EXPECT_EQ(0.0, ref.rms_rel_dev_voxel);
     EXPECT_GT(ref.voxels_compared, 0u);
 
-    double const u = std::ldexp(1.0, -24);  // float unit roundoff
+    double const u = std::ldexp(1.0, -24); // float unit roundoff
     for (auto const& r : records)
     {
         SCOPED_TRACE(r.method + "/" + r.precision);
@@ -101,7 +101,7 @@ TEST(TallyComparisonTest, InputErrorsNameTheOption)
     in.study = parse_study(photon_study_json(100), "photon.json");
     in.precisions = {Precision::double_};
     in.histories = {100};
-    EXPECT_THROW(compare_tally_methods(in), RuntimeError);  // no methods
+    EXPECT_THROW(compare_tally_methods(in), RuntimeError); // no methods
     in.methods = {TallyMethod::fa};
     in.batches = 0;
     try
@@ -114,4 +114,4 @@ TEST(TallyComparisonTest, InputErrorsNameTheOption)
         EXPECT_NE(std::string(e.what()).find("'--batches'"), std::string::npos) << e.what();
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test
