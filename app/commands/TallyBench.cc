@@ -13,7 +13,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/CommandRegistry.hh"
-#include "core/AtomicFile.hh"
+#include "app/JsonRecords.hh"
+#include "app/ListOptions.hh"
 #include "core/Device.hh"
 #include "tally/bench/TallyBenchmark.hh"
 
@@ -32,33 +33,6 @@ struct Options
     std::uint64_t seed{BenchSeed{}.seed};
     std::string json;
 };
-
-//! "1e7,3e9" -> whole numbers (scientific notation allowed).
-std::vector<std::uint64_t> parse_counts(std::string const& list, char const* option)
-{
-    std::vector<std::uint64_t> result;
-    std::istringstream is(list);
-    std::string item;
-    while (std::getline(is, item, ','))
-    {
-        long double v = -1;
-        std::size_t used = 0;
-        try
-        {
-            v = std::stold(item, &used);
-        }
-        catch (std::exception const&)
-        {
-            used = 0;
-        }
-        MCDOSE_VALIDATE(used == item.size() && v >= 1 && v == std::floor(v) && v < 0x1p63L,
-                        << "'" << option << "' takes positive whole numbers such as 1e7 or "
-                        << "3000000000, comma-separated (got '" << item << "')");
-        result.push_back(static_cast<std::uint64_t>(v));
-    }
-    MCDOSE_VALIDATE(!result.empty(), << "'" << option << "' is empty; give e.g. 1e7");
-    return result;
-}
 
 nlohmann::json to_json(TallyBenchRecord const& r)
 {
@@ -144,14 +118,7 @@ void run(Options const& opt)
     print_header();
     auto const records = run_tally_benchmark(input, print_row);
     print_fx_reproducibility(records);
-    if (!opt.json.empty())
-    {
-        nlohmann::json j = nlohmann::json::array();
-        for (auto const& r : records)
-            j.push_back(to_json(r));
-        write_text_atomically(opt.json, j.dump(2) + "\n");
-        std::cout << "wrote " << opt.json << '\n';
-    }
+    write_json_records(opt.json, records, to_json);
 }
 
 bool const registered = register_command(
