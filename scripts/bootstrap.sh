@@ -51,8 +51,8 @@ case "$mode" in
     # On a GPU it runs to its 1 % target uncertainty; on a CPU a shorter run.
     extra=()
     if ! build/release/app/mcdose info --json | grep -q '"name"'; then
-      extra=(--histories 4000000)
-      echo "(no GPU: CPU backend, 4e6 histories, about 10 s on 2 cores)"
+      extra=(--histories 1000000)
+      echo "(no GPU: CPU backend, 1e6 histories with condensed-history electrons, about 15 s on 2 cores)"
     fi
     build/release/app/mcdose run examples/slab_6MeV_photons.json --output-dir results "${extra[@]}"
     /usr/bin/python3 scripts/plot_dose.py results/slab_6MeV_photons.h5

@@ -1,9 +1,11 @@
 //! Validation case validation/photon_6MeV_water: mcdose's laterally integrated
 //! depth dose against PENELOPE-2018 (shared/refdata/penelope), reduced
-//! histories on the CPU. Until condensed-history electron transport lands,
-//! secondary electrons deposit locally, so the build-up region (z < 3 cm) is
-//! excluded; beyond it the criterion is issue 7's: every bin within 2 % of the
-//! maximum (plus 4 combined sigma).
+//! histories on the CPU, with condensed-history electrons. Criteria of issue 7:
+//! every bin beyond the build-up within 2 % of the maximum (plus 4 combined
+//! sigma) -- applied here to the build-up too --, energy deposited per history
+//! within 1 %. The depth of maximum (within 2 mm) is checked on the full run
+//! (docs/validation.md): the peak is flat to 1 % over 1 cm, so at this history
+//! count its bin is decided by noise.
 #include <cstdlib>
 #include <filesystem>
 #include <iostream>
@@ -19,7 +21,7 @@ namespace fs = std::filesystem;
 
 namespace mcdose::test
 {
-TEST(ValidationTest, Photon6MeVWaterBeyondBuildUp)
+TEST(ValidationTest, Photon6MeVWater)
 {
     std::string const ref_path = refdata_dir() + "/penelope/photon_6MeV_water_idd.csv";
     ASSERT_TRUE(fs::exists(ref_path))
@@ -37,13 +39,14 @@ TEST(ValidationTest, Photon6MeVWaterBeyondBuildUp)
     auto const test_curve = read_depth_dose_csv((out / "photon_6MeV_water_depth_dose.csv").string());
     auto const ref_curve = read_depth_dose_csv(ref_path);
     DepthDoseComparisonOptions opts;
-    opts.z_min_cm = 3.0;
+    opts.z_min_cm = 0.0;
     opts.tolerance_of_max = 0.02;
     opts.sigmas = 4;
     std::ostringstream report;
     auto const cmp = compare_depth_dose(test_curve, ref_curve, opts, report);
     std::cout << report.str();
     EXPECT_TRUE(cmp.passed()) << report.str();
+    EXPECT_NEAR(cmp.ref_total_MeV, cmp.test_total_MeV, 0.01 * cmp.ref_total_MeV);
     fs::remove_all(out);
 }
 }  // namespace mcdose::test
