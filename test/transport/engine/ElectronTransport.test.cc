@@ -99,24 +99,13 @@ DepthDoseCurveData depth_dose(DoseResult const& d, GridGeometry const& g, int bi
 // and at rest, escapes at every face).
 TEST(ElectronTransportTest, EnergyBalanceClosesInDouble)
 {
-    GridGeometry g;
-    g.dims = {{5, 5, 10}};
-    g.spacing_cm = {{1, 1, 0.5}};
-    std::vector<MaterialIndex> mat(g.num_voxels(), 0);
-    std::vector<float> rho(g.num_voxels(), 1.0f);
-    for (size_type v = 0; v < mat.size(); ++v)
+    auto p = layered_phantom({{5, 5, 10}}, {{1, 1, 0.5}}, 4, 6, 11.35f);
+    for (size_type v = 0; v < p.material.size(); ++v)
     {
-        if (g.ijk(v)[2] >= 4 && g.ijk(v)[2] < 6)
-        {
-            mat[v] = 1;
-            rho[v] = 11.35f;
-        }
-        else if (g.ijk(v)[0] == 2)
-        {
-            rho[v] = 0.3f;  // a low-density column: density changes stop steps too
-        }
+        if (p.material[v] == 0 && p.geometry.ijk(v)[0] == 2)
+            p.density[v] = 0.3f;  // a low-density column: density changes stop steps too
     }
-    VoxelGridParams grid(g, mat, rho, 2);
+    VoxelGridParams grid(p.geometry, p.material, p.density, 2);
     ElectronTransportOptions eo;
     eo.absorption_MeV = 0.05;
     eo.delta_cut_MeV = 0.05;

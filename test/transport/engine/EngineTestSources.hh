@@ -2,10 +2,43 @@
 //! A pencil beam for engine tests (the product's sources live in transport/source).
 #pragma once
 
+#include <vector>
+
+#include "phantoms/GridGeometry.hh"
+#include "phantoms/VoxelGrid.hh"
 #include "transport/Particle.hh"
 
 namespace mcdose::test
 {
+//! Voxel data of a material-0 box (density 1) with a layer of material 1 at
+//! `layer_density` over grid slices z in [k0, k1).
+struct LayeredPhantom
+{
+    GridGeometry geometry;
+    std::vector<MaterialIndex> material;
+    std::vector<float> density;
+};
+
+inline LayeredPhantom layered_phantom(Array3<int> dims, Real3 spacing_cm, int k0, int k1,
+                                      float layer_density)
+{
+    LayeredPhantom p;
+    p.geometry.dims = dims;
+    p.geometry.spacing_cm = spacing_cm;
+    p.material.assign(p.geometry.num_voxels(), 0);
+    p.density.assign(p.geometry.num_voxels(), 1.0f);
+    for (size_type v = 0; v < p.material.size(); ++v)
+    {
+        int const k = p.geometry.ijk(v)[2];
+        if (k >= k0 && k < k1)
+        {
+            p.material[v] = 1;
+            p.density[v] = layer_density;
+        }
+    }
+    return p;
+}
+
 template<class Real>
 struct TestPencil
 {

@@ -95,20 +95,8 @@ TEST(PhotonTransportTest, UncollidedTransmissionMatchesAttenuation)
 // tracking methods, in a two-material phantom with pair production.
 TEST(PhotonTransportTest, EnergyBalanceClosesInDouble)
 {
-    GridGeometry g;
-    g.dims = {{5, 5, 10}};
-    g.spacing_cm = {{2, 2, 1}};
-    std::vector<MaterialIndex> mat(g.num_voxels(), 0);
-    std::vector<float> rho(g.num_voxels(), 1.0f);
-    for (size_type v = 0; v < mat.size(); ++v)
-    {
-        if (g.ijk(v)[2] >= 4 && g.ijk(v)[2] < 6)
-        {
-            mat[v] = 1;
-            rho[v] = 11.35f;
-        }
-    }
-    VoxelGridParams grid(g, mat, rho, 2);
+    auto const p = layered_phantom({{5, 5, 10}}, {{2, 2, 1}}, 4, 6, 11.35f);
+    VoxelGridParams grid(p.geometry, p.material, p.density, 2);
     for (auto tracking : {PhotonTracking::siddon, PhotonTracking::woodcock})
     {
         PhotonTransportParams params({find_material("water"), find_material("lead")}, grid,

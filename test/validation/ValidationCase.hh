@@ -1,0 +1,54 @@
+//! \file test/validation/ValidationCase.hh
+//! Run a committed validation case (validation/<name>/study.json) with the CLI
+//! on the CPU and read its depth dose and the PENELOPE reference beside it.
+#pragma once
+
+#include <filesystem>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "RunCommand.hh"
+#include "TestMacros.hh"
+#include "validation/DepthDoseComparison.hh"
+
+namespace mcdose::test
+{
+struct ValidationCurves
+{
+    DepthDoseCurveData test, reference;
+    std::string output;  //!< the CLI's output
+    bool ok{false};      //!< false: a failure was recorded (missing data or failed run)
+};
+
+//! `name`: case folder and output stem (e.g. "electron_20MeV_water"); the
+//! reference is shared/refdata/penelope/<stem>_idd.csv with the same stem.
+inline ValidationCurves run_validation_case(std::string const& name, std::string const& histories)
+{
+    namespace fs = std::filesystem;
+    ValidationCurves c;
+    std::string const ref_path = refdata_dir() + "/penelope/" + name + "_idd.csv";
+    if (!fs::exists(ref_path))
+    {
+        ADD_FAILURE() << "reference data missing: " << ref_path
+                      << " (clone with shared/ beside the repository or set MCDOSE_REFDATA)";
+        return c;
+    }
+    fs::path const out = fs::temp_directory_path() / ("mcdose_validation_" + name);
+    fs::remove_all(out);
+    auto const r = run_command(mcdose_exe() + " run " + source_dir() + "/validation/" + name
+                               + "/study.json --backend cpu --histories " + histories
+                               + " --output-dir " + out.string());
+    c.output = r.output;
+    if (r.exit_code != 0)
+    {
+        ADD_FAILURE() << "mcdose run failed: " << r.output;
+        return c;
+    }
+    c.test = read_depth_dose_csv((out / (name + "_depth_dose.csv")).string());
+    c.reference = read_depth_dose_csv(ref_path);
+    fs::remove_all(out);
+    c.ok = true;
+    return c;
+}
+}  // namespace mcdose::test
