@@ -201,18 +201,17 @@ std::string read_checkpoint_bytes(std::string const& path)
 void check_checkpoint_fingerprint(TransportCheckpoint const& ck, std::string const& expected,
                                   std::string const& path)
 {
-    if (ck.fingerprint == expected)
-        return;
     std::size_t pos = 0;
     while (pos < ck.fingerprint.size() && pos < expected.size()
            && ck.fingerprint[pos] == expected[pos])
         ++pos;
-    MCDOSE_VALIDATE(false, << "--resume '" << path
-                           << "': the checkpoint was written for a different study or options ("
-                              "checkpoint has '"
-                           << first_line_of(ck.fingerprint, pos) << "', this run has '"
-                           << first_line_of(expected, pos)
-                           << "'); resume with the same study file and options (histories, "
-                              "batches, tally, rng, precision), or start without --resume");
+    bool const same = ck.fingerprint == expected;
+    MCDOSE_VALIDATE(same, << "--resume '" << path
+                          << "': the checkpoint was written for a different study or options ("
+                             "checkpoint has '"
+                          << first_line_of(ck.fingerprint, pos) << "', this run has '"
+                          << first_line_of(expected, pos)
+                          << "'); resume with the same study file and options (histories, "
+                             "batches, tally, rng, precision), or start without --resume");
 }
 }  // namespace mcdose
