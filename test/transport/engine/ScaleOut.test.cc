@@ -99,9 +99,13 @@ StudyRunSummary run_into(StudyInput const& study, fs::path const& dir, int threa
 class ScaleOutTest : public ::testing::Test
 {
   protected:
-    fs::path dir_ = fs::temp_directory_path() / "mcdose_scaleout";
+    fs::path dir_;
     void SetUp() override
     {
+        // One directory per test: ctest runs the cases of this file in parallel.
+        dir_ = fs::temp_directory_path()
+               / (std::string("mcdose_scaleout_")
+                  + ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
