@@ -2,13 +2,88 @@
 # GPU checks and benchmarks, run from the repository root on the GPU machine with
 # the relocatable bundle in bundle/ (scripts/bootstrap.sh bundle). Results go to
 # $OUT (or ./gpu_results). Usage:
-#   benchmarks/gpu_suite.sh tests|rng|tally|tally-cas|transport|electrons|seed|sweep|crosscheck ...
+#   benchmarks/gpu_suite.sh tests|rng|tally|tally-cas|transport|electrons|seed|sweep|crosscheck|scale ...
+# scale: SCALE_HISTORIES (default 4e7) histories of the seed's test 2 on 1, 2 and 4 GPUs
+# (one process, --gpus N) and with one MPI rank per GPU, FX + Philox; times each and
+# checks that the FX datasets are bitwise identical; writes $OUT/scale.json.
 set -u
 OUT=${OUT:-$PWD/gpu_results}
 mkdir -p "$OUT"
 M=$PWD/bundle/bin/mcdose
 export MCDOSE_EXE=$M MCDOSE_SOURCE_DIR=$PWD MCDOSE_REFDATA=$PWD/.refdata
 log() { echo "== $* ($(date -u +%H:%M:%S))"; }
+
+# Strong scaling of one study over GPUs (issue 9). Test 2 is the 20 MeV electron
+# pencil beam (examples/water_20MeV_electrons.json); while this build refuses
+# electron sources, the 6 MeV photon pencil beam on the same phantom is used
+# instead and scale.json says so.
+scale_scale() {
+  local n_gpu hist=${SCALE_HISTORIES:-40000000} study kind d
+  n_gpu=$(nvidia-smi -L | wc -l)
+  d=$OUT/scale; mkdir -p "$d"
+  sed -e 's/"method": "wib"/"method": "fx"/' -e 's/"image_format": "mha"/"image_format": "none"/' \
+      examples/water_20MeV_electrons.json > "$d/study_electrons.json"
+  sed -e 's/"method": "hb"/"method": "fx"/' benchmarks/photon_pencil_6MeV_water.json > "$d/study_photons.json"
+  log "scale: probe electron sources"
+  if timeout 120 $M run "$d/study_electrons.json" --backend gpu --gpus 1 --histories 100000 \
+       --output-dir "$d/probe" > "$d/probe.log" 2>&1; then
+    study=$d/study_electrons.json; kind="20 MeV electron pencil beam (seed test 2)"
+  else
+    study=$d/study_photons.json; kind="6 MeV photon pencil beam (electron sources refused: see probe.log)"
+  fi
+  echo "$kind" > "$d/kind.txt"
+  for n in 1 2 4; do
+    [ "$n" -le "$n_gpu" ] || { echo "skip $n GPUs: only $n_gpu visible"; continue; }
+    log "scale: $n GPU(s), $hist histories, one process"
+    timeout 590 $M run "$study" --backend gpu --gpus "$n" --histories "$hist" \
+      --output-dir "$d/gpus$n" 2>&1 | tee "$d/gpus$n.log"
+  done
+  if command -v mpirun > /dev/null && [ "$n_gpu" -ge 2 ]; then
+    log "scale: $n_gpu MPI ranks, one GPU each"
+    OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 590 \
+      mpirun -np "$n_gpu" --bind-to none $M run "$study" --backend gpu --histories "$hist" \
+      --output-dir "$d/mpi$n_gpu" 2>&1 | tee "$d/mpi$n_gpu.log"
+  fi
+  /usr/bin/python3 - "$d" "$kind" "$hist" <<'PY'
+import glob, json, os, sys
+import h5py
+d, kind, hist = sys.argv[1], sys.argv[2], int(float(sys.argv[3]))
+runs = {}
+for summary in sorted(glob.glob(os.path.join(d, "*", "*_summary.json"))):
+    name = os.path.basename(os.path.dirname(summary))
+    if name == "probe":
+        continue
+    with open(summary) as f:
+        s = json.load(f)
+    h5 = summary.replace("_summary.json", ".h5")
+    with h5py.File(h5, "r") as f:
+        data = {k: f[k][()].tobytes() for k in ("edep", "dose", "dose_uncertainty")}
+    runs[name] = dict(summary=s, data=data)
+ref = runs.get("gpus1")
+rows = []
+for name, r in runs.items():
+    s = r["summary"]
+    t = s.get("transport_time_s")
+    n = int(name[4:]) if name.startswith("gpus") else int(name[3:])
+    row = dict(run=name, gpus=n, histories=s.get("histories"), transport_time_s=t,
+               histories_per_s=s.get("histories_per_s"), device=s.get("device"))
+    if ref is not None:
+        t1 = ref["summary"].get("transport_time_s")
+        row["speedup"] = t1 / t if t else None
+        row["efficiency"] = t1 / (n * t) if t else None
+        row["fx_bitwise_equal_to_1_gpu"] = all(r["data"][k] == ref["data"][k] for k in r["data"])
+    rows.append(row)
+out = dict(study=kind, histories=hist, tally="fx", rng="philox", runs=rows)
+with open(os.path.join(d, "..", "scale.json"), "w") as f:
+    json.dump(out, f, indent=2)
+print(kind)
+for row in rows:
+    print("{run:8s} {gpus} GPU(s): {transport_time_s:.3f} s, {histories_per_s:.4g} histories/s,"
+          " efficiency {eff}, FX bitwise equal to 1 GPU: {eq}".format(
+              eff="%.3f" % row["efficiency"] if row.get("efficiency") else "n/a",
+              eq=row.get("fx_bitwise_equal_to_1_gpu"), **row))
+PY
+}
 for part in "$@"; do
   case $part in
     tests)
@@ -66,5 +141,8 @@ for part in "$@"; do
       log "md"; timeout 240 $M crosscheck md --backend gpu --json "$OUT/md.json"
       log "rsqrt"; timeout 120 $M crosscheck rsqrt --backend gpu --json "$OUT/rsqrt.json"
       log "gemm"; timeout 240 $M crosscheck gemm --backend gpu --matrix salted --sizes 1024,2048,4096,8192 --json "$OUT/gemm_salted.json" ;;
+    scale)
+      scale_scale
+      ;;
   esac
 done

@@ -1,11 +1,74 @@
 //! \file core/Device.cc
 #include "core/Device.hh"
 
+#include <algorithm>
+#include <sstream>
+
 #include "core/Assert.hh"
 #include "core/DeviceCall.hh"
 
 namespace mcdose
 {
+namespace
+{
+int parse_gpu_number(std::string const& item, std::string const& spec)
+{
+    std::size_t used = 0;
+    int value = -1;
+    try
+    {
+        value = std::stoi(item, &used);
+    }
+    catch (std::exception const&)
+    {
+        used = 0;
+    }
+    MCDOSE_VALIDATE(!item.empty() && used == item.size() && value >= 0,
+                    << "--gpus '" << spec << "': '" << item
+                    << "' is not a GPU count or index; use a count (2), a list (0,1) or 'all'");
+    return value;
+}
+}  // namespace
+
+std::vector<int> select_gpus(std::string const& spec, int visible)
+{
+    MCDOSE_VALIDATE(visible > 0, << "--gpus '" << spec << "' needs a GPU, but none is visible ("
+                                 << no_device_reason() << "); use the cpu backend");
+    std::vector<int> result;
+    if (spec.empty() || spec == "all")
+    {
+        for (int i = 0; i < visible; ++i)
+            result.push_back(i);
+        return result;
+    }
+    if (spec.find(',') == std::string::npos)
+    {
+        int const count = parse_gpu_number(spec, spec);
+        MCDOSE_VALIDATE(count >= 1 && count <= visible,
+                        << "--gpus " << count << ": asks for " << count << " GPUs but " << visible
+                        << " are visible; use a count from 1 to " << visible);
+        for (int i = 0; i < count; ++i)
+            result.push_back(i);
+        return result;
+    }
+    std::istringstream is(spec);
+    std::string item;
+    while (std::getline(is, item, ','))
+    {
+        if (item.empty())
+            continue;
+        int const index = parse_gpu_number(item, spec);
+        MCDOSE_VALIDATE(index < visible, << "--gpus '" << spec << "': GPU " << index
+                                         << " does not exist (" << visible
+                                         << " visible, indices 0 to " << visible - 1 << ")");
+        MCDOSE_VALIDATE(std::find(result.begin(), result.end(), index) == result.end(),
+                        << "--gpus '" << spec << "': GPU " << index << " is listed twice");
+        result.push_back(index);
+    }
+    MCDOSE_VALIDATE(!result.empty(), << "--gpus '" << spec << "' selects no GPU");
+    return result;
+}
+
 #if MCDOSE_USE_CUDA
 namespace
 {

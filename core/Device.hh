@@ -34,4 +34,10 @@ std::vector<DeviceInfo> device_infos();
 
 //! Make `index` the current device of the calling host thread.
 void activate_device(int index);
+
+//! The GPUs a run uses, from a `--gpus` value and the number of visible
+//! devices: "" or "all" = every visible device; a single number N = the first
+//! N devices; a comma-separated list ("0,2", or "1," for device 1 alone) =
+//! those indices, each once. Throws RuntimeError naming the bad entry.
+std::vector<int> select_gpus(std::string const& spec, int visible);
 }  // namespace mcdose

@@ -21,6 +21,36 @@ HistoryRange batch_history_range(std::uint64_t histories, std::uint64_t batches,
     return {begin, begin + base + (b < extra ? 1 : 0)};
 }
 
+HistoryRange split_history_range(HistoryRange range, std::uint64_t parts, std::uint64_t i)
+{
+    MCDOSE_VALIDATE(range.end >= range.begin,
+                    << "history range [" << range.begin << ", " << range.end << ") is reversed");
+    HistoryRange const piece = batch_history_range(range.end - range.begin, parts, i);
+    return {range.begin + piece.begin, range.begin + piece.end};
+}
+
+std::vector<double> decode_tally_words(TallyMethod m, int fx_quantum_exp2,
+                                       std::vector<std::uint64_t> const& words, size_type voxels)
+{
+    double const quantum = accum::exp2_int(fx_quantum_exp2);
+    std::vector<double> energy(voxels);
+    dispatch_tally_method(m, [&](auto policy) {
+        using P = decltype(policy);
+        using word_type = typename P::word_type;
+        MCDOSE_VALIDATE(words.size() * sizeof(std::uint64_t) >= voxels * sizeof(word_type),
+                        << "tally words too short: " << words.size() << " words for " << voxels
+                        << " voxels of method '" << P::name << "'");
+        for (size_type i = 0; i < voxels; ++i)
+        {
+            word_type w;
+            std::memcpy(&w, reinterpret_cast<unsigned char const*>(words.data()) + i * sizeof w,
+                        sizeof w);
+            energy[i] = P::decode(w, quantum);
+        }
+    });
+    return energy;
+}
+
 namespace
 {
 size_type word_bytes(TallyMethod m)
@@ -82,30 +112,20 @@ std::vector<std::uint64_t> DoseTally::batch_words() const
 
 std::vector<double> DoseTally::batch_energy_MeV() const
 {
-    std::vector<std::uint64_t> const words = this->batch_words();
-    double const quantum = this->fx_quantum_MeV();
-    std::vector<double> energy(voxels_);
-    dispatch_tally_method(
-        method_,
-        [&](auto policy)
-        {
-            using P = decltype(policy);
-            using word_type = typename P::word_type;
-            for (size_type i = 0; i < voxels_; ++i)
-            {
-                word_type w;
-                std::memcpy(&w, reinterpret_cast<unsigned char const*>(words.data()) + i * sizeof w,
-                            sizeof w);
-                energy[i] = P::decode(w, quantum);
-            }
-        });
-    return energy;
+    return decode_tally_words(method_, fx_quantum_exp2_, this->batch_words(), voxels_);
 }
 
 void DoseTally::end_batch(std::uint64_t histories)
 {
+    this->fold_batch(this->batch_energy_MeV(), histories);
+    this->clear_batch();
+}
+
+void DoseTally::fold_batch(std::vector<double> const& batch, std::uint64_t histories)
+{
     MCDOSE_VALIDATE(histories > 0, << "a tally batch must contain at least one history");
-    std::vector<double> const batch = this->batch_energy_MeV();
+    MCDOSE_VALIDATE(batch.size() == voxels_, << "a folded batch has " << batch.size()
+                                             << " voxels but the tally has " << voxels_);
     for (size_type i = 0; i < voxels_; ++i)
     {
         // Double-double running total: deterministic for a fixed batch
@@ -120,7 +140,27 @@ void DoseTally::end_batch(std::uint64_t histories)
     max_batch_histories_ = std::max(max_batch_histories_, histories);
     ++batches_;
     histories_ += histories;
-    this->clear_batch();
+}
+
+DoseTallyTotals DoseTally::totals() const
+{
+    return {total_hi_, total_lo_, sum_sq_, batches_, histories_, min_batch_histories_,
+            max_batch_histories_};
+}
+
+void DoseTally::restore(DoseTallyTotals t)
+{
+    MCDOSE_VALIDATE(t.total_hi.size() == voxels_ && t.total_lo.size() == voxels_
+                        && t.sum_sq.size() == voxels_,
+                    << "restored tally totals have " << t.total_hi.size()
+                    << " voxels but the tally has " << voxels_);
+    total_hi_ = std::move(t.total_hi);
+    total_lo_ = std::move(t.total_lo);
+    sum_sq_ = std::move(t.sum_sq);
+    batches_ = t.batches;
+    histories_ = t.histories;
+    min_batch_histories_ = t.min_batch_histories;
+    max_batch_histories_ = t.max_batch_histories;
 }
 
 DoseResult DoseTally::result() const

@@ -28,6 +28,16 @@ struct HistoryRange
 //! (so batches, hence FX results, are reproducible for any thread count).
 HistoryRange batch_history_range(std::uint64_t histories, std::uint64_t batches, std::uint64_t b);
 
+//! Piece i of `parts` contiguous pieces of `range`, sizes within one history
+//! of each other (the rule of batch_history_range): how a distributed run
+//! splits a batch over ranks, and a rank's piece over its devices. Pieces may
+//! be empty when parts exceeds the range.
+HistoryRange split_history_range(HistoryRange range, std::uint64_t parts, std::uint64_t i);
+
+//! Decode `voxels` words of method `m` (FX quantum 2^fx_quantum_exp2 MeV) to MeV.
+std::vector<double> decode_tally_words(TallyMethod m, int fx_quantum_exp2,
+                                       std::vector<std::uint64_t> const& words, size_type voxels);
+
 //! Energy per voxel with its batch-method standard uncertainty.
 struct DoseResult
 {
@@ -36,6 +46,17 @@ struct DoseResult
         energy_sigma_MeV; //!< standard uncertainty of the total (NaN if < 2 batches)
     std::uint64_t batches{0};
     std::uint64_t histories{0};
+};
+
+//! The folded part of a tally (what a checkpoint stores to resume a run).
+struct DoseTallyTotals
+{
+    std::vector<double> total_hi, total_lo; //!< double-double running total per voxel [MeV]
+    std::vector<double> sum_sq;             //!< sum over batches of (batch energy)^2
+    std::uint64_t batches{0};
+    std::uint64_t histories{0};
+    std::uint64_t min_batch_histories{0};
+    std::uint64_t max_batch_histories{0};
 };
 
 //! Construction arguments.
@@ -70,6 +91,12 @@ class DoseTally
     //! End the current batch of `histories` histories: fold it into the
     //! totals and the sum of squares, then clear the batch grid.
     void end_batch(std::uint64_t histories);
+    //! Fold a batch given as energy per voxel [MeV] (e.g. the sum of the
+    //! batch grids of several devices or ranks); the batch grid is untouched.
+    void fold_batch(std::vector<double> const& batch_MeV, std::uint64_t histories);
+    //! The folded totals, and their restoration (same voxel count) on resume.
+    DoseTallyTotals totals() const;
+    void restore(DoseTallyTotals totals);
     //! Totals and uncertainty over the folded batches.
     DoseResult result() const;
 

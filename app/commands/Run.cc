@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/CommandRegistry.hh"
+#include "core/Comm.hh"
 #include "transport/engine/StudyRunner.hh"
 #include "transport/study/StudyInput.hh"
 
@@ -31,6 +32,11 @@ struct RunArgs
     std::uint64_t histories{0};
     int threads{-1};
     std::string output_dir;
+    std::string gpus;
+    int cpu_groups{1};
+    std::string checkpoint;
+    double checkpoint_every_s{0};
+    std::string resume;
 };
 
 void print_progress(TransportProgress const& p)
@@ -42,8 +48,9 @@ void print_progress(TransportProgress const& p)
     std::fflush(stderr);
 }
 
-void run_command(RunArgs const& a, GlobalOptions const& global)
+void run_study_command(RunArgs const& a, GlobalOptions const& global)
 {
+    Comm const& comm = Comm::world();
     StudyInput const study = load_study(a.study);
     StudyRunOptions opts;
     if (!a.backend.empty())
@@ -54,10 +61,15 @@ void run_command(RunArgs const& a, GlobalOptions const& global)
         opts.cpu_threads = a.threads;
     if (!a.output_dir.empty())
         opts.output_dir = a.output_dir;
+    opts.gpus = a.gpus;
+    opts.cpu_groups = a.cpu_groups;
+    opts.checkpoint_path = a.checkpoint;
+    opts.checkpoint_interval_s = a.checkpoint_every_s;
+    opts.resume_path = a.resume;
 
     // Progress on stderr only for interactive runs; Ctrl-C stops at the next
     // batch boundary and writes the results so far, marked incomplete.
-    bool const show = !global.quiet && isatty(STDERR_FILENO);
+    bool const show = !global.quiet && isatty(STDERR_FILENO) && comm.rank() == 0;
     auto const previous = std::signal(SIGINT, on_sigint);
     opts.on_batch = [show](TransportProgress const& p) {
         if (show && p.elapsed_s > 1.0)
@@ -69,11 +81,23 @@ void run_command(RunArgs const& a, GlobalOptions const& global)
     if (show)
         std::fprintf(stderr, "\r%60s\r", "");
 
+    if (comm.rank() != 0)
+    {
+        if (!s.complete)
+            command_exit_status() = 130;
+        return;  // rank 0 reports and writes
+    }
     for (auto const& w : s.warnings)
         std::cerr << "mcdose: warning: " << w << '\n';
     auto const& b = s.balance;
     std::cout << "mcdose run: " << a.study << '\n'
-              << "  backend          : " << s.backend << " (" << s.device << ")\n"
+              << "  backend          : " << s.backend << " (" << s.device << ")\n";
+    if (s.ranks > 1)
+        std::cout << "  MPI ranks        : " << s.ranks << " (" << s.device << " each)\n";
+    if (s.resumed_batches > 0)
+        std::cout << "  resumed          : " << s.resumed_batches
+                  << " batches from the checkpoint\n";
+    std::cout
               << "  histories        : " << s.histories << (s.complete ? "" : " (interrupted)")
               << '\n'
               << std::setprecision(4) << "  setup time       : " << s.setup_time_s << " s\n"
@@ -94,6 +118,29 @@ void run_command(RunArgs const& a, GlobalOptions const& global)
         command_exit_status() = 130;
 }
 
+void run_command(RunArgs const& a, GlobalOptions const& global)
+{
+    MpiSession const mpi;  // starts MPI only under mpirun
+    Comm const& comm = Comm::world();
+    if (!comm.distributed())
+    {
+        run_study_command(a, global);
+        return;
+    }
+    // A failing rank must not leave the others waiting in a collective: name
+    // the rank and end the whole job (outputs are written only at the end, by
+    // rank 0, atomically, so nothing half-written remains).
+    try
+    {
+        run_study_command(a, global);
+    }
+    catch (std::exception const& e)
+    {
+        std::cerr << "mcdose: error: rank " << comm.rank() << ": " << e.what() << std::endl;
+        comm.abort(1);
+    }
+}
+
 bool const registered = register_command(
     {"run", "Run a study (JSON) and write dose, uncertainty, depth dose and a summary",
      [](CLI::App& sub, GlobalOptions const& global) {
@@ -104,6 +151,20 @@ bool const registered = register_command(
          sub.add_option("--histories", a->histories, "Override run.histories");
          sub.add_option("--threads", a->threads, "CPU threads (0: all cores)");
          sub.add_option("--output-dir", a->output_dir, "Override outputs.directory");
+         sub.add_option("--gpus", a->gpus,
+                        "GPUs of each process: a count (2), a list (0,1; '1,' for GPU 1 alone) "
+                        "or 'all' (default: all visible; one per rank when ranks share a node)");
+         sub.add_option("--cpu-groups", a->cpu_groups,
+                        "CPU backend: split the threads into N worker groups reduced like GPUs")
+             ->check(CLI::PositiveNumber);
+         sub.add_option("--checkpoint", a->checkpoint,
+                        "Write a checkpoint to FILE at batch boundaries (atomically)");
+         sub.add_option("--checkpoint-every", a->checkpoint_every_s,
+                        "Seconds between checkpoints (default 0: every batch)")
+             ->check(CLI::NonNegativeNumber);
+         sub.add_option("--resume", a->resume,
+                        "Continue the run saved in a checkpoint (same study and options)")
+             ->check(CLI::ExistingFile);
          sub.callback([a, &global] { run_command(*a, global); });
      }});
 }  // namespace

@@ -5,8 +5,10 @@
 #include <chrono>
 #include <ctime>
 #include <iomanip>
+#include <memory>
 #include <sstream>
 
+#include "core/Comm.hh"
 #include "core/Config.hh"
 #include "core/Constants.hh"
 #include "core/Device.hh"
@@ -72,6 +74,33 @@ Backend resolve_backend(Backend requested)
     }
     return requested;
 }
+
+//! The GPUs this process drives: --gpus if given; one per rank when several
+//! ranks share a node (rank-local index modulo the visible devices); else all.
+std::vector<int> resolve_gpus(std::string const& spec, Comm const& comm)
+{
+    int const visible = device_count();
+    if (!spec.empty() || comm.local_size() == 1)
+        return select_gpus(spec, visible);
+    return {comm.local_rank() % visible};
+}
+
+//! Per-GPU copy of the read-only data of every GPU after the first: each
+//! params object caches exactly one device copy (the current device's at
+//! its first view), so GPU i needs its own. Built on the host here, uploaded
+//! by GPU i's host thread.
+struct DeviceReplica
+{
+    std::unique_ptr<VoxelGridParams> grid;
+    std::unique_ptr<PhotonTransportParams> physics;
+};
+
+std::string hex64(std::uint64_t x)
+{
+    std::ostringstream os;
+    os << std::hex << std::setw(16) << std::setfill('0') << x;
+    return os.str();
+}
 }  // namespace
 
 StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options)
@@ -120,6 +149,17 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     eopts.max_mfp_fraction = study.physics.max_step_transport_mfp;
     // Tables start at 1 keV (the default emin), the lowest cut-off the study accepts.
     PhotonTransportParams physics(materials, phantom.grid, popts);
+    Comm const& comm = Comm::world();
+    std::vector<int> const gpus = gpu ? resolve_gpus(options.gpus, comm) : std::vector<int>{};
+    std::vector<DeviceReplica> replicas(gpus.empty() ? 0 : gpus.size() - 1);
+    for (auto& r : replicas)
+    {
+        GridGeometry const& g = phantom.grid.geometry();
+        r.grid = std::make_unique<VoxelGridParams>(g, phantom.grid.material(),
+                                                   phantom.grid.density_g_cm3(),
+                                                   phantom.grid.num_materials());
+        r.physics = std::make_unique<PhotonTransportParams>(materials, *r.grid, popts);
+    }
 
     GridGeometry const& geo = phantom.grid.geometry();
     TransportRunOptions ropts;
@@ -132,6 +172,14 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     if (src.particle == SourceParticle::positron)
         ropts.max_primary_energy_MeV += 2 * constants::electron_mass_MeV;  // annihilation
     ropts.on_batch = options.on_batch;
+    ropts.gpus = gpus;
+    ropts.cpu_groups = options.cpu_groups;
+    ropts.checkpoint_path = options.checkpoint_path;
+    ropts.checkpoint_interval_s = options.checkpoint_interval_s;
+    ropts.resume_path = options.resume_path;
+    // The study text decides the phantom, physics, source, RNG and tally; the
+    // driver adds the effective history counts and settings.
+    ropts.input_fingerprint = "study=" + hex64(fnv1a64(study.study_json)) + "\n";
     std::string stop_reason = "histories";
     if (histories > 0)
     {
@@ -184,22 +232,35 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     }
 
     int const depth_axis = resolve_depth_axis(study, geo);
-    std::vector<std::vector<double>> batch_grids;
     if (study.outputs.depth_dose && options.write_outputs && ropts.batches >= 2)
-        ropts.on_batch_grid = [&](std::vector<double> const& e) { batch_grids.push_back(e); };
+        ropts.batch_digest = [&](std::vector<double> const& e) {
+            return laterally_integrate(geo, depth_axis, make_span(e));
+        };
 
     TallyMethod const method = to_tally_method(study.tally.method);
     auto const t_setup = std::chrono::steady_clock::now();
     TransportRunResult run = dispatch_precision(study.physics.precision, [&](auto p) {
         using Real = ::mcdose::Real<decltype(p)::value>;
-        SourceParams<Real> source(src, geo);
-        SourceView<Real> const sview = gpu ? source.device_view() : source.host_view();
+        using Inputs = TransportGroupInputs<Real, SourceView<Real>>;
+        std::vector<SourceParams<Real>> sources;  // one per GPU (device tables), one on the CPU
+        sources.reserve(std::max<std::size_t>(1, gpus.size()));
+        for (std::size_t i = 0; i < std::max<std::size_t>(1, gpus.size()); ++i)
+            sources.emplace_back(src, geo);
+        // Called on each group's thread with its GPU current (-1 on the CPU).
+        std::function<Inputs(int)> const inputs = [&](int device) {
+            std::size_t const i
+                = gpu ? std::size_t(std::find(gpus.begin(), gpus.end(), device) - gpus.begin()) : 0;
+            PhotonTransportParams const& p = i == 0 ? physics : *replicas.at(i - 1).physics;
+            MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
+            return Inputs{p.view<Real>(where),
+                          gpu ? sources.at(i).device_view() : sources.at(i).host_view()};
+        };
         return visit_transport_rng(ropts.rng.kind, [&](auto tag) {
             using Engine = typename decltype(tag)::type;
             return dispatch_tally_method(method, [&](auto policy) {
                 using Policy = decltype(policy);
-                return run_transport_typed<Real, Engine, Policy>(physics, sview, method,
-                                                                 geo.num_voxels(), ropts);
+                return run_transport_groups<Real, Engine, Policy, SourceView<Real>>(
+                    inputs, method, geo.num_voxels(), ropts);
             });
         });
     });
@@ -207,10 +268,15 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         run.complete = false;
     summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
     summary.backend = gpu ? "gpu" : "cpu";
+    summary.ranks = run.ranks;
+    summary.groups = run.groups;
+    summary.resumed_batches = run.first_batch;
     if (gpu)
     {
         auto const infos = device_infos();
-        summary.device = infos.empty() ? "GPU" : infos.front().name;
+        int const first = gpus.empty() ? 0 : gpus.front();
+        std::string const name = first < int(infos.size()) ? infos[first].name : "GPU";
+        summary.device = gpus.size() > 1 ? std::to_string(gpus.size()) + " x " + name : name;
     }
     else
     {
@@ -240,7 +306,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     summary.uncertainty_reached
         = mean_relative_uncertainty(data, study.run.uncertainty_dose_fraction);
 
-    if (options.write_outputs)
+    if (options.write_outputs && comm.rank() == 0)
     {
         RunMetadata meta;
         meta.study_file = study.study_file;
@@ -253,6 +319,8 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         meta.precision = to_cstring(study.physics.precision);
         meta.backend = summary.backend;
         meta.device = summary.device;
+        if (summary.ranks > 1)
+            meta.device += " per rank, " + std::to_string(summary.ranks) + " MPI ranks";
         meta.histories = run.histories;
         meta.transport_time_s = run.transport_time_s;
         meta.wall_time_s
@@ -277,20 +345,20 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         std::optional<DepthDoseCurve> curve;
         if (outputs.depth_dose)
         {
-            if (batch_grids.size() >= 2)
+            if (run.batch_digests.size() >= 2)
             {
                 // Batches of (nearly) equal size, each normalised per its own histories.
-                for (std::size_t b = 0; b < batch_grids.size(); ++b)
+                for (std::size_t b = 0; b < run.batch_digests.size(); ++b)
                 {
                     auto const r = histories > 0
                                        ? batch_history_range(histories, ropts.batches, b)
                                        : HistoryRange{b * ropts.batch_histories,
                                                       (b + 1) * ropts.batch_histories};
                     double const inv = 1.0 / double(r.end - r.begin);
-                    for (double& x : batch_grids[b])
+                    for (double& x : run.batch_digests[b])
                         x *= inv;
                 }
-                curve = depth_dose_from_batches(geo, depth_axis, batch_grids);
+                curve = depth_dose_from_batch_slabs(geo, depth_axis, run.batch_digests);
             }
             else
             {

@@ -52,13 +52,22 @@ std::vector<double> laterally_integrate(GridGeometry const& g, int axis,
 DepthDoseCurve depth_dose_from_batches(GridGeometry const& g, int axis,
                                        std::vector<std::vector<double>> const& batches)
 {
-    MCDOSE_VALIDATE(batches.size() >= 2, << "a batch uncertainty needs at least 2 batches (got "
-                                         << batches.size() << ")");
-    size_type const n = size_type(g.dims[axis]);
-    double const nb = double(batches.size());
     std::vector<std::vector<double>> slabs;
     for (auto const& b : batches)
         slabs.push_back(laterally_integrate(g, axis, make_span(b)));
+    return depth_dose_from_batch_slabs(g, axis, slabs);
+}
+
+DepthDoseCurve depth_dose_from_batch_slabs(GridGeometry const& g, int axis,
+                                           std::vector<std::vector<double>> const& slabs)
+{
+    MCDOSE_VALIDATE(slabs.size() >= 2, << "a batch uncertainty needs at least 2 batches (got "
+                                       << slabs.size() << ")");
+    size_type const n = size_type(g.dims[axis]);
+    double const nb = double(slabs.size());
+    for (auto const& s : slabs)
+        MCDOSE_VALIDATE(s.size() == n, << "batch slab sums have " << s.size() << " slabs, the "
+                                       << "grid has " << n << " along axis " << axis);
 
     DepthDoseCurve c;
     c.axis = axis;

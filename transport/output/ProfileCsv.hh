@@ -44,6 +44,11 @@ std::vector<double> slab_faces_cm(GridGeometry const& geometry, int axis);
 DepthDoseCurve depth_dose_from_batches(GridGeometry const& geometry, int axis,
                                        std::vector<std::vector<double>> const& batch_edep_MeV);
 
+//! The same from each batch's slab sums (laterally_integrate of its voxel
+//! energies per source particle): what a run keeps per batch instead of grids.
+DepthDoseCurve depth_dose_from_batch_slabs(GridGeometry const& geometry, int axis,
+                                           std::vector<std::vector<double>> const& slabs);
+
 //! Write a depth-dose curve (columns z_lo_cm,z_hi_cm,z_mid_cm,edep_MeV,edep_sigma_MeV).
 void write_depth_dose_csv(std::string const& path, DepthDoseCurve const& curve);
 

@@ -1,0 +1,217 @@
+//! \file transport/engine/Checkpoint.cc
+#include "transport/engine/Checkpoint.hh"
+
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <type_traits>
+
+#include "core/Assert.hh"
+#include "core/AtomicFile.hh"
+
+namespace mcdose
+{
+namespace
+{
+constexpr char const magic[] = "MCDOSE-CHECKPOINT 1\n";
+
+class Writer
+{
+  public:
+    template<class T>
+    void pod(T const& v)
+    {
+        static_assert(std::is_trivially_copyable<T>::value, "plain data only");
+        out_.append(reinterpret_cast<char const*>(&v), sizeof v);
+    }
+    void text(std::string const& s)
+    {
+        this->pod(std::uint64_t(s.size()));
+        out_ += s;
+    }
+    void doubles(std::vector<double> const& v)
+    {
+        this->pod(std::uint64_t(v.size()));
+        out_.append(reinterpret_cast<char const*>(v.data()), v.size() * sizeof(double));
+    }
+    std::string& bytes() { return out_; }
+
+  private:
+    std::string out_;
+};
+
+class Reader
+{
+  public:
+    Reader(std::string const& bytes, std::size_t end, std::string const& source)
+        : bytes_(bytes), end_(end), source_(source)
+    {
+    }
+    template<class T>
+    T pod()
+    {
+        T v;
+        this->raw(&v, sizeof v);
+        return v;
+    }
+    std::string text()
+    {
+        std::uint64_t const n = this->pod<std::uint64_t>();
+        this->need(n);
+        std::string s = bytes_.substr(pos_, n);
+        pos_ += n;
+        return s;
+    }
+    std::vector<double> doubles()
+    {
+        std::uint64_t const n = this->pod<std::uint64_t>();
+        this->need(n * sizeof(double));
+        std::vector<double> v(n);
+        this->raw(v.data(), n * sizeof(double));
+        return v;
+    }
+    void skip(std::size_t n)
+    {
+        this->need(n);
+        pos_ += n;
+    }
+    bool at_end() const { return pos_ == end_; }
+
+  private:
+    std::string const& bytes_;
+    std::size_t end_;
+    std::string const& source_;
+    std::size_t pos_{0};
+
+    void need(std::uint64_t n) const
+    {
+        MCDOSE_VALIDATE(n <= end_ - pos_, << "checkpoint '" << source_
+                                          << "' is truncated or corrupt; start the run again "
+                                             "without --resume");
+    }
+    void raw(void* dst, std::size_t n)
+    {
+        this->need(n);
+        std::memcpy(dst, bytes_.data() + pos_, n);
+        pos_ += n;
+    }
+};
+
+std::string first_line_of(std::string const& text, std::size_t pos)
+{
+    std::size_t const begin = text.rfind('\n', pos == 0 ? 0 : pos - 1);
+    std::size_t const from = (begin == std::string::npos || pos == 0) ? 0 : begin + 1;
+    std::size_t const end = text.find('\n', from);
+    return text.substr(from, end == std::string::npos ? std::string::npos : end - from);
+}
+}  // namespace
+
+std::uint64_t fnv1a64(std::string const& bytes)
+{
+    std::uint64_t h = 0xcbf29ce484222325ull;
+    for (unsigned char c : bytes)
+    {
+        h ^= c;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+std::string serialize_checkpoint(TransportCheckpoint const& ck)
+{
+    Writer w;
+    w.bytes() = magic;
+    w.text(ck.fingerprint);
+    w.pod(ck.batches_done);
+    w.pod(ck.histories_done);
+    w.pod(std::uint8_t(ck.finished ? 1 : 0));
+    w.pod(ck.transport_time_s);
+    w.doubles(ck.tally.total_hi);
+    w.doubles(ck.tally.total_lo);
+    w.doubles(ck.tally.sum_sq);
+    w.pod(ck.tally.batches);
+    w.pod(ck.tally.histories);
+    w.pod(ck.tally.min_batch_histories);
+    w.pod(ck.tally.max_batch_histories);
+    w.pod(ck.balance);
+    w.pod(std::uint64_t(ck.batch_digests.size()));
+    for (auto const& d : ck.batch_digests)
+        w.doubles(d);
+    std::uint64_t const sum = fnv1a64(w.bytes());
+    w.pod(sum);
+    return std::move(w.bytes());
+}
+
+TransportCheckpoint deserialize_checkpoint(std::string const& bytes, std::string const& source)
+{
+    std::size_t const magic_len = sizeof(magic) - 1;
+    MCDOSE_VALIDATE(bytes.size() >= magic_len + sizeof(std::uint64_t)
+                        && bytes.compare(0, magic_len, magic) == 0,
+                    << "'" << source << "' is not an mcdose checkpoint (version 1); give the "
+                    << "file written by --checkpoint");
+    std::size_t const body = bytes.size() - sizeof(std::uint64_t);
+    std::uint64_t stored = 0;
+    std::memcpy(&stored, bytes.data() + body, sizeof stored);
+    MCDOSE_VALIDATE(stored == fnv1a64(bytes.substr(0, body)),
+                    << "checkpoint '" << source
+                    << "' fails its checksum (truncated or corrupt); start the run again "
+                       "without --resume");
+    Reader r(bytes, body, source);
+    r.skip(magic_len);
+    TransportCheckpoint ck;
+    ck.fingerprint = r.text();
+    ck.batches_done = r.pod<std::uint64_t>();
+    ck.histories_done = r.pod<std::uint64_t>();
+    ck.finished = r.pod<std::uint8_t>() != 0;
+    ck.transport_time_s = r.pod<double>();
+    ck.tally.total_hi = r.doubles();
+    ck.tally.total_lo = r.doubles();
+    ck.tally.sum_sq = r.doubles();
+    ck.tally.batches = r.pod<std::uint64_t>();
+    ck.tally.histories = r.pod<std::uint64_t>();
+    ck.tally.min_batch_histories = r.pod<std::uint64_t>();
+    ck.tally.max_batch_histories = r.pod<std::uint64_t>();
+    ck.balance = r.pod<EnergyBalance>();
+    std::uint64_t const digests = r.pod<std::uint64_t>();
+    MCDOSE_VALIDATE(digests <= ck.batches_done, << "checkpoint '" << source << "' is corrupt ("
+                                                << digests << " batch digests for "
+                                                << ck.batches_done << " batches)");
+    for (std::uint64_t b = 0; b < digests; ++b)
+        ck.batch_digests.push_back(r.doubles());
+    MCDOSE_VALIDATE(r.at_end(), << "checkpoint '" << source
+                                << "' has trailing data (corrupt); start again without --resume");
+    return ck;
+}
+
+void write_checkpoint(std::string const& path, TransportCheckpoint const& ck)
+{
+    write_text_atomically(path, serialize_checkpoint(ck));
+}
+
+std::string read_checkpoint_bytes(std::string const& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    MCDOSE_VALIDATE(in.good(), << "--resume '" << path
+                               << "': cannot open the checkpoint (check the path)");
+    std::ostringstream os;
+    os << in.rdbuf();
+    return os.str();
+}
+
+void check_checkpoint_fingerprint(TransportCheckpoint const& ck, std::string const& expected,
+                                  std::string const& path)
+{
+    std::size_t pos = 0;
+    while (pos < ck.fingerprint.size() && pos < expected.size()
+           && ck.fingerprint[pos] == expected[pos])
+        ++pos;
+    bool const same = ck.fingerprint == expected;
+    MCDOSE_VALIDATE(same, << "--resume '" << path
+                          << "': the checkpoint was written for a different study or options ("
+                             "checkpoint has '"
+                          << first_line_of(ck.fingerprint, pos) << "', this run has '"
+                          << first_line_of(expected, pos)
+                          << "'); resume with the same study file and options (histories, "
+                             "batches, tally, rng, precision), or start without --resume");
+}
+}  // namespace mcdose
