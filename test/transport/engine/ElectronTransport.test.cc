@@ -47,11 +47,10 @@ ElectronRun run_electrons(VoxelGridParams const& grid, std::vector<Material> con
     o.electron = eopts;
     PhotonTransportParams params(materials, grid, o);
     auto const& geo = grid.geometry();
-    TestPencil<Real> src;
-    src.type = type;
-    src.energy_MeV = Real(energy_MeV);
-    src.position_cm = {{Real(0.5 * geo.dims[0] * geo.spacing_cm[0]),
-                        Real(0.5 * geo.dims[1] * geo.spacing_cm[1]), Real(-0.5)}};
+    auto const source = pencil_source<Real>(
+        geo, type, energy_MeV,
+        {{0.5 * geo.dims[0] * geo.spacing_cm[0], 0.5 * geo.dims[1] * geo.spacing_cm[1], -0.5}});
+    auto const& src = source.host_view();
     TransportRunOptions opts;
     opts.backend = Backend::cpu;
     opts.cpu_threads = 2;

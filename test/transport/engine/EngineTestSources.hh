@@ -7,9 +7,29 @@
 #include "phantoms/GridGeometry.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "transport/Particle.hh"
+#include "transport/source/SourceParams.hh"
+#include "transport/study/StudyInput.hh"
 
 namespace mcdose::test
 {
+//! The product pencil source (what the driver runs on host and device) at a
+//! position given in the grid's local frame (corner of voxel 0 at 0), along +z.
+template<class Real>
+SourceParams<Real> pencil_source(GridGeometry const& g, ParticleType type, double energy_MeV,
+                                 Real3 local_position_cm)
+{
+    SourceInput in;
+    in.kind = SourceKind::pencil;
+    in.particle = type == ParticleType::photon     ? SourceParticle::photon
+                  : type == ParticleType::electron ? SourceParticle::electron
+                                                   : SourceParticle::positron;
+    in.energy_MeV = energy_MeV;
+    for (int a = 0; a < 3; ++a)
+        in.position_cm[a] = local_position_cm[a] + g.origin_cm[a] - 0.5 * g.spacing_cm[a];
+    in.direction = {{0, 0, 1}};
+    return SourceParams<Real>(in, g);
+}
+
 //! Voxel data of a material-0 box (density 1) with a layer of material 1 at
 //! `layer_density` over grid slices z in [k0, k1).
 struct LayeredPhantom

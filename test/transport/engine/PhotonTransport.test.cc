@@ -101,19 +101,19 @@ TEST(PhotonTransportTest, EnergyBalanceClosesInDouble)
     {
         PhotonTransportParams params({find_material("water"), find_material("lead")}, grid,
                                      table_options(10, tracking));
-        TestPencil<double> src;
-        src.energy_MeV = 8.0;
-        src.position_cm = {{5.0, 5.0, -0.5}};
+        auto const source
+            = pencil_source<double>(grid.geometry(), ParticleType::photon, 8.0, {{5.0, 5.0, -0.5}});
+        auto const& src = source.host_view();
         TransportRunOptions opts;
         opts.backend = Backend::cpu;
         opts.cpu_threads = 2;
         opts.rng = RngOptions{RngKind::philox, 7};
         opts.histories = 4000;
         opts.batches = 4;
-        opts.max_primary_energy_MeV = src.energy_MeV;
+        opts.max_primary_energy_MeV = 8.0;
         auto const r = run_transport_typed<double, PhiloxEngine, HbPolicy>(
             params, src, TallyMethod::hb, grid.num_voxels(), opts);
-        EXPECT_NEAR(opts.histories * src.energy_MeV, r.balance.emitted_MeV, 1e-9);
+        EXPECT_NEAR(opts.histories * 8.0, r.balance.emitted_MeV, 1e-9);
         EXPECT_LT(std::fabs(r.balance.relative_imbalance()), 1e-9)
             << "emitted " << r.balance.emitted_MeV << " deposited " << r.balance.deposited_MeV
             << " escaped " << r.balance.escaped_MeV << " rest " << r.balance.rest_mass_MeV;
@@ -139,16 +139,16 @@ TEST(PhotonTransportTest, WoodcockAgreesWithSiddon)
     for (auto tracking : {PhotonTracking::siddon, PhotonTracking::woodcock})
     {
         PhotonTransportParams params({water}, grid, table_options(5, tracking));
-        TestPencil<double> src;
-        src.energy_MeV = 1.25;
-        src.position_cm = {{10.0, 10.0, -1.0}};
+        auto const source = pencil_source<double>(grid.geometry(), ParticleType::photon, 1.25,
+                                                  {{10.0, 10.0, -1.0}});
+        auto const& src = source.host_view();
         TransportRunOptions opts;
         opts.backend = Backend::cpu;
         opts.cpu_threads = 2;
         opts.rng = RngOptions{RngKind::philox, tracking == PhotonTracking::siddon ? 11u : 12u};
         opts.histories = 20000;
         opts.batches = 10;
-        opts.max_primary_energy_MeV = src.energy_MeV;
+        opts.max_primary_energy_MeV = 1.25;
         results.push_back(run_transport_typed<double, PhiloxEngine, FxPolicy>(
                               params, src, TallyMethod::fx, grid.num_voxels(), opts)
                               .dose);
