@@ -189,6 +189,22 @@ class HistoryTransport
         }
     }
 
+    //! Book an interaction's local deposit and rest energy, push its products and
+    //! update the incident particle; true if the incident particle is gone.
+    MCDOSE_FUNCTION bool apply_interaction(Interaction<Real> const& result,
+                                           VoxelTrackState<Real>& st, size_type voxel, Real weight,
+                                           Stack& stack, Real& energy)
+    {
+        this->deposit(voxel, result.energy_deposit_MeV * weight);
+        bal_.rest_mass_MeV += double(result.rest_energy_created_MeV) * double(weight);
+        this->push_secondaries(result, st.position_cm, voxel, weight, stack);
+        if (result.absorbed)
+            return true;
+        energy = result.energy_MeV;
+        st.direction = result.direction;
+        return false;
+    }
+
     //! How a straight charged-particle flight ended.
     enum class Flight
     {
@@ -352,12 +368,8 @@ class HistoryTransport
             {
                 result = AnnihilationInteractor<Real>(energy, st.direction)(rng_);
             }
-            bal_.rest_mass_MeV += double(result.rest_energy_created_MeV) * double(w);
-            this->push_secondaries(result, st.position_cm, here, w, stack);
-            if (result.absorbed)
+            if (this->apply_interaction(result, st, here, w, stack, energy))
                 return;
-            energy = result.energy_MeV;
-            st.direction = result.direction;
         }
     }
 
@@ -423,13 +435,8 @@ class HistoryTransport
             ++bal_.interactions;
             auto const result = this->interact(energy, st.direction, voxel, i, f);
 
-            this->deposit(voxel, result.energy_deposit_MeV * w);
-            bal_.rest_mass_MeV += double(result.rest_energy_created_MeV) * double(w);
-            this->push_secondaries(result, st.position_cm, voxel, w, stack);
-            if (result.absorbed)
+            if (this->apply_interaction(result, st, voxel, w, stack, energy))
                 return;
-            energy = result.energy_MeV;
-            st.direction = result.direction;
         }
     }
 
