@@ -4,6 +4,8 @@
 #pragma once
 
 #include <filesystem>
+#include <iostream>
+#include <sstream>
 #include <string>
 
 #include <gtest/gtest.h>
@@ -50,5 +52,21 @@ inline ValidationCurves run_validation_case(std::string const& name, std::string
     fs::remove_all(out);
     c.ok = true;
     return c;
+}
+//! Issue 7's bin criterion on [z_min, z_max]: |test - ref| <= 2 % of the
+//! reference maximum + 4 combined sigma. Prints the table; a failure names it.
+inline DepthDoseComparison expect_within_two_percent(ValidationCurves const& c, double z_min_cm,
+                                                     double z_max_cm)
+{
+    DepthDoseComparisonOptions opts;
+    opts.z_min_cm = z_min_cm;
+    opts.z_max_cm = z_max_cm;
+    opts.tolerance_of_max = 0.02;
+    opts.sigmas = 4;
+    std::ostringstream report;
+    auto const cmp = compare_depth_dose(c.test, c.reference, opts, report);
+    std::cout << report.str();
+    EXPECT_TRUE(cmp.passed()) << report.str();
+    return cmp;
 }
 }  // namespace mcdose::test
