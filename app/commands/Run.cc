@@ -10,6 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/CommandRegistry.hh"
+#include "app/ListOptions.hh"
 #include "core/Comm.hh"
 #include "transport/engine/StudyRunner.hh"
 #include "transport/study/StudyInput.hh"
@@ -29,7 +30,7 @@ struct RunArgs
 {
     std::string study;
     std::string backend;
-    std::uint64_t histories{0};
+    std::string histories;  //!< whole number, scientific notation allowed ("4e7")
     int threads{-1};
     std::string output_dir;
     std::string gpus;
@@ -55,8 +56,13 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
     StudyRunOptions opts;
     if (!a.backend.empty())
         opts.backend = to_backend(a.backend);
-    if (a.histories > 0)
-        opts.histories = a.histories;
+    if (!a.histories.empty())
+    {
+        auto const n = parse_counts(a.histories, "--histories");
+        MCDOSE_VALIDATE(n.size() == 1, << "'--histories' takes one number (got '" << a.histories
+                                       << "'); e.g. --histories 4e7");
+        opts.histories = n.front();
+    }
     if (a.threads >= 0)
         opts.cpu_threads = a.threads;
     if (!a.output_dir.empty())
@@ -148,7 +154,7 @@ bool const registered = register_command(
          sub.add_option("study", a->study, "Study file (JSON)")->required()->check(CLI::ExistingFile);
          sub.add_option("--backend", a->backend, "Override the study's backend")
              ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
-         sub.add_option("--histories", a->histories, "Override run.histories");
+         sub.add_option("--histories", a->histories, "Override run.histories (e.g. 1000000 or 4e7)");
          sub.add_option("--threads", a->threads, "CPU threads (0: all cores)");
          sub.add_option("--output-dir", a->output_dir, "Override outputs.directory");
          sub.add_option("--gpus", a->gpus,
