@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Every committed study (examples/, validation/) validates against
+docs/study.schema.json, the schema rejects a misspelled field, and `mcdose check`
+accepts the same files: the schema, the parser and the examples agree.
+Usage: study_schema.py MCDOSE SOURCE_DIR"""
+import glob
+import json
+import os
+import subprocess
+import sys
+
+import jsonschema
+
+mcdose, src = sys.argv[1], sys.argv[2]
+with open(os.path.join(src, "docs", "study.schema.json")) as f:
+    schema = json.load(f)
+jsonschema.Draft7Validator.check_schema(schema)
+validator = jsonschema.Draft7Validator(schema)
+
+studies = sorted(glob.glob(os.path.join(src, "examples", "*.json"))
+                 + glob.glob(os.path.join(src, "validation", "*", "study.json"))
+                 + glob.glob(os.path.join(src, "validation", "seed_tests", "*.json")))
+failures = []
+for path in studies:
+    with open(path) as f:
+        study = json.load(f)
+    errors = sorted(validator.iter_errors(study), key=lambda e: list(e.path))
+    for e in errors:
+        failures.append(f"{path}: /{'/'.join(map(str, e.path))}: {e.message}")
+    r = subprocess.run([mcdose, "check", path], capture_output=True, text=True)
+    if r.returncode != 0:
+        failures.append(f"{path}: mcdose check failed: {r.stdout}{r.stderr}")
+if len(studies) < 5:
+    failures.append(f"expected the committed studies, found only {studies}")
+
+# A misspelled physics option is an error for both the schema and the parser.
+with open(studies[0]) as f:
+    bad = json.load(f)
+bad.setdefault("physics", {})["electron_cutof_MeV"] = 0.1
+if validator.is_valid(bad):
+    failures.append("schema accepted the misspelled field 'electron_cutof_MeV'")
+
+for line in failures:
+    print(line)
+print(f"{len(studies)} studies checked, {len(failures)} problems")
+sys.exit(1 if failures else 0)
