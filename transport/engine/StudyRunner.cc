@@ -5,6 +5,7 @@
 #include <chrono>
 #include <ctime>
 #include <iomanip>
+#include <optional>
 #include <memory>
 #include <sstream>
 
@@ -109,16 +110,31 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     StudyRunSummary summary;
     std::string const started = utc_now_iso8601();
 
-    // Sources: one per study (photons, electrons or positrons).
-    MCDOSE_VALIDATE(study.sources.size() == 1,
-                    << "'sources': this version runs exactly one source (got "
-                    << study.sources.size() << "); split the study into one per source");
-    SourceInput const& src = study.sources.front();
-    MCDOSE_VALIDATE(src.particle == SourceParticle::photon || study.physics.condensed_history,
-                    << src.pointer << "/particle: '" << to_cstring(src.particle)
-                    << "' sources need \"electron_transport\": \"condensed\" in 'physics' "
-                       "(with \"local\" a source electron would deposit all its energy at "
-                       "its entry point)");
+    // Sources: any number, each history draws one (SourceMixParams).
+    MCDOSE_VALIDATE(!study.sources.empty(), << "'sources' is empty; give at least one source");
+    double max_primary_MeV = 0;  // largest energy a history can bring (FX quantum, tables)
+    double max_kinetic_MeV = 0;
+    for (SourceInput const& s : study.sources)
+    {
+        MCDOSE_VALIDATE(s.particle == SourceParticle::photon || study.physics.condensed_history,
+                        << s.pointer << "/particle: '" << to_cstring(s.particle)
+                        << "' sources need \"electron_transport\": \"condensed\" in 'physics' "
+                           "(with \"local\" a source electron would deposit all its energy at "
+                           "its entry point)");
+        double const e = max_source_energy_MeV(s);
+        max_kinetic_MeV = std::max(max_kinetic_MeV, e);
+        max_primary_MeV = std::max(
+            max_primary_MeV,
+            e + (s.particle == SourceParticle::positron ? 2 * constants::electron_mass_MeV : 0.0));
+    }
+    std::optional<double> source_particles;  // what the run represents, if every source says
+    if (study.sources.front().particles)
+    {
+        double sum = 0;
+        for (SourceInput const& s : study.sources)
+            sum += s.particles.value_or(0);
+        source_particles = sum;
+    }
     std::uint64_t const histories = options.histories ? *options.histories
                                                       : study.run.histories.value_or(0);
     MCDOSE_VALIDATE(histories > 0 || study.run.target_uncertainty,
@@ -137,7 +153,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     bool const gpu = backend == Backend::gpu;
 
     PhotonTransportOptions popts;
-    popts.emax_MeV = std::max(0.01, 1.001 * max_source_energy_MeV(src));
+    popts.emax_MeV = std::max(0.01, 1.001 * max_kinetic_MeV);
     popts.photon_cutoff_MeV = study.physics.photon_cutoff_MeV;
     popts.tracking = study.physics.woodcock ? PhotonTracking::woodcock : PhotonTracking::siddon;
     auto& eopts = popts.electron;
@@ -168,9 +184,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     ropts.rng.kind = to_rng_kind(study.rng.generator);
     ropts.rng.seed = study.rng.seed;
     ropts.histories = histories;
-    ropts.max_primary_energy_MeV = max_source_energy_MeV(src);
-    if (src.particle == SourceParticle::positron)
-        ropts.max_primary_energy_MeV += 2 * constants::electron_mass_MeV;  // annihilation
+    ropts.max_primary_energy_MeV = max_primary_MeV;  // incl. 2 m c^2 of a positron's annihilation
     ropts.on_batch = options.on_batch;
     ropts.gpus = gpus;
     ropts.cpu_groups = options.cpu_groups;
@@ -241,11 +255,11 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     auto const t_setup = std::chrono::steady_clock::now();
     TransportRunResult run = dispatch_precision(study.physics.precision, [&](auto p) {
         using Real = ::mcdose::Real<decltype(p)::value>;
-        using Inputs = TransportGroupInputs<Real, SourceView<Real>>;
-        std::vector<SourceParams<Real>> sources;  // one per GPU (device tables), one on the CPU
+        using Inputs = TransportGroupInputs<Real, SourceMixView<Real>>;
+        std::vector<SourceMixParams<Real>> sources;  // one per GPU (device tables), one on the CPU
         sources.reserve(std::max<std::size_t>(1, gpus.size()));
         for (std::size_t i = 0; i < std::max<std::size_t>(1, gpus.size()); ++i)
-            sources.emplace_back(src, geo);
+            sources.emplace_back(study.sources, geo);
         // Called on each group's thread with its GPU current (-1 on the CPU).
         std::function<Inputs(int)> const inputs = [&](int device) {
             std::size_t const i
@@ -259,7 +273,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
             using Engine = typename decltype(tag)::type;
             return dispatch_tally_method(method, [&](auto policy) {
                 using Policy = decltype(policy);
-                return run_transport_groups<Real, Engine, Policy, SourceView<Real>>(
+                return run_transport_groups<Real, Engine, Policy, SourceMixView<Real>>(
                     inputs, method, geo.num_voxels(), ropts);
             });
         });
@@ -329,7 +343,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         meta.stop_reason = run.complete ? stop_reason : "interrupted";
         meta.uncertainty_reached = summary.uncertainty_reached;
         meta.uncertainty_dose_fraction = study.run.uncertainty_dose_fraction;
-        meta.source_particles = src.particles;
+        meta.source_particles = source_particles;
         EnergyBalance e = run.balance;
         e.emitted_MeV *= per;
         e.deposited_MeV *= per;

@@ -13,7 +13,7 @@
 namespace mcdose
 {
 template<class Real, class Engine, class Policy>
-using ProductTransportArgs = TransportArgs<Real, Engine, Policy, SourceView<Real>>;
+using ProductTransportArgs = TransportArgs<Real, Engine, Policy, SourceMixView<Real>>;
 }  // namespace mcdose
 
 //! Apply MACRO(Real, Engine, Policy) to every engine and policy for one precision.

@@ -177,6 +177,64 @@ SourceView<Real> const& SourceParams<Real>::device_view()
     return device_;
 }
 
+template<class Real>
+SourceMixParams<Real>::SourceMixParams(std::vector<SourceInput> const& inputs,
+                                       GridGeometry const& grid)
+{
+    MCDOSE_VALIDATE(!inputs.empty(), << "'sources' is empty; give at least one source");
+    std::size_t with_particles = 0;
+    for (auto const& in : inputs)
+        with_particles += in.particles.has_value();
+    MCDOSE_VALIDATE(with_particles == 0 || with_particles == inputs.size(),
+                    << "'sources': " << with_particles << " of " << inputs.size()
+                    << " sources give 'particles'; give it for every source (the run then "
+                       "represents their sum) or for none");
+    double total = 0;
+    for (auto const& in : inputs)
+    {
+        params_.emplace_back(in, grid);
+        double const w = with_particles ? *in.particles : in.weight;
+        MCDOSE_VALIDATE(w > 0, << in.pointer << ": the source's "
+                               << (with_particles ? "'particles'" : "'weight'")
+                               << " must be positive (got " << w << ")");
+        probability_.push_back(w);
+        total += w;
+    }
+    double acc = 0;
+    for (auto& p : probability_)
+    {
+        p /= total;
+        acc += p;
+        cdf_.push_back(Real(acc));
+    }
+    cdf_.back() = 1;
+    for (auto const& p : params_)
+        host_views_.push_back(p.host_view());
+}
+
+template<class Real>
+SourceMixView<Real> SourceMixParams<Real>::host_view() const
+{
+    return {make_span(host_views_), make_span(cdf_)};
+}
+
+template<class Real>
+SourceMixView<Real> SourceMixParams<Real>::device_view()
+{
+    if (!uploaded_)
+    {
+        std::vector<SourceView<Real>> views;
+        for (auto& p : params_)
+            views.push_back(p.device_view());
+        device_views_ = DeviceBuffer<SourceView<Real>>(views);
+        device_cdf_ = DeviceBuffer<Real>(cdf_);
+        uploaded_ = true;
+    }
+    return {std::as_const(device_views_).device_span(), std::as_const(device_cdf_).device_span()};
+}
+
 template class SourceParams<float>;
 template class SourceParams<double>;
+template class SourceMixParams<float>;
+template class SourceMixParams<double>;
 }  // namespace mcdose

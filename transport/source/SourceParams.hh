@@ -57,6 +57,35 @@ class SourceParams
     bool uploaded_{false};
 };
 
+//! The sources of a study as one sampler (SourceMixView). Selection
+//! probabilities: proportional to each source's `particles` when every source
+//! gives one (the run then represents their sum), else to `weight`; a mix of
+//! sources with and without `particles` is refused.
+template<class Real>
+class SourceMixParams
+{
+  public:
+    SourceMixParams(std::vector<SourceInput> const& inputs, GridGeometry const& grid);
+
+    SourceMixView<Real> host_view() const;
+    //! Device sampler (views and tables uploaded on the first call).
+    SourceMixView<Real> device_view();
+
+    //! Selection probability of source k.
+    double probability(std::size_t k) const { return probability_.at(k); }
+
+  private:
+    std::vector<SourceParams<Real>> params_;
+    std::vector<double> probability_;
+    std::vector<Real> cdf_;
+    std::vector<SourceView<Real>> host_views_;
+    DeviceBuffer<SourceView<Real>> device_views_;
+    DeviceBuffer<Real> device_cdf_;
+    bool uploaded_{false};
+};
+
 extern template class SourceParams<float>;
 extern template class SourceParams<double>;
+extern template class SourceMixParams<float>;
+extern template class SourceMixParams<double>;
 }  // namespace mcdose

@@ -22,6 +22,7 @@
 #include "core/Assert.hh"
 #include "core/Constants.hh"
 #include "core/Macros.hh"
+#include "core/Span.hh"
 #include "rng/Distributions.hh"
 #include "transport/Particle.hh"
 #include "transport/geometry/VectorMath.hh"
@@ -131,6 +132,31 @@ struct SourceView
                                             cos_theta * direction[2]}});
         d = axpy(sin_theta * std::sin(phi), axis_v, d);
         return {normalized(d), cos_theta};
+    }
+};
+
+//! Several sources of one study: each history draws its source with the
+//! selection probabilities `cdf` (cumulative, last = 1), then samples it. A
+//! single source consumes no extra random number, so one-source runs are
+//! unchanged by the mixture.
+template<class Real>
+struct SourceMixView
+{
+    Span<SourceView<Real> const> sources;
+    Span<Real const> cdf;
+
+    template<class Engine>
+    MCDOSE_FUNCTION Particle<Real> operator()(Engine& rng) const
+    {
+        MCDOSE_EXPECT(!sources.empty() && cdf.size() == sources.size());
+        size_type k = 0;
+        if (sources.size() > 1)
+        {
+            Real const xi = generate_canonical<Real>(rng);
+            while (k + 1 < sources.size() && xi > cdf[k])
+                ++k;
+        }
+        return sources[k](rng);
     }
 };
 }  // namespace mcdose

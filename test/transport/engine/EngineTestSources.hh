@@ -12,11 +12,12 @@
 
 namespace mcdose::test
 {
-//! The product pencil source (what the driver runs on host and device) at a
-//! position given in the grid's local frame (corner of voxel 0 at 0), along +z.
+//! The product source (a one-source SourceMixParams, what the driver runs on
+//! host and device): a pencil beam along +z at a position given in the grid's
+//! local frame (corner of voxel 0 at 0).
 template<class Real>
-SourceParams<Real> pencil_source(GridGeometry const& g, ParticleType type, double energy_MeV,
-                                 Real3 local_position_cm)
+SourceMixParams<Real> pencil_source(GridGeometry const& g, ParticleType type, double energy_MeV,
+                                    Real3 local_position_cm)
 {
     SourceInput in;
     in.kind = SourceKind::pencil;
@@ -27,7 +28,7 @@ SourceParams<Real> pencil_source(GridGeometry const& g, ParticleType type, doubl
     for (int a = 0; a < 3; ++a)
         in.position_cm[a] = local_position_cm[a] + g.origin_cm[a] - 0.5 * g.spacing_cm[a];
     in.direction = {{0, 0, 1}};
-    return SourceParams<Real>(in, g);
+    return SourceMixParams<Real>({in}, g);
 }
 
 //! Voxel data of a material-0 box (density 1) with a layer of material 1 at

@@ -2,6 +2,7 @@
 //! uncertainty, with the files a user gets.
 #include "transport/engine/StudyRunner.hh"
 
+#include <cmath>
 #include <filesystem>
 #include <fstream>
 
@@ -98,6 +99,50 @@ TEST(StudyRunTest, ElectronSourceRunsWithCondensedHistory)
     EXPECT_EQ(400u, s.histories);
     EXPECT_LT(std::fabs(s.balance.relative_imbalance()), 1e-9);
     EXPECT_GT(s.balance.deposited_MeV, 0);
+}
+
+// Several sources: each history draws one with probability proportional to
+// its weight (or to its 'particles' when every source gives them): a 1 MeV
+// photon (weight 1) and a 2 MeV electron (weight 3) emit 1.75 MeV per history
+// on average (binomial 4-sigma bound); 'particles' 100 and 300 select exactly
+// as weights 1 and 3 (same random numbers, same result up to the order of
+// the per-thread sums).
+TEST(StudyRunTest, SeveralSourcesAreMixedByWeightOrParticles)
+{
+    StudyInput study = parse_study(study_text(R"({"histories": 4000})", "/tmp"), "/tmp/s.json");
+    SourceInput electron = study.sources.front();
+    electron.particle = SourceParticle::electron;
+    electron.energy_MeV = 2.0;
+    electron.weight = 3;
+    electron.pointer = "/sources/1";
+    study.sources.push_back(electron);
+    StudyRunOptions opts;
+    opts.write_outputs = false;
+    auto const by_weight = run_study(study, opts);
+    double const mean = by_weight.balance.emitted_MeV / 4000;
+    EXPECT_NEAR(1.75, mean, 4 * std::sqrt(0.75 * 0.25 / 4000));
+    EXPECT_LT(std::fabs(by_weight.balance.relative_imbalance()), 1e-9);
+
+    study.sources[0].particles = 100;
+    study.sources[1].particles = 300;
+    study.sources[0].weight = 7;  // ignored when particles are given
+    auto const by_particles = run_study(study, opts);
+    EXPECT_EQ(by_weight.balance.emitted_MeV, by_particles.balance.emitted_MeV);
+    // (per-thread double sums are added in scheduling order: equal to rounding)
+    EXPECT_NEAR(by_weight.balance.deposited_MeV, by_particles.balance.deposited_MeV,
+                1e-9 * by_weight.balance.deposited_MeV);
+
+    study.sources[1].particles.reset();
+    try
+    {
+        run_study(study, opts);
+        FAIL() << "'particles' on only some sources must be refused";
+    }
+    catch (RuntimeError const& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("give it for every source"), std::string::npos)
+            << e.what();
+    }
 }
 
 TEST(StudyRunTest, ElectronSourceWithLocalDepositionIsRefusedClearly)
