@@ -154,10 +154,13 @@ ElectronHostTables build_electron_tables(std::vector<Material> const& materials,
     t.msc_ln_ratio_min = std::log(ratio_lo);
     t.msc_ratio_delta = (std::log(ratio_hi) - t.msc_ln_ratio_min) / (msc_points - 1);
     t.msc_ln_screening_of_ratio.resize(msc_points);
+    t.msc_mean_of_ratio.resize(msc_points);
     for (unsigned j = 0; j < msc_points; ++j)
     {
         double const ratio = std::exp(t.msc_ln_ratio_min + t.msc_ratio_delta * j);
-        t.msc_ln_screening_of_ratio[j] = solve_ln_screening(wentzel_ratio, ratio);
+        double const ln_a = solve_ln_screening(wentzel_ratio, ratio);
+        t.msc_ln_screening_of_ratio[j] = ln_a;
+        t.msc_mean_of_ratio[j] = wentzel_mean_one_minus_mu(std::exp(ln_a));
     }
     return t;
 }

@@ -32,12 +32,12 @@ struct ElectronHostTables
     unsigned brems_points{0};
     std::vector<double> brems_shape;
     //! MW multiple-scattering tables (WentzelScreeningTable): on a ln m1 grid,
-    //! ln A_1 and <t^2>_A1; on a ln(ratio) grid, ln A.
+    //! ln A_1 and <t^2>_A1; on a ln(ratio) grid, ln A and <t>_A.
     double msc_m1_min{0}, msc_m1_max{0};
     double msc_ln_m1_min{0}, msc_m1_delta{0};
     std::vector<double> msc_ln_screening, msc_second_moment;
     double msc_ln_ratio_min{0}, msc_ratio_delta{0};
-    std::vector<double> msc_ln_screening_of_ratio;
+    std::vector<double> msc_ln_screening_of_ratio, msc_mean_of_ratio;
 };
 
 //! Build the tables for kinetic energies [emin, emax] (emax: the largest

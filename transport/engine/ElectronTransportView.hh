@@ -18,7 +18,7 @@
 #pragma once
 
 #include "core/Span.hh"
-#include "transport/engine/LogGrid.hh"
+#include "transport/LogGrid.hh"
 #include "transport/interactors/BremsstrahlungInteractor.hh"
 #include "transport/interactors/MultipleScattering.hh"
 

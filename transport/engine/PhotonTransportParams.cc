@@ -346,9 +346,7 @@ PhotonTransportView<Real> PhotonTransportParams::view(MemSpace where) const
     v.material = grid_view.material;
     v.density_g_cm3 = grid_view.density_g_cm3;
 
-    v.grid.ln_emin = Real(h.ln_emin);
-    v.grid.inv_delta = Real(1 / h.delta);
-    v.grid.size = n_;
+    v.grid = make_log_grid<Real>(h.ln_emin, h.delta, n_);
     v.num_materials = h.num_materials;
     v.max_elements = h.max_elements;
     v.mu_rho = s.place(S::convert(h.mu_rho), where);
@@ -415,9 +413,7 @@ PhotonTransportView<Real> PhotonTransportParams::view(MemSpace where) const
         ev.max_mfp_fraction = Real(eo.max_mfp_fraction);
         if (eo.condensed_history)
         {
-            ev.grid.ln_emin = Real(et.ln_emin);
-            ev.grid.inv_delta = Real(1 / et.delta);
-            ev.grid.size = et.size;
+            ev.grid = make_log_grid<Real>(et.ln_emin, et.delta, et.size);
             ev.stopping = s.place(S::convert(et.stopping), where);
             ev.transport_xs = s.place(S::convert(et.transport_xs), where);
             ev.hard_xs = s.place(S::convert(et.hard_xs), where);
@@ -427,19 +423,14 @@ PhotonTransportView<Real> PhotonTransportParams::view(MemSpace where) const
             ev.transport_xs2 = s.place(S::convert(et.transport_xs2), where);
             ev.msc.m1_min = Real(et.msc_m1_min);
             ev.msc.m1_max = Real(et.msc_m1_max);
-            auto ln_table = [&](double ln_min, double delta, std::vector<double> const& values) {
-                LnGridTable<Real> g;
-                g.ln_min = Real(ln_min);
-                g.inv_delta = Real(1 / delta);
-                g.size = static_cast<unsigned>(values.size());
-                g.values = s.place(S::convert(values), where);
-                return g;
-            };
-            ev.msc.ln_screening = ln_table(et.msc_ln_m1_min, et.msc_m1_delta, et.msc_ln_screening);
-            ev.msc.second_moment
-                = ln_table(et.msc_ln_m1_min, et.msc_m1_delta, et.msc_second_moment);
-            ev.msc.ln_screening_of_ratio
-                = ln_table(et.msc_ln_ratio_min, et.msc_ratio_delta, et.msc_ln_screening_of_ratio);
+            ev.msc.m1_grid = make_log_grid<Real>(et.msc_ln_m1_min, et.msc_m1_delta,
+                                                 et.msc_ln_screening.size());
+            ev.msc.ln_screening = s.place(S::convert(et.msc_ln_screening), where);
+            ev.msc.second_moment = s.place(S::convert(et.msc_second_moment), where);
+            ev.msc.ratio_grid = make_log_grid<Real>(et.msc_ln_ratio_min, et.msc_ratio_delta,
+                                                    et.msc_ln_screening_of_ratio.size());
+            ev.msc.ln_screening_of_ratio = s.place(S::convert(et.msc_ln_screening_of_ratio), where);
+            ev.msc.mean_of_ratio = s.place(S::convert(et.msc_mean_of_ratio), where);
         }
     }
 

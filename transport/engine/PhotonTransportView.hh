@@ -21,7 +21,7 @@
 #include "core/Span.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "transport/engine/ElectronTransportView.hh"
-#include "transport/engine/LogGrid.hh"
+#include "transport/LogGrid.hh"
 #include "transport/geometry/VoxelGeometryView.hh"
 #include "transport/interactors/ComptonData.hh"
 #include "transport/interactors/PairProductionData.hh"

@@ -27,8 +27,10 @@
 //! (test/transport/engine/ElectronTransport.test.cc).
 //!
 //! Inverse CDF of the Wentzel distribution: t = 2 A xi / (1 + A - xi).
-//! A_1(m1), <t^2>_A1(m1) and A(<t^2>_A/<t>_A) have no closed form: they are
-//! tabulated (WentzelScreeningTable, built by ElectronTables.cc).
+//! A_1(m1), <t^2>_A1(m1), A(r) and <t>_A(r) with r = <t^2>_A/<t>_A have no
+//! closed form: they are tabulated in double on the host
+//! (WentzelScreeningTable, built by ElectronTables.cc), so the device does no
+//! double-precision special functions here.
 #pragma once
 
 #include <cmath>
@@ -36,53 +38,36 @@
 #include "core/Macros.hh"
 #include "core/Span.hh"
 #include "rng/Distributions.hh"
+#include "transport/LogGrid.hh"
 
 namespace mcdose
 {
 //! <t> = <1 - mu> of the Wentzel distribution with screening parameter A
-//! (log1p keeps it accurate for large A).
-MCDOSE_FORCEINLINE_FUNCTION double wentzel_mean_one_minus_mu(double A)
+//! (host tables; log1p keeps it accurate for large A).
+inline double wentzel_mean_one_minus_mu(double A)
 {
     return 2 * A * ((1 + A) * std::log1p(1 / A) - 1);
 }
 
 //! <t^2> of the Wentzel distribution (host tables; cancels for A >> 1e3).
-MCDOSE_FORCEINLINE_FUNCTION double wentzel_second_moment(double A)
+inline double wentzel_second_moment(double A)
 {
     return 4 * A * (1 + A) - 8 * A * A * (1 + A) * std::log1p(1 / A) + 4 * A * A;
 }
 
-//! Linear interpolation on a uniform grid of ln x (clamped at both ends).
-template<class Real>
-struct LnGridTable
-{
-    Real ln_min{0};
-    Real inv_delta{0};
-    unsigned size{0};
-    Span<Real const> values;
-
-    MCDOSE_FORCEINLINE_FUNCTION Real operator()(Real x) const
-    {
-        Real u = (std::log(x) - ln_min) * inv_delta;
-        u = u < 0 ? Real(0) : u;
-        unsigned j = static_cast<unsigned>(u);
-        if (j > size - 2)
-            j = size - 2;
-        Real f = u - Real(j);
-        f = f > 1 ? Real(1) : f;
-        return values[j] + f * (values[j + 1] - values[j]);
-    }
-};
-
-//! The MW model's tables (see file comment).
+//! The MW model's tables (see file comment), each pair on one uniform ln grid
+//! (one log per lookup of both).
 template<class Real>
 struct WentzelScreeningTable
 {
     Real m1_min{0};  //!< below it no deflection (< 1e-10 rad^2)
     Real m1_max{0};  //!< above it the deflection is taken as isotropic
-    LnGridTable<Real> ln_screening;   //!< ln A_1 as a function of m1
-    LnGridTable<Real> second_moment;  //!< <t^2>_A1 as a function of m1
-    LnGridTable<Real> ln_screening_of_ratio;  //!< ln A as a function of <t^2>_A / <t>_A
+    LogGridView<Real> m1_grid;        //!< grid of ln m1
+    Span<Real const> ln_screening;    //!< ln A_1(m1)
+    Span<Real const> second_moment;   //!< <t^2>_A1(m1)
+    LogGridView<Real> ratio_grid;     //!< grid of ln r, r = <t^2>_A / <t>_A
+    Span<Real const> ln_screening_of_ratio;  //!< ln A(r)
+    Span<Real const> mean_of_ratio;          //!< <t>_A(r)
 };
 
 //! Sample t = 1 - cos(theta) over a step with m1 = 1 - exp(-s/lambda_1) and
@@ -97,33 +82,36 @@ MCDOSE_FUNCTION Real sample_msc_one_minus_mu(WentzelScreeningTable<Real> const& 
     if (m1 <= table.m1_min)
         return 0;
     Real const t2 = 2 * m1 - Real(2) / 3 * m2;  // target <t^2>
-    Real A = std::exp(table.ln_screening(m1));
-    Real const t2_1 = table.second_moment(m1);
+    unsigned i;
+    Real f;
+    table.m1_grid.find(m1, i, f);
+    Real const t2_1 = lerp_table(table.second_moment.data(), i, f);
+    Real ln_a = lerp_table(table.ln_screening.data(), i, f);  // A_1
     if (t2 >= t2_1)
     {
-        // Heavier tail: no deflection with probability 1 - p, else Wentzel(A).
-        Real const ratio = t2 / m1;
-        Real const A_r = std::exp(table.ln_screening_of_ratio(ratio));
-        Real const p = Real(m1 / wentzel_mean_one_minus_mu(double(A_r)));
+        // Heavier tail: no deflection with probability 1 - p, else Wentzel(A(r)).
+        // (p >= 1 only at the table's edge: keep Wentzel(A_1) there.)
+        unsigned j;
+        Real g;
+        table.ratio_grid.find(t2 / m1, j, g);
+        Real const p = m1 / lerp_table(table.mean_of_ratio.data(), j, g);
         if (p < 1)
         {
             if (xi > p)
                 return 0;
             xi /= p;
-            A = A_r;
+            ln_a = lerp_table(table.ln_screening_of_ratio.data(), j, g);
         }
     }
     else
     {
         // Lighter tail: t = m1 with probability B, else Wentzel(A_1).
         Real const B = (t2_1 - t2) / (t2_1 - m1 * m1);
-        if (B > 0)
-        {
-            if (xi <= B)
-                return m1;
-            xi = (xi - B) / (1 - B);
-        }
+        if (xi <= B)
+            return m1;
+        xi = (xi - B) / (1 - B);
     }
+    Real const A = std::exp(ln_a);
     Real const t = 2 * A * xi / (1 + A - xi);
     return t > 2 ? Real(2) : t;
 }

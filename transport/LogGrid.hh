@@ -1,4 +1,4 @@
-//! \file transport/engine/LogGrid.hh
+//! \file transport/LogGrid.hh
 //! Uniform grid in ln(E) for O(1) table lookups in the transport loop (no
 //! binary search, one log per lookup). Tables on it are interpolated
 //! linearly in ln(E); with the default 400 points per decade
@@ -8,6 +8,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstddef>
 
 #include "core/Assert.hh"
 #include "core/Macros.hh"
@@ -45,6 +46,17 @@ struct LogGridView
         }
     }
 };
+
+//! The grid E_k = exp(ln_emin + k delta), k < size, in precision Real.
+template<class Real>
+LogGridView<Real> make_log_grid(double ln_emin, double delta, std::size_t size)
+{
+    LogGridView<Real> g;
+    g.ln_emin = Real(ln_emin);
+    g.inv_delta = Real(1 / delta);
+    g.size = static_cast<unsigned>(size);
+    return g;
+}
 
 //! Linear interpolation of `values[i]`, `values[i + 1]` (strided by `stride`).
 template<class Real>
