@@ -213,10 +213,30 @@ class HistoryTransport
         escaped       //!< left the grid
     };
 
-    //! Fly `length` cm straight, depositing `loss_per_cm * weight` per cm in
-    //! each voxel crossed; `travelled` gets the distance flown.
+    //! Energy lost along a charged track but not yet handed to the tally: a
+    //! track's consecutive deposits in one voxel (both hinge segments, several
+    //! steps) become one atomic add.
+    struct PendingDeposit
+    {
+        size_type voxel;
+        Real energy_MeV;
+    };
+
+    MCDOSE_FORCEINLINE_FUNCTION void add_deposit(PendingDeposit& pending, size_type voxel,
+                                                 Real energy_MeV)
+    {
+        if (voxel != pending.voxel)
+        {
+            this->deposit(pending.voxel, pending.energy_MeV);
+            pending = {voxel, Real(0)};
+        }
+        pending.energy_MeV += energy_MeV;
+    }
+
+    //! Fly `length` cm straight, adding `loss_per_cm * weight` per cm to the
+    //! pending deposit of each voxel crossed; `travelled` gets the distance flown.
     MCDOSE_FUNCTION Flight fly_charged(VoxelTrackState<Real>& st, Real length, Real loss_per_cm,
-                                       Real weight, Real& travelled)
+                                       Real weight, PendingDeposit& pending, Real& travelled)
     {
         size_type v = nav_.voxel(st);
         MaterialIndex const m = phys_.material[v];
@@ -229,11 +249,11 @@ class HistoryTransport
             if (left <= b.distance_cm)
             {
                 nav_.move_internal(st, left);
-                this->deposit(v, loss_per_cm * left * weight);
+                this->add_deposit(pending, v, loss_per_cm * left * weight);
                 travelled += left;
                 return Flight::completed;
             }
-            this->deposit(v, loss_per_cm * b.distance_cm * weight);
+            this->add_deposit(pending, v, loss_per_cm * b.distance_cm * weight);
             travelled += b.distance_cm;
             left -= b.distance_cm;
             if (!nav_.cross_boundary(st, b))
@@ -265,12 +285,14 @@ class HistoryTransport
         }
         Real const w = p.weight;
         Real energy = p.energy_MeV;
+        PendingDeposit pending{nav_.voxel(st), Real(0)};
         for (;;)
         {
             size_type const voxel = nav_.voxel(st);
             if (energy <= el.absorption_MeV)
             {
-                this->deposit(voxel, energy * w);
+                this->add_deposit(pending, voxel, energy * w);
+                this->deposit(pending.voxel, pending.energy_MeV);
                 bal_.below_cutoff_MeV += double(energy) * double(w);
                 if (positron)
                     this->annihilate_at_rest(st.position_cm, voxel, w, stack);
@@ -319,7 +341,7 @@ class HistoryTransport
             // Random hinge: tau s, deflection, (1 - tau) s.
             Real travelled;
             Real const first = step * generate_canonical<Real>(rng_);
-            Flight flight = this->fly_charged(st, first, loss_per_cm, w, travelled);
+            Flight flight = this->fly_charged(st, first, loss_per_cm, w, pending, travelled);
             energy -= loss_per_cm * travelled;
             if (flight == Flight::completed)
             {
@@ -328,13 +350,14 @@ class HistoryTransport
                 Real const t = sample_msc_one_minus_mu(el.msc, m1, m2, rng_);
                 st.direction = rotate_azimuth_fraction(st.direction, 1 - t,
                                                        generate_canonical<Real>(rng_));
-                flight = this->fly_charged(st, step - first, loss_per_cm, w, travelled);
+                flight = this->fly_charged(st, step - first, loss_per_cm, w, pending, travelled);
                 energy -= loss_per_cm * travelled;
             }
             if (energy < 0)
                 energy = 0;  // rounding of the last step (the deposit is already booked)
             if (flight == Flight::escaped)
             {
+                this->deposit(pending.voxel, pending.energy_MeV);
                 bal_.escaped_MeV += double(energy) * double(w);
                 if (positron)
                     this->annihilate_outside(w);
@@ -369,7 +392,10 @@ class HistoryTransport
                 result = AnnihilationInteractor<Real>(energy, st.direction)(rng_);
             }
             if (this->apply_interaction(result, st, here, w, stack, energy))
+            {
+                this->deposit(pending.voxel, pending.energy_MeV);  // annihilated in flight
                 return;
+            }
         }
     }
 
