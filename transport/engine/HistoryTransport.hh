@@ -264,11 +264,19 @@ class HistoryTransport
         }
     }
 
-    //! Total hard cross section [cm^2/g] of row `row` at grid position (i, f).
-    MCDOSE_FORCEINLINE_FUNCTION Real hard_xs(unsigned row, unsigned i, Real f) const
+    //! Hard-event cross sections [1/cm] of row `row` at grid position (i, f).
+    struct HardCrossSections
+    {
+        Real inelastic, brems, annihilation;
+        MCDOSE_FORCEINLINE_FUNCTION Real total() const { return inelastic + brems + annihilation; }
+    };
+
+    MCDOSE_FORCEINLINE_FUNCTION HardCrossSections hard_xs(unsigned row, unsigned i, Real f,
+                                                          Real rho) const
     {
         Real const* h = phys_.electron.hard_xs.data() + row * 3;
-        return lerp_table(h, i, f, 3) + lerp_table(h + 1, i, f, 3) + lerp_table(h + 2, i, f, 3);
+        return {lerp_table(h, i, f, 3) * rho, lerp_table(h + 1, i, f, 3) * rho,
+                lerp_table(h + 2, i, f, 3) * rho};
     }
 
     //! Class II condensed history of an electron or positron (file comment).
@@ -315,9 +323,9 @@ class HistoryTransport
             el.grid.find(std::fmax(energy - stop0 * step, el.absorption_MeV), i_lo, f_lo);
             // Majorant over the step's energies (the hard cross sections are
             // smooth and monotonic across a few-percent energy range; 2 % margin).
-            Real const hard_max
-                = std::fmax(this->hard_xs(row, i, f), this->hard_xs(row, i_lo, f_lo)) * rho
-                  * Real(1.02);
+            Real const hard_max = std::fmax(this->hard_xs(row, i, f, rho).total(),
+                                            this->hard_xs(row, i_lo, f_lo, rho).total())
+                                  * Real(1.02);
             bool hard = false;
             if (hard_max > 0)
             {
@@ -368,21 +376,18 @@ class HistoryTransport
 
             // Hard event: real with probability sigma(E) / majorant.
             el.grid.find(energy, i, f);
-            Real const* h = el.hard_xs.data() + row * 3;
-            Real const s_inel = lerp_table(h, i, f, 3) * rho;
-            Real const s_brems = lerp_table(h + 1, i, f, 3) * rho;
-            Real const s_ann = lerp_table(h + 2, i, f, 3) * rho;
+            auto const xs = this->hard_xs(row, i, f, rho);
             Real const xi = generate_canonical<Real>(rng_) * hard_max;
-            if (xi > s_inel + s_brems + s_ann)
+            if (xi > xs.total())
                 continue;  // delta event
             size_type const here = nav_.voxel(st);
             Interaction<Real> result;
-            if (xi <= s_inel)
+            if (xi <= xs.inelastic)
             {
                 result = MollerBhabhaInteractor<Real>(energy, st.direction, el.delta_cut_MeV,
                                                       positron)(rng_);
             }
-            else if (xi <= s_inel + s_brems)
+            else if (xi <= xs.inelastic + xs.brems)
             {
                 result = BremsstrahlungInteractor<Real>(energy, st.direction, el.brems_cut_MeV,
                                                         el.brems, m, i, f)(rng_);
