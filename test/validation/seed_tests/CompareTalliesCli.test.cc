@@ -150,4 +150,14 @@ TEST_F(CompareTalliesCliTest, BadOptionsGiveClearErrors)
         EXPECT_FALSE(fs::exists(json_path())) << c.args;
     }
 }
-} // namespace mcdose::test
+// The built-in seed test (20 MeV electrons, now transported) runs and the
+// header shows the paper's V100 time next to ours.
+TEST_F(CompareTalliesCliTest, SeedTestHeaderShowsThePapersTime)
+{
+    auto const r = compare("--test 2 --methods hb --precisions double --histories 20 "
+                           "--backend cpu");
+    ASSERT_EQ(0, r.exit_code) << r.output;
+    EXPECT_NE(r.output.find("V100, 4000000 histories): HB 1.9 s"), std::string::npos) << r.output;
+    EXPECT_TRUE(has_row(r.output, "hb", "double")) << r.output;
+}
+}  // namespace mcdose::test

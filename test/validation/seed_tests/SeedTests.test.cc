@@ -60,13 +60,6 @@ TEST(SeedTestsTest, CommittedStudiesMatchTheBuiltInPresets)
     }
 }
 
-TEST(SeedTestsTest, SeedTimesAreThoseOfThePaper)
-{
-    EXPECT_EQ(1.9, *seed_test_info(2).v100_hb_time_s);
-    EXPECT_EQ(1.3, *seed_test_info(3).v100_hb_time_s);
-    EXPECT_FALSE(seed_test_info(4).v100_hb_time_s.has_value());
-}
-
 TEST(SeedTestsTest, OtherNumbersAreRefusedNamingTheOption)
 {
     for (int n : {0, 1, 5})
