@@ -2,7 +2,7 @@
 # GPU checks and benchmarks, run from the repository root on the GPU machine with
 # the relocatable bundle in bundle/ (scripts/bootstrap.sh bundle). Results go to
 # $OUT (or ./gpu_results). Usage:
-#   benchmarks/gpu_suite.sh tests|rng|tally|tally-cas|transport|electrons|seed|sweep|crosscheck|scale ...
+#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|seed|seed-fast|sweep|crosscheck|scale|profile ...
 # scale: SCALE_HISTORIES (default 4e7) histories of the seed's test 2 on 1, 2 and 4 GPUs
 # (one process, --gpus N) and with one MPI rank per GPU, FX + Philox; times each and
 # checks that the FX datasets are bitwise identical; writes $OUT/scale.json.
@@ -144,6 +144,35 @@ for part in "$@"; do
       log "compare-tallies test 3"; timeout 200 $M compare-tallies --test 3 --backend gpu --json "$OUT/test3_table.json"
       log "compare-tallies test 4"; timeout 120 $M compare-tallies --test 4 --backend gpu --methods fa,hb,wib,fx --json "$OUT/test4_table.json"
       log "compare-tallies test 4 cas/wag/kas"; timeout 120 $M compare-tallies --test 4 --backend gpu --methods cas,wag,kas --histories 4e5 --json "$OUT/test4_cas.json" ;;
+    seed-fast)
+      # The seed-test timings that track transport speed (HB, WIB, FX; both precisions).
+      log "compare-tallies test 2 hb,wib,fx"; timeout 200 $M compare-tallies --test 2 --backend gpu --methods hb,wib,fx --json "$OUT/test2_fast.json"
+      log "compare-tallies test 3 hb,fx"; timeout 120 $M compare-tallies --test 3 --backend gpu --methods hb,fx --json "$OUT/test3_fast.json" ;;
+    tracking)
+      # Woodcock against Siddon photon tracking (issue 6): the photon benchmarks and
+      # seed test 2 (brems photons), HB, both precisions, same seeds.
+      for E in 1.25 6; do
+        for T in siddon woodcock; do
+          for P in double single; do
+            sed -e "s/\"precision\": \"double\"/\"precision\": \"$P\", \"photon_tracking\": \"$T\"/" \
+              benchmarks/photon_pencil_${E}MeV_water.json > /tmp/trk_${E}_${T}_${P}.json
+            log "tracking: ${E} MeV photons, $T, $P, 1e7 histories"
+            timeout 120 $M run /tmp/trk_${E}_${T}_${P}.json --backend gpu --histories 10000000 \
+              --output-dir /tmp/trk_out | grep -E "transport|histories/s|energy balance"
+          done
+        done
+      done
+      for T in siddon woodcock; do
+        sed -e "s/\"precision\": \"double\"/\"precision\": \"double\", \"photon_tracking\": \"$T\"/" \
+          validation/seed_tests/test2.json > /tmp/test2_$T.json
+        log "tracking: seed test 2, $T"
+        timeout 120 $M compare-tallies --study /tmp/test2_$T.json --backend gpu --methods hb --json "$OUT/test2_$T.json" | tail -3
+      done ;;
+    device-tests)
+      log info; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+      for t in bundle/tests/test_*; do
+        log "$t (device tests)"; timeout 300 "$t" --gtest_brief=1 --gtest_filter='*Device*:*Gpu*:*GPU*' 2>&1 | tail -25
+      done ;;
     sweep)
       log "sweep a"; timeout 200 $M compare-tallies --mode sweep --backend gpu --histories 4e6,8e6,1.6e7 --json "$OUT/sweep_a.json"
       log "sweep b"; timeout 200 $M compare-tallies --mode sweep --backend gpu --histories 3.2e7,6.4e7 --json "$OUT/sweep_b.json" ;;
@@ -154,5 +183,26 @@ for part in "$@"; do
     scale)
       scale_scale
       ;;
+    profile)
+      # Seed test 2 (20 MeV electrons, 100^3 water, HB) under Nsight Compute: one
+      # batch's transport kernel with the full section set, the summary page and the
+      # per-SASS-line stall samples (needs the -lineinfo the build adds). PROFILE_PRECISION
+      # (double|single) and PROFILE_HISTORIES (default 2000000, in 2 batches: the profiled
+      # launch then gives each of the ~1e5 threads several histories) choose the run.
+      P=${PROFILE_PRECISION:-double}; H=${PROFILE_HISTORIES:-2000000}
+      sed -e "s/\"precision\": \"single\"/\"precision\": \"$P\"/" -e 's/"method": "wib"/"method": "hb"/' \
+          -e 's/"batches": 10/"batches": 2/' -e 's/"image_format": "mha"/"image_format": "none"/' \
+          examples/water_20MeV_electrons.json > /tmp/prof_$P.json
+      log "resource usage of the transport kernels"
+      cuobjdump --dump-resource-usage "$M" 2>/dev/null | grep -A1 -E "Function .*transport_kernel" \
+        | grep -E "Function|REG" | paste - - | sed -E 's/Function ([^:]*):.*(REG:[0-9]+ STACK:[0-9]+ SHARED:[0-9]+ LOCAL:[0-9]+).*/\2 \1/' \
+        | cut -c1-160 > "$OUT/resource_usage.txt"; head -5 "$OUT/resource_usage.txt"
+      log "ncu $P $H histories"
+      timeout 400 ncu --clock-control none --set full --import-source yes -k regex:transport_kernel -c 1 \
+        -f -o /tmp/prof_$P $M run /tmp/prof_$P.json --backend gpu --histories "$H" --output-dir /tmp/prof_out > "$OUT/ncu_$P.log" 2>&1
+      tail -5 "$OUT/ncu_$P.log"
+      ncu -i /tmp/prof_$P.ncu-rep --page details > "$OUT/ncu_details_$P.txt" 2>&1
+      ncu -i /tmp/prof_$P.ncu-rep --page source --csv --print-source cuda,sass 2>&1 | gzip > "$OUT/ncu_source_$P.csv.gz"
+      ls -la "$OUT" ;;
   esac
 done

@@ -13,13 +13,19 @@
 #    define MCDOSE_FORCEINLINE __forceinline__
 #    define MCDOSE_DEVICE_FUNCTION __device__
 #    define MCDOSE_KERNEL __global__
+#    define MCDOSE_NOINLINE __noinline__
 #else
 #    define MCDOSE_CUDA_COMPILER 0
 #    define MCDOSE_FUNCTION
 #    define MCDOSE_FORCEINLINE inline __attribute__((always_inline))
 #    define MCDOSE_DEVICE_FUNCTION
 #    define MCDOSE_KERNEL
+#    define MCDOSE_NOINLINE __attribute__((noinline))
 #endif
+
+//! `MCDOSE_NOINLINE`: keep a function out of line (a call instead of a copy
+//! at every call site), for code that is large and called from many places in
+//! a kernel whose size is limited by the instruction cache.
 
 //! Inline function callable from host and device, forced inline.
 #define MCDOSE_FORCEINLINE_FUNCTION MCDOSE_FUNCTION MCDOSE_FORCEINLINE

@@ -4,6 +4,7 @@
 //! call is part of each function's contract (reproducibility depends on it).
 #pragma once
 
+#include "core/FastMath.hh"
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -41,7 +42,7 @@ MCDOSE_FORCEINLINE_FUNCTION Real generate_canonical(Engine& engine)
 template <class Real, class Engine>
 MCDOSE_FORCEINLINE_FUNCTION Real sample_exponential(Engine& engine, Real mean)
 {
-    return -mean * std::log(generate_canonical<Real>(engine));
+    return -mean * fast_log(generate_canonical<Real>(engine));
 }
 
 //! Azimuthal angle phi [rad], uniform in (0, 2 pi]. One generate_canonical<Real>.
@@ -65,9 +66,10 @@ struct NormalPair
 template <class Real, class Engine>
 MCDOSE_FORCEINLINE_FUNCTION NormalPair<Real> sample_normal_pair(Engine& engine)
 {
-    Real const r = std::sqrt(Real(-2) * std::log(generate_canonical<Real>(engine)));
-    Real const phi = sample_azimuth<Real>(engine);
-    return {r * std::cos(phi), r * std::sin(phi)};
+    Real const r = std::sqrt(Real(-2) * fast_log(generate_canonical<Real>(engine)));
+    Real s, c;
+    fast_sincos(sample_azimuth<Real>(engine), s, c);
+    return {r * c, r * s};
 }
 
 //! Unit vector (direction cosines u, v, w).
@@ -85,8 +87,9 @@ template <class Real, class Engine>
 MCDOSE_FORCEINLINE_FUNCTION Direction<Real> sample_isotropic(Engine& engine)
 {
     Real const w = Real(2) * generate_canonical<Real>(engine) - Real(1);
-    Real const phi = sample_azimuth<Real>(engine);
+    Real s, c;
+    fast_sincos(sample_azimuth<Real>(engine), s, c);
     Real const sin_theta = std::sqrt(std::fmax(Real(0), Real(1) - w * w));
-    return {sin_theta * std::cos(phi), sin_theta * std::sin(phi), w};
+    return {sin_theta * c, sin_theta * s, w};
 }
 } // namespace mcdose

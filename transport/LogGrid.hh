@@ -7,6 +7,7 @@
 //! absorption edge is smeared over one 0.58 % wide bin.
 #pragma once
 
+#include "core/FastMath.hh"
 #include <cmath>
 #include <cstddef>
 
@@ -26,7 +27,7 @@ struct LogGridView
     MCDOSE_FORCEINLINE_FUNCTION void find(Real energy_MeV, unsigned& i, Real& f) const
     {
         MCDOSE_EXPECT(size >= 2 && energy_MeV > 0);
-        Real const u = (std::log(energy_MeV) - ln_emin) * inv_delta;
+        Real const u = (fast_log(energy_MeV) - ln_emin) * inv_delta;
         if (!(u > 0))
         {
             i = 0;

@@ -36,6 +36,7 @@
 //! -2mc^2), so emitted = deposited + escaped + rest mass (EnergyBalance.hh).
 #pragma once
 
+#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Constants.hh"
@@ -72,25 +73,74 @@ class HistoryTransport
     {
     }
 
-    //! Transport one source particle (local frame) and everything it creates.
+    //! Transport one source particle (local frame) and everything it creates,
+    //! depth first. Each particle runs its own type's step loop to the end: a
+    //! loop over single steps of either type (threads of a warp re-dispatching
+    //! every step) was measured slower on the H100 (docs/benchmarks.md).
     MCDOSE_FUNCTION void operator()(Particle<Real> const& primary)
     {
-        bal_.emitted_MeV += double(primary.energy_MeV) * double(primary.weight);
         Stack stack;
-        stack.push(primary);
-        while (!stack.empty())
+        Track t;
+        bool alive = this->begin_history(primary, t, stack);
+        for (;;)
         {
-            Particle<Real> p = stack.pop();
-            if (p.type == ParticleType::photon)
-                this->transport_photon(p, stack);
-            else if (phys_.electron.condensed_history)
-                this->transport_charged(p, stack);
-            else
-                this->absorb_charged(p, stack);
+            if (alive && t.type == ParticleType::photon)
+            {
+                while (this->photon_step(t, stack)) {}
+            }
+            else if (alive)
+            {
+                while (this->charged_step(t, stack)) {}
+            }
+            if (stack.empty())
+                return;
+            alive = this->begin_track(stack.pop(), t, stack);
         }
     }
 
   private:
+    //! What a particle in flight carries from one step to the next.
+    struct Track
+    {
+        VoxelTrackState<Real> st;
+        Real energy{0};
+        Real weight{0};
+        size_type pending_voxel{0};  //!< charged: voxel of the loss not yet tallied
+        Real pending_MeV{0};         //!< charged: that loss (one atomic per voxel visit)
+        ParticleType type{ParticleType::photon};
+    };
+
+    //! Book a source particle as emitted and start it (begin_track).
+    MCDOSE_FUNCTION bool begin_history(Particle<Real> const& primary, Track& t, Stack& stack)
+    {
+        bal_.emitted_MeV += double(primary.energy_MeV) * double(primary.weight);
+        return this->begin_track(primary, t, stack);
+    }
+
+    //! Start a particle: place it on the grid. False when nothing is left to
+    //! step (it missed the grid, or a charged particle was absorbed on the spot
+    //! because condensed history is off).
+    MCDOSE_FUNCTION bool begin_track(Particle<Real> const& p, Track& t, Stack& stack)
+    {
+        if (p.type != ParticleType::photon && !phys_.electron.condensed_history)
+        {
+            this->absorb_charged(p, stack);
+            return false;
+        }
+        if (!this->enter_grid(p, t.st))
+        {
+            if (p.type == ParticleType::positron)
+                this->annihilate_outside(p.weight);
+            return false;
+        }
+        t.type = p.type;
+        t.energy = p.energy_MeV;
+        t.weight = p.weight;
+        t.pending_voxel = nav_.voxel(t.st);
+        t.pending_MeV = 0;
+        return true;
+    }
+
     PhotonTransportView<Real> const& phys_;
     VoxelNavigator<Real> nav_;
     DoseTallyView<Policy> const& tally_;
@@ -216,28 +266,28 @@ class HistoryTransport
     //! Energy lost along a charged track but not yet handed to the tally: a
     //! track's consecutive deposits in one voxel (both hinge segments, several
     //! steps) become one atomic add.
-    struct PendingDeposit
+    MCDOSE_FORCEINLINE_FUNCTION void add_deposit(Track& t, size_type voxel, Real energy_MeV)
     {
-        size_type voxel;
-        Real energy_MeV;
-    };
-
-    MCDOSE_FORCEINLINE_FUNCTION void add_deposit(PendingDeposit& pending, size_type voxel,
-                                                 Real energy_MeV)
-    {
-        if (voxel != pending.voxel)
+        if (voxel != t.pending_voxel)
         {
-            this->deposit(pending.voxel, pending.energy_MeV);
-            pending = {voxel, Real(0)};
+            this->deposit(t.pending_voxel, t.pending_MeV);
+            t.pending_voxel = voxel;
+            t.pending_MeV = 0;
         }
-        pending.energy_MeV += energy_MeV;
+        t.pending_MeV += energy_MeV;
+    }
+
+    MCDOSE_FORCEINLINE_FUNCTION void flush_deposit(Track const& t)
+    {
+        this->deposit(t.pending_voxel, t.pending_MeV);
     }
 
     //! Fly `length` cm straight, adding `loss_per_cm * weight` per cm to the
     //! pending deposit of each voxel crossed; `travelled` gets the distance flown.
-    MCDOSE_FUNCTION Flight fly_charged(VoxelTrackState<Real>& st, Real length, Real loss_per_cm,
-                                       Real weight, PendingDeposit& pending, Real& travelled)
+    MCDOSE_FUNCTION Flight fly_charged(Track& t, Real length, Real loss_per_cm, Real& travelled)
     {
+        auto& st = t.st;
+        Real const weight = t.weight;
         size_type v = nav_.voxel(st);
         MaterialIndex const m = phys_.material[v];
         float const rho = phys_.density_g_cm3[v];
@@ -249,11 +299,11 @@ class HistoryTransport
             if (left <= b.distance_cm)
             {
                 nav_.move_internal(st, left);
-                this->add_deposit(pending, v, loss_per_cm * left * weight);
+                this->add_deposit(t, v, loss_per_cm * left * weight);
                 travelled += left;
                 return Flight::completed;
             }
-            this->add_deposit(pending, v, loss_per_cm * b.distance_cm * weight);
+            this->add_deposit(t, v, loss_per_cm * b.distance_cm * weight);
             travelled += b.distance_cm;
             left -= b.distance_cm;
             if (!nav_.cross_boundary(st, b))
@@ -279,129 +329,122 @@ class HistoryTransport
                 lerp_table(h + 2, i, f, 3) * rho};
     }
 
-    //! Class II condensed history of an electron or positron (file comment).
-    MCDOSE_FUNCTION void transport_charged(Particle<Real> const& p, Stack& stack)
+    //! One class II condensed-history step of an electron or positron (file
+    //! comment); false when the track has ended.
+    MCDOSE_FUNCTION bool charged_step(Track& t, Stack& stack)
     {
         auto const& el = phys_.electron;
-        bool const positron = p.type == ParticleType::positron;
-        VoxelTrackState<Real> st;
-        if (!this->enter_grid(p, st))
+        bool const positron = t.type == ParticleType::positron;
+        auto& st = t.st;
+        Real const w = t.weight;
+        Real energy = t.energy;
+        size_type const voxel = nav_.voxel(st);
+        if (energy <= el.absorption_MeV)
         {
+            this->add_deposit(t, voxel, energy * w);
+            this->flush_deposit(t);
+            bal_.below_cutoff_MeV += double(energy) * double(w);
             if (positron)
-                this->annihilate_outside(p.weight);
-            return;
+                this->annihilate_at_rest(st.position_cm, voxel, w, stack);
+            return false;
         }
-        Real const w = p.weight;
-        Real energy = p.energy_MeV;
-        PendingDeposit pending{nav_.voxel(st), Real(0)};
-        for (;;)
+        unsigned const m = phys_.material[voxel];
+        Real const rho = phys_.density_g_cm3[voxel];
+        unsigned const row = el.row(m, positron ? 1 : 0);
+
+        // Step length: soft-loss and lambda_1 limits, then the hard-event distance.
+        unsigned i;
+        Real f;
+        el.grid.find(energy, i, f);
+        Real const stop0 = lerp_table(el.stopping.data() + row, i, f) * rho;
+        Real const tr0 = lerp_table(el.transport_xs.data() + row, i, f) * rho;
+        Real step = el.max_loss_fraction * energy / stop0;
+        step = std::fmin(step, el.max_mfp_fraction / tr0);
+        unsigned i_lo;
+        Real f_lo;
+        el.grid.find(std::fmax(energy - stop0 * step, el.absorption_MeV), i_lo, f_lo);
+        // Majorant over the step's energies (the hard cross sections are
+        // smooth and monotonic across a few-percent energy range; 2 % margin).
+        Real const hard_max = std::fmax(this->hard_xs(row, i, f, rho).total(),
+                                        this->hard_xs(row, i_lo, f_lo, rho).total())
+                              * Real(1.02);
+        bool hard = false;
+        if (hard_max > 0)
         {
-            size_type const voxel = nav_.voxel(st);
-            if (energy <= el.absorption_MeV)
+            Real const dist = -fast_log(generate_canonical<Real>(rng_)) / hard_max;
+            if (dist < step)
             {
-                this->add_deposit(pending, voxel, energy * w);
-                this->deposit(pending.voxel, pending.energy_MeV);
-                bal_.below_cutoff_MeV += double(energy) * double(w);
-                if (positron)
-                    this->annihilate_at_rest(st.position_cm, voxel, w, stack);
-                return;
-            }
-            unsigned const m = phys_.material[voxel];
-            Real const rho = phys_.density_g_cm3[voxel];
-            unsigned const row = el.row(m, positron ? 1 : 0);
-
-            // Step length: soft-loss and lambda_1 limits, then the hard-event distance.
-            unsigned i;
-            Real f;
-            el.grid.find(energy, i, f);
-            Real const stop0 = lerp_table(el.stopping.data() + row, i, f) * rho;
-            Real const tr0 = lerp_table(el.transport_xs.data() + row, i, f) * rho;
-            Real step = el.max_loss_fraction * energy / stop0;
-            step = std::fmin(step, el.max_mfp_fraction / tr0);
-            unsigned i_lo;
-            Real f_lo;
-            el.grid.find(std::fmax(energy - stop0 * step, el.absorption_MeV), i_lo, f_lo);
-            // Majorant over the step's energies (the hard cross sections are
-            // smooth and monotonic across a few-percent energy range; 2 % margin).
-            Real const hard_max = std::fmax(this->hard_xs(row, i, f, rho).total(),
-                                            this->hard_xs(row, i_lo, f_lo, rho).total())
-                                  * Real(1.02);
-            bool hard = false;
-            if (hard_max > 0)
-            {
-                Real const t = -std::log(generate_canonical<Real>(rng_)) / hard_max;
-                if (t < step)
-                {
-                    step = t;
-                    hard = true;
-                }
-            }
-            // Soft loss at the midpoint energy; lambda_1 there.
-            unsigned im;
-            Real fm;
-            el.grid.find(std::fmax(energy - Real(0.5) * stop0 * step, el.absorption_MeV), im, fm);
-            Real loss_per_cm = lerp_table(el.stopping.data() + row, im, fm) * rho;
-            if (loss_per_cm * step > energy)
-                loss_per_cm = energy / step;
-            Real const step_over_lambda1 = lerp_table(el.transport_xs.data() + row, im, fm) * rho * step;
-            Real const step_over_lambda2 = lerp_table(el.transport_xs2.data() + row, im, fm) * rho * step;
-
-            // Random hinge: tau s, deflection, (1 - tau) s.
-            Real travelled;
-            Real const first = step * generate_canonical<Real>(rng_);
-            Flight flight = this->fly_charged(st, first, loss_per_cm, w, pending, travelled);
-            energy -= loss_per_cm * travelled;
-            if (flight == Flight::completed)
-            {
-                Real const m1 = -std::expm1(-step_over_lambda1);
-                Real const m2 = -std::expm1(-step_over_lambda2);
-                Real const t = sample_msc_one_minus_mu(el.msc, m1, m2, rng_);
-                st.direction = rotate_azimuth_fraction(st.direction, 1 - t,
-                                                       generate_canonical<Real>(rng_));
-                flight = this->fly_charged(st, step - first, loss_per_cm, w, pending, travelled);
-                energy -= loss_per_cm * travelled;
-            }
-            if (energy < 0)
-                energy = 0;  // rounding of the last step (the deposit is already booked)
-            if (flight == Flight::escaped)
-            {
-                this->deposit(pending.voxel, pending.energy_MeV);
-                bal_.escaped_MeV += double(energy) * double(w);
-                if (positron)
-                    this->annihilate_outside(w);
-                return;
-            }
-            if (flight == Flight::interrupted || !hard || energy <= el.absorption_MeV)
-                continue;
-
-            // Hard event: real with probability sigma(E) / majorant.
-            el.grid.find(energy, i, f);
-            auto const xs = this->hard_xs(row, i, f, rho);
-            Real const xi = generate_canonical<Real>(rng_) * hard_max;
-            if (xi > xs.total())
-                continue;  // delta event
-            size_type const here = nav_.voxel(st);
-            Interaction<Real> result;
-            if (xi <= xs.inelastic)
-            {
-                result = MollerBhabhaInteractor<Real>(energy, st.direction, el.delta_cut_MeV,
-                                                      positron)(rng_);
-            }
-            else if (xi <= xs.inelastic + xs.brems)
-            {
-                result = BremsstrahlungInteractor<Real>(energy, st.direction, el.brems_cut_MeV,
-                                                        el.brems, m, i, f)(rng_);
-            }
-            else
-            {
-                result = AnnihilationInteractor<Real>(energy, st.direction)(rng_);
-            }
-            if (this->apply_interaction(result, st, here, w, stack, energy))
-            {
-                this->deposit(pending.voxel, pending.energy_MeV);  // annihilated in flight
-                return;
+                step = dist;
+                hard = true;
             }
         }
+        // Soft loss at the midpoint energy; lambda_1 there.
+        unsigned im;
+        Real fm;
+        el.grid.find(std::fmax(energy - Real(0.5) * stop0 * step, el.absorption_MeV), im, fm);
+        Real loss_per_cm = lerp_table(el.stopping.data() + row, im, fm) * rho;
+        if (loss_per_cm * step > energy)
+            loss_per_cm = energy / step;
+        Real const step_over_lambda1 = lerp_table(el.transport_xs.data() + row, im, fm) * rho * step;
+        Real const step_over_lambda2 = lerp_table(el.transport_xs2.data() + row, im, fm) * rho * step;
+
+        // Random hinge: tau s, deflection, (1 - tau) s.
+        Real travelled;
+        Real const first = step * generate_canonical<Real>(rng_);
+        Flight flight = this->fly_charged(t, first, loss_per_cm, travelled);
+        energy -= loss_per_cm * travelled;
+        if (flight == Flight::completed)
+        {
+            Real const m1 = -std::expm1(-step_over_lambda1);
+            Real const m2 = -std::expm1(-step_over_lambda2);
+            Real const one_minus_mu = sample_msc_one_minus_mu(el.msc, m1, m2, rng_);
+            st.direction = rotate_azimuth_fraction(st.direction, 1 - one_minus_mu,
+                                                   generate_canonical<Real>(rng_));
+            flight = this->fly_charged(t, step - first, loss_per_cm, travelled);
+            energy -= loss_per_cm * travelled;
+        }
+        if (energy < 0)
+            energy = 0;  // rounding of the last step (the deposit is already booked)
+        t.energy = energy;
+        if (flight == Flight::escaped)
+        {
+            this->flush_deposit(t);
+            bal_.escaped_MeV += double(energy) * double(w);
+            if (positron)
+                this->annihilate_outside(w);
+            return false;
+        }
+        if (flight == Flight::interrupted || !hard || energy <= el.absorption_MeV)
+            return true;
+
+        // Hard event: real with probability sigma(E) / majorant.
+        el.grid.find(energy, i, f);
+        auto const xs = this->hard_xs(row, i, f, rho);
+        Real const xi = generate_canonical<Real>(rng_) * hard_max;
+        if (xi > xs.total())
+            return true;  // delta event
+        size_type const here = nav_.voxel(st);
+        Interaction<Real> result;
+        if (xi <= xs.inelastic)
+        {
+            result = MollerBhabhaInteractor<Real>(energy, st.direction, el.delta_cut_MeV,
+                                                  positron)(rng_);
+        }
+        else if (xi <= xs.inelastic + xs.brems)
+        {
+            result = BremsstrahlungInteractor<Real>(energy, st.direction, el.brems_cut_MeV,
+                                                    el.brems, m, i, f)(rng_);
+        }
+        else
+        {
+            result = AnnihilationInteractor<Real>(energy, st.direction)(rng_);
+        }
+        if (this->apply_interaction(result, st, here, w, stack, t.energy))
+        {
+            this->flush_deposit(t);  // annihilated in flight
+            return false;
+        }
+        return true;
     }
 
     //! Attenuation coefficient [1/cm] of a voxel at grid position (i, f).
@@ -421,7 +464,7 @@ class HistoryTransport
             auto mu = [&](size_type v) { return this->mu_per_cm(v, i, f); };
             return !delta_track(nav_, st, maj, mu, rng_).escaped;
         }
-        Real mfp_left = -std::log(generate_canonical<Real>(rng_));
+        Real mfp_left = -fast_log(generate_canonical<Real>(rng_));
         for (;;)
         {
             size_type const v = nav_.voxel(st);
@@ -439,36 +482,31 @@ class HistoryTransport
         }
     }
 
-    MCDOSE_FUNCTION void transport_photon(Particle<Real> p, Stack& stack)
+    //! One photon step: flight to the next interaction and the interaction;
+    //! false when the photon is gone.
+    MCDOSE_FUNCTION bool photon_step(Track& t, Stack& stack)
     {
-        VoxelTrackState<Real> st;
-        if (!this->enter_grid(p, st))
-            return;
-        Real const w = p.weight;
-        Real energy = p.energy_MeV;
-        for (;;)
+        auto& st = t.st;
+        Real const w = t.weight;
+        Real const energy = t.energy;
+        if (energy < phys_.photon_cutoff_MeV)
         {
-            if (energy < phys_.photon_cutoff_MeV)
-            {
-                this->deposit(nav_.voxel(st), energy * w);
-                bal_.below_cutoff_MeV += double(energy) * double(w);
-                return;
-            }
-            unsigned i;
-            Real f;
-            phys_.grid.find(energy, i, f);
-            if (!this->fly(st, i, f))
-            {
-                bal_.escaped_MeV += double(energy) * double(w);
-                return;
-            }
-            size_type const voxel = nav_.voxel(st);
-            ++bal_.interactions;
-            auto const result = this->interact(energy, st.direction, voxel, i, f);
-
-            if (this->apply_interaction(result, st, voxel, w, stack, energy))
-                return;
+            this->deposit(nav_.voxel(st), energy * w);
+            bal_.below_cutoff_MeV += double(energy) * double(w);
+            return false;
         }
+        unsigned i;
+        Real f;
+        phys_.grid.find(energy, i, f);
+        if (!this->fly(st, i, f))
+        {
+            bal_.escaped_MeV += double(energy) * double(w);
+            return false;
+        }
+        size_type const voxel = nav_.voxel(st);
+        ++bal_.interactions;
+        auto const result = this->interact(energy, st.direction, voxel, i, f);
+        return !this->apply_interaction(result, st, voxel, w, stack, t.energy);
     }
 
     //! Sample the process at the interaction point and call its interactor.

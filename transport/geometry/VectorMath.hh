@@ -4,6 +4,7 @@
 //! and an azimuthal angle (the step every interaction and source needs).
 #pragma once
 
+#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Assert.hh"
@@ -85,7 +86,8 @@ template<class Real>
 MCDOSE_FORCEINLINE_FUNCTION Array3<Real> rotate_azimuth_fraction(Array3<Real> const& u,
                                                                   Real cos_theta, Real xi)
 {
-    Real const phi = Real(constants::two_pi) * xi;
-    return rotate(u, cos_theta, std::cos(phi), std::sin(phi));
+    Real s, c;
+    fast_sincos(Real(constants::two_pi) * xi, s, c);
+    return rotate(u, cos_theta, c, s);
 }
 }  // namespace mcdose

@@ -15,6 +15,7 @@
 //! heitler_annihilation_cm2 (transport/physics/ElectronPhysics.hh).
 #pragma once
 
+#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Constants.hh"
@@ -68,9 +69,8 @@ class AnnihilationInteractor
             Real c = p > 0 ? (gamma + 1 - 1 / zeta) / p : Real(0);
             return c > 1 ? Real(1) : (c < -1 ? Real(-1) : c);
         };
-        Real const phi = sample_azimuth<Real>(rng);
-        Real const c = std::cos(phi);
-        Real const s = std::sin(phi);
+        Real s, c;
+        fast_sincos(sample_azimuth<Real>(rng), s, c);
 
         Interaction<Real> r;
         r.absorbed = true;

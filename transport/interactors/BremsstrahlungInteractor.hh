@@ -21,6 +21,7 @@
 //! its direction (recoil on the nucleus).
 #pragma once
 
+#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Constants.hh"
@@ -64,7 +65,7 @@ MCDOSE_FUNCTION Real sample_brems_cos_theta(Real total_energy_MeV, Engine& rng)
     {
         Real const b = generate_canonical<Real>(rng) < Real(0.25) ? a : 3 * a;
         Real const u
-            = -std::log(generate_canonical<Real>(rng) * generate_canonical<Real>(rng)) / b;
+            = -fast_log(generate_canonical<Real>(rng) * generate_canonical<Real>(rng)) / b;
         Real const theta = u * scale;
         if (theta <= Real(constants::pi))
             return std::cos(theta);
@@ -96,7 +97,7 @@ class BremsstrahlungInteractor
         {
             Real const x = generate_canonical<Real>(rng);
             if (generate_canonical<Real>(rng) <= spec_.at(m_, i, x))
-                return cut_ * std::exp(x * span);
+                return cut_ * fast_exp(x * span);
         }
         return cut_;
     }

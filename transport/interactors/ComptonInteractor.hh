@@ -26,6 +26,7 @@
 //! p_e = E u - E' u' (units MeV/c).
 #pragma once
 
+#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Assert.hh"
@@ -59,7 +60,7 @@ class ComptonInteractor
     {
         Real const kappa = energy_MeV_ / Real(constants::electron_mass_MeV);
         Real const eps0 = 1 / (1 + 2 * kappa);
-        Real const a1 = -std::log(eps0);
+        Real const a1 = -fast_log(eps0);
         Real const a2 = (1 - eps0 * eps0) / 2;
         Real const inv_lambda = energy_MeV_ / Real(hc_MeV_A);  // 1/lambda [1/Angstrom]
 
@@ -70,7 +71,7 @@ class ComptonInteractor
             if (generate_canonical<Real>(rng) * (a1 + a2) < a1)
             {
                 // f1 ~ 1/eps on [eps0, 1]: eps = eps0^xi
-                eps = std::exp(-a1 * generate_canonical<Real>(rng));
+                eps = fast_exp(-a1 * generate_canonical<Real>(rng));
             }
             else
             {

@@ -22,6 +22,7 @@
 //! the two in opposite azimuths.
 #pragma once
 
+#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Constants.hh"
@@ -101,9 +102,8 @@ class MollerBhabhaInteractor
         Real const t_primary = T_ - W;
         Real const cos_p = binary_collision_cos_theta(T_, t_primary);
         Real const cos_d = binary_collision_cos_theta(T_, W);
-        Real const phi = sample_azimuth<Real>(rng);
-        Real const c = std::cos(phi);
-        Real const s = std::sin(phi);
+        Real s, c;
+        fast_sincos(sample_azimuth<Real>(rng), s, c);
 
         Interaction<Real> r;
         r.energy_MeV = t_primary;

@@ -33,6 +33,7 @@
 //! double-precision special functions here.
 #pragma once
 
+#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Macros.hh"
@@ -111,7 +112,7 @@ MCDOSE_FUNCTION Real sample_msc_one_minus_mu(WentzelScreeningTable<Real> const& 
             return m1;
         xi = (xi - B) / (1 - B);
     }
-    Real const A = std::exp(ln_a);
+    Real const A = fast_exp(ln_a);
     Real const t = 2 * A * xi / (1 + A - xi);
     return t > 2 ? Real(2) : t;
 }

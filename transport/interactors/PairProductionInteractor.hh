@@ -34,6 +34,7 @@
 //! Units: energies [MeV].
 #pragma once
 
+#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Assert.hh"
@@ -126,9 +127,8 @@ class PairProductionInteractor
         result.secondaries[0].energy_MeV = t_minus;
         result.secondaries[1].type = ParticleType::positron;
         result.secondaries[1].energy_MeV = t_plus;
-        Real const phi = sample_azimuth<Real>(rng);
-        Real const c = std::cos(phi);
-        Real const s = std::sin(phi);
+        Real s, c;
+        fast_sincos(sample_azimuth<Real>(rng), s, c);
         result.secondaries[0].direction
             = rotate(direction_, sample_lepton_cos(t_minus, rng), c, s);
         result.secondaries[1].direction

@@ -17,6 +17,7 @@
 //! Lengths in cm, energies in MeV.
 #pragma once
 
+#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Assert.hh"
@@ -79,9 +80,9 @@ struct SourceView
             }
             case SourceShape::parallel_circle: {
                 Real const r = radius_cm * std::sqrt(generate_canonical<Real>(rng));
-                Real const phi = sample_azimuth<Real>(rng);
-                p.position_cm = axpy(r * std::sin(phi), axis_v,
-                                     axpy(r * std::cos(phi), axis_u, position_cm));
+                Real s, c;
+                fast_sincos(sample_azimuth<Real>(rng), s, c);
+                p.position_cm = axpy(r * s, axis_v, axpy(r * c, axis_u, position_cm));
                 break;
             }
             case SourceShape::point_circle:
@@ -126,11 +127,12 @@ struct SourceView
     {
         Real const cos_theta = 1 - (1 - cos_cone) * generate_canonical<Real>(rng);
         Real const sin_theta = std::sqrt((1 - cos_theta) * (1 + cos_theta));
-        Real const phi = sample_azimuth<Real>(rng);
-        Array3<Real> d = axpy(sin_theta * std::cos(phi), axis_u,
+        Real s, c;
+        fast_sincos(sample_azimuth<Real>(rng), s, c);
+        Array3<Real> d = axpy(sin_theta * c, axis_u,
                               Array3<Real>{{cos_theta * direction[0], cos_theta * direction[1],
                                             cos_theta * direction[2]}});
-        d = axpy(sin_theta * std::sin(phi), axis_v, d);
+        d = axpy(sin_theta * s, axis_v, d);
         return {normalized(d), cos_theta};
     }
 };

@@ -1,0 +1,72 @@
+//! \file core/FastMath.hh
+//! Elementary functions of the transport's sampling code. In single precision
+//! in device code they are the special-function-unit approximations (CUDA C++
+//! Programming Guide, "Intrinsic Functions"): __logf (absolute error <= 2^-21.41
+//! on [0.5, 2], <= 3 ulp elsewhere), __expf (<= 2 + floor(|1.173 x|) ulp) and
+//! __sincosf (absolute error <= 2^-21.41 on [-pi, pi]; the argument is reduced
+//! to that range first). These replace inlined libm sequences that made up a
+//! sixth of the transport kernel's code, which does not fit the instruction
+//! cache (docs/benchmarks.md, "Where the GPU time goes"). Their errors are far
+//! below the float transport's own (tables interpolated to 1e-3, sampling in
+//! 24-bit uniforms). In double precision and on the host they are the
+//! standard functions, so CPU results do not change.
+#pragma once
+
+#include <cmath>
+
+#include "core/Constants.hh"
+#include "core/Macros.hh"
+
+namespace mcdose
+{
+MCDOSE_FORCEINLINE_FUNCTION float fast_log(float x)
+{
+#if MCDOSE_DEVICE_COMPILE
+    return __logf(x);
+#else
+    return std::log(x);
+#endif
+}
+
+MCDOSE_FORCEINLINE_FUNCTION double fast_log(double x)
+{
+    return std::log(x);
+}
+
+MCDOSE_FORCEINLINE_FUNCTION float fast_exp(float x)
+{
+#if MCDOSE_DEVICE_COMPILE
+    return __expf(x);
+#else
+    return std::exp(x);
+#endif
+}
+
+MCDOSE_FORCEINLINE_FUNCTION double fast_exp(double x)
+{
+    return std::exp(x);
+}
+
+//! sin and cos of an angle [rad] in one call.
+MCDOSE_FORCEINLINE_FUNCTION void fast_sincos(float x, float& s, float& c)
+{
+#if MCDOSE_DEVICE_COMPILE
+    // Reduce to [-pi, pi], where __sincosf meets its stated error bound.
+    float const r = x - float(constants::two_pi) * rintf(x * float(1 / constants::two_pi));
+    __sincosf(r, &s, &c);
+#else
+    s = std::sin(x);
+    c = std::cos(x);
+#endif
+}
+
+MCDOSE_FORCEINLINE_FUNCTION void fast_sincos(double x, double& s, double& c)
+{
+#if MCDOSE_DEVICE_COMPILE
+    ::sincos(x, &s, &c);
+#else
+    s = std::sin(x);
+    c = std::cos(x);
+#endif
+}
+}  // namespace mcdose
