@@ -57,18 +57,35 @@ inline double incoherent_cm2_g(int Z, double energy_MeV)
 //! Hubbell & Overbo, JPCRD 8, 69 (1979)), integrated; anomalous scattering neglected.
 double coherent_cm2_g(int Z, double energy_MeV);
 
-//! Pair production in the field of the nucleus [cm^2/g]: the exact Born (Bethe–Heitler)
-//! unscreened total cross section (Maximon, J. Res. NBS 72B, 79 (1968), Eqs. 3.1 and 3.2)
-//! times the ratio of screened (Thomas–Fermi, Butcher & Messel, Nucl. Phys. 20, 15 (1960))
-//! with Coulomb correction (Davies, Bethe & Maximon, Phys. Rev. 93, 788 (1954)) to
-//! unscreened extreme-relativistic Bethe–Heitler cross sections.
+//! Pair production in the field of the nucleus (screened atom) [cm^2/g], combined as in
+//! Hubbell, Gimm & Overbo (JPCRD 9, 1023 (1980)): the exact Born unscreened total cross
+//! section (Maximon, J. Res. NBS 72B, 79 (1968), Eqs. 3.1 and 3.2) plus the screening
+//! correction of the extreme-relativistic Bethe–Heitler formula evaluated with the atomic
+//! form factor F(q) (xraylib FF_Rayl, Hubbell & Overbo 1979) plus the Davies–Bethe–Maximon
+//! Coulomb correction (Phys. Rev. 93, 788 (1954)) of the same formula. The radiative
+//! correction (Mork & Olsen 1965) is not included.
 double pair_nuclear_cm2_g(int Z, double energy_MeV);
 
-//! Pair production in the field of the atomic electrons (triplet) [cm^2/g]: Z times a
-//! one-electron cross section that vanishes at the 4 m c^2 threshold and tends to
-//! Borsellino's high-energy form sigma = alpha r_e^2 (28/9 ln 2k - 11.3) (Motz, Olsen &
-//! Koch, RMP 41, 581 (1969), Sec. II.C), see PhotonCrossSections.cc.
+//! The nuclear pair cross section per atom / (alpha r_e^2 Z^2) [-]; k = E / (m c^2).
+double pair_nuclear_reduced(int Z, double k);
+
+//! Pair production in the field of the atomic electrons (triplet) [cm^2/g]: Z times the
+//! exact Born cross section of the Bethe–Heitler graphs on a recoiling electron
+//! (Borsellino 1947), computed from the photon's structure functions, with the
+//! incoherent scattering function S(q)/Z for binding (Wheeler & Lamb 1939); see
+//! triplet_reduced in PhotonCrossSections.cc.
 double pair_electron_cm2_g(int Z, double energy_MeV);
+
+//! Triplet cross section per atomic electron / (alpha r_e^2) [-]; k = E / (m c^2);
+//! Z = 0: a free electron (no binding).
+double triplet_reduced(int Z, double k);
+
+//! Lowest-order QED structure functions F_2 and F_L of a real photon, divided by alpha,
+//! for one lepton of unit mass and charge (the box graph gamma* gamma -> l+ l-, exact in the
+//! lepton mass; Budnev et al., Phys. Rep. 15, 181 (1975); Nisius, Phys. Rep. 332, 165
+//! (2000)). x Bjorken's variable, q2 = Q^2 / m^2. Their Q^2 -> 0 limit is the
+//! Breit–Wheeler cross section and their m -> 0 limit the known logarithmic forms (tested).
+void photon_structure_functions(double x, double q2, double* f2, double* fl);
 
 //! Unscreened Born pair cross section per atom / (alpha r_e^2 Z^2) (Maximon 1968) [-];
 //! k = photon energy / (m c^2).

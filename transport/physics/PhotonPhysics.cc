@@ -160,7 +160,8 @@ std::vector<double> photon_energy_grid(Material const& material, double emin_MeV
             special.push_back(e * (1 + edge_gap));
         }
     }
-    // 8 m c^2: below it the pair screening ratio is frozen (a kink)
+    // The pair and triplet thresholds; 8 m c^2: below it the pair Coulomb fraction is
+    // frozen (a kink)
     for (double thr : {2 * electron_mass_MeV, 4 * electron_mass_MeV, 8 * electron_mass_MeV})
     {
         if (thr > emin_MeV && thr < emax_MeV)

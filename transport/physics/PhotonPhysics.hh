@@ -56,7 +56,7 @@ PhotonCoefficients photon_coefficients(Material const& material, double energy_M
 
 //! Photon energy grid for a material: `per_decade` points per decade, log-spaced over
 //! [emin, emax], plus the points bracketing each absorption edge of its elements
-//! (E_edge (1 -/+ 2e-4): xraylib's tabulated jump lies up to ~3e-5 below EdgeEnergy) the pair thresholds 2 m c^2, 4 m c^2 and 8 m c^2 (kink of the screening ratio).
+//! (E_edge (1 -/+ 2e-4): xraylib's tabulated jump lies up to ~3e-5 below EdgeEnergy) the pair thresholds 2 m c^2, 4 m c^2 and 8 m c^2 (kink of the Coulomb fraction).
 std::vector<double> photon_energy_grid(Material const& material, double emin_MeV,
                                        double emax_MeV, int per_decade);
 }  // namespace mcdose

@@ -46,10 +46,9 @@ TEST(NistXcom, MassAttenuation)
         {
             double const e = ref["energy_MeV"][i];
             double const mu = tables().photon(mi, PhotonQuantity::mu, e);
-            // 1% from 10 keV to 6 MeV. Above 6 MeV the pair model (Born + approximate
-            // triplet, no radiative corrections) is low by up to 2.5% at 20 MeV: a known
-            // limitation documented in docs/physics.md, tested at that bound.
-            double const tol = e <= 6.0 ? 0.01 : 0.025;
+            // 1% from 10 keV to 20 MeV (issue 5). Measured: -0.80% at 20 MeV, where the
+            // radiative corrections that XCOM includes (pair, Compton) are not modelled.
+            double const tol = 0.01;
             EXPECT_LT(std::fabs(rel(mu, ref["mu_rho_cm2_g"][i])), tol)
                 << c.material << " E=" << e << " MeV: mu/rho " << mu << " vs XCOM "
                 << ref["mu_rho_cm2_g"][i];
@@ -67,7 +66,9 @@ TEST(NistXcom, MassEnergyAbsorption)
         {
             double const e = ref["energy_MeV"][i];
             double const muen = tables().photon(mi, PhotonQuantity::mu_en, e);
-            double const tol = e <= 6.0 ? 0.02 : 0.025;
+            // Measured: +1.5% at 20 MeV (g lacks the positrons' annihilation in flight,
+            // docs/physics.md, Known limitations).
+            double const tol = 0.02;
             EXPECT_LT(std::fabs(rel(muen, ref["mu_en_rho_cm2_g"][i])), tol)
                 << c.material << " E=" << e << " MeV: mu_en/rho " << muen << " vs NIST "
                 << ref["mu_en_rho_cm2_g"][i];

@@ -107,5 +107,55 @@ TEST(PhotonCrossSections, PairThresholdsAndExpansions)
     EXPECT_LT(pair_nuclear_cm2_g(8, 100.0), unscreened);
     // Coulomb correction f_c(Z = 82) ~ 0.33 (Davies, Bethe & Maximon 1954)
     EXPECT_NEAR(coulomb_correction(82), 0.33, 0.01);
+    // The screening and Coulomb corrections vanish towards threshold (Maximon's Born)
+    EXPECT_NEAR(pair_nuclear_reduced(1, 2.5) / maximon_pair_reduced(2.5), 1.0, 2e-3);
+}
+
+TEST(PhotonCrossSections, PhotonStructureFunctionLimits)
+{
+    // Q^2 -> 0: 4 pi^2 alpha F_2 / Q^2 is the Breit–Wheeler cross section
+    // sigma = 2 pi alpha^2 / W^2 [(3 - beta^4) L - 2 beta (2 - beta^2)] (units m = 1)
+    for (double w2 : {4.5, 10.0, 100.0})
+    {
+        double const q2 = 1e-7;
+        double const x = q2 / (q2 + w2);
+        double f2;
+        double fl;
+        photon_structure_functions(x, q2, &f2, &fl);
+        double const b = std::sqrt(1 - 4 / w2);
+        double const l = std::log((1 + b) / (1 - b));
+        double const bw = 2 * pi / w2 * ((3 - b * b * b * b) * l - 2 * b * (2 - b * b));
+        EXPECT_NEAR(4 * pi * pi * f2 / q2 / bw, 1.0, 1e-5) << w2;
+        EXPECT_LT(fl / f2, 1e-6) << w2;  // longitudinal part ~ Q^2
+    }
+    // m^2 << Q^2: the leading-logarithm forms
+    // F_2 = x/pi [(x^2 + (1-x)^2) ln(Q^2 (1-x) / (m^2 x)) + 8 x (1-x) - 1], F_L = 4 x^2 (1-x)/pi
+    for (double x : {0.1, 0.5, 0.8})
+    {
+        double const q2 = 1e9;
+        double f2;
+        double fl;
+        photon_structure_functions(x, q2, &f2, &fl);
+        double const f2_ll = x / pi
+                             * ((x * x + (1 - x) * (1 - x)) * std::log(q2 * (1 - x) / x)
+                                + 8 * x * (1 - x) - 1);
+        EXPECT_NEAR(f2 / f2_ll, 1.0, 1e-6) << x;
+        EXPECT_NEAR(fl / (4 * x * x * (1 - x) / pi), 1.0, 1e-6) << x;
+    }
+}
+
+TEST(PhotonCrossSections, TripletLimits)
+{
+    EXPECT_EQ(triplet_reduced(0, 4.0), 0.0);
+    // Far above threshold the target's recoil no longer matters and the free-electron
+    // cross section tends to the nuclear Bethe–Heitler value 28/9 ln 2k - 218/27 (the
+    // approach is slow: -2.8 % at k = 1e3, -0.5 % at 1e4, -0.07 % at 1e5)
+    double const k = 1e5;
+    EXPECT_NEAR(triplet_reduced(0, k) / (28.0 / 9 * std::log(2 * k) - 218.0 / 27), 1.0, 2e-3);
+    // Binding (S(q)/Z < 1) lowers it; at 10 MeV by well under 1 % for oxygen
+    double const k10 = 10 / electron_mass_MeV;
+    EXPECT_LT(triplet_reduced(8, k10), triplet_reduced(0, k10));
+    EXPECT_GT(triplet_reduced(8, k10), 0.99 * triplet_reduced(0, k10));
+    EXPECT_LT(triplet_reduced(8, 1000), 0.97 * triplet_reduced(0, 1000));
 }
 }  // namespace mcdose::test
