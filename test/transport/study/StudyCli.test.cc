@@ -68,6 +68,8 @@ TEST_F(StudyCliTest, EachErrorIsOneLineWithFieldAndFix)
     }
     auto hu = minimal();
     hu["phantom"] = {{"type", "ct_image"}, {"image", "ct.nrrd"}};
+    auto history = minimal();
+    history["tally"] = {{"uncertainty", "history"}};
     std::vector<Case> const cases = {
         {"syntax.json", "{\n  \"run\": {\"histories\": 10}\n  \"backend\": \"cpu\"\n}\n",
          "line 3, column 3: malformed JSON"},
@@ -82,6 +84,9 @@ TEST_F(StudyCliTest, EachErrorIsOneLineWithFieldAndFix)
         {"hu.json", hu.dump(2),
          "/phantom/calibration: 1 voxels have CT numbers outside the "
          "calibration [-1024, 3071] HU, the first -2000 at voxel (1, 1, 0)"},
+        {"history.json", history.dump(2),
+         "/tally/uncertainty: \"history\" (history-by-history uncertainty) is not supported; "
+         "use \"batch\" or leave the field out (docs/tally.md"},
     };
     for (auto const& c : cases)
     {
