@@ -11,20 +11,44 @@ namespace mcdose
 HuCalibration schneider2000_calibration()
 {
     HuCalibration cal;
-    // Density curve: Schneider et al. 2000 (Phys. Med. Biol. 45:459), the
-    // piecewise-linear fit to their tissue table as tabulated in GATE's
-    // Schneider2000DensitiesTable: air-to-adipose line (-1000..-98), soft
-    // tissue lines (-97..14, 23..100) and the marrow/bone line (101..3000).
-    // Two extensions of ours: flat air down to -1024 (the lowest CT number
-    // of 12-bit scanners) and the bone line extrapolated to 3071 (their top).
-    cal.density_curve = {{-1024, 0.00121}, {-1000, 0.00121}, {-98, 0.93},   {-97, 0.930486},
-                         {14, 1.03},       {23, 1.031},      {100, 1.1199}, {101, 1.0762},
-                         {1600, 1.9642},   {3000, 2.8},      {3071, 2.8424}};
-    // Tissue bins: Schneider's segmentation (their table 6: air < -950, lung
-    // -950..-120, adipose/adrenal/intestine mixtures -120..18, soft and
-    // connective tissue up to 120, marrow/bone mixtures above), merged onto
+    // Density curve: Schneider, Bortfeld & Schlegel 2000 (Phys. Med. Biol. 45:459),
+    // mass-density relation: straight lines between reference tissues of
+    // their tissue table, H the CT number in HU, rho in g/cm^3:
+    //   -1000 <= H <= -98  air (0.00121 at -1000) to adipose tissue 3 (0.93 at -98)  [eq. 17]
+    //     -98 <= H <=  14  rho = 1.018 + 0.893e-3 H (adipose 3 - adrenal gland)     [eq. 21]
+    //      14 <  H <   23  rho = 1.03
+    //      23 <= H <= 100  rho = 1.003 + 1.169e-3 H (small intestine - connective)  [eq. 23]
+    //     100 <  H         rho = 1.017 + 0.592e-3 H (marrow - cortical bone)        [eq. 19]
+    // CAUTION: only the paper's abstract could be read when this was checked;
+    // the equations, their numbers and the reference tissues are as several
+    // independent implementations quote them (they agree with each other, and
+    // the lines pass within 0.0008 g/cm^3 of the tissue densities). Unconfirmed
+    // against the paper itself; see docs/study-format.md.
+    // Each line is linear, so the points below lie on it and the curve equals
+    // the equations at every integer HU (a step between two segments is
+    // spread over the 1 HU between two integers). An earlier version took the
+    // points from GATE's Schneider2000DensitiesTable, which places each
+    // segment's first value 1 HU late (e.g. eq. 21 at -98 put at -97) and ends
+    // the bone line at (3000, 2.8), 0.007 g/cm^3 above eq. 19.
+    // Two extensions of ours: flat air down to -1024 (the lowest CT number of
+    // 12-bit scanners) and eq. 19 continued from the paper's last tissue bin
+    // (1500..1600 HU) to 3071 (the 12-bit top).
+    auto const eq21 = [](double h) { return 1.018 + 0.893e-3 * h; };
+    auto const eq23 = [](double h) { return 1.003 + 1.169e-3 * h; };
+    auto const eq19 = [](double h) { return 1.017 + 0.592e-3 * h; };
+    cal.density_curve = {{-1024, 0.00121}, {-1000, 0.00121}, {-98, 0.93},       {-97, eq21(-97)},
+                         {14, eq21(14)},   {15, 1.03},       {22, 1.03},        {23, eq23(23)},
+                         {100, eq23(100)}, {101, eq19(101)}, {3071, eq19(3071)}};
+    // Tissue bins: the edges -950, -120, -22 and 120 are edges of Schneider's
+    // tissue segmentation (their table 6: air below -950, lung -950..-120,
+    // adipose/adrenal/intestine mixtures -120..18, soft and connective tissue
+    // 19..120, marrow/bone mixtures 120..1600 in steps of 100 HU), merged onto
     // the catalogue's reference tissues. The -22 split puts the mixtures that
-    // are mostly adipose in "adipose" and the rest in "soft_tissue".
+    // are mostly adipose in "adipose" and the rest in "soft_tissue"; every
+    // marrow/bone mixture gets cortical bone's composition (table 6, as GATE
+    // transcribes it: 4.5 % Ca at 120 HU rising to 22.5 % at 1500 HU; the
+    // catalogue's ICRP cortical bone has 21 %), a coarse approximation of
+    // spongy bone.
     cal.material_bins = {{-1024, "air"},
                          {-950, "lung_icrp"},
                          {-120, "adipose_icrp"},

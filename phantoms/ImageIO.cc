@@ -4,8 +4,11 @@
 //! registration code), so the image IO factories are registered explicitly.
 #include "phantoms/ImageIO.hh"
 
+#include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <limits>
 #include <mutex>
 
 #include <itkGDCMImageIO.h>
@@ -16,6 +19,7 @@
 #include <itkImageFileWriter.h>
 #include <itkImageIOFactory.h>
 #include <itkImageSeriesReader.h>
+#include <itkMetaDataObject.h>
 #include <itkMetaImageIO.h>
 #include <itkMetaImageIOFactory.h>
 #include <itkNiftiImageIO.h>
@@ -100,52 +104,215 @@ bool is_integer_component(itk::IOComponentEnum c)
            c == C::INT || c == C::ULONG || c == C::LONG || c == C::ULONGLONG || c == C::LONGLONG;
 }
 
-ScalarImage read_dicom_series(std::string const& dir, std::string const& series_uid)
+//! DICOM pads values to an even length (UIDs with NUL, text with spaces).
+std::string trim_dicom_value(std::string s)
 {
+    while (!s.empty() && (s.back() == '\0' || s.back() == ' '))
+        s.pop_back();
+    std::size_t b = 0;
+    while (b < s.size() && s[b] == ' ')
+        ++b;
+    return s.substr(b);
+}
+
+//! Header of one DICOM file (GDCM parses the whole file; used for a few files only).
+itk::GDCMImageIO::Pointer read_dicom_header(std::string const& file, std::string const& dir)
+{
+    auto io = itk::GDCMImageIO::New();
+    io->SetFileName(file);
+    try
+    {
+        io->ReadImageInformation();
+    }
+    catch (itk::ExceptionObject const& e)
+    {
+        MCDOSE_VALIDATE(false, << "cannot read the DICOM file '" << file << "' in '" << dir
+                               << "': " << itk_reason(e));
+    }
+    return io;
+}
+
+//! One volume found by GDCM in a DICOM folder.
+struct DicomVolume
+{
+    std::string series_uid; //!< Series Instance UID (0020,000E) as in the files
+    //! GDCM's identifier: the UID followed by series number, sequence name,
+    //! slice thickness, rows and columns (so that a scout and a volume sharing
+    //! a UID, or slices of different size, are not mixed into one image).
+    std::string identifier;
+    std::vector<std::string> files; //!< ordered by position along the slice normal
+    std::string label;              //!< how messages name it (the UID when unique)
+};
+
+//! ITK prints warnings to stderr (e.g. "No Series were found" for a folder
+//! without DICOM files); where mcdose reports the problem itself, they would
+//! only break its one-line errors. ITK's switch is global: restored on exit.
+class QuietItkWarnings
+{
+  public:
+    QuietItkWarnings() : previous_(itk::Object::GetGlobalWarningDisplay())
+    {
+        itk::Object::SetGlobalWarningDisplay(false);
+    }
+    ~QuietItkWarnings() { itk::Object::SetGlobalWarningDisplay(previous_); }
+    QuietItkWarnings(QuietItkWarnings const&) = delete;
+    QuietItkWarnings& operator=(QuietItkWarnings const&) = delete;
+
+  private:
+    bool previous_;
+};
+
+std::vector<DicomVolume> find_dicom_volumes(std::string const& dir)
+{
+    QuietItkWarnings const quiet;
     auto names = itk::GDCMSeriesFileNames::New();
     names->SetUseSeriesDetails(true);
     names->SetDirectory(dir);
-    auto const& uids = names->GetSeriesUIDs();
-    MCDOSE_VALIDATE(!uids.empty(), << "'" << dir
-                                   << "' is a directory without a DICOM series; give an image "
-                                      "file (.mha, .nrrd, .nii) or a folder of DICOM CT slices");
-    std::string uid = series_uid;
+    std::vector<DicomVolume> volumes;
+    for (auto const& id : names->GetSeriesUIDs())
+    {
+        DicomVolume v;
+        v.identifier = id;
+        v.files = names->GetFileNames(id);
+        if (v.files.empty())
+            continue;
+        std::string uid;
+        read_dicom_header(v.files.front(), dir)->GetValueFromTag("0020|000e", uid);
+        v.series_uid = trim_dicom_value(uid);
+        if (v.series_uid.empty())
+            v.series_uid = id;
+        volumes.push_back(std::move(v));
+    }
+    for (auto& v : volumes)
+    {
+        auto const same_uid =
+            std::count_if(volumes.begin(), volumes.end(),
+                          [&](DicomVolume const& w) { return w.series_uid == v.series_uid; });
+        v.label = same_uid == 1 ? v.series_uid : v.identifier;
+    }
+    return volumes;
+}
+
+std::string describe_volumes(std::vector<DicomVolume const*> const& volumes)
+{
+    std::string list;
+    for (auto const* v : volumes)
+    {
+        list += (list.empty() ? "" : ", ") + v->label + " (" + std::to_string(v->files.size()) +
+                (v->files.size() == 1 ? " file)" : " files)");
+    }
+    return list;
+}
+
+DicomVolume const& choose_dicom_volume(std::vector<DicomVolume> const& volumes,
+                                       std::string const& dir, std::string const& uid)
+{
+    std::vector<DicomVolume const*> all;
+    for (auto const& v : volumes)
+        all.push_back(&v);
     if (uid.empty())
     {
-        std::string list;
-        for (auto const& u : uids)
-            list += (list.empty() ? "" : ", ") + u;
-        MCDOSE_VALIDATE(uids.size() == 1, << "'" << dir << "' holds " << uids.size()
-                                          << " DICOM series (" << list
-                                          << "); choose one with phantom.dicom_series_uid");
-        uid = uids.front();
+        if (volumes.size() != 1)
+        {
+            throw DicomSeriesChoiceError("'" + dir + "' holds " + std::to_string(volumes.size()) +
+                                         " DICOM series: " + describe_volumes(all) +
+                                         "; choose one with dicom_series_uid");
+        }
+        return volumes.front();
     }
-    else
+    std::vector<DicomVolume const*> matches;
+    for (auto const& v : volumes)
     {
-        MCDOSE_VALIDATE(std::find(uids.begin(), uids.end(), uid) != uids.end(),
-                        << "DICOM series '" << uid << "' is not in '" << dir
-                        << "'; check phantom.dicom_series_uid");
+        if (v.series_uid == uid || v.identifier == uid)
+            matches.push_back(&v);
     }
-    auto const files = names->GetFileNames(uid);
+    if (matches.empty())
+    {
+        throw DicomSeriesChoiceError("DICOM series '" + uid + "' is not in '" + dir +
+                                     "', which holds " + describe_volumes(all) +
+                                     "; set dicom_series_uid to one of these");
+    }
+    if (matches.size() > 1)
+    {
+        throw DicomSeriesChoiceError(
+            "DICOM series '" + uid + "' in '" + dir + "' holds " + std::to_string(matches.size()) +
+            " volumes that differ in series number, slice thickness or image size: " +
+            describe_volumes(matches) + "; set dicom_series_uid to one of these identifiers");
+    }
+    return *matches.front();
+}
+
+// A missing or duplicated slice shows as a deviation of about one whole
+// spacing; positions written with two decimals (0.01 mm) deviate by a few per
+// cent of a sub-millimetre spacing at most.
+constexpr double max_relative_slice_deviation = 0.05;
+// Slices must be stacked along the normal of their orientation: sideways
+// drift (gantry tilt) would shear the grid.
+constexpr double max_relative_slice_drift = 1e-3;
+
+ScalarImage read_dicom_series(std::string const& dir, std::string const& series_uid)
+{
+    std::vector<DicomVolume> const volumes = find_dicom_volumes(dir);
+    MCDOSE_VALIDATE(!volumes.empty(), << "'" << dir
+                                      << "' is a directory without a DICOM series; give an image "
+                                         "file (.mha, .nrrd, .nii) or a folder of DICOM CT slices");
+    DicomVolume const& volume = choose_dicom_volume(volumes, dir, series_uid);
+    std::string const what = "DICOM series " + volume.label + " in '" + dir + "'";
+
     auto io = itk::GDCMImageIO::New();
     auto reader = itk::ImageSeriesReader<DoubleImage>::New();
     reader->SetImageIO(io);
-    reader->SetFileNames(files);
+    reader->SetFileNames(volume.files);
+    // ITK only warns (on stderr) about uneven slices; they are checked below.
+    reader->SetSpacingWarningRelThreshold(std::numeric_limits<double>::max());
     try
     {
         reader->Update();
     }
     catch (itk::ExceptionObject const& e)
     {
-        MCDOSE_VALIDATE(false, << "cannot read the DICOM series in '" << dir
-                               << "': " << itk_reason(e));
+        MCDOSE_VALIDATE(false, << "cannot read the " << what << ": " << itk_reason(e));
     }
     MCDOSE_VALIDATE(io->GetNumberOfComponents() == 1,
-                    << "DICOM series in '" << dir << "' has " << io->GetNumberOfComponents()
+                    << what << " has " << io->GetNumberOfComponents()
                     << " components per pixel (colour?); a CT series has one");
+    DoubleImage const& image = *reader->GetOutput();
+
+    if (volume.files.size() >= 2)
+    {
+        // ITK takes the slice axis from the orientation (row x column) and the
+        // slice spacing from first-to-last distance / (n - 1): check both.
+        auto const first = image.GetOrigin();
+        auto const last_io = read_dicom_header(volume.files.back(), dir);
+        auto const dir_matrix = image.GetDirection();
+        double d[3], along = 0, length2 = 0;
+        for (int a = 0; a < 3; ++a)
+        {
+            d[a] = last_io->GetOrigin(a) - first[a];
+            along += d[a] * dir_matrix(a, 2);
+            length2 += d[a] * d[a];
+        }
+        double const drift = std::sqrt(std::max(0.0, length2 - along * along));
+        MCDOSE_VALIDATE(drift <= max_relative_slice_drift * std::sqrt(length2),
+                        << "the slices of the " << what
+                        << " are not stacked along the normal of their orientation (the last "
+                           "slice is "
+                        << drift << " mm off the axis through the first; gantry tilt?); "
+                        << "mcdose needs a rectilinear grid: resample the series first");
+        double const spacing = image.GetSpacing()[2];
+        double deviation = 0;
+        itk::ExposeMetaData<double>(image.GetMetaDataDictionary(),
+                                    "ITK_non_uniform_sampling_deviation", deviation);
+        MCDOSE_VALIDATE(deviation <= max_relative_slice_deviation * spacing,
+                        << "the slices of the " << what
+                        << " are not evenly spaced (a distance between neighbours differs by "
+                        << deviation << " mm from the mean spacing " << spacing
+                        << " mm; missing or duplicated slice?); mcdose needs a regular grid: "
+                           "complete or resample the series");
+    }
     // GDCMImageIO applies Rescale Slope/Intercept, so the values are HU.
-    return to_scalar_image(*reader->GetOutput(),
-                           "DICOM " + io->GetComponentTypeAsString(io->GetComponentType()), false);
+    return to_scalar_image(image, "DICOM " + io->GetComponentTypeAsString(io->GetComponentType()),
+                           false);
 }
 
 template <class T>
@@ -234,6 +401,12 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
                                              "are relative to the study file)");
     if (fs::is_directory(path, ec))
         return read_dicom_series(path, dicom_series_uid);
+    if (!dicom_series_uid.empty())
+    {
+        throw DicomSeriesChoiceError("dicom_series_uid '" + dicom_series_uid +
+                                     "' is only used with a folder of DICOM files, but '" + path +
+                                     "' is a file; remove dicom_series_uid");
+    }
 
     auto io = itk::ImageIOFactory::CreateImageIO(path.c_str(), itk::IOFileModeEnum::ReadMode);
     MCDOSE_VALIDATE(io, << "cannot read image '" << path

@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "core/Assert.hh"
 #include "core/Span.hh"
 #include "phantoms/GridGeometry.hh"
 
@@ -26,11 +27,25 @@ struct ScalarImage
     bool integer_pixels{false}; //!< the pixel type on disk is an integer type
 };
 
+//! The choice of DICOM series is missing or wrong: several series in the
+//! folder and no `dicom_series_uid`, a uid that is not in the folder, or a uid
+//! given with an image file. The fix belongs in `dicom_series_uid`.
+class DicomSeriesChoiceError : public RuntimeError
+{
+  public:
+    using RuntimeError::RuntimeError;
+};
+
 //! Read a 3D (or 2D, as one slice) single-component image. `path` is a file,
 //! or a directory holding a DICOM CT series (rescale slope/intercept applied,
-//! so values are HU). With several series in the directory, `dicom_series_uid`
-//! chooses one. Throws RuntimeError naming the path and the problem
-//! (missing file, unknown format, vector/complex pixels, 4D, ...).
+//! so values are HU; slices ordered by their position along the normal of
+//! their orientation). With several series in the directory,
+//! `dicom_series_uid` chooses one: the Series Instance UID (0020,000E) as
+//! written in the files (or, when one UID holds volumes of different size,
+//! slice thickness or series number, the identifier the error lists).
+//! Throws RuntimeError naming the path and the problem (missing file, unknown
+//! format, vector/complex pixels, 4D, slices that do not form a regular grid,
+//! ...), DicomSeriesChoiceError for the series choice.
 ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_series_uid = {});
 
 //! Image formats that can be written (single-file formats only, so that the

@@ -407,6 +407,10 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
         {
             ct = read_scalar_image(input.ct.image_path, input.ct.dicom_series_uid);
         }
+        catch (DicomSeriesChoiceError const& e)
+        {
+            throw InputError(input.study_file, input.pointer + "/dicom_series_uid", e.what());
+        }
         catch (RuntimeError const& e)
         {
             throw InputError(input.study_file, input.pointer + "/image", e.what());

@@ -24,22 +24,72 @@ std::string material_of(HuConverter const& c, double hu)
 }
 } // namespace
 
-TEST(HuCalibrationTest, DefaultDensityCurveFollowsSchneider2000)
+//! Schneider, Bortfeld & Schlegel 2000 (Phys. Med. Biol. 45:459), the mass
+//! density as a function of the CT number H, written here from the equations
+//! as quoted (eqs. 17, 21, 23, 19; see phantoms/HuCalibration.cc for the
+//! sources and the caveat), independently of the control-point table. At
+//! -98 HU eq. 17 (adipose tissue 3, 0.93) is used; eq. 21 gives 0.9305 there.
+double schneider2000_density(double h)
+{
+    if (h <= -98)
+        return 0.00121 + (h + 1000) * (0.93 - 0.00121) / (1000 - 98); // eq. 17, air - adipose 3
+    if (h <= 14)
+        return 1.018 + 0.893e-3 * h; // eq. 21
+    if (h < 23)
+        return 1.03;
+    if (h <= 100)
+        return 1.003 + 1.169e-3 * h; // eq. 23
+    return 1.017 + 0.592e-3 * h;     // eq. 19
+}
+
+TEST(HuCalibrationTest, DefaultDensityCurveIsSchneider2000AtEveryIntegerHu)
 {
     HuConverter const c(schneider2000_calibration());
-    // Control points are reproduced exactly (to float precision).
-    EXPECT_FLOAT_EQ(0.00121f, convert(c, -1000).density_g_cm3);
+    // Each equation is a straight line and the control points lie on it, so the
+    // curve must reproduce it at every integer HU, up to the rounding of the
+    // stored float density (at most 2.84 x 2^-24 = 1.7e-7 g/cm^3).
+    int checked = 0;
+    for (int h = -1000; h <= 3071; ++h, ++checked)
+    {
+        ASSERT_NEAR(schneider2000_density(h), convert(c, h).density_g_cm3, 4e-7) << "HU " << h;
+    }
+    EXPECT_EQ(4072, checked);
+    // Below -1000: air, flat (our extension to the 12-bit minimum).
     EXPECT_FLOAT_EQ(0.00121f, convert(c, -1024).density_g_cm3);
-    EXPECT_FLOAT_EQ(0.93f, convert(c, -98).density_g_cm3);
-    EXPECT_FLOAT_EQ(1.03f, convert(c, 14).density_g_cm3);
-    EXPECT_FLOAT_EQ(1.1199f, convert(c, 100).density_g_cm3);
-    EXPECT_FLOAT_EQ(1.0762f, convert(c, 101).density_g_cm3); // step onto the bone line
-    EXPECT_FLOAT_EQ(2.8f, convert(c, 3000).density_g_cm3);
-    // Linear in between: water-like HU 0 on the -97..14 segment.
-    double const expected = 0.930486 + (0.0 - -97.0) / (14.0 - -97.0) * (1.03 - 0.930486);
-    EXPECT_NEAR(expected, convert(c, 0).density_g_cm3, 1e-6);
-    // Midpoint of the bone line.
-    EXPECT_NEAR(0.5 * (1.0762 + 1.9642), convert(c, 850.5).density_g_cm3, 1e-6);
+    EXPECT_FLOAT_EQ(0.00121f, convert(c, -1012.5).density_g_cm3);
+}
+
+TEST(HuCalibrationTest, DefaultDensityCurvePassesThroughTheReferenceTissues)
+{
+    // The tissues whose (CT number, density) the lines connect, as quoted with the
+    // equations. The equations print 3 decimals in the intercept and 3
+    // significant digits in the slope (x 1e-3), so they can miss a tissue by
+    // up to 0.0005 + 0.0005e-3 |H| g/cm^3.
+    struct Tissue
+    {
+        char const* name;
+        double hu;
+        double density_g_cm3;
+    };
+    Tissue const tissues[] = {
+        {"air", -1000, 0.00121},          {"adipose tissue 3", -98, 0.93},
+        {"adrenal gland", 14, 1.03},      {"small intestine (wall)", 23, 1.03},
+        {"connective tissue", 100, 1.12}, {"cortical bone", 1524, 1.92}};
+    HuConverter const c(schneider2000_calibration());
+    for (Tissue const& t : tissues)
+    {
+        double const tolerance = 0.0005 + 0.0005e-3 * std::fabs(t.hu) + 1e-7;
+        EXPECT_NEAR(t.density_g_cm3, convert(c, t.hu).density_g_cm3, tolerance) << t.name;
+    }
+    // The steps between the segments: onto the constant 1.03 after 14 HU, and
+    // from the soft-tissue line (connective tissue) down onto the bone line.
+    EXPECT_FLOAT_EQ(1.03f, convert(c, 15).density_g_cm3);
+    EXPECT_FLOAT_EQ(1.03f, convert(c, 22).density_g_cm3);
+    EXPECT_FLOAT_EQ(float(1.003 + 1.169e-3 * 100), convert(c, 100).density_g_cm3);
+    EXPECT_FLOAT_EQ(float(1.017 + 0.592e-3 * 101), convert(c, 101).density_g_cm3);
+    // Beyond the paper's last tissue bin (1600 HU) the bone line continues to
+    // the 12-bit maximum.
+    EXPECT_FLOAT_EQ(float(1.017 + 0.592e-3 * 3071), convert(c, 3071).density_g_cm3);
 }
 
 TEST(HuCalibrationTest, DefaultTissueBins)
@@ -71,7 +121,7 @@ TEST(HuCalibrationTest, OutOfRangeIsAnErrorUnlessClamped)
     EXPECT_FLOAT_EQ(0.00121f, r.density_g_cm3);
     EXPECT_EQ("air", clamp.material_names()[r.material]);
     ASSERT_TRUE(clamp.convert(5000, &r));
-    EXPECT_NEAR(2.8424, r.density_g_cm3, 1e-6);
+    EXPECT_NEAR(1.017 + 0.592e-3 * 3071, r.density_g_cm3, 1e-6); // the top of the curve
 }
 
 TEST(HuCalibrationTest, UserTableAndSharedMaterials)

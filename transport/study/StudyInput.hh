@@ -105,7 +105,7 @@ struct RngInput
 struct TallyInput
 {
     std::string method{"wib"};        //!< fa|cas|wag|kas|hb|wib|fx (see tally/)
-    std::string uncertainty{"batch"}; //!< batch|history
+    std::string uncertainty{"batch"}; //!< "batch", the only method (docs/tally.md)
     int batches{10};                  //!< batch method: number of batches
 };
 

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include "DicomTestSeries.hh"
 #include "RunCommand.hh"
 #include "StudyFixture.hh"
 #include "TestMacros.hh"
@@ -16,6 +17,37 @@ namespace
 std::size_t count_lines(std::string const& s)
 {
     return static_cast<std::size_t>(std::count(s.begin(), s.end(), '\n'));
+}
+
+//! The entry of material `name` in `mcdose phantom --json` output (null if absent).
+nlohmann::json material_entry(nlohmann::json const& doc, std::string const& name)
+{
+    for (auto const& m : doc["materials"])
+    {
+        if (m["name"] == name)
+            return m;
+    }
+    return nullptr;
+}
+
+//! A 8 x 6 x 3 axial CT series stored as int16 with slope 0.5, intercept -1024:
+//! slice 0 air (-1000 HU), slice 1 water-like (0 HU), slice 2 bone (1600 HU).
+DicomTestSeries three_tissue_series(std::string const& uid)
+{
+    DicomTestSeries s;
+    s.series_uid = uid;
+    s.columns = 8;
+    s.rows = 6;
+    s.slices = 3;
+    s.pixel_spacing_mm = {{1.5, 2.5}};
+    s.slice_spacing_mm = 3.0;
+    s.first_position_mm = {{-120.5, 80.25, -33.0}};
+    s.rescale_slope = 0.5;
+    s.rescale_intercept = -1024;
+    s.write_order = {2, 0, 1};
+    for (double hu : {-1000.0, 0.0, 1600.0})
+        s.hu.insert(s.hu.end(), 8 * 6, hu);
+    return s;
 }
 } // namespace
 
@@ -68,6 +100,8 @@ TEST_F(StudyCliTest, EachErrorIsOneLineWithFieldAndFix)
     }
     auto hu = minimal();
     hu["phantom"] = {{"type", "ct_image"}, {"image", "ct.nrrd"}};
+    auto history = minimal();
+    history["tally"] = {{"uncertainty", "history"}};
     std::vector<Case> const cases = {
         {"syntax.json", "{\n  \"run\": {\"histories\": 10}\n  \"backend\": \"cpu\"\n}\n",
          "line 3, column 3: malformed JSON"},
@@ -82,6 +116,9 @@ TEST_F(StudyCliTest, EachErrorIsOneLineWithFieldAndFix)
         {"hu.json", hu.dump(2),
          "/phantom/calibration: 1 voxels have CT numbers outside the "
          "calibration [-1024, 3071] HU, the first -2000 at voxel (1, 1, 0)"},
+        {"history.json", history.dump(2),
+         "/tally/uncertainty: \"history\" (history-by-history uncertainty) is not supported; "
+         "use \"batch\" or leave the field out (docs/tally.md"},
     };
     for (auto const& c : cases)
     {
@@ -146,5 +183,93 @@ TEST_F(StudyCliTest, PhantomExportWritesImages)
     ASSERT_EQ(0, r.exit_code) << r.output;
     EXPECT_TRUE(std::filesystem::exists(stem + "_material.mha"));
     EXPECT_TRUE(std::filesystem::exists(stem + "_density.mha"));
+}
+
+TEST_F(StudyCliTest, PhantomReadsADicomSeries)
+{
+    write_dicom_series((dir_ / "ct_dicom").string(), three_tissue_series("2.25.301002.1"));
+    auto j = minimal();
+    j["phantom"] = {{"type", "ct_image"}, {"image", "ct_dicom"}};
+    std::string const path = write_json("dicom.json", j);
+
+    auto const r = run_command(mcdose_exe() + " phantom " + path);
+    ASSERT_EQ(0, r.exit_code) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("8 x 6 x 3 = 144 voxels")) << r.output;
+
+    auto const out = run_command(mcdose_exe() + " phantom --json " + path);
+    ASSERT_EQ(0, out.exit_code) << out.output;
+    auto const doc = nlohmann::json::parse(out.output);
+    EXPECT_EQ("ct_image", doc["type"]);
+    EXPECT_EQ((std::vector<int>{8, 6, 3}), doc["dimensions"].get<std::vector<int>>());
+    // mm in the files, cm here; the origin is the position of the lowest slice.
+    auto const spacing = doc["spacing_cm"].get<std::vector<double>>();
+    auto const origin = doc["origin_cm"].get<std::vector<double>>();
+    double const expected_spacing[3] = {0.15, 0.25, 0.3};
+    double const expected_origin[3] = {-12.05, 8.025, -3.3};
+    for (int a = 0; a < 3; ++a)
+    {
+        EXPECT_NEAR(expected_spacing[a], spacing[a], 1e-9) << "axis " << a;
+        EXPECT_NEAR(expected_origin[a], origin[a], 1e-9) << "axis " << a;
+    }
+    // One slice (48 voxels of 0.01125 cm^3) of each tissue, in slice order, with
+    // the default calibration: air 0.00121, water-like (Schneider eq. 21 at 0 HU)
+    // 1.018 and bone (eq. 19 at 1600 HU) 1.9642 g/cm^3.
+    double const voxel_cm3 = 0.15 * 0.25 * 0.3;
+    struct Expected
+    {
+        char const* name;
+        double density;
+    };
+    for (Expected const& x : {Expected{"air", 0.00121}, Expected{"soft_tissue_icru44", 1.018},
+                              Expected{"bone_cortical_icrp", 1.9642}})
+    {
+        SCOPED_TRACE(x.name);
+        auto const m = material_entry(doc, x.name);
+        ASSERT_FALSE(m.is_null()) << out.output;
+        EXPECT_EQ(48, m["voxels"].get<int>());
+        EXPECT_NEAR(48 * voxel_cm3, m["volume_cm3"].get<double>(), 1e-9);
+        EXPECT_NEAR(x.density, m["min_density_g_cm3"].get<double>(), 1e-6);
+        EXPECT_NEAR(x.density, m["max_density_g_cm3"].get<double>(), 1e-6);
+    }
+}
+
+TEST_F(StudyCliTest, SeveralDicomSeriesNeedTheUid)
+{
+    write_dicom_series((dir_ / "ct_dicom").string(), three_tissue_series("2.25.301002.1"), "a");
+    DicomTestSeries b = three_tissue_series("2.25.301002.2");
+    b.series_number = 2;
+    b.slices = 2;
+    b.write_order.clear();
+    b.hu.assign(8 * 6 * 2, 0.0);
+    write_dicom_series((dir_ / "ct_dicom").string(), b, "b");
+
+    auto j = minimal();
+    j["phantom"] = {{"type", "ct_image"}, {"image", "ct_dicom"}};
+    std::string const none = write_json("none.json", j);
+    auto const r = run_command(mcdose_exe() + " check " + none);
+    EXPECT_EQ(1, r.exit_code) << r.output;
+    EXPECT_EQ(1u, count_lines(r.output)) << r.output;
+    EXPECT_EQ(0u, r.output.find("mcdose: error: " + none + ": /phantom/dicom_series_uid: '"))
+        << r.output;
+    EXPECT_NE(std::string::npos,
+              r.output.find("' holds 2 DICOM series: 2.25.301002.1 (3 files), 2.25.301002.2 (2 "
+                            "files); choose one with dicom_series_uid"))
+        << r.output;
+
+    j["phantom"]["dicom_series_uid"] = "2.25.301002.2";
+    auto const chosen = run_command(mcdose_exe() + " phantom --json " + write_json("b.json", j));
+    ASSERT_EQ(0, chosen.exit_code) << chosen.output;
+    EXPECT_EQ((std::vector<int>{8, 6, 2}),
+              nlohmann::json::parse(chosen.output)["dimensions"].get<std::vector<int>>());
+
+    j["phantom"]["dicom_series_uid"] = "2.25.301002.3";
+    std::string const unknown = write_json("unknown.json", j);
+    auto const u = run_command(mcdose_exe() + " check " + unknown);
+    EXPECT_EQ(1, u.exit_code) << u.output;
+    EXPECT_EQ(1u, count_lines(u.output)) << u.output;
+    EXPECT_NE(std::string::npos, u.output.find(": /phantom/dicom_series_uid: DICOM series "
+                                               "'2.25.301002.3' is not in '"))
+        << u.output;
+    EXPECT_NE(std::string::npos, u.output.find("set dicom_series_uid to one of these")) << u.output;
 }
 } // namespace mcdose::test
