@@ -14,6 +14,7 @@
 #    define MCDOSE_DEVICE_FUNCTION __device__
 #    define MCDOSE_KERNEL __global__
 #    define MCDOSE_NOINLINE __noinline__
+#    define MCDOSE_NO_UNROLL _Pragma("unroll 1")
 #else
 #    define MCDOSE_CUDA_COMPILER 0
 #    define MCDOSE_FUNCTION
@@ -21,11 +22,13 @@
 #    define MCDOSE_DEVICE_FUNCTION
 #    define MCDOSE_KERNEL
 #    define MCDOSE_NOINLINE __attribute__((noinline))
+#    define MCDOSE_NO_UNROLL
 #endif
 
 //! `MCDOSE_NOINLINE`: keep a function out of line (a call instead of a copy
 //! at every call site), for code that is large and called from many places in
-//! a kernel whose size is limited by the instruction cache.
+//! a kernel whose size is limited by the instruction cache. `MCDOSE_NO_UNROLL`
+//! before a loop: keep one copy of its body in device code.
 
 //! Inline function callable from host and device, forced inline.
 #define MCDOSE_FORCEINLINE_FUNCTION MCDOSE_FUNCTION MCDOSE_FORCEINLINE

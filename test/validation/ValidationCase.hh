@@ -1,8 +1,10 @@
 //! \file test/validation/ValidationCase.hh
 //! Run a committed validation case (validation/<name>/study.json) with the CLI
-//! on the CPU and read its depth dose and the PENELOPE reference beside it.
+//! (on the CPU unless MCDOSE_VALIDATION_BACKEND says otherwise) and read its
+//! depth dose and the PENELOPE reference beside it.
 #pragma once
 
+#include <cstdlib>
 #include <filesystem>
 #include <iostream>
 #include <sstream>
@@ -36,10 +38,15 @@ inline ValidationCurves run_validation_case(std::string const& name, std::string
                       << " (clone with shared/ beside the repository or set MCDOSE_REFDATA)";
         return c;
     }
+    // CI runs the reduced case on the CPU; the full runs on a GPU machine use the
+    // same checks with MCDOSE_VALIDATION_BACKEND=gpu and MCDOSE_VALIDATION_HISTORIES=N.
+    char const* backend = std::getenv("MCDOSE_VALIDATION_BACKEND");
+    char const* full = std::getenv("MCDOSE_VALIDATION_HISTORIES");
     fs::path const out = fs::temp_directory_path() / ("mcdose_validation_" + name);
     fs::remove_all(out);
     auto const r = run_command(mcdose_exe() + " run " + source_dir() + "/validation/" + name
-                               + "/study.json --backend cpu --histories " + histories
+                               + "/study.json --backend " + (backend ? backend : "cpu")
+                               + " --histories " + (full ? full : histories)
                                + " --output-dir " + out.string());
     c.output = r.output;
     if (r.exit_code != 0)

@@ -135,6 +135,32 @@ ElectronHostTables build_electron_tables(std::vector<Material> const& materials,
         }
     }
 
+    // Hard-event majorants. A step starting at E in bin i (E_i <= E < E_i+1)
+    // loses at most max_loss_fraction E at the stopping power of its midpoint,
+    // which is within a factor 2 of that at E for any allowed fraction, so it
+    // ends above E_i (1 - 2 f), i.e. at most k bins lower. The tables are
+    // interpolated linearly in each bin, so the largest node value over bins
+    // [i - k, i + 1] bounds the cross section along the whole step exactly.
+    {
+        double const f2 = 2 * o.max_loss_fraction;
+        unsigned const k = f2 >= 1 ? n : static_cast<unsigned>(std::ceil(-std::log1p(-f2) / t.delta)) + 1;
+        t.hard_majorant.assign(nm * 2 * n, 0);
+        for (std::size_t row = 0; row < nm * 2; ++row)
+        {
+            auto total = [&](unsigned j) {
+                std::size_t const r = row * n + j;
+                return t.hard_xs[r * 3 + 0] + t.hard_xs[r * 3 + 1] + t.hard_xs[r * 3 + 2];
+            };
+            for (unsigned i = 0; i < n; ++i)
+            {
+                double m = 0;
+                for (unsigned j = i > k ? i - k : 0; j <= std::min(i + 1, n - 1); ++j)
+                    m = std::max(m, total(j));
+                t.hard_majorant[row * n + i] = m;
+            }
+        }
+    }
+
     // MW multiple-scattering tables.
     t.msc_m1_min = msc_m1_min;
     t.msc_m1_max = msc_m1_max;

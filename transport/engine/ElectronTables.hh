@@ -29,6 +29,9 @@ struct ElectronHostTables
     double delta{0};  //!< grid step in ln E
     unsigned size{0};
     std::vector<double> stopping, transport_xs, transport_xs2, hard_xs;
+    //! Per row and bin: a majorant of the total hard cross section over every
+    //! energy one step starting in that bin can pass (ElectronTransportView).
+    std::vector<double> hard_majorant;
     unsigned brems_points{0};
     std::vector<double> brems_shape;
     //! MW multiple-scattering tables (WentzelScreeningTable): on a ln m1 grid,

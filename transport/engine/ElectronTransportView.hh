@@ -12,7 +12,10 @@
 //!   (1 / (rho sigma_1) is the transport mean free path lambda_1);
 //! - hard_xs[(r + i) * 3 + k]: hard-event cross sections [cm^2/g], k =
 //!   ChargedProcess: Møller (e-) / Bhabha (e+) above W_cc, bremsstrahlung above
-//!   W_cr, two-photon annihilation in flight (e+ only; 0 for e-).
+//!   W_cr, two-photon annihilation in flight (e+ only; 0 for e-);
+//! - hard_majorant[r + i]: the largest total hard cross section over the nodes
+//!   a step starting in bin i can reach (ElectronTables.cc says why it bounds
+//!   the linearly interpolated cross section): the delta-scattering majorant.
 //! Bremsstrahlung photon energies: BremsSpectrumView (per material, on the same
 //! grid); multiple scattering: WentzelScreeningTable (one for all materials).
 #pragma once
@@ -45,6 +48,7 @@ struct ElectronTransportView
     Span<Real const> transport_xs;
     Span<Real const> transport_xs2;  //!< sigma_2 [cm^2/g], same layout
     Span<Real const> hard_xs;
+    Span<Real const> hard_majorant;
 
     BremsSpectrumView<Real> brems;
     WentzelScreeningTable<Real> msc;

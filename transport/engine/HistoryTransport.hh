@@ -360,14 +360,8 @@ class HistoryTransport
         Real const tr0 = lerp_table(el.transport_xs.data() + row, i, f) * rho;
         Real step = el.max_loss_fraction * energy / stop0;
         step = std::fmin(step, el.max_mfp_fraction / tr0);
-        unsigned i_lo;
-        Real f_lo;
-        el.grid.find(std::fmax(energy - stop0 * step, el.absorption_MeV), i_lo, f_lo);
-        // Majorant over the step's energies (the hard cross sections are
-        // smooth and monotonic across a few-percent energy range; 2 % margin).
-        Real const hard_max = std::fmax(this->hard_xs(row, i, f, rho).total(),
-                                        this->hard_xs(row, i_lo, f_lo, rho).total())
-                              * Real(1.02);
+        // Majorant of the hard cross section over the step's energies (tabulated).
+        Real const hard_max = el.hard_majorant[row + i] * rho;
         bool hard = false;
         if (hard_max > 0)
         {
@@ -388,20 +382,25 @@ class HistoryTransport
         Real const step_over_lambda1 = lerp_table(el.transport_xs.data() + row, im, fm) * rho * step;
         Real const step_over_lambda2 = lerp_table(el.transport_xs2.data() + row, im, fm) * rho * step;
 
-        // Random hinge: tau s, deflection, (1 - tau) s.
-        Real travelled;
+        // Random hinge: tau s, deflection, (1 - tau) s. One fly_charged call
+        // site for both segments keeps a single copy of the voxel walk in the
+        // kernel (its code size is what limits it, docs/benchmarks.md).
         Real const first = step * generate_canonical<Real>(rng_);
-        Flight flight = this->fly_charged(t, first, loss_per_cm, travelled);
-        energy -= loss_per_cm * travelled;
-        if (flight == Flight::completed)
+        Flight flight;
+        MCDOSE_NO_UNROLL
+        for (int segment = 0;; ++segment)
         {
+            Real travelled;
+            flight = this->fly_charged(t, segment == 0 ? first : step - first, loss_per_cm,
+                                       travelled);
+            energy -= loss_per_cm * travelled;
+            if (segment == 1 || flight != Flight::completed)
+                break;
             Real const m1 = -std::expm1(-step_over_lambda1);
             Real const m2 = -std::expm1(-step_over_lambda2);
             Real const one_minus_mu = sample_msc_one_minus_mu(el.msc, m1, m2, rng_);
             st.direction = rotate_azimuth_fraction(st.direction, 1 - one_minus_mu,
                                                    generate_canonical<Real>(rng_));
-            flight = this->fly_charged(t, step - first, loss_per_cm, travelled);
-            energy -= loss_per_cm * travelled;
         }
         if (energy < 0)
             energy = 0;  // rounding of the last step (the deposit is already booked)
@@ -420,6 +419,7 @@ class HistoryTransport
         // Hard event: real with probability sigma(E) / majorant.
         el.grid.find(energy, i, f);
         auto const xs = this->hard_xs(row, i, f, rho);
+        MCDOSE_ASSERT(xs.total() <= hard_max * Real(1.0001));
         Real const xi = generate_canonical<Real>(rng_) * hard_max;
         if (xi > xs.total())
             return true;  // delta event

@@ -417,6 +417,7 @@ PhotonTransportView<Real> PhotonTransportParams::view(MemSpace where) const
             ev.stopping = s.place(S::convert(et.stopping), where);
             ev.transport_xs = s.place(S::convert(et.transport_xs), where);
             ev.hard_xs = s.place(S::convert(et.hard_xs), where);
+            ev.hard_majorant = s.place(S::convert(et.hard_majorant), where);
             ev.brems.points = et.brems_points;
             ev.brems.grid_size = et.size;
             ev.brems.shape = s.place(S::convert(et.brems_shape), where);

@@ -24,7 +24,7 @@ struct PhotonTransportOptions
     double emax_MeV{50};         //!< high end (>= the largest source energy)
     int points_per_decade{400};  //!< table density (see LogGrid.hh for the error)
     double photon_cutoff_MeV{0.01};
-    PhotonTracking tracking{PhotonTracking::siddon};
+    PhotonTracking tracking{PhotonTracking::woodcock};
     bool compton_binding{true};  //!< incoherent scattering function S(x, Z)
     ElectronTransportOptions electron;  //!< condensed history of e-/e+
 };

@@ -67,7 +67,7 @@ struct PhotonTransportView
 
     // Options
     Real photon_cutoff_MeV{0.01};
-    PhotonTracking tracking{PhotonTracking::siddon};
+    PhotonTracking tracking{PhotonTracking::woodcock};
     bool compton_binding{true};
 };
 }  // namespace mcdose

@@ -90,7 +90,7 @@ struct PhysicsInput
     double max_step_energy_loss{0.05};  //!< soft loss per step <= this fraction of E
     double max_step_transport_mfp{0.2}; //!< step <= this fraction of lambda_1
     bool condensed_history{true};   //!< "electron_transport": "condensed" | "local"
-    bool woodcock{false};           //!< "photon_tracking": "siddon" | "woodcock"
+    bool woodcock{true};            //!< "photon_tracking": "woodcock" (default) | "siddon"
     Precision precision{Precision::double_};
 };
 
