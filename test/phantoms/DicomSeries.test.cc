@@ -74,15 +74,7 @@ class DicomSeriesTest : public ::testing::Test
     //! -1024, so half-integer HU occur; written in shuffled order.
     static DicomTestSeries axial_series()
     {
-        DicomTestSeries s;
-        s.columns = 8;
-        s.rows = 6;
-        s.slices = 4;
-        s.pixel_spacing_mm = {{1.5, 2.5}};
-        s.slice_spacing_mm = 3.0;
-        s.first_position_mm = {{-120.5, 80.25, -33.0}};
-        s.rescale_slope = 0.5;
-        s.rescale_intercept = -1024;
+        DicomTestSeries s;  // the defaults: 8 x 6 x 4, int16, slope 0.5, intercept -1024
         s.write_order = {2, 0, 3, 1};
         s.hu.resize(std::size_t(8) * 6 * 4);
         for (int k = 0; k < 4; ++k)
@@ -207,8 +199,6 @@ TEST_F(DicomSeriesTest, SeveralSeriesNeedTheUidAndTheUidPicksOne)
     b.columns = 4;
     b.rows = 4;
     b.slices = 2;
-    b.rescale_slope = 0.5;
-    b.rescale_intercept = -1024;
     b.hu.assign(4 * 4 * 2, 500);
     b.first_position_mm = {{0, 0, 10}};
     test::write_dicom_series((dir_ / "two").string(), a, "a");

@@ -9,7 +9,10 @@
 
 namespace mcdose::test
 {
-//! One CT series: geometry in mm (as DICOM stores it), CT numbers in HU.
+//! One CT series: geometry in mm (as DICOM stores it), CT numbers in HU. The
+//! defaults describe the tests' common case: an 8 x 6 x 4 axial series of
+//! 1.5 x 2.5 x 3 mm voxels stored as int16 with slope 0.5 and intercept -1024
+//! (so half-integer HU occur).
 struct DicomTestSeries
 {
     std::string study_uid{"2.25.301001"};
@@ -26,12 +29,12 @@ struct DicomTestSeries
     std::array<double, 3> column_direction{{0, 1, 0}}; //!< down a column (j)
     //! Image Position (Patient) of slice 0, the first slice along the normal
     //! row_direction x column_direction [mm].
-    std::array<double, 3> first_position_mm{{0, 0, 0}};
+    std::array<double, 3> first_position_mm{{-120.5, 80.25, -33.0}};
     //! Image Position (Patient) of each slice, when given: replaces the
     //! regular stacking above (for series with a missing slice or a tilt).
     std::vector<std::array<double, 3>> positions_mm;
-    double rescale_slope{1};
-    double rescale_intercept{0};
+    double rescale_slope{0.5};
+    double rescale_intercept{-1024};
     bool unsigned_pixels{false}; //!< stored as uint16 (else int16)
     //! HU of voxel (i, j, k) at hu[i + columns * (j + rows * k)]; each value
     //! must be slope * n + intercept for an integer n in the stored type's range.

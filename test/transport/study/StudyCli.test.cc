@@ -34,16 +34,9 @@ nlohmann::json material_entry(nlohmann::json const& doc, std::string const& name
 //! slice 0 air (-1000 HU), slice 1 water-like (0 HU), slice 2 bone (1600 HU).
 DicomTestSeries three_tissue_series(std::string const& uid)
 {
-    DicomTestSeries s;
+    DicomTestSeries s;  // the defaults, with 3 slices
     s.series_uid = uid;
-    s.columns = 8;
-    s.rows = 6;
     s.slices = 3;
-    s.pixel_spacing_mm = {{1.5, 2.5}};
-    s.slice_spacing_mm = 3.0;
-    s.first_position_mm = {{-120.5, 80.25, -33.0}};
-    s.rescale_slope = 0.5;
-    s.rescale_intercept = -1024;
     s.write_order = {2, 0, 1};
     for (double hu : {-1000.0, 0.0, 1600.0})
         s.hu.insert(s.hu.end(), 8 * 6, hu);
