@@ -149,34 +149,50 @@ double depth_dose_practical_range_cm(DepthDoseCurveData const& c)
     auto const& d = c.edep_MeV;
     MCDOSE_VALIDATE(d.size() >= 3, << "depth-dose curve has fewer than 3 bins");
     std::size_t const im = argmax(d);
-    double best = 0;
-    std::size_t ks = 0;
-    for (std::size_t k = std::max<std::size_t>(im, 1); k + 1 < d.size(); ++k)
+    // The fall-off's straight part: the bins after the maximum from the last
+    // one above 70 % to the first one below 30 % of the maximum. A least-squares
+    // line through them is the tangent at the inflection point; it is far less
+    // noisy than the steepest finite difference of fine bins (which also
+    // picks the largest noise excursion), so Rp is stable from seed to seed.
+    std::size_t k_hi = im;
+    while (k_hi + 1 < d.size() && d[k_hi + 1] >= 0.7 * d[im])
+        ++k_hi;
+    std::size_t k_lo = k_hi;
+    while (k_lo < d.size() && d[k_lo] >= 0.3 * d[im])
+        ++k_lo;
+    MCDOSE_VALIDATE(k_lo < d.size(), << "depth-dose curve never falls below 30 % of its maximum");
+    double sz = 0, sd = 0, szz = 0, szd = 0;
+    double n = 0;
+    for (std::size_t k = k_hi; k <= k_lo; ++k)
     {
-        double const slope = -(d[k + 1] - d[k - 1]) / (mid(c, k + 1) - mid(c, k - 1));
-        if (slope > best)
-        {
-            best = slope;
-            ks = k;
-        }
+        double const z = mid(c, k);
+        sz += z;
+        sd += d[k];
+        szz += z * z;
+        szd += z * d[k];
+        n += 1;
     }
-    MCDOSE_VALIDATE(best > 0, << "depth-dose curve has no distal fall-off");
-    std::size_t k5 = ks;
+    double const denom = n * szz - sz * sz;
+    MCDOSE_VALIDATE(n >= 3 && denom > 0, << "depth-dose fall-off spans fewer than 3 bins");
+    double const slope = (n * szd - sz * sd) / denom;
+    double const intercept = (sd - slope * sz) / n;
+    MCDOSE_VALIDATE(slope < 0, << "depth-dose curve has no distal fall-off");
+    std::size_t k5 = k_lo;
     while (k5 < d.size() && d[k5] >= 0.05 * d[im])
         ++k5;
     MCDOSE_VALIDATE(k5 < d.size(), << "depth-dose curve never falls below 5 % of its maximum");
     double const z5 = mid(c, k5);
     double sum = 0;
-    int n = 0;
+    int nb = 0;
     for (std::size_t k = k5; k < d.size(); ++k)
     {
         if (mid(c, k) >= z5 + 0.5 && mid(c, k) <= z5 + 2.5)
         {
             sum += d[k];
-            ++n;
+            ++nb;
         }
     }
-    double const background = n > 0 ? sum / n : 0.0;
-    return mid(c, ks) + (d[ks] - background) / best;
+    double const background = nb > 0 ? sum / nb : 0.0;
+    return (background - intercept) / slope;
 }
 }  // namespace mcdose

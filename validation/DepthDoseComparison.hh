@@ -42,10 +42,12 @@ struct DepthDoseComparison
 //! (linear interpolation between bin centres); throws if it never does.
 double depth_dose_r50_cm(DepthDoseCurveData const& curve);
 
-//! Practical range Rp [cm] (ICRU Report 35): where the tangent at the steepest
-//! point of the distal fall-off meets the bremsstrahlung background, taken as
-//! the mean of the bins 0.5-2.5 cm beyond the depth where the curve first
-//! falls below 5 % of its maximum. Slopes by central differences of bin centres.
+//! Practical range Rp [cm] (ICRU Report 35): where the tangent at the
+//! inflection point of the distal fall-off meets the bremsstrahlung
+//! background. The tangent is the least-squares line through the bins of the
+//! fall-off between 70 % and 30 % of the maximum; the background is the mean
+//! of the bins 0.5-2.5 cm beyond the depth where the curve first falls below
+//! 5 % of its maximum.
 double depth_dose_practical_range_cm(DepthDoseCurveData const& curve);
 
 //! Compare bin by bin (the grids must be the same). Writes a table to `report`.
