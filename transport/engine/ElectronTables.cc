@@ -44,21 +44,21 @@ double wentzel_ratio(double A)
 
 void validate_electron_options(ElectronTransportOptions const& o)
 {
-    MCDOSE_VALIDATE(o.absorption_MeV >= 1e-3 && o.absorption_MeV <= 10,
-                    << "'physics/electron_cutoff_MeV' must be in [0.001, 10] MeV (got "
-                    << o.absorption_MeV << ")");
-    MCDOSE_VALIDATE(o.delta_cut_MeV >= 1e-3 && o.delta_cut_MeV <= 10,
-                    << "'physics/delta_ray_cut_MeV' must be in [0.001, 10] MeV (got "
-                    << o.delta_cut_MeV << ")");
-    MCDOSE_VALIDATE(o.brems_cut_MeV >= 1e-3 && o.brems_cut_MeV <= 10,
-                    << "'physics/brems_cut_MeV' must be in [0.001, 10] MeV (got "
-                    << o.brems_cut_MeV << ")");
-    MCDOSE_VALIDATE(o.max_loss_fraction > 0 && o.max_loss_fraction <= 0.25,
-                    << "'physics/max_step_energy_loss' must be in (0, 0.25] (got "
-                    << o.max_loss_fraction << "); 0.05 is the tested default");
-    MCDOSE_VALIDATE(o.max_mfp_fraction > 0 && o.max_mfp_fraction <= 1,
-                    << "'physics/max_step_transport_mfp' must be in (0, 1] (got "
-                    << o.max_mfp_fraction << "); 0.2 is the tested default");
+    using L = ElectronOptionLimits;
+    auto check_cut = [](double value, char const* field) {
+        MCDOSE_VALIDATE(value >= L::cut_min_MeV && value <= L::cut_max_MeV,
+                        << "'physics/" << field << "' must be in [" << L::cut_min_MeV << ", "
+                        << L::cut_max_MeV << "] MeV (got " << value << ")");
+    };
+    check_cut(o.absorption_MeV, "electron_cutoff_MeV");
+    check_cut(o.delta_cut_MeV, "delta_ray_cut_MeV");
+    check_cut(o.brems_cut_MeV, "brems_cut_MeV");
+    MCDOSE_VALIDATE(o.max_loss_fraction > 0 && o.max_loss_fraction <= L::max_loss_fraction,
+                    << "'physics/max_step_energy_loss' must be in (0, " << L::max_loss_fraction
+                    << "] (got " << o.max_loss_fraction << "); 0.05 is the tested default");
+    MCDOSE_VALIDATE(o.max_mfp_fraction > 0 && o.max_mfp_fraction <= L::max_mfp_fraction,
+                    << "'physics/max_step_transport_mfp' must be in (0, " << L::max_mfp_fraction
+                    << "] (got " << o.max_mfp_fraction << "); 0.2 is the tested default");
     MCDOSE_VALIDATE(o.points_per_decade >= 20 && o.points_per_decade <= 1000,
                     << "electron table density must be 20-1000 points per decade (got "
                     << o.points_per_decade << ")");

@@ -22,6 +22,17 @@ struct ElectronTransportOptions
     int points_per_decade{100};      //!< electron table density
 };
 
+//! Allowed values of the options: validate_electron_options checks them for
+//! API users and the study parser (transport/study) for JSON input, both from
+//! here. Cuts in [cut_min_MeV, cut_max_MeV]; step fractions in (0, max].
+struct ElectronOptionLimits
+{
+    static constexpr double cut_min_MeV = 1e-3;
+    static constexpr double cut_max_MeV = 10;
+    static constexpr double max_loss_fraction = 0.25;
+    static constexpr double max_mfp_fraction = 1;
+};
+
 //! Tables in double, laid out as ElectronTransportView documents.
 struct ElectronHostTables
 {

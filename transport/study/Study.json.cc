@@ -9,6 +9,7 @@
 
 #include "phantoms/JsonInput.hh"
 #include "phantoms/PhantomJson.hh"
+#include "transport/engine/ElectronTables.hh"
 #include "transport/study/StudyInput.hh"
 
 namespace mcdose
@@ -173,9 +174,12 @@ PhysicsInput parse_physics(JsonNode const& node)
                      "brems_cut_MeV", "max_step_energy_loss", "max_step_transport_mfp",
                      "electron_transport", "photon_tracking", "precision"});
     PhysicsInput p;
+    // The electron options' limits are ElectronTransportOptions' own (one table).
+    using L = ElectronOptionLimits;
+    auto const cut_range = NumberRange::closed(L::cut_min_MeV, L::cut_max_MeV);
     if (auto e = node.optional_child("electron_cutoff_MeV"))
     {
-        p.electron_cutoff_MeV = e->number(NumberRange::closed(1e-3, 10),
+        p.electron_cutoff_MeV = e->number(cut_range,
                                           "kinetic energy in MeV below which e-/e+ stop");
     }
     if (auto g = node.optional_child("photon_cutoff_MeV"))
@@ -185,24 +189,24 @@ PhysicsInput parse_physics(JsonNode const& node)
     }
     if (auto d = node.optional_child("delta_ray_cut_MeV"))
     {
-        p.delta_ray_cut_MeV = d->number(NumberRange::closed(1e-3, 10),
+        p.delta_ray_cut_MeV = d->number(cut_range,
                                         "energy transfer in MeV above which Møller/Bhabha "
                                         "delta rays are produced");
     }
     if (auto b = node.optional_child("brems_cut_MeV"))
     {
-        p.brems_cut_MeV = b->number(NumberRange::closed(1e-3, 10),
+        p.brems_cut_MeV = b->number(cut_range,
                                     "photon energy in MeV above which bremsstrahlung photons "
                                     "are produced");
     }
     if (auto f = node.optional_child("max_step_energy_loss"))
     {
-        p.max_step_energy_loss = f->number(NumberRange::open_closed(0, 0.25),
+        p.max_step_energy_loss = f->number(NumberRange::open_closed(0, L::max_loss_fraction),
                                            "largest fraction of the energy lost in one step");
     }
     if (auto f = node.optional_child("max_step_transport_mfp"))
     {
-        p.max_step_transport_mfp = f->number(NumberRange::open_closed(0, 1),
+        p.max_step_transport_mfp = f->number(NumberRange::open_closed(0, L::max_mfp_fraction),
                                              "largest step as a fraction of the transport mean "
                                              "free path");
     }

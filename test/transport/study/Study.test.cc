@@ -1,6 +1,7 @@
 //! The study reader through the API: defaults, examples, and each kind of input error.
 #include <gtest/gtest.h>
 
+#include "transport/engine/ElectronTables.hh"
 #include "StudyFixture.hh"
 #include "TestMacros.hh"
 #include "phantoms/ImageIO.hh"
@@ -183,6 +184,42 @@ TEST_F(StudyTest, ValuesOutOfRangeNameTheRange)
     q["outputs"] = {{"lateral_profiles", {{{"axis", "x"}, {"position_cm", {0, 0, 50}}}}}};
     InputError const i = study_error(write_json("lp.json", q));
     EXPECT_EQ("/outputs/lateral_profiles/0/position_cm", i.pointer());
+}
+
+// The electron options' limits come from ElectronOptionLimits for both the
+// study parser and validate_electron_options (API users): same bounds, each
+// message naming the field.
+TEST_F(StudyTest, ElectronOptionLimitsAreSharedWithTheEngine)
+{
+    auto j = minimal();
+    j["physics"] = {{"max_step_energy_loss", 0.3}};
+    InputError const e = study_error(write_json("f.json", j));
+    EXPECT_EQ("/physics/max_step_energy_loss", e.pointer());
+    EXPECT_TRUE(contains(e, "(0, 0.25]")) << e.what();
+
+    auto k = minimal();
+    k["physics"] = {{"delta_ray_cut_MeV", 20}};
+    InputError const f = study_error(write_json("d.json", k));
+    EXPECT_EQ("/physics/delta_ray_cut_MeV", f.pointer());
+    EXPECT_TRUE(contains(f, "[0.001, 10]")) << f.what();
+
+    ElectronTransportOptions o;
+    o.max_loss_fraction = 0.3;
+    try
+    {
+        validate_electron_options(o);
+        ADD_FAILURE() << "max_loss_fraction 0.3 was accepted";
+    }
+    catch (RuntimeError const& err)
+    {
+        EXPECT_NE(std::string::npos, std::string(err.what()).find("max_step_energy_loss"))
+            << err.what();
+        EXPECT_NE(std::string::npos, std::string(err.what()).find("(0, 0.25]")) << err.what();
+    }
+    o = ElectronTransportOptions{};
+    o.delta_cut_MeV = 20;
+    EXPECT_THROW(validate_electron_options(o), RuntimeError);
+    EXPECT_NO_THROW(validate_electron_options(ElectronTransportOptions{}));
 }
 
 TEST_F(StudyTest, UnknownMaterialSuggestsACatalogueName)
