@@ -14,6 +14,13 @@ namespace mcdose
 using size_type = std::size_t;
 using history_id_type = std::uint64_t;
 
+//! Where data lives: host or device memory (e.g. per-thread RNG states).
+enum class MemSpace
+{
+    host,
+    device
+};
+
 //! Floating-point precision of the transport: a template parameter, not a copy of the code.
 enum class Precision
 {

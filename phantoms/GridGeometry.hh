@@ -22,7 +22,7 @@
 #include "core/Assert.hh"
 #include "core/Macros.hh"
 #include "core/Types.hh"
-#include "phantoms/Array3.hh"
+#include "core/Array3.hh"
 
 namespace mcdose
 {

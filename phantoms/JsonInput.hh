@@ -17,7 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "core/Assert.hh"
-#include "phantoms/Array3.hh"
+#include "core/Array3.hh"
 #include "phantoms/InputError.hh"
 
 namespace mcdose

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "phantoms/Array3.hh"
+#include "core/Array3.hh"
 #include "phantoms/HuCalibration.hh"
 
 namespace mcdose

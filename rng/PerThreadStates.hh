@@ -14,13 +14,6 @@
 
 namespace mcdose
 {
-//! Where an RNG's state lives.
-enum class MemSpace
-{
-    host,
-    device
-};
-
 //! Per-thread records of trivially copyable `State`, on host or device.
 template <class State>
 class PerThreadStates

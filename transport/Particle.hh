@@ -11,7 +11,7 @@
 #include "core/Assert.hh"
 #include "core/Constants.hh"
 #include "core/Macros.hh"
-#include "phantoms/Array3.hh"
+#include "core/Array3.hh"
 
 namespace mcdose
 {

@@ -45,7 +45,7 @@
 #include "tally/DoseTallyView.hh"
 #include "transport/Particle.hh"
 #include "transport/engine/EnergyBalance.hh"
-#include "transport/engine/PhotonTransportView.hh"
+#include "transport/engine/TransportView.hh"
 #include "transport/engine/SecondaryStack.hh"
 #include "transport/geometry/DeltaTracking.hh"
 #include "transport/geometry/VoxelNavigator.hh"
@@ -66,7 +66,7 @@ class HistoryTransport
   public:
     using Stack = SecondaryStack<Real>;
 
-    MCDOSE_FUNCTION HistoryTransport(PhotonTransportView<Real> const& physics,
+    MCDOSE_FUNCTION HistoryTransport(TransportView<Real> const& physics,
                                      DoseTallyView<Policy> const& tally, Engine& rng,
                                      EnergyBalance& balance)
         : phys_(physics), nav_(physics.geometry), tally_(tally), rng_(rng), bal_(balance)
@@ -141,7 +141,7 @@ class HistoryTransport
         return true;
     }
 
-    PhotonTransportView<Real> const& phys_;
+    TransportView<Real> const& phys_;
     VoxelNavigator<Real> nav_;
     DoseTallyView<Policy> const& tally_;
     Engine& rng_;

@@ -93,7 +93,7 @@ std::vector<int> resolve_gpus(std::string const& spec, Comm const& comm)
 struct DeviceReplica
 {
     std::unique_ptr<VoxelGridParams> grid;
-    std::unique_ptr<PhotonTransportParams> physics;
+    std::unique_ptr<TransportParams> physics;
 };
 
 std::string hex64(std::uint64_t x)
@@ -152,7 +152,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     Backend const backend = resolve_backend(options.backend ? *options.backend : study.backend);
     bool const gpu = backend == Backend::gpu;
 
-    PhotonTransportOptions popts;
+    TransportOptions popts;
     popts.emax_MeV = std::max(0.01, 1.001 * max_kinetic_MeV);
     popts.photon_cutoff_MeV = study.physics.photon_cutoff_MeV;
     popts.tracking = study.physics.woodcock ? PhotonTracking::woodcock : PhotonTracking::siddon;
@@ -164,7 +164,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     eopts.max_loss_fraction = study.physics.max_step_energy_loss;
     eopts.max_mfp_fraction = study.physics.max_step_transport_mfp;
     // Tables start at 1 keV (the default emin), the lowest cut-off the study accepts.
-    PhotonTransportParams physics(materials, phantom.grid, popts);
+    TransportParams physics(materials, phantom.grid, popts);
     Comm const& comm = Comm::world();
     std::vector<int> const gpus = gpu ? resolve_gpus(options.gpus, comm) : std::vector<int>{};
     std::vector<DeviceReplica> replicas(gpus.empty() ? 0 : gpus.size() - 1);
@@ -174,7 +174,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         r.grid = std::make_unique<VoxelGridParams>(g, phantom.grid.material(),
                                                    phantom.grid.density_g_cm3(),
                                                    phantom.grid.num_materials());
-        r.physics = std::make_unique<PhotonTransportParams>(materials, *r.grid, popts);
+        r.physics = std::make_unique<TransportParams>(materials, *r.grid, popts);
     }
 
     GridGeometry const& geo = phantom.grid.geometry();
@@ -264,7 +264,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         std::function<Inputs(int)> const inputs = [&](int device) {
             std::size_t const i
                 = gpu ? std::size_t(std::find(gpus.begin(), gpus.end(), device) - gpus.begin()) : 0;
-            PhotonTransportParams const& p = i == 0 ? physics : *replicas.at(i - 1).physics;
+            TransportParams const& p = i == 0 ? physics : *replicas.at(i - 1).physics;
             MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
             return Inputs{p.view<Real>(where),
                           gpu ? sources.at(i).device_view() : sources.at(i).host_view()};

@@ -30,7 +30,7 @@
 #include "tally/DoseTally.hh"
 #include "transport/engine/Checkpoint.hh"
 #include "transport/engine/CpuThreads.hh"
-#include "transport/engine/PhotonTransportParams.hh"
+#include "transport/engine/TransportParams.hh"
 #include "transport/engine/TransportLaunch.hh"
 
 namespace mcdose
@@ -111,7 +111,7 @@ struct TransportRunResult
 template<class Real, class Source>
 struct TransportGroupInputs
 {
-    PhotonTransportView<Real> physics;
+    TransportView<Real> physics;
     Source source;
 };
 
@@ -464,7 +464,7 @@ TransportRunResult run_transport_groups(
 //! Run with one set of inputs for every group (host views on the CPU, the
 //! current device's views on one GPU).
 template<class Real, class Engine, class Policy, class Source>
-TransportRunResult run_transport_typed(PhotonTransportParams const& physics, Source const& source,
+TransportRunResult run_transport_typed(TransportParams const& physics, Source const& source,
                                        TallyMethod method, size_type voxels,
                                        TransportRunOptions const& opts)
 {

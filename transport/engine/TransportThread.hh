@@ -12,7 +12,7 @@
 #include "transport/engine/EnergyBalance.hh"
 #include "transport/engine/HistoryQueue.hh"
 #include "transport/engine/HistoryTransport.hh"
-#include "transport/engine/PhotonTransportView.hh"
+#include "transport/engine/TransportView.hh"
 
 namespace mcdose
 {
@@ -20,7 +20,7 @@ namespace mcdose
 template<class Real, class Engine, class Policy, class Source>
 struct TransportArgs
 {
-    PhotonTransportView<Real> physics;
+    TransportView<Real> physics;
     Source source;                   //!< `Particle<Real> operator()(Engine&) const`, local frame
     typename Engine::View rng;
     DoseTallyView<Policy> tally;

@@ -14,7 +14,7 @@
 #include "core/Assert.hh"
 #include "core/Macros.hh"
 #include "core/Types.hh"
-#include "phantoms/Array3.hh"
+#include "core/Array3.hh"
 
 namespace mcdose
 {

@@ -5,7 +5,7 @@
 #pragma once
 
 #include "core/Macros.hh"
-#include "phantoms/Array3.hh"
+#include "core/Array3.hh"
 #include "transport/Particle.hh"
 
 namespace mcdose

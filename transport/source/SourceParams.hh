@@ -14,7 +14,7 @@
 #include <vector>
 
 #include "core/DeviceBuffer.hh"
-#include "phantoms/Array3.hh"
+#include "core/Array3.hh"
 #include "phantoms/GridGeometry.hh"
 #include "transport/source/SourceView.hh"
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "core/Types.hh"
-#include "phantoms/Array3.hh"
+#include "core/Array3.hh"
 #include "phantoms/GridGeometry.hh"
 #include "phantoms/PhantomInput.hh"
 

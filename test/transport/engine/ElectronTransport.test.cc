@@ -11,7 +11,7 @@
 #include "rng/Rng.hh"
 #include "tally/AtomicPolicies.hh"
 #include "tally/DoseTally.hh"
-#include "transport/engine/PhotonTransportParams.hh"
+#include "transport/engine/TransportParams.hh"
 #include "transport/engine/TransportDriver.hh"
 #include "transport/output/ProfileCsv.hh"
 #include "transport/physics/PhysicsTables.hh"
@@ -49,11 +49,11 @@ ElectronRun run_electrons(VoxelGridParams const& grid, std::vector<Material> con
                           std::uint64_t seed, int slabs,
                           ElectronTransportOptions const& eopts = {})
 {
-    PhotonTransportOptions o;
+    TransportOptions o;
     o.emax_MeV = energy_MeV;
     o.points_per_decade = 100;
     o.electron = eopts;
-    PhotonTransportParams params(materials, grid, o);
+    TransportParams params(materials, grid, o);
     auto const& geo = grid.geometry();
     auto const source = pencil_source<Real>(
         geo, type, energy_MeV,

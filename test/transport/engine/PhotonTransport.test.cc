@@ -11,7 +11,7 @@
 #include "tally/AtomicPolicies.hh"
 #include "tally/DoseTally.hh"
 #include "transport/engine/HistoryTransport.hh"
-#include "transport/engine/PhotonTransportParams.hh"
+#include "transport/engine/TransportParams.hh"
 #include "transport/engine/TransportDriver.hh"
 
 namespace mcdose::test
@@ -31,9 +31,9 @@ VoxelGridParams slab_grid(int nxy, int nz, double width_cm, double thickness_cm,
                            1);
 }
 
-PhotonTransportOptions table_options(double emax_MeV, PhotonTracking tracking)
+TransportOptions table_options(double emax_MeV, PhotonTracking tracking)
 {
-    PhotonTransportOptions o;
+    TransportOptions o;
     o.emax_MeV = emax_MeV;
     o.points_per_decade = 100;  // coarser than the default: tests only need speed
     o.tracking = tracking;
@@ -56,7 +56,7 @@ TEST(PhotonTransportTest, UncollidedTransmissionMatchesAttenuation)
     {
         Material const& mat = find_material(c.material);
         auto grid = slab_grid(3, 7, 30.0, c.thickness_cm, float(mat.density_g_cm3));
-        PhotonTransportParams params({mat}, grid, table_options(10, PhotonTracking::siddon));
+        TransportParams params({mat}, grid, table_options(10, PhotonTracking::siddon));
         auto const view = params.view<double>(MemSpace::host);
 
         // mu at the beam energy from the tables (log-grid interpolation).
@@ -99,7 +99,7 @@ TEST(PhotonTransportTest, EnergyBalanceClosesInDouble)
     VoxelGridParams grid(p.geometry, p.material, p.density, 2);
     for (auto tracking : {PhotonTracking::siddon, PhotonTracking::woodcock})
     {
-        PhotonTransportParams params({find_material("water"), find_material("lead")}, grid,
+        TransportParams params({find_material("water"), find_material("lead")}, grid,
                                      table_options(10, tracking));
         auto const source
             = pencil_source<double>(grid.geometry(), ParticleType::photon, 8.0, {{5.0, 5.0, -0.5}});
@@ -138,7 +138,7 @@ TEST(PhotonTransportTest, WoodcockAgreesWithSiddon)
     std::vector<DoseResult> results;
     for (auto tracking : {PhotonTracking::siddon, PhotonTracking::woodcock})
     {
-        PhotonTransportParams params({water}, grid, table_options(5, tracking));
+        TransportParams params({water}, grid, table_options(5, tracking));
         auto const source = pencil_source<double>(grid.geometry(), ParticleType::photon, 1.25,
                                                   {{10.0, 10.0, -1.0}});
         auto const& src = source.host_view();

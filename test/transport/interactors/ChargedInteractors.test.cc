@@ -10,7 +10,7 @@
 
 #include "TransportTestHelpers.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
-#include "transport/engine/PhotonTransportParams.hh"
+#include "transport/engine/TransportParams.hh"
 #include "transport/interactors/AnnihilationInteractor.hh"
 #include "transport/interactors/BremsstrahlungInteractor.hh"
 #include "transport/interactors/MollerBhabhaInteractor.hh"
@@ -29,16 +29,16 @@ double dot(Array3<double> const& a, Array3<double> const& b)
 }
 
 //! Transport params of one water voxel (the electron tables and their views).
-PhotonTransportParams water_params(double emax_MeV)
+TransportParams water_params(double emax_MeV)
 {
     GridGeometry g;
     g.dims = {{1, 1, 1}};
     g.spacing_cm = {{10, 10, 10}};
     static VoxelGridParams grid(g, {0}, {1.0f}, 1);
-    PhotonTransportOptions o;
+    TransportOptions o;
     o.emax_MeV = emax_MeV;
     o.points_per_decade = 50;
-    return PhotonTransportParams({find_material("water")}, grid, o);
+    return TransportParams({find_material("water")}, grid, o);
 }
 
 template<class Real>

@@ -1,5 +1,5 @@
-//! \file transport/engine/PhotonTransportParams.cc
-#include "transport/engine/PhotonTransportParams.hh"
+//! \file transport/engine/TransportParams.cc
+#include "transport/engine/TransportParams.hh"
 
 #include <algorithm>
 #include <cmath>
@@ -45,7 +45,7 @@ std::vector<double> atoms_per_gram(Material const& m)
 
 //---------------------------------------------------------------------------//
 //! Everything in double on the host; views convert to the transport precision.
-struct PhotonTransportParams::HostData
+struct TransportParams::HostData
 {
     double ln_emin{0}, delta{0};
     std::vector<double> mu_rho, branch_cdf, element_cdf, majorant_per_cm;
@@ -75,10 +75,10 @@ struct PhotonTransportParams::HostData
 
 //! Typed copies of the host data in one memory space, with the views into them.
 template<class Real>
-struct PhotonTransportParams::Store
+struct TransportParams::Store
 {
     std::vector<std::shared_ptr<void>> owners;
-    PhotonTransportView<Real> view;
+    TransportView<Real> view;
 
     //! Host vector -> span in `where` (a device copy is kept alive in owners).
     template<class T>
@@ -100,9 +100,9 @@ struct PhotonTransportParams::Store
 };
 
 //---------------------------------------------------------------------------//
-PhotonTransportParams::PhotonTransportParams(std::vector<Material> const& materials,
+TransportParams::TransportParams(std::vector<Material> const& materials,
                                              VoxelGridParams const& grid,
-                                             PhotonTransportOptions const& options)
+                                             TransportOptions const& options)
     : options_(options), host_(std::make_unique<HostData>()), grid_(&grid)
 {
     MCDOSE_VALIDATE(!materials.empty(), << "the phantom has no materials");
@@ -302,10 +302,10 @@ PhotonTransportParams::PhotonTransportParams(std::vector<Material> const& materi
         h.electron = build_electron_tables(materials, options.emax_MeV, options.electron);
 }
 
-PhotonTransportParams::~PhotonTransportParams() = default;
-PhotonTransportParams::PhotonTransportParams(PhotonTransportParams&&) noexcept = default;
+TransportParams::~TransportParams() = default;
+TransportParams::TransportParams(TransportParams&&) noexcept = default;
 
-std::vector<double> PhotonTransportParams::energies_MeV() const
+std::vector<double> TransportParams::energies_MeV() const
 {
     std::vector<double> e(n_);
     for (unsigned i = 0; i < n_; ++i)
@@ -313,14 +313,14 @@ std::vector<double> PhotonTransportParams::energies_MeV() const
     return e;
 }
 
-std::vector<double> PhotonTransportParams::mu_rho(unsigned m) const
+std::vector<double> TransportParams::mu_rho(unsigned m) const
 {
     MCDOSE_EXPECT(m < host_->num_materials);
     return {host_->mu_rho.begin() + m * n_, host_->mu_rho.begin() + (m + 1) * n_};
 }
 
 template<class Real>
-PhotonTransportView<Real> PhotonTransportParams::view(MemSpace where) const
+TransportView<Real> TransportParams::view(MemSpace where) const
 {
     static std::mutex build_mutex;
     std::lock_guard<std::mutex> lock(build_mutex);
@@ -337,7 +337,7 @@ PhotonTransportView<Real> PhotonTransportParams::view(MemSpace where) const
     auto& s = *store;
     auto const& h = *host_;
     using S = Store<Real>;
-    PhotonTransportView<Real>& v = s.view;
+    TransportView<Real>& v = s.view;
 
     VoxelGridView const grid_view = where == MemSpace::host ? grid_->host_view()
                                                             : grid_->device_view();
@@ -442,6 +442,6 @@ PhotonTransportView<Real> PhotonTransportParams::view(MemSpace where) const
     return (*store_ptr)->view;
 }
 
-template PhotonTransportView<float> PhotonTransportParams::view<float>(MemSpace) const;
-template PhotonTransportView<double> PhotonTransportParams::view<double>(MemSpace) const;
+template TransportView<float> TransportParams::view<float>(MemSpace) const;
+template TransportView<double> TransportParams::view<double>(MemSpace) const;
 }  // namespace mcdose

@@ -1,4 +1,4 @@
-//! \file phantoms/Array3.hh
+//! \file core/Array3.hh
 //! Fixed three-component array usable on host and device (trivially copyable).
 #pragma once
 

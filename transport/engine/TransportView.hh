@@ -1,6 +1,7 @@
-//! \file transport/engine/PhotonTransportView.hh
-//! Everything the photon transport step reads, as one trivially copyable view
-//! (spans into host or device memory). Built by PhotonTransportParams.
+//! \file transport/engine/TransportView.hh
+//! Everything the transport step reads (photon tables and the electron view),
+//! as one trivially copyable view
+//! (spans into host or device memory). Built by TransportParams.
 //!
 //! Per-material tables live on one LogGridView energy grid:
 //! - mu_rho[m * n + i]: total mass attenuation coefficient mu/rho [cm^2/g]
@@ -38,7 +39,7 @@ enum class PhotonTracking : std::uint8_t
 };
 
 template<class Real>
-struct PhotonTransportView
+struct TransportView
 {
     // Phantom
     VoxelGeometryView<Real> geometry;          //!< phantom local frame: corner at 0

@@ -1,4 +1,4 @@
-//! \file transport/engine/PhotonTransportParams.hh
+//! \file transport/engine/TransportParams.hh
 //! Host owner of the transport data: builds the per-material photon tables
 //! on a uniform ln(E) grid from transport/physics (cross sections) and the
 //! sampling data of transport/interactors from xraylib, plus the electron and
@@ -14,11 +14,11 @@
 #include "phantoms/materials/Material.hh"
 #include "rng/PerThreadStates.hh"
 #include "transport/engine/ElectronTables.hh"
-#include "transport/engine/PhotonTransportView.hh"
+#include "transport/engine/TransportView.hh"
 
 namespace mcdose
 {
-struct PhotonTransportOptions
+struct TransportOptions
 {
     double emin_MeV{1e-3};       //!< low end of the tables (<= photon cut-off)
     double emax_MeV{50};         //!< high end (>= the largest source energy)
@@ -29,16 +29,16 @@ struct PhotonTransportOptions
     ElectronTransportOptions electron;  //!< condensed history of e-/e+
 };
 
-class PhotonTransportParams
+class TransportParams
 {
   public:
     //! `materials[m]` is the material of phantom index m.
-    PhotonTransportParams(std::vector<Material> const& materials, VoxelGridParams const& grid,
-                          PhotonTransportOptions const& options);
-    ~PhotonTransportParams();
-    PhotonTransportParams(PhotonTransportParams&&) noexcept;
+    TransportParams(std::vector<Material> const& materials, VoxelGridParams const& grid,
+                          TransportOptions const& options);
+    ~TransportParams();
+    TransportParams(TransportParams&&) noexcept;
 
-    PhotonTransportOptions const& options() const { return options_; }
+    TransportOptions const& options() const { return options_; }
     unsigned grid_size() const { return n_; }
     //! Total mass attenuation coefficient of material m on the grid [cm^2/g].
     std::vector<double> mu_rho(unsigned m) const;
@@ -47,13 +47,13 @@ class PhotonTransportParams
 
     //! View with tables in precision Real, in host or device memory.
     template<class Real>
-    PhotonTransportView<Real> view(MemSpace where) const;
+    TransportView<Real> view(MemSpace where) const;
 
   private:
     struct HostData;
     template<class Real>
     struct Store;
-    PhotonTransportOptions options_;
+    TransportOptions options_;
     unsigned n_{0};
     std::unique_ptr<HostData> host_;
     mutable std::unique_ptr<Store<float>> store_f_[2];
