@@ -31,7 +31,7 @@ std::size_t argmax(std::vector<double> const& v)
 }
 }  // namespace
 
-DepthDoseCurveData read_depth_dose_csv(std::string const& path)
+DepthDoseCurve read_depth_dose_csv(std::string const& path)
 {
     std::ifstream in(path);
     MCDOSE_VALIDATE(in, << "cannot open depth-dose file '" << path << "'");
@@ -46,7 +46,7 @@ DepthDoseCurveData read_depth_dose_csv(std::string const& path)
         MCDOSE_VALIDATE(col.count(name), << "'" << path << "': missing column '" << name
                                          << "' (header: " << line << ")");
     }
-    DepthDoseCurveData d;
+    DepthDoseCurve d;
     int row = 1;
     while (std::getline(in, line))
     {
@@ -60,28 +60,28 @@ DepthDoseCurveData read_depth_dose_csv(std::string const& path)
                                               << ": too few columns");
             return std::stod(cells[c]);
         };
-        d.z_lo_cm.push_back(get("z_lo_cm"));
-        d.z_hi_cm.push_back(get("z_hi_cm"));
+        d.lo_cm.push_back(get("z_lo_cm"));
+        d.hi_cm.push_back(get("z_hi_cm"));
         d.edep_MeV.push_back(get("edep_MeV"));
         d.edep_sigma_MeV.push_back(get("edep_sigma_MeV"));
     }
-    MCDOSE_VALIDATE(!d.z_lo_cm.empty(), << "'" << path << "' has no rows");
+    MCDOSE_VALIDATE(!d.lo_cm.empty(), << "'" << path << "' has no rows");
     return d;
 }
 
-DepthDoseComparison compare_depth_dose(DepthDoseCurveData const& test,
-                                       DepthDoseCurveData const& ref,
+DepthDoseComparison compare_depth_dose(DepthDoseCurve const& test,
+                                       DepthDoseCurve const& ref,
                                        DepthDoseComparisonOptions const& o, std::ostream& os)
 {
-    MCDOSE_VALIDATE(test.z_lo_cm.size() == ref.z_lo_cm.size(),
-                    << "depth-dose grids differ: " << test.z_lo_cm.size() << " bins vs "
-                    << ref.z_lo_cm.size() << " in the reference");
+    MCDOSE_VALIDATE(test.lo_cm.size() == ref.lo_cm.size(),
+                    << "depth-dose grids differ: " << test.lo_cm.size() << " bins vs "
+                    << ref.lo_cm.size() << " in the reference");
     DepthDoseComparison r;
     std::size_t const it = argmax(test.edep_MeV), ir = argmax(ref.edep_MeV);
     r.test_max_MeV = test.edep_MeV[it];
     r.ref_max_MeV = ref.edep_MeV[ir];
-    r.test_depth_of_max_cm = 0.5 * (test.z_lo_cm[it] + test.z_hi_cm[it]);
-    r.ref_depth_of_max_cm = 0.5 * (ref.z_lo_cm[ir] + ref.z_hi_cm[ir]);
+    r.test_depth_of_max_cm = test.mid_cm(it);
+    r.ref_depth_of_max_cm = ref.mid_cm(ir);
     for (std::size_t i = 0; i < ref.edep_MeV.size(); ++i)
     {
         r.test_total_MeV += test.edep_MeV[i];
@@ -91,10 +91,10 @@ DepthDoseComparison compare_depth_dose(DepthDoseCurveData const& test,
        << "   z_mid_cm      ref_MeV     test_MeV   diff/max  allowed/max\n";
     for (std::size_t i = 0; i < ref.edep_MeV.size(); ++i)
     {
-        MCDOSE_VALIDATE(std::fabs(test.z_lo_cm[i] - ref.z_lo_cm[i]) < 1e-6,
-                        << "depth-dose bin " << i << " starts at " << test.z_lo_cm[i]
-                        << " cm, the reference at " << ref.z_lo_cm[i] << " cm");
-        if (ref.z_lo_cm[i] < o.z_min_cm - 1e-9 || ref.z_hi_cm[i] > o.z_max_cm + 1e-9)
+        MCDOSE_VALIDATE(std::fabs(test.lo_cm[i] - ref.lo_cm[i]) < 1e-6,
+                        << "depth-dose bin " << i << " starts at " << test.lo_cm[i]
+                        << " cm, the reference at " << ref.lo_cm[i] << " cm");
+        if (ref.lo_cm[i] < o.z_min_cm - 1e-9 || ref.hi_cm[i] > o.z_max_cm + 1e-9)
             continue;
         ++r.bins_compared;
         double const diff = (test.edep_MeV[i] - ref.edep_MeV[i]) / r.ref_max_MeV;
@@ -106,9 +106,9 @@ DepthDoseComparison compare_depth_dose(DepthDoseCurveData const& test,
         if (std::fabs(diff) > std::fabs(r.worst_diff_of_max))
         {
             r.worst_diff_of_max = diff;
-            r.worst_z_cm = 0.5 * (ref.z_lo_cm[i] + ref.z_hi_cm[i]);
+            r.worst_z_cm = ref.mid_cm(i);
         }
-        os << std::setw(11) << 0.5 * (ref.z_lo_cm[i] + ref.z_hi_cm[i]) << std::scientific
+        os << std::setw(11) << ref.mid_cm(i) << std::scientific
            << std::setprecision(4) << std::setw(13) << ref.edep_MeV[i] << std::setw(13)
            << test.edep_MeV[i] << std::fixed << std::setw(11) << diff << std::setw(11) << allowed
            << (bad ? "  FAIL" : "") << '\n';
@@ -121,15 +121,8 @@ DepthDoseComparison compare_depth_dose(DepthDoseCurveData const& test,
        << r.test_total_MeV / r.ref_total_MeV << ")\n";
     return r;
 }
-namespace
-{
-double mid(DepthDoseCurveData const& c, std::size_t k)
-{
-    return 0.5 * (c.z_lo_cm[k] + c.z_hi_cm[k]);
-}
-}  // namespace
 
-double depth_dose_r50_cm(DepthDoseCurveData const& c)
+double depth_dose_r50_cm(DepthDoseCurve const& c)
 {
     auto const& d = c.edep_MeV;
     MCDOSE_VALIDATE(d.size() >= 3, << "depth-dose curve has fewer than 3 bins");
@@ -138,13 +131,13 @@ double depth_dose_r50_cm(DepthDoseCurveData const& c)
     for (std::size_t k = im; k + 1 < d.size(); ++k)
     {
         if (d[k] >= half && d[k + 1] < half)
-            return mid(c, k) + (d[k] - half) / (d[k] - d[k + 1]) * (mid(c, k + 1) - mid(c, k));
+            return c.mid_cm(k) + (d[k] - half) / (d[k] - d[k + 1]) * (c.mid_cm(k + 1) - c.mid_cm(k));
     }
     MCDOSE_VALIDATE(false, << "depth-dose curve never falls to 50 % of its maximum");
     return 0;
 }
 
-double depth_dose_practical_range_cm(DepthDoseCurveData const& c)
+double depth_dose_practical_range_cm(DepthDoseCurve const& c)
 {
     auto const& d = c.edep_MeV;
     MCDOSE_VALIDATE(d.size() >= 3, << "depth-dose curve has fewer than 3 bins");
@@ -165,7 +158,7 @@ double depth_dose_practical_range_cm(DepthDoseCurveData const& c)
     double n = 0;
     for (std::size_t k = k_hi; k <= k_lo; ++k)
     {
-        double const z = mid(c, k);
+        double const z = c.mid_cm(k);
         sz += z;
         sd += d[k];
         szz += z * z;
@@ -181,12 +174,12 @@ double depth_dose_practical_range_cm(DepthDoseCurveData const& c)
     while (k5 < d.size() && d[k5] >= 0.05 * d[im])
         ++k5;
     MCDOSE_VALIDATE(k5 < d.size(), << "depth-dose curve never falls below 5 % of its maximum");
-    double const z5 = mid(c, k5);
+    double const z5 = c.mid_cm(k5);
     double sum = 0;
     int nb = 0;
     for (std::size_t k = k5; k < d.size(); ++k)
     {
-        if (mid(c, k) >= z5 + 0.5 && mid(c, k) <= z5 + 2.5)
+        if (c.mid_cm(k) >= z5 + 0.5 && c.mid_cm(k) <= z5 + 2.5)
         {
             sum += d[k];
             ++nb;

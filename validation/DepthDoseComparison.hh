@@ -8,16 +8,13 @@
 #include <string>
 #include <vector>
 
+#include "tally/DepthDoseCurve.hh"
+
 namespace mcdose
 {
-struct DepthDoseCurveData
-{
-    std::vector<double> z_lo_cm, z_hi_cm, edep_MeV, edep_sigma_MeV;
-};
-
 //! Read a CSV with header columns including z_lo_cm, z_hi_cm, edep_MeV,
 //! edep_sigma_MeV (other columns ignored). Throws RuntimeError naming the file.
-DepthDoseCurveData read_depth_dose_csv(std::string const& path);
+DepthDoseCurve read_depth_dose_csv(std::string const& path);
 
 struct DepthDoseComparisonOptions
 {
@@ -40,7 +37,7 @@ struct DepthDoseComparison
 
 //! Depth [cm] beyond the maximum where the curve falls to 50 % of its maximum
 //! (linear interpolation between bin centres); throws if it never does.
-double depth_dose_r50_cm(DepthDoseCurveData const& curve);
+double depth_dose_r50_cm(DepthDoseCurve const& curve);
 
 //! Practical range Rp [cm] (ICRU Report 35): where the tangent at the
 //! inflection point of the distal fall-off meets the bremsstrahlung
@@ -48,11 +45,11 @@ double depth_dose_r50_cm(DepthDoseCurveData const& curve);
 //! fall-off between 70 % and 30 % of the maximum; the background is the mean
 //! of the bins 0.5-2.5 cm beyond the depth where the curve first falls below
 //! 5 % of its maximum.
-double depth_dose_practical_range_cm(DepthDoseCurveData const& curve);
+double depth_dose_practical_range_cm(DepthDoseCurve const& curve);
 
 //! Compare bin by bin (the grids must be the same). Writes a table to `report`.
-DepthDoseComparison compare_depth_dose(DepthDoseCurveData const& test,
-                                       DepthDoseCurveData const& reference,
+DepthDoseComparison compare_depth_dose(DepthDoseCurve const& test,
+                                       DepthDoseCurve const& reference,
                                        DepthDoseComparisonOptions const& options,
                                        std::ostream& report);
 }  // namespace mcdose

@@ -20,7 +20,7 @@ namespace mcdose::test
 {
 struct ValidationCurves
 {
-    DepthDoseCurveData test, reference;
+    DepthDoseCurve test, reference;
     std::string output;  //!< the CLI's output
     bool ok{false};      //!< false: a failure was recorded (missing data or failed run)
 };

@@ -17,20 +17,11 @@
 #include <string>
 #include <vector>
 
+#include "tally/DepthDoseCurve.hh"
 #include "transport/output/DoseData.hh"
 
 namespace mcdose
 {
-//! A laterally integrated depth-dose curve (per source particle).
-struct DepthDoseCurve
-{
-    int axis{2};               //!< grid axis 0, 1, 2 (x, y, z)
-    std::vector<double> lo_cm; //!< slab lower face
-    std::vector<double> hi_cm; //!< slab upper face
-    std::vector<double> edep_MeV;
-    std::vector<double> edep_sigma_MeV;
-};
-
 //! Sum of voxel values over each slab perpendicular to `axis`.
 std::vector<double> laterally_integrate(GridGeometry const& geometry, int axis,
                                         Span<double const> voxel_values);

@@ -35,7 +35,7 @@ struct ElectronRun
 {
     DoseResult dose;
     EnergyBalance balance;
-    DepthDoseCurveData depth_dose;  //!< per source particle, batch uncertainty
+    DepthDoseCurve depth_dose;  //!< per source particle, batch uncertainty
 };
 
 //! Run a +z pencil beam through the grid's lateral centre (10 batches). The
@@ -80,12 +80,11 @@ ElectronRun run_electrons(VoxelGridParams const& grid, std::vector<Material> con
     GridGeometry slab_geo = geo;
     slab_geo.dims[2] = slabs;
     slab_geo.spacing_cm[2] = geo.spacing_cm[2] * per;
-    auto const curve = depth_dose_from_batch_slabs(slab_geo, 2, r.batch_digests);
     return {std::move(r.dose), r.balance,
-            {curve.lo_cm, curve.hi_cm, curve.edep_MeV, curve.edep_sigma_MeV}};
+            depth_dose_from_batch_slabs(slab_geo, 2, r.batch_digests)};
 }
 //! Two independent runs of the same physics: every slab within 4 combined sigma.
-void expect_same_depth_dose(DepthDoseCurveData const& a, DepthDoseCurveData const& b)
+void expect_same_depth_dose(DepthDoseCurve const& a, DepthDoseCurve const& b)
 {
     ASSERT_EQ(a.edep_MeV.size(), b.edep_MeV.size());
     for (std::size_t z = 0; z < a.edep_MeV.size(); ++z)
