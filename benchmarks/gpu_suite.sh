@@ -96,10 +96,12 @@ PY
 }
 for part in "$@"; do
   case $part in
-    tests)
+    tests|device-tests)
+      # device-tests: only the tests that need a GPU (their names say Device/Gpu/GPU).
+      filter='*'; [ "$part" = device-tests ] && filter='*Device*:*Gpu*:*GPU*'
       log info; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv; $M info
       for t in bundle/tests/test_*; do
-        log "$t"; timeout 300 "$t" --gtest_brief=1 2>&1 | tail -25
+        log "$t ($part)"; timeout 300 "$t" --gtest_brief=1 --gtest_filter="$filter" 2>&1 | tail -25
       done ;;
     rng)
       log "rng bench"
@@ -167,11 +169,6 @@ for part in "$@"; do
           validation/seed_tests/test2.json > /tmp/test2_$T.json
         log "tracking: seed test 2, $T"
         timeout 120 $M compare-tallies --study /tmp/test2_$T.json --backend gpu --methods hb --json "$OUT/test2_$T.json" | tail -3
-      done ;;
-    device-tests)
-      log info; nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
-      for t in bundle/tests/test_*; do
-        log "$t (device tests)"; timeout 300 "$t" --gtest_brief=1 --gtest_filter='*Device*:*Gpu*:*GPU*' 2>&1 | tail -25
       done ;;
     sweep)
       log "sweep a"; timeout 200 $M compare-tallies --mode sweep --backend gpu --histories 4e6,8e6,1.6e7 --json "$OUT/sweep_a.json"

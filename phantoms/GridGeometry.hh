@@ -19,10 +19,10 @@
 
 #include <cstdint>
 
+#include "core/Array3.hh"
 #include "core/Assert.hh"
 #include "core/Macros.hh"
 #include "core/Types.hh"
-#include "core/Array3.hh"
 
 namespace mcdose
 {

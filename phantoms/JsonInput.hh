@@ -16,8 +16,8 @@
 
 #include <nlohmann/json.hpp>
 
-#include "core/Assert.hh"
 #include "core/Array3.hh"
+#include "core/Assert.hh"
 #include "phantoms/InputError.hh"
 
 namespace mcdose

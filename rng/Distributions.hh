@@ -4,12 +4,12 @@
 //! call is part of each function's contract (reproducibility depends on it).
 #pragma once
 
-#include "core/FastMath.hh"
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
 
 #include "core/Constants.hh"
+#include "core/FastMath.hh"
 #include "core/Macros.hh"
 
 namespace mcdose

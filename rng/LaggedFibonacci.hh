@@ -183,11 +183,12 @@ class LaggedFibonacciEngine
     //! Slice exhausted: word i of Philox4x32-10 at counter (i/4, thread, round).
     MCDOSE_FUNCTION result_type fallback(std::uint32_t i) const
     {
-        std::uint32_t const ctr[4] = {i / 4, static_cast<std::uint32_t>(thread_),
-                                      static_cast<std::uint32_t>(view_.round),
-                                      static_cast<std::uint32_t>(view_.round >> 32)};
-        std::uint32_t const key[2] = {view_.fallback_key[0], view_.fallback_key[1]};
-        return philox4x32_10(ctr, key).v[i % 4];
+        // Out of line, as in PhiloxEngine: one copy of the rounds, not one per draw site.
+        return philox_word(philox4x32_10_outlined(i / 4, static_cast<std::uint32_t>(thread_),
+                                                  static_cast<std::uint32_t>(view_.round),
+                                                  static_cast<std::uint32_t>(view_.round >> 32),
+                                                  view_.fallback_key[0], view_.fallback_key[1]),
+                           i % 4);
     }
 };
 

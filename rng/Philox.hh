@@ -81,6 +81,13 @@ inline MCDOSE_FUNCTION MCDOSE_NOINLINE PhiloxBlock philox4x32_10_outlined(
     return philox4x32_10(ctr, key);
 }
 
+//! Word `lane` (0-3) of a block, by selects: an indexed read (block.v[lane])
+//! would put the block in local memory.
+MCDOSE_FORCEINLINE_FUNCTION std::uint32_t philox_word(PhiloxBlock const& b, unsigned lane)
+{
+    return lane < 2 ? (lane == 0 ? b.v[0] : b.v[1]) : (lane == 2 ? b.v[2] : b.v[3]);
+}
+
 //! Engine for one thread; writes its (history, draw index) back on destruction.
 class PhiloxEngine
 {
@@ -119,10 +126,7 @@ class PhiloxEngine
         if (lane == 0)
             this->refill();
         ++draw_;
-        // Selects, not block_.v[lane]: an indexed read would put the block in
-        // local memory.
-        return lane < 2 ? (lane == 0 ? block_.v[0] : block_.v[1])
-                        : (lane == 2 ? block_.v[2] : block_.v[3]);
+        return philox_word(block_, lane);
     }
 
     static constexpr result_type min() { return 0; }

@@ -18,7 +18,6 @@ struct DepthDoseCurve
     std::vector<double> edep_MeV;       //!< energy deposited in the slab
     std::vector<double> edep_sigma_MeV; //!< its standard uncertainty
 
-    std::size_t size() const { return edep_MeV.size(); }
     double mid_cm(std::size_t k) const { return 0.5 * (lo_cm[k] + hi_cm[k]); }
 };
 }  // namespace mcdose

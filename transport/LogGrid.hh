@@ -7,11 +7,11 @@
 //! absorption edge is smeared over one 0.58 % wide bin.
 #pragma once
 
-#include "core/FastMath.hh"
 #include <cmath>
 #include <cstddef>
 
 #include "core/Assert.hh"
+#include "core/FastMath.hh"
 #include "core/Macros.hh"
 
 namespace mcdose
@@ -40,9 +40,7 @@ struct LogGridView
         }
         else
         {
-            i = static_cast<unsigned>(u);
-            if (i > size - 2)
-                i = size - 2;
+            i = static_cast<unsigned>(u);  // < size - 1, since u < size - 1
             f = u - Real(i);
         }
     }

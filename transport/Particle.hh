@@ -8,10 +8,10 @@
 #include <cstdint>
 #include <string>
 
+#include "core/Array3.hh"
 #include "core/Assert.hh"
 #include "core/Constants.hh"
 #include "core/Macros.hh"
-#include "core/Array3.hh"
 
 namespace mcdose
 {

@@ -138,12 +138,15 @@ ElectronHostTables build_electron_tables(std::vector<Material> const& materials,
     // Hard-event majorants. A step starting at E in bin i (E_i <= E < E_i+1)
     // loses at most max_loss_fraction E at the stopping power of its midpoint,
     // which is within a factor 2 of that at E for any allowed fraction, so it
-    // ends above E_i (1 - 2 f), i.e. at most k bins lower. The tables are
-    // interpolated linearly in each bin, so the largest node value over bins
-    // [i - k, i + 1] bounds the cross section along the whole step exactly.
+    // ends above E_i (1 - 2 f), i.e. at most k bins lower (2 f <= 0.5 by
+    // ElectronOptionLimits). The tables are interpolated linearly in each bin,
+    // so the largest node value over bins [i - k, i + 1] bounds the cross
+    // section along the whole step exactly.
     {
-        double const f2 = 2 * o.max_loss_fraction;
-        unsigned const k = f2 >= 1 ? n : static_cast<unsigned>(std::ceil(-std::log1p(-f2) / t.delta)) + 1;
+        static_assert(2 * ElectronOptionLimits::max_loss_fraction < 1,
+                      "the majorant window needs 2 f < 1");
+        unsigned const k
+            = static_cast<unsigned>(std::ceil(-std::log1p(-2 * o.max_loss_fraction) / t.delta)) + 1;
         t.hard_majorant.assign(nm * 2 * n, 0);
         for (std::size_t row = 0; row < nm * 2; ++row)
         {

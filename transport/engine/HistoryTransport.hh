@@ -36,7 +36,6 @@
 //! -2mc^2), so emitted = deposited + escaped + rest mass (EnergyBalance.hh).
 #pragma once
 
-#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Constants.hh"
@@ -45,8 +44,8 @@
 #include "tally/DoseTallyView.hh"
 #include "transport/Particle.hh"
 #include "transport/engine/EnergyBalance.hh"
-#include "transport/engine/TransportView.hh"
 #include "transport/engine/SecondaryStack.hh"
+#include "transport/engine/TransportView.hh"
 #include "transport/geometry/DeltaTracking.hh"
 #include "transport/geometry/VoxelNavigator.hh"
 #include "transport/interactors/AnnihilationInteractor.hh"
@@ -81,8 +80,8 @@ class HistoryTransport
     {
         Stack stack;
         Track t;
-        bool alive = this->begin_history(primary, t, stack);
-        for (;;)
+        for (bool alive = this->begin_history(primary, t, stack);;
+             alive = this->begin_track(stack.pop(), t, stack))
         {
             if (alive && t.type == ParticleType::photon)
             {
@@ -94,7 +93,6 @@ class HistoryTransport
             }
             if (stack.empty())
                 return;
-            alive = this->begin_track(stack.pop(), t, stack);
         }
     }
 
@@ -122,15 +120,19 @@ class HistoryTransport
     //! because condensed history is off).
     MCDOSE_FUNCTION bool begin_track(Particle<Real> const& p, Track& t, Stack& stack)
     {
-        if (p.type != ParticleType::photon && !phys_.electron.condensed_history)
-        {
-            this->absorb_charged(p, stack);
-            return false;
-        }
         if (!this->enter_grid(p, t.st))
         {
             if (p.type == ParticleType::positron)
                 this->annihilate_outside(p.weight);
+            return false;
+        }
+        if (p.type != ParticleType::photon && !phys_.electron.condensed_history)
+        {
+            // Local deposition; a positron then annihilates at rest.
+            size_type const voxel = nav_.voxel(t.st);
+            this->deposit(voxel, p.energy_MeV * p.weight);
+            if (p.type == ParticleType::positron)
+                this->annihilate_at_rest(t.st.position_cm, voxel, p.weight, stack);
             return false;
         }
         t.type = p.type;
@@ -204,22 +206,6 @@ class HistoryTransport
         this->push_or_deposit(stack, gamma, voxel);
         gamma.direction = {{-d.u, -d.v, -d.w}};
         this->push_or_deposit(stack, gamma, voxel);
-    }
-
-    //! Local deposition of an electron or positron; positron annihilation at rest.
-    MCDOSE_FUNCTION void absorb_charged(Particle<Real> const& p, Stack& stack)
-    {
-        VoxelTrackState<Real> st;
-        if (!this->enter_grid(p, st))
-        {
-            if (p.type == ParticleType::positron)
-                this->annihilate_outside(p.weight);
-            return;
-        }
-        size_type const voxel = nav_.voxel(st);
-        this->deposit(voxel, p.energy_MeV * p.weight);
-        if (p.type == ParticleType::positron)
-            this->annihilate_at_rest(st.position_cm, voxel, p.weight, stack);
     }
 
     //! Push the products of an interaction at the track's position.
@@ -365,7 +351,7 @@ class HistoryTransport
         bool hard = false;
         if (hard_max > 0)
         {
-            Real const dist = -fast_log(generate_canonical<Real>(rng_)) / hard_max;
+            Real const dist = sample_exponential<Real>(rng_, Real(1)) / hard_max;
             if (dist < step)
             {
                 step = dist;
@@ -464,7 +450,7 @@ class HistoryTransport
             auto mu = [&](size_type v) { return this->mu_per_cm(v, i, f); };
             return !delta_track(nav_, st, maj, mu, rng_).escaped;
         }
-        Real mfp_left = -fast_log(generate_canonical<Real>(rng_));
+        Real mfp_left = sample_exponential<Real>(rng_, Real(1));
         for (;;)
         {
             size_type const v = nav_.voxel(st);

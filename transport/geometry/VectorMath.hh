@@ -4,13 +4,13 @@
 //! and an azimuthal angle (the step every interaction and source needs).
 #pragma once
 
-#include "core/FastMath.hh"
 #include <cmath>
 
+#include "core/Array3.hh"
 #include "core/Assert.hh"
 #include "core/Constants.hh"
+#include "core/FastMath.hh"
 #include "core/Macros.hh"
-#include "core/Array3.hh"
 
 namespace mcdose
 {

@@ -11,10 +11,10 @@
 
 #include <cmath>
 
+#include "core/Array3.hh"
 #include "core/Assert.hh"
 #include "core/Macros.hh"
 #include "core/Types.hh"
-#include "core/Array3.hh"
 
 namespace mcdose
 {

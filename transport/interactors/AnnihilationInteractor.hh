@@ -15,10 +15,10 @@
 //! heitler_annihilation_cm2 (transport/physics/ElectronPhysics.hh).
 #pragma once
 
-#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Constants.hh"
+#include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "rng/Distributions.hh"
 #include "transport/geometry/VectorMath.hh"

@@ -21,10 +21,10 @@
 //! its direction (recoil on the nucleus).
 #pragma once
 
-#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Constants.hh"
+#include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "core/Span.hh"
 #include "rng/Distributions.hh"

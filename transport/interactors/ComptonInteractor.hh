@@ -26,11 +26,11 @@
 //! p_e = E u - E' u' (units MeV/c).
 #pragma once
 
-#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
+#include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "rng/Distributions.hh"
 #include "transport/geometry/VectorMath.hh"

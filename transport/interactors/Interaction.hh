@@ -4,8 +4,8 @@
 //! tracking frame. Secondaries start at the interaction point.
 #pragma once
 
-#include "core/Macros.hh"
 #include "core/Array3.hh"
+#include "core/Macros.hh"
 #include "transport/Particle.hh"
 
 namespace mcdose

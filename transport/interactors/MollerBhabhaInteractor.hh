@@ -22,10 +22,10 @@
 //! the two in opposite azimuths.
 #pragma once
 
-#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Constants.hh"
+#include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "rng/Distributions.hh"
 #include "transport/geometry/VectorMath.hh"

@@ -33,9 +33,9 @@
 //! double-precision special functions here.
 #pragma once
 
-#include "core/FastMath.hh"
 #include <cmath>
 
+#include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "core/Span.hh"
 #include "rng/Distributions.hh"

@@ -34,11 +34,11 @@
 //! Units: energies [MeV].
 #pragma once
 
-#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
+#include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "rng/Distributions.hh"
 #include "transport/geometry/VectorMath.hh"

@@ -99,7 +99,7 @@ void write_depth_dose_csv(std::string const& path, DepthDoseCurve const& c)
     std::string out = "z_lo_cm,z_hi_cm,z_mid_cm,edep_MeV,edep_sigma_MeV\n";
     for (size_type k = 0; k < n; ++k)
     {
-        append_row(&out, {c.lo_cm[k], c.hi_cm[k], 0.5 * (c.lo_cm[k] + c.hi_cm[k]), c.edep_MeV[k],
+        append_row(&out, {c.lo_cm[k], c.hi_cm[k], c.mid_cm(k), c.edep_MeV[k],
                           c.edep_sigma_MeV[k]});
     }
     write_text_atomically(path, out);

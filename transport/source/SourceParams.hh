@@ -13,8 +13,8 @@
 
 #include <vector>
 
-#include "core/DeviceBuffer.hh"
 #include "core/Array3.hh"
+#include "core/DeviceBuffer.hh"
 #include "phantoms/GridGeometry.hh"
 #include "transport/source/SourceView.hh"
 

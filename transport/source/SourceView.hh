@@ -17,11 +17,11 @@
 //! Lengths in cm, energies in MeV.
 #pragma once
 
-#include "core/FastMath.hh"
 #include <cmath>
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
+#include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "core/Span.hh"
 #include "rng/Distributions.hh"

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "core/Types.hh"
 #include "core/Array3.hh"
+#include "core/Types.hh"
 #include "phantoms/GridGeometry.hh"
 #include "phantoms/PhantomInput.hh"
 

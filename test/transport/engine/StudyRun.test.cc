@@ -185,8 +185,9 @@ void expect_host_and_device_agree(std::string const& name, std::string const& st
         auto const s = run_study(study, opts);
         ASSERT_EQ(b == Backend::gpu ? "gpu" : "cpu", s.backend);
         // The ledger is kept in double; single-precision transport rounds each
-        // loss and its deposit separately (float ulps, ~1e-7 per step).
-        double const closure = study.physics.precision == Precision::double_ ? 1e-9 : 1e-6;
+        // loss and its deposit separately (float ulps per step). Measured for
+        // the mixed single-precision study: 2.4e-9 (CPU), 1.7e-9 (H100).
+        double const closure = study.physics.precision == Precision::double_ ? 1e-9 : 1e-7;
         EXPECT_LT(std::fabs(s.balance.relative_imbalance()), closure);
         runs.push_back(read_curve((dir / "t_depth_dose.csv").string()));
         runs.back().deposited_MeV = s.balance.deposited_MeV / s.histories;
