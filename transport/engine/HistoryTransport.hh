@@ -72,30 +72,6 @@ class HistoryTransport
     {
     }
 
-    //! Transport one source particle (local frame) and everything it creates,
-    //! depth first. Each particle runs its own type's step loop to the end: a
-    //! loop over single steps of either type (threads of a warp re-dispatching
-    //! every step) was measured slower on the H100 (docs/benchmarks.md).
-    MCDOSE_FUNCTION void operator()(Particle<Real> const& primary)
-    {
-        Stack stack;
-        Track t;
-        for (bool alive = this->begin_history(primary, t, stack);;
-             alive = this->begin_track(stack.pop(), t, stack))
-        {
-            if (alive && t.type == ParticleType::photon)
-            {
-                while (this->photon_step(t, stack)) {}
-            }
-            else if (alive)
-            {
-                while (this->charged_step(t, stack)) {}
-            }
-            if (stack.empty())
-                return;
-        }
-    }
-
   private:
     //! What a particle in flight carries from one step to the next.
     struct Track
@@ -108,6 +84,62 @@ class HistoryTransport
         ParticleType type{ParticleType::photon};
     };
 
+  public:
+    //! A worker's particle in flight and the rest of its history (depth first:
+    //! the most recently created particle is started next).
+    struct Lane
+    {
+        Track track;
+        Stack stack;
+        bool alive{false};  //!< `track` has steps left
+    };
+
+    //! Start a source particle (local frame) in a lane whose history is over.
+    MCDOSE_FUNCTION void start_history(Particle<Real> const& primary, Lane& lane)
+    {
+        MCDOSE_EXPECT(!lane.alive && lane.stack.empty());
+        lane.alive = this->begin_history(primary, lane.track, lane.stack);
+    }
+
+    //! Start the lane's next stacked particle; false if its history is over.
+    MCDOSE_FUNCTION bool start_next(Lane& lane)
+    {
+        if (lane.stack.empty())
+            return false;
+        lane.alive = this->begin_track(lane.stack.pop(), lane.track, lane.stack);
+        return true;
+    }
+
+    //! Whether the lane's particle is a photon (meaningful while alive).
+    MCDOSE_FORCEINLINE_FUNCTION static bool is_photon(Lane const& lane)
+    {
+        return lane.track.type == ParticleType::photon;
+    }
+
+    //! One step of the lane's particle (`lane.alive`).
+    MCDOSE_FUNCTION void step(Lane& lane)
+    {
+        MCDOSE_EXPECT(lane.alive);
+        lane.alive = is_photon(lane) ? this->photon_step(lane.track, lane.stack)
+                                     : this->charged_step(lane.track, lane.stack);
+    }
+
+    //! Transport one source particle and everything it creates. The workers
+    //! (TransportThread.hh) interleave the same calls under a warp vote on the
+    //! step kind; the order of one history's steps, and so its random numbers,
+    //! is the same.
+    MCDOSE_FUNCTION void operator()(Particle<Real> const& primary)
+    {
+        Lane lane;
+        this->start_history(primary, lane);
+        do
+        {
+            while (lane.alive)
+                this->step(lane);
+        } while (this->start_next(lane));
+    }
+
+  private:
     //! Book a source particle as emitted and start it (begin_track).
     MCDOSE_FUNCTION bool begin_history(Particle<Real> const& primary, Track& t, Stack& stack)
     {

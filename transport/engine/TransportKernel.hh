@@ -24,6 +24,10 @@ PersistentGrid persistent_transport_grid(int threads_per_block)
 {
     PersistentGrid g;
     int device = 0;
+    MCDOSE_VALIDATE(threads_per_block > 0 && threads_per_block % 32 == 0,
+                    << threads_per_block
+                    << " threads per block: the transport kernel's warp votes need whole "
+                       "warps; use a multiple of 32");
     MCDOSE_CUDA_CALL(cudaGetDevice(&device));
     MCDOSE_CUDA_CALL(
         cudaDeviceGetAttribute(&g.multiprocessors, cudaDevAttrMultiProcessorCount, device));
