@@ -4,7 +4,7 @@
 //! Programming Guide, "Intrinsic Functions"): __logf (absolute error <= 2^-21.41
 //! on [0.5, 2], <= 3 ulp elsewhere), __expf (<= 2 + floor(|1.173 x|) ulp) and
 //! __sincosf (absolute error <= 2^-21.41 on [-pi, pi]; the argument is reduced
-//! to that range first). These replace inlined libm sequences that made up a
+//! to that range first), __fdividef (2 ulp). These replace inlined libm sequences that made up a
 //! sixth of the transport kernel's code, which does not fit the instruction
 //! cache (docs/benchmarks.md, "Where the GPU time goes"). Their errors are far
 //! below the float transport's own (tables interpolated to 1e-3, sampling in
@@ -45,6 +45,22 @@ MCDOSE_FORCEINLINE_FUNCTION float fast_exp(float x)
 MCDOSE_FORCEINLINE_FUNCTION double fast_exp(double x)
 {
     return std::exp(x);
+}
+
+//! x / y; in single precision on the device __fdividef (2 ulp for |y| in
+//! [2^-126, 2^126]: the division without the IEEE slow path and its branch).
+MCDOSE_FORCEINLINE_FUNCTION float fast_div(float x, float y)
+{
+#if MCDOSE_DEVICE_COMPILE
+    return __fdividef(x, y);
+#else
+    return x / y;
+#endif
+}
+
+MCDOSE_FORCEINLINE_FUNCTION double fast_div(double x, double y)
+{
+    return x / y;
 }
 
 //! sin and cos of an angle [rad] in one call.

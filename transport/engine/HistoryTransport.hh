@@ -63,7 +63,15 @@ template<class Real, class Engine, class Policy>
 class HistoryTransport
 {
   public:
-    using Stack = SecondaryStack<Real>;
+    //! A particle waiting on the stack and the voxel it was created in: a
+    //! secondary starts in its parent's voxel, with no search for it (the
+    //! grid search of a new track ran with 2-3 of 32 lanes, docs/benchmarks.md).
+    struct Stacked
+    {
+        Particle<Real> particle;
+        Array3<int> ijk;
+    };
+    using Stack = SecondaryStack<Stacked>;
 
     MCDOSE_FUNCTION HistoryTransport(TransportView<Real> const& physics,
                                      DoseTallyView<Policy> const& tally, Engine& rng,
@@ -106,7 +114,7 @@ class HistoryTransport
     {
         if (lane.stack.empty())
             return false;
-        lane.alive = this->begin_track(lane.stack.pop(), lane.track, lane.stack);
+        lane.alive = this->begin_secondary(lane.stack.pop(), lane.track, lane.stack);
         return true;
     }
 
@@ -158,13 +166,28 @@ class HistoryTransport
                 this->annihilate_outside(p.weight);
             return false;
         }
+        return this->begin_on_grid(p, t, stack);
+    }
+
+    //! Start a secondary in the voxel it was created in (begin_track).
+    MCDOSE_FUNCTION bool begin_secondary(Stacked const& s, Track& t, Stack& stack)
+    {
+        t.st.position_cm = s.particle.position_cm;
+        t.st.direction = s.particle.direction;
+        t.st.ijk = s.ijk;
+        t.st.inside = true;
+        return this->begin_on_grid(s.particle, t, stack);
+    }
+
+    //! begin_track for a particle placed on the grid.
+    MCDOSE_FUNCTION bool begin_on_grid(Particle<Real> const& p, Track& t, Stack& stack)
+    {
         if (p.type != ParticleType::photon && !phys_.electron.condensed_history)
         {
             // Local deposition; a positron then annihilates at rest.
-            size_type const voxel = nav_.voxel(t.st);
-            this->deposit(voxel, p.energy_MeV * p.weight);
+            this->deposit(nav_.voxel(t.st), p.energy_MeV * p.weight);
             if (p.type == ParticleType::positron)
-                this->annihilate_at_rest(t.st.position_cm, voxel, p.weight, stack);
+                this->annihilate_at_rest(t.st, p.weight, stack);
             return false;
         }
         t.type = p.type;
@@ -201,10 +224,12 @@ class HistoryTransport
         return st.inside;
     }
 
-    //! Push, or deposit locally if the stack is full (SecondaryStack.hh policy).
-    MCDOSE_FUNCTION void push_or_deposit(Stack& stack, Particle<Real> const& p, size_type voxel)
+    //! Push a particle created at `at`, or deposit it there if the stack is
+    //! full (SecondaryStack.hh policy).
+    MCDOSE_FUNCTION void push_or_deposit(Stack& stack, Particle<Real> const& p,
+                                         VoxelTrackState<Real> const& at)
     {
-        if (stack.push(p))
+        if (stack.push({p, at.ijk}))
             return;
         Real e = p.energy_MeV;
         if (p.type == ParticleType::positron)
@@ -212,7 +237,7 @@ class HistoryTransport
             e += 2 * Real(constants::electron_mass_MeV);
             bal_.rest_mass_MeV -= 2 * constants::electron_mass_MeV;
         }
-        this->deposit(voxel, e * p.weight);
+        this->deposit(nav_.voxel(at), e * p.weight);
         bal_.overflow_MeV += double(e) * double(p.weight);
     }
 
@@ -224,26 +249,26 @@ class HistoryTransport
     }
 
     //! Two photons of m c^2 each, back to back, isotropic (annihilation at rest).
-    MCDOSE_FUNCTION void annihilate_at_rest(Array3<Real> const& position, size_type voxel,
-                                            Real weight, Stack& stack)
+    MCDOSE_FUNCTION void annihilate_at_rest(VoxelTrackState<Real> const& at, Real weight,
+                                            Stack& stack)
     {
         bal_.rest_mass_MeV -= 2 * constants::electron_mass_MeV;
         auto const d = sample_isotropic<Real>(rng_);
         Particle<Real> gamma;
         gamma.type = ParticleType::photon;
         gamma.energy_MeV = Real(constants::electron_mass_MeV);
-        gamma.position_cm = position;
+        gamma.position_cm = at.position_cm;
         gamma.weight = weight;
         gamma.direction = {{d.u, d.v, d.w}};
-        this->push_or_deposit(stack, gamma, voxel);
+        this->push_or_deposit(stack, gamma, at);
         gamma.direction = {{-d.u, -d.v, -d.w}};
-        this->push_or_deposit(stack, gamma, voxel);
+        this->push_or_deposit(stack, gamma, at);
     }
 
-    //! Push the products of an interaction at the track's position.
+    //! Push the products of an interaction at the track's position `at`.
     MCDOSE_FUNCTION void push_secondaries(Interaction<Real> const& result,
-                                          Array3<Real> const& position, size_type voxel,
-                                          Real weight, Stack& stack)
+                                          VoxelTrackState<Real> const& at, Real weight,
+                                          Stack& stack)
     {
         for (int s = 0; s < result.num_secondaries; ++s)
         {
@@ -251,9 +276,9 @@ class HistoryTransport
             sec.type = result.secondaries[s].type;
             sec.energy_MeV = result.secondaries[s].energy_MeV;
             sec.direction = result.secondaries[s].direction;
-            sec.position_cm = position;
+            sec.position_cm = at.position_cm;
             sec.weight = weight;
-            this->push_or_deposit(stack, sec, voxel);
+            this->push_or_deposit(stack, sec, at);
         }
     }
 
@@ -265,7 +290,7 @@ class HistoryTransport
     {
         this->deposit(voxel, result.energy_deposit_MeV * weight);
         bal_.rest_mass_MeV += double(result.rest_energy_created_MeV) * double(weight);
-        this->push_secondaries(result, st.position_cm, voxel, weight, stack);
+        this->push_secondaries(result, st, weight, stack);
         if (result.absorbed)
             return true;
         energy = result.energy_MeV;
@@ -363,7 +388,7 @@ class HistoryTransport
             this->flush_deposit(t);
             bal_.below_cutoff_MeV += double(energy) * double(w);
             if (positron)
-                this->annihilate_at_rest(st.position_cm, voxel, w, stack);
+                this->annihilate_at_rest(st, w, stack);
             return false;
         }
         unsigned const m = phys_.material[voxel];

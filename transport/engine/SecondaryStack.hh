@@ -1,6 +1,7 @@
 //! \file transport/engine/SecondaryStack.hh
 //! Fixed-capacity per-thread stack of particles still to be transported in
-//! the current history (depth-first shower). Lives in the thread's local
+//! the current history (depth-first shower); `Item` is what the transport
+//! keeps per waiting particle (HistoryTransport: the particle and its voxel). Lives in the thread's local
 //! memory on the device and on the stack on the host.
 //!
 //! Overflow policy: a push onto a full stack is refused; the caller deposits
@@ -16,25 +17,24 @@
 #include "core/Assert.hh"
 #include "core/Macros.hh"
 #include "core/Types.hh"
-#include "transport/Particle.hh"
 
 namespace mcdose
 {
-template<class Real, int Capacity = 48>
+template<class Item, int Capacity = 48>
 class SecondaryStack
 {
   public:
     static constexpr int capacity = Capacity;
 
     //! Push; returns false (and stores nothing) when full.
-    MCDOSE_FORCEINLINE_FUNCTION bool push(Particle<Real> const& p)
+    MCDOSE_FORCEINLINE_FUNCTION bool push(Item const& p)
     {
         if (size_ == Capacity)
             return false;
         items_[size_++] = p;
         return true;
     }
-    MCDOSE_FORCEINLINE_FUNCTION Particle<Real> pop()
+    MCDOSE_FORCEINLINE_FUNCTION Item pop()
     {
         MCDOSE_EXPECT(size_ > 0);
         return items_[--size_];
@@ -43,7 +43,7 @@ class SecondaryStack
     MCDOSE_FORCEINLINE_FUNCTION int size() const { return size_; }
 
   private:
-    Particle<Real> items_[Capacity];
+    Item items_[Capacity];
     int size_{0};
 };
 }  // namespace mcdose

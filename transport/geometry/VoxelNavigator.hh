@@ -22,6 +22,7 @@
 #include <limits>
 
 #include "core/Assert.hh"
+#include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "transport/geometry/VectorMath.hh"
 #include "transport/geometry/VoxelGeometryView.hh"
@@ -149,7 +150,10 @@ class VoxelNavigator
             if (d == 0)
                 continue;
             Real const plane = grid_.plane_cm(a, state.ijk[a] + (d > 0 ? 1 : 0));
-            Real t = (plane - state.position_cm[a]) / d;
+            // Fast division in float device code (core/FastMath.hh): 2 ulp here
+            // is far below the float position's own rounding, and a point
+            // left a rounding beyond the plane crosses at distance 0 next.
+            Real t = fast_div(plane - state.position_cm[a], d);
             t = t > 0 ? t : Real(0);
             if (t < result.distance_cm)
             {
