@@ -355,8 +355,9 @@ TransportRunResult run_transport_groups(
         args.balances = gpu ? group.device_balances.device_span() : make_span(group.host_balances);
         std::uint32_t chunk = opts.chunk;
         if (chunk == 0)
-            chunk = static_cast<std::uint32_t>(std::max<std::uint64_t>(
-                1, std::min<std::uint64_t>(gpu ? 64 : 256, per_group / (8 * group.workers))));
+            chunk = gpu ? 1u
+                        : static_cast<std::uint32_t>(std::max<std::uint64_t>(
+                              1, std::min<std::uint64_t>(256, per_group / (8 * group.workers))));
         args.queue.chunk = chunk;
         args.queue.next = gpu ? group.device_counter.data() : &group.host_counter;
     });
