@@ -28,7 +28,9 @@ MCDOSE_FORCEINLINE_FUNCTION float fast_log(float x)
 #endif
 }
 
-MCDOSE_FORCEINLINE_FUNCTION double fast_log(double x)
+//! Double precision: libm's sequence, kept out of line (one copy instead of
+//! one per call site: the kernel's size limits it, docs/benchmarks.md).
+inline MCDOSE_FUNCTION MCDOSE_NOINLINE double fast_log(double x)
 {
     return std::log(x);
 }
@@ -42,7 +44,7 @@ MCDOSE_FORCEINLINE_FUNCTION float fast_exp(float x)
 #endif
 }
 
-MCDOSE_FORCEINLINE_FUNCTION double fast_exp(double x)
+inline MCDOSE_FUNCTION MCDOSE_NOINLINE double fast_exp(double x)
 {
     return std::exp(x);
 }
@@ -76,7 +78,7 @@ MCDOSE_FORCEINLINE_FUNCTION void fast_sincos(float x, float& s, float& c)
 #endif
 }
 
-MCDOSE_FORCEINLINE_FUNCTION void fast_sincos(double x, double& s, double& c)
+inline MCDOSE_FUNCTION MCDOSE_NOINLINE void fast_sincos(double x, double& s, double& c)
 {
 #if MCDOSE_DEVICE_COMPILE
     ::sincos(x, &s, &c);
