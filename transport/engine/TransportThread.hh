@@ -50,20 +50,24 @@ class StepKindVote
   public:
     static constexpr int ratio = 4;
 
+    //! The rule: photon step or not, for `photon_lanes` and `charged_lanes`
+    //! lanes wanting each kind and the previous iteration's choice.
+    static MCDOSE_FORCEINLINE_FUNCTION bool photon_turn(int photon_lanes, int charged_lanes,
+                                                        bool last_was_photon)
+    {
+        if (photon_lanes == 0 || ratio * photon_lanes < charged_lanes)
+            return false;
+        if (charged_lanes == 0 || ratio * charged_lanes < photon_lanes)
+            return true;
+        return !last_was_photon;
+    }
+
     //! True if this iteration is a photon step. Every lane of the warp calls it.
     MCDOSE_FORCEINLINE_FUNCTION bool photon_turn(bool wants_photon, bool wants_charged)
     {
-        int const np = warp_count(wants_photon);
-        int const nc = warp_count(wants_charged);
-        bool photon;
-        if (np == 0 || ratio * np < nc)
-            photon = false;
-        else if (nc == 0 || ratio * nc < np)
-            photon = true;
-        else
-            photon = !last_photon_;
-        last_photon_ = photon;
-        return photon;
+        last_photon_ = photon_turn(warp_count(wants_photon), warp_count(wants_charged),
+                                   last_photon_);
+        return last_photon_;
     }
 
   private:
