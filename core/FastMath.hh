@@ -4,12 +4,13 @@
 //! Programming Guide, "Intrinsic Functions"): __logf (absolute error <= 2^-21.41
 //! on [0.5, 2], <= 3 ulp elsewhere), __expf (<= 2 + floor(|1.173 x|) ulp) and
 //! __sincosf (absolute error <= 2^-21.41 on [-pi, pi]; the argument is reduced
-//! to that range first), __fdividef (2 ulp). These replace inlined libm sequences that made up a
-//! sixth of the transport kernel's code, which does not fit the instruction
-//! cache (docs/benchmarks.md, "Where the GPU time goes"). Their errors are far
-//! below the float transport's own (tables interpolated to 1e-3, sampling in
-//! 24-bit uniforms). In double precision and on the host they are the
-//! standard functions, so CPU results do not change.
+//! to that range first), __fdividef (2 ulp). These replace inlined libm
+//! sequences that made up a sixth of the transport kernel's code, which does
+//! not fit the instruction cache (docs/benchmarks.md, "Where the GPU time
+//! goes"). Their errors are far below the float transport's own (tables
+//! interpolated to 1e-3, sampling in 24-bit uniforms). In double precision and
+//! on the host they are the standard functions, so CPU results do not change;
+//! double log/exp/sincos are called out of line (one copy in the kernel).
 #pragma once
 
 #include <cmath>
@@ -28,8 +29,6 @@ MCDOSE_FORCEINLINE_FUNCTION float fast_log(float x)
 #endif
 }
 
-//! Double precision: libm's sequence, kept out of line (one copy instead of
-//! one per call site: the kernel's size limits it, docs/benchmarks.md).
 inline MCDOSE_FUNCTION MCDOSE_NOINLINE double fast_log(double x)
 {
     return std::log(x);
@@ -78,13 +77,31 @@ MCDOSE_FORCEINLINE_FUNCTION void fast_sincos(float x, float& s, float& c)
 #endif
 }
 
-inline MCDOSE_FUNCTION MCDOSE_NOINLINE void fast_sincos(double x, double& s, double& c)
+namespace detail
+{
+struct SinCos
+{
+    double s, c;
+};
+
+//! Out of line, returning both values by value (in registers): out-parameters
+//! of an out-of-line call would put the caller's variables in local memory.
+inline MCDOSE_FUNCTION MCDOSE_NOINLINE SinCos sincos_outlined(double x)
 {
 #if MCDOSE_DEVICE_COMPILE
-    ::sincos(x, &s, &c);
+    SinCos r;
+    ::sincos(x, &r.s, &r.c);
+    return r;
 #else
-    s = std::sin(x);
-    c = std::cos(x);
+    return {std::sin(x), std::cos(x)};
 #endif
+}
+}  // namespace detail
+
+MCDOSE_FORCEINLINE_FUNCTION void fast_sincos(double x, double& s, double& c)
+{
+    auto const r = detail::sincos_outlined(x);
+    s = r.s;
+    c = r.c;
 }
 }  // namespace mcdose

@@ -65,7 +65,7 @@ class HistoryTransport
   public:
     //! A particle waiting on the stack and the voxel it was created in: a
     //! secondary starts in its parent's voxel, with no search for it (the
-    //! grid search of a new track ran with 2-3 of 32 lanes, docs/benchmarks.md).
+    //! grid search of a new track ran with 2-4 of 32 lanes, docs/benchmarks.md).
     struct Stacked
     {
         Particle<Real> particle;

@@ -1,8 +1,9 @@
 //! \file transport/engine/SecondaryStack.hh
 //! Fixed-capacity per-thread stack of particles still to be transported in
 //! the current history (depth-first shower); `Item` is what the transport
-//! keeps per waiting particle (HistoryTransport: the particle and its voxel). Lives in the thread's local
-//! memory on the device and on the stack on the host.
+//! keeps per waiting particle (HistoryTransport: the particle and its voxel).
+//! Lives in the thread's local memory on the device and on the stack on the
+//! host.
 //!
 //! Overflow policy: a push onto a full stack is refused; the caller deposits
 //! the particle's kinetic energy (plus, for a positron, the 2 m_e c^2 its

@@ -354,6 +354,9 @@ TransportRunResult run_transport_groups(
         args.tally = group.tally->template view<Policy>();
         args.balances = gpu ? group.device_balances.device_span() : make_span(group.host_balances);
         std::uint32_t chunk = opts.chunk;
+        // Automatic: one history per grab on a GPU (its persistent kernel ends
+        // when its slowest lane does, and an atomic per history is cheap);
+        // CPU threads take at least 8 chunks each.
         if (chunk == 0)
             chunk = gpu ? 1u
                         : static_cast<std::uint32_t>(std::max<std::uint64_t>(
