@@ -157,7 +157,7 @@ def dipole_sum(atom, p_i, p_f, hp=0.02, extra_l=30, m0=20):
         gi_n, gf_n = g(p_i, j + 1), g(p_f, j + 1)
         ui_n = (2 * ui * (1 + 5 * h12 * gi_c) - ui_prev * (1 - h12 * gi_m)) / (1 - h12 * gi_n)
         uf_n = (2 * uf * (1 + 5 * h12 * gf_c) - uf_prev * (1 - h12 * gf_m)) / (1 - h12 * gf_n)
-        for s, u_prev, u_cur, u_next, p in ((s_i, ui, None, ui_n, p_i), (s_f, uf, None, uf_n, p_f)):
+        for s, u_prev, u_next, p in ((s_i, ui, ui_n, p_i), (s_f, uf, uf_n, p_f)):
             start = s == j + 1
             if start.any():
                 a, b = first_pair(p, s, j)
