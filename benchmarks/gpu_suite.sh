@@ -2,7 +2,7 @@
 # GPU checks and benchmarks, run from the repository root on the GPU machine with
 # the relocatable bundle in bundle/ (scripts/bootstrap.sh bundle). Results go to
 # $OUT (or ./gpu_results). Usage:
-#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|seed|seed-fast|sweep|crosscheck|scale|profile ...
+#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|seed|seed-fast|steps|sweep|crosscheck|scale|profile ...
 # scale: SCALE_HISTORIES (default 4e7) histories of the seed's test 2 on 1, 2 and 4 GPUs
 # (one process, --gpus N) and with one MPI rank per GPU, FX + Philox; times each and
 # checks that the FX datasets are bitwise identical; writes $OUT/scale.json.
@@ -170,6 +170,26 @@ for part in "$@"; do
         log "tracking: seed test 2, $T"
         timeout 120 $M compare-tallies --study /tmp/test2_$T.json --backend gpu --methods hb --json "$OUT/test2_$T.json" | tail -3
       done ;;
+    steps)
+      # Step-size study (validation/step_size/step_study.py, docs/physics.md "Step size"):
+      # the two validation cases at each loss fraction with STEP_HISTORIES (default 1e7)
+      # histories, and seed test 2 (HB, float and double). Depth doses and summaries go
+      # to $OUT/steps.tgz (the device returns few files); analyse them with
+      # `step_study.py analyze` where numpy is.
+      d=/tmp/steps; rm -rf "$d"; mkdir -p "$d"
+      /usr/bin/python3 validation/step_size/step_study.py make "$d/studies" --losses "${STEP_LOSSES:-0.025,0.05,0.1,0.15,0.2}"
+      for f in "$d"/studies/e20_*.json "$d"/studies/p6_*.json; do
+        n=$(basename "$f" .json); log "steps: $n"
+        timeout 120 $M run "$f" --backend gpu --histories "${STEP_HISTORIES:-10000000}" --output-dir "$d/$n" \
+          | grep -E "transport time|deposited"
+        rm -f "$d/$n"/*.h5
+      done
+      for f in "$d"/studies/t2_*.json; do
+        n=$(basename "$f" .json); log "steps: $n (compare-tallies, hb)"
+        timeout 120 $M compare-tallies --study "$f" --backend gpu --methods hb --precisions float,double \
+          --json "$d/$n.json" | grep -E "^hb"
+      done
+      (cd "$d" && tar czf "$OUT/steps.tgz" --exclude=studies .) ;;
     sweep)
       log "sweep a"; timeout 200 $M compare-tallies --mode sweep --backend gpu --histories 4e6,8e6,1.6e7 --json "$OUT/sweep_a.json"
       log "sweep b"; timeout 200 $M compare-tallies --mode sweep --backend gpu --histories 3.2e7,6.4e7 --json "$OUT/sweep_b.json" ;;

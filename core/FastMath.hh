@@ -10,7 +10,7 @@
 //! goes"). Their errors are far below the float transport's own (tables
 //! interpolated to 1e-3, sampling in 24-bit uniforms). In double precision and
 //! on the host they are the standard functions, so CPU results do not change;
-//! double log/exp/sincos are called out of line (one copy in the kernel).
+//! double log/exp/sincospi are called out of line (one copy in the kernel).
 #pragma once
 
 #include <cmath>
@@ -64,14 +64,15 @@ MCDOSE_FORCEINLINE_FUNCTION double fast_div(double x, double y)
     return x / y;
 }
 
-//! sin and cos of an angle [rad] in one call.
-MCDOSE_FORCEINLINE_FUNCTION void fast_sincos(float x, float& s, float& c)
+//! sin(2 pi t) and cos(2 pi t): the azimuth of a uniform t in (0, 1], which is
+//! how every caller gets its angle. In single precision on the device
+//! __sincosf of 2 pi (t - rint(t)), in [-pi, pi], where it meets its stated error bound.
+MCDOSE_FORCEINLINE_FUNCTION void fast_sincos_turns(float t, float& s, float& c)
 {
 #if MCDOSE_DEVICE_COMPILE
-    // Reduce to [-pi, pi], where __sincosf meets its stated error bound.
-    float const r = x - float(constants::two_pi) * rintf(x * float(1 / constants::two_pi));
-    __sincosf(r, &s, &c);
+    __sincosf(float(constants::two_pi) * (t - rintf(t)), &s, &c);
 #else
+    float const x = float(constants::two_pi) * t;
     s = std::sin(x);
     c = std::cos(x);
 #endif
@@ -86,21 +87,26 @@ struct SinCos
 
 //! Out of line, returning both values by value (in registers): out-parameters
 //! of an out-of-line call would put the caller's variables in local memory.
-inline MCDOSE_FUNCTION MCDOSE_NOINLINE SinCos sincos_outlined(double x)
+//! On the device sincospi(2 t) (CUDA Math API: 2 ulp, like sincos): its
+//! argument reduction is exact and short, where sincos(2 pi t) first rounds
+//! 2 pi t and carries the Payne-Hanek reduction for huge arguments (code the
+//! instruction-cache-bound kernel has to fetch, docs/benchmarks.md).
+inline MCDOSE_FUNCTION MCDOSE_NOINLINE SinCos sincos_turns_outlined(double t)
 {
 #if MCDOSE_DEVICE_COMPILE
     SinCos r;
-    ::sincos(x, &r.s, &r.c);
+    ::sincospi(2 * t, &r.s, &r.c);
     return r;
 #else
+    double const x = constants::two_pi * t;
     return {std::sin(x), std::cos(x)};
 #endif
 }
 }  // namespace detail
 
-MCDOSE_FORCEINLINE_FUNCTION void fast_sincos(double x, double& s, double& c)
+MCDOSE_FORCEINLINE_FUNCTION void fast_sincos_turns(double t, double& s, double& c)
 {
-    auto const r = detail::sincos_outlined(x);
+    auto const r = detail::sincos_turns_outlined(t);
     s = r.s;
     c = r.c;
 }

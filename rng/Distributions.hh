@@ -45,11 +45,20 @@ MCDOSE_FORCEINLINE_FUNCTION Real sample_exponential(Engine& engine, Real mean)
     return -mean * fast_log(generate_canonical<Real>(engine));
 }
 
-//! Azimuthal angle phi [rad], uniform in (0, 2 pi]. One generate_canonical<Real>.
-template <class Real, class Engine>
-MCDOSE_FORCEINLINE_FUNCTION Real sample_azimuth(Engine& engine)
+//! sin and cos of an azimuthal angle uniform in (0, 2 pi]: the angle is
+//! 2 pi xi, and fast_sincos_turns takes xi itself. One generate_canonical<Real>.
+template <class Real>
+struct SinCosPair
 {
-    return static_cast<Real>(constants::two_pi) * generate_canonical<Real>(engine);
+    Real s;
+    Real c;
+};
+template <class Real, class Engine>
+MCDOSE_FORCEINLINE_FUNCTION SinCosPair<Real> sample_azimuth_sincos(Engine& engine)
+{
+    SinCosPair<Real> r;
+    fast_sincos_turns(generate_canonical<Real>(engine), r.s, r.c);
+    return r;
 }
 
 //! Two independent standard normal deviates.
@@ -67,9 +76,8 @@ template <class Real, class Engine>
 MCDOSE_FORCEINLINE_FUNCTION NormalPair<Real> sample_normal_pair(Engine& engine)
 {
     Real const r = std::sqrt(Real(-2) * fast_log(generate_canonical<Real>(engine)));
-    Real s, c;
-    fast_sincos(sample_azimuth<Real>(engine), s, c);
-    return {r * c, r * s};
+    auto const phi = sample_azimuth_sincos<Real>(engine);
+    return {r * phi.c, r * phi.s};
 }
 
 //! Unit vector (direction cosines u, v, w).
@@ -87,9 +95,8 @@ template <class Real, class Engine>
 MCDOSE_FORCEINLINE_FUNCTION Direction<Real> sample_isotropic(Engine& engine)
 {
     Real const w = Real(2) * generate_canonical<Real>(engine) - Real(1);
-    Real s, c;
-    fast_sincos(sample_azimuth<Real>(engine), s, c);
+    auto const phi = sample_azimuth_sincos<Real>(engine);
     Real const sin_theta = std::sqrt(std::fmax(Real(0), Real(1) - w * w));
-    return {sin_theta * c, sin_theta * s, w};
+    return {sin_theta * phi.c, sin_theta * phi.s, w};
 }
 } // namespace mcdose

@@ -81,10 +81,26 @@ TEST(DistributionsTest, MomentsMatchWithinFiveSigma)
     EXPECT_LT(max_norm_err, 1e-6);
 }
 
-TEST(DistributionsTest, AzimuthRange)
+// The azimuth is 2 pi xi with xi in (0, 1]: the smallest xi gives a tiny
+// positive angle, xi = 1/4 a quarter turn, xi = 1 a full turn (on the host,
+// sin and cos of 2 pi xi; on the device the same angle through sincospi).
+TEST(DistributionsTest, AzimuthSinCos)
 {
-    ScriptedEngine zeros{{0u}}, ones{{0xffffffffu}};
-    EXPECT_GT(sample_azimuth<float>(zeros), 0.0f);
-    EXPECT_FLOAT_EQ(float(constants::two_pi), sample_azimuth<float>(ones));
+    ScriptedEngine zeros{{0u}}, ones{{0xffffffffu}}, quarter{{0x3fffff00u}};
+    auto const tiny = sample_azimuth_sincos<float>(zeros);
+    EXPECT_GT(tiny.s, 0.0f);
+    EXPECT_LT(tiny.s, 1e-6f);
+    EXPECT_FLOAT_EQ(1.0f, tiny.c);
+    auto const full = sample_azimuth_sincos<float>(ones);
+    EXPECT_NEAR(0.0f, full.s, 1e-6f);
+    EXPECT_FLOAT_EQ(1.0f, full.c);
+    auto const q = sample_azimuth_sincos<float>(quarter);  // xi = 2^22 / 2^24 exactly
+    EXPECT_FLOAT_EQ(1.0f, q.s);
+    EXPECT_NEAR(0.0f, q.c, 1e-6f);
+    // Double: 53-bit xi = 2^51 / 2^53 from the words (2^30 - 1, 2^32 - 2^11).
+    ScriptedEngine quarter53{{0x3fffffffu, 0xfffff800u}};
+    auto const qd = sample_azimuth_sincos<double>(quarter53);
+    EXPECT_DOUBLE_EQ(1.0, qd.s);
+    EXPECT_NEAR(0.0, qd.c, 1e-15);
 }
 } // namespace mcdose::test

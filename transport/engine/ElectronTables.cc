@@ -55,7 +55,8 @@ void validate_electron_options(ElectronTransportOptions const& o)
     check_cut(o.brems_cut_MeV, "brems_cut_MeV");
     MCDOSE_VALIDATE(o.max_loss_fraction > 0 && o.max_loss_fraction <= L::max_loss_fraction,
                     << "'physics/max_step_energy_loss' must be in (0, " << L::max_loss_fraction
-                    << "] (got " << o.max_loss_fraction << "); 0.05 is the tested default");
+                    << "] (got " << o.max_loss_fraction
+                    << "); 0.1 is the default (docs/physics.md, step-size study)");
     MCDOSE_VALIDATE(o.max_mfp_fraction > 0 && o.max_mfp_fraction <= L::max_mfp_fraction,
                     << "'physics/max_step_transport_mfp' must be in (0, " << L::max_mfp_fraction
                     << "] (got " << o.max_mfp_fraction << "); 0.2 is the tested default");

@@ -17,7 +17,7 @@ struct ElectronTransportOptions
     double absorption_MeV{0.2};    //!< kinetic energy below which e-/e+ stop
     double delta_cut_MeV{0.2};     //!< W_cc: delta rays above it are produced
     double brems_cut_MeV{0.05};    //!< W_cr: photons above it are produced
-    double max_loss_fraction{0.05};  //!< soft loss per step <= this fraction of E
+    double max_loss_fraction{0.1};   //!< soft loss per step <= this fraction of E
     double max_mfp_fraction{0.2};    //!< step <= this fraction of lambda_1
     int points_per_decade{100};      //!< electron table density
 };

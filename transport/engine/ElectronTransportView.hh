@@ -57,7 +57,7 @@ struct ElectronTransportView
     Real absorption_MeV{0.2};     //!< below it e-/e+ stop and deposit locally
     Real delta_cut_MeV{0.2};      //!< W_cc
     Real brems_cut_MeV{0.05};     //!< W_cr
-    Real max_loss_fraction{0.05}; //!< soft energy loss per step <= this fraction of E
+    Real max_loss_fraction{0.1};  //!< soft energy loss per step <= this fraction of E
     Real max_mfp_fraction{0.2};   //!< step <= this fraction of lambda_1
 
     //! Row of material m, lepton l (0: e-, 1: e+) in stopping / transport_xs.

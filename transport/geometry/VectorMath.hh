@@ -87,7 +87,7 @@ MCDOSE_FORCEINLINE_FUNCTION Array3<Real> rotate_azimuth_fraction(Array3<Real> co
                                                                   Real cos_theta, Real xi)
 {
     Real s, c;
-    fast_sincos(Real(constants::two_pi) * xi, s, c);
+    fast_sincos_turns(xi, s, c);
     return rotate(u, cos_theta, c, s);
 }
 }  // namespace mcdose

@@ -69,8 +69,7 @@ class AnnihilationInteractor
             Real c = p > 0 ? (gamma + 1 - 1 / zeta) / p : Real(0);
             return c > 1 ? Real(1) : (c < -1 ? Real(-1) : c);
         };
-        Real s, c;
-        fast_sincos(sample_azimuth<Real>(rng), s, c);
+        auto const [s, c] = sample_azimuth_sincos<Real>(rng);
 
         Interaction<Real> r;
         r.absorbed = true;

@@ -102,8 +102,7 @@ class MollerBhabhaInteractor
         Real const t_primary = T_ - W;
         Real const cos_p = binary_collision_cos_theta(T_, t_primary);
         Real const cos_d = binary_collision_cos_theta(T_, W);
-        Real s, c;
-        fast_sincos(sample_azimuth<Real>(rng), s, c);
+        auto const [s, c] = sample_azimuth_sincos<Real>(rng);
 
         Interaction<Real> r;
         r.energy_MeV = t_primary;

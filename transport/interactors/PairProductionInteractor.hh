@@ -127,8 +127,7 @@ class PairProductionInteractor
         result.secondaries[0].energy_MeV = t_minus;
         result.secondaries[1].type = ParticleType::positron;
         result.secondaries[1].energy_MeV = t_plus;
-        Real s, c;
-        fast_sincos(sample_azimuth<Real>(rng), s, c);
+        auto const [s, c] = sample_azimuth_sincos<Real>(rng);
         result.secondaries[0].direction
             = rotate(direction_, sample_lepton_cos(t_minus, rng), c, s);
         result.secondaries[1].direction

@@ -80,8 +80,7 @@ struct SourceView
             }
             case SourceShape::parallel_circle: {
                 Real const r = radius_cm * std::sqrt(generate_canonical<Real>(rng));
-                Real s, c;
-                fast_sincos(sample_azimuth<Real>(rng), s, c);
+                auto const [s, c] = sample_azimuth_sincos<Real>(rng);
                 p.position_cm = axpy(r * s, axis_v, axpy(r * c, axis_u, position_cm));
                 break;
             }
@@ -127,8 +126,7 @@ struct SourceView
     {
         Real const cos_theta = 1 - (1 - cos_cone) * generate_canonical<Real>(rng);
         Real const sin_theta = std::sqrt((1 - cos_theta) * (1 + cos_theta));
-        Real s, c;
-        fast_sincos(sample_azimuth<Real>(rng), s, c);
+        auto const [s, c] = sample_azimuth_sincos<Real>(rng);
         Array3<Real> d = axpy(sin_theta * c, axis_u,
                               Array3<Real>{{cos_theta * direction[0], cos_theta * direction[1],
                                             cos_theta * direction[2]}});

@@ -87,7 +87,7 @@ struct PhysicsInput
     double photon_cutoff_MeV{0.01};  //!< below it, photons deposit locally
     double delta_ray_cut_MeV{0.2};   //!< W_cc: Møller/Bhabha secondaries above it are produced
     double brems_cut_MeV{0.05};      //!< W_cr: bremsstrahlung photons above it are produced
-    double max_step_energy_loss{0.05};  //!< soft loss per step <= this fraction of E
+    double max_step_energy_loss{0.1};   //!< soft loss per step <= this fraction of E
     double max_step_transport_mfp{0.2}; //!< step <= this fraction of lambda_1
     bool condensed_history{true};   //!< "electron_transport": "condensed" | "local"
     bool woodcock{true};            //!< "photon_tracking": "woodcock" (default) | "siddon"

@@ -23,11 +23,6 @@ namespace
 {
 double const mc2 = constants::electron_mass_MeV;
 
-double dot(Array3<double> const& a, Array3<double> const& b)
-{
-    return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
-}
-
 //! Transport params of one water voxel (the electron tables and their views).
 TransportParams water_params(double emax_MeV)
 {
