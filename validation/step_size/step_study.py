@@ -97,6 +97,20 @@ def analyze(run_dir, refdata):
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print("| %s | %g | %s | %.3f | %.4f | %.2f | %.1f | %.2f | %.2f |" % r[:9])
+    # Seed test 2 (compare-tallies --json records, HB): transport seconds per precision.
+    timings = []
+    for path in glob.glob(os.path.join(run_dir, "t2_*.json")):
+        loss = float(os.path.basename(path)[3:-5])
+        with open(path) as f:
+            records = json.load(f)
+        t = dict((r["precision"], r["time_s"]) for r in records if r["method"] == "hb")
+        timings.append((loss, t.get("double"), t.get("float")))
+    if timings:
+        print()
+        print("| loss | seed test 2, HB, double: transport s | float: transport s |")
+        print("|---|---|---|")
+        for loss, td, tf in sorted(timings):
+            print("| %g | %s | %s |" % (loss, "%.3f" % td if td else "-", "%.3f" % tf if tf else "-"))
 
 
 def main():
