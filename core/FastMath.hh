@@ -64,50 +64,44 @@ MCDOSE_FORCEINLINE_FUNCTION double fast_div(double x, double y)
     return x / y;
 }
 
+//! sin and cos of one angle.
+template<class Real>
+struct SinCos
+{
+    Real s, c;
+};
+
 //! sin(2 pi t) and cos(2 pi t): the azimuth of a uniform t in (0, 1], which is
 //! how every caller gets its angle. In single precision on the device
-//! __sincosf of 2 pi (t - rint(t)), in [-pi, pi], where it meets its stated error bound.
-MCDOSE_FORCEINLINE_FUNCTION void fast_sincos_turns(float t, float& s, float& c)
+//! __sincosf of 2 pi (t - rint(t)), in [-pi, pi], where it meets its stated
+//! error bound.
+MCDOSE_FORCEINLINE_FUNCTION SinCos<float> fast_sincos_turns(float t)
 {
 #if MCDOSE_DEVICE_COMPILE
-    __sincosf(float(constants::two_pi) * (t - rintf(t)), &s, &c);
+    SinCos<float> r;
+    __sincosf(float(constants::two_pi) * (t - rintf(t)), &r.s, &r.c);
+    return r;
 #else
     float const x = float(constants::two_pi) * t;
-    s = std::sin(x);
-    c = std::cos(x);
+    return {std::sin(x), std::cos(x)};
 #endif
 }
 
-namespace detail
-{
-struct SinCos
-{
-    double s, c;
-};
-
-//! Out of line, returning both values by value (in registers): out-parameters
-//! of an out-of-line call would put the caller's variables in local memory.
+//! In double, out of line and returned by value (in registers: out-parameters
+//! of an out-of-line call would put the caller's variables in local memory).
 //! On the device sincospi(2 t) (CUDA Math API: 2 ulp, like sincos): its
 //! argument reduction is exact and short, where sincos(2 pi t) first rounds
 //! 2 pi t and carries the Payne-Hanek reduction for huge arguments (code the
 //! instruction-cache-bound kernel has to fetch, docs/benchmarks.md).
-inline MCDOSE_FUNCTION MCDOSE_NOINLINE SinCos sincos_turns_outlined(double t)
+inline MCDOSE_FUNCTION MCDOSE_NOINLINE SinCos<double> fast_sincos_turns(double t)
 {
 #if MCDOSE_DEVICE_COMPILE
-    SinCos r;
+    SinCos<double> r;
     ::sincospi(2 * t, &r.s, &r.c);
     return r;
 #else
     double const x = constants::two_pi * t;
     return {std::sin(x), std::cos(x)};
 #endif
-}
-}  // namespace detail
-
-MCDOSE_FORCEINLINE_FUNCTION void fast_sincos_turns(double t, double& s, double& c)
-{
-    auto const r = detail::sincos_turns_outlined(t);
-    s = r.s;
-    c = r.c;
 }
 }  // namespace mcdose

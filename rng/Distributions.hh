@@ -47,18 +47,10 @@ MCDOSE_FORCEINLINE_FUNCTION Real sample_exponential(Engine& engine, Real mean)
 
 //! sin and cos of an azimuthal angle uniform in (0, 2 pi]: the angle is
 //! 2 pi xi, and fast_sincos_turns takes xi itself. One generate_canonical<Real>.
-template <class Real>
-struct SinCosPair
-{
-    Real s;
-    Real c;
-};
 template <class Real, class Engine>
-MCDOSE_FORCEINLINE_FUNCTION SinCosPair<Real> sample_azimuth_sincos(Engine& engine)
+MCDOSE_FORCEINLINE_FUNCTION SinCos<Real> sample_azimuth_sincos(Engine& engine)
 {
-    SinCosPair<Real> r;
-    fast_sincos_turns(generate_canonical<Real>(engine), r.s, r.c);
-    return r;
+    return fast_sincos_turns(generate_canonical<Real>(engine));
 }
 
 //! Two independent standard normal deviates.

@@ -53,12 +53,13 @@ struct ElectronTransportView
     BremsSpectrumView<Real> brems;
     WentzelScreeningTable<Real> msc;
 
-    // Cuts and step control (ElectronTransportOptions).
-    Real absorption_MeV{0.2};     //!< below it e-/e+ stop and deposit locally
-    Real delta_cut_MeV{0.2};      //!< W_cc
-    Real brems_cut_MeV{0.05};     //!< W_cr
-    Real max_loss_fraction{0.1};  //!< soft energy loss per step <= this fraction of E
-    Real max_mfp_fraction{0.2};   //!< step <= this fraction of lambda_1
+    // Cuts and step control: copied from ElectronTransportOptions (where the
+    // defaults are) by TransportParams.
+    Real absorption_MeV{0};     //!< below it e-/e+ stop and deposit locally
+    Real delta_cut_MeV{0};      //!< W_cc
+    Real brems_cut_MeV{0};      //!< W_cr
+    Real max_loss_fraction{0};  //!< soft energy loss per step <= this fraction of E
+    Real max_mfp_fraction{0};   //!< step <= this fraction of lambda_1
 
     //! Row of material m, lepton l (0: e-, 1: e+) in stopping / transport_xs.
     MCDOSE_FORCEINLINE_FUNCTION unsigned row(unsigned m, unsigned l) const

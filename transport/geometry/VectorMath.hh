@@ -86,8 +86,7 @@ template<class Real>
 MCDOSE_FORCEINLINE_FUNCTION Array3<Real> rotate_azimuth_fraction(Array3<Real> const& u,
                                                                   Real cos_theta, Real xi)
 {
-    Real s, c;
-    fast_sincos_turns(xi, s, c);
-    return rotate(u, cos_theta, c, s);
+    auto const phi = fast_sincos_turns(xi);
+    return rotate(u, cos_theta, phi.c, phi.s);
 }
 }  // namespace mcdose

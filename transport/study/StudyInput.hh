@@ -14,6 +14,7 @@
 #include "core/Types.hh"
 #include "phantoms/GridGeometry.hh"
 #include "phantoms/PhantomInput.hh"
+#include "transport/engine/ElectronTables.hh"
 
 namespace mcdose
 {
@@ -80,16 +81,23 @@ struct SourceInput
     std::optional<double> particles;
 };
 
-//! Transport options.
+//! Transport options. The electron ones default to ElectronTransportOptions's
+//! (one place for the defaults; docs/physics.md gives their measured effect).
 struct PhysicsInput
 {
-    double electron_cutoff_MeV{0.2}; //!< kinetic; below it, e-/e+ deposit locally
+    //! kinetic; below it, e-/e+ deposit locally
+    double electron_cutoff_MeV{ElectronTransportOptions{}.absorption_MeV};
     double photon_cutoff_MeV{0.01};  //!< below it, photons deposit locally
-    double delta_ray_cut_MeV{0.2};   //!< W_cc: Møller/Bhabha secondaries above it are produced
-    double brems_cut_MeV{0.05};      //!< W_cr: bremsstrahlung photons above it are produced
-    double max_step_energy_loss{0.1};   //!< soft loss per step <= this fraction of E
-    double max_step_transport_mfp{0.2}; //!< step <= this fraction of lambda_1
-    bool condensed_history{true};   //!< "electron_transport": "condensed" | "local"
+    //! W_cc: Møller/Bhabha secondaries above it are produced
+    double delta_ray_cut_MeV{ElectronTransportOptions{}.delta_cut_MeV};
+    //! W_cr: bremsstrahlung photons above it are produced
+    double brems_cut_MeV{ElectronTransportOptions{}.brems_cut_MeV};
+    //! soft loss per step <= this fraction of E
+    double max_step_energy_loss{ElectronTransportOptions{}.max_loss_fraction};
+    //! step <= this fraction of lambda_1
+    double max_step_transport_mfp{ElectronTransportOptions{}.max_mfp_fraction};
+    //! "electron_transport": "condensed" | "local"
+    bool condensed_history{ElectronTransportOptions{}.condensed_history};
     bool woodcock{true};            //!< "photon_tracking": "woodcock" (default) | "siddon"
     Precision precision{Precision::double_};
 };

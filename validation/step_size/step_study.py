@@ -62,11 +62,12 @@ def analyze(run_dir, refdata):
     rows = []
     for case, (_, ref_name, z_max) in CASES.items():
         runs = {}
-        for d in glob.glob(os.path.join(run_dir, case + "_*")):
+        for d in glob.glob(os.path.join(run_dir, case + "_*" + os.sep)):
             csvs = glob.glob(os.path.join(d, "*_depth_dose.csv"))
             summaries = glob.glob(os.path.join(d, "*_summary.json"))
-            if not os.path.isdir(d) or not csvs or not summaries:
+            if not csvs or not summaries:
                 continue
+            d = d.rstrip(os.sep)
             with open(summaries[0]) as f:
                 summary = json.load(f)
             runs[float(os.path.basename(d)[len(case) + 1:])] = (read_csv(csvs[0]), summary)
@@ -90,13 +91,13 @@ def analyze(run_dir, refdata):
             pen = np.abs(edep - ref["edep_MeV"])[cmp].max() / ref["edep_MeV"].max()
             rows.append((case, loss, summary.get("histories"), summary.get("transport_time_s"),
                          edep.sum(), 100 * np.abs(diff).max(), np.abs(z).max(),
-                         float(np.mean(z ** 2)), 100 * pen, finest))
+                         float(np.mean(z ** 2)), 100 * pen))
     print("| case | loss | histories | transport s | MeV/history | max abs diff from the "
           "smallest loss, % of max | the same in sigma | chi2/bin | worst bin vs PENELOPE, "
           "% of max |")
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print("| %s | %g | %s | %.3f | %.4f | %.2f | %.1f | %.2f | %.2f |" % r[:9])
+        print("| %s | %g | %s | %.3f | %.4f | %.2f | %.1f | %.2f | %.2f |" % r)
     # Seed test 2 (compare-tallies --json records, HB): transport seconds per precision.
     timings = []
     for path in glob.glob(os.path.join(run_dir, "t2_*.json")):
