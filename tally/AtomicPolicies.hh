@@ -4,6 +4,9 @@
 //!   word_type                    storage of one voxel (32 or 64 bits)
 //!   deposit(word*, E_MeV, scale) thread-safe add; device and host versions
 //!   decode(word, quantum)        stored word -> energy [MeV] (host or device)
+//!   block_cached                 true for the CAS-loop methods: the transport
+//!                                kernel puts a per-block cache in front of the
+//!                                grid (tally/BlockTallyCache.hh)
 //! `scale`/`quantum` are the FX fixed-point factors (2^-e and 2^e); the other
 //! methods ignore them. The device pass uses CUDA atomics; the host pass uses
 //! the same algorithm on GCC atomics (tally/detail/AtomicWords.hh), and warp
@@ -26,6 +29,7 @@ namespace mcdose
 struct FaPolicy
 {
     static constexpr char const* name = "fa";
+    static constexpr bool block_cached = false;
     using word_type = detail::word32;
 
     MCDOSE_FORCEINLINE_FUNCTION static void deposit(word_type* cell, double energy_MeV, double)
@@ -58,6 +62,7 @@ struct DoubleWordStorage
 struct CasPolicy : DoubleWordStorage
 {
     static constexpr char const* name = "cas";
+    static constexpr bool block_cached = true;
     MCDOSE_FORCEINLINE_FUNCTION static void deposit(word_type* cell, double energy_MeV, double)
     {
         detail::atomic_add_double_cas(cell, energy_MeV);
@@ -68,6 +73,7 @@ struct CasPolicy : DoubleWordStorage
 struct HbPolicy : DoubleWordStorage
 {
     static constexpr char const* name = "hb";
+    static constexpr bool block_cached = false;
     MCDOSE_FORCEINLINE_FUNCTION static void deposit(word_type* cell, double energy_MeV, double)
     {
 #if MCDOSE_DEVICE_COMPILE
@@ -97,12 +103,14 @@ struct WarpAggregated : DoubleWordStorage
 struct WagPolicy : WarpAggregated<CasPolicy>
 {
     static constexpr char const* name = "wag";
+    static constexpr bool block_cached = true;
 };
 
 //! WIB: warp aggregation, then one hardware double atomicAdd by the leader.
 struct WibPolicy : WarpAggregated<HbPolicy>
 {
     static constexpr char const* name = "wib";
+    static constexpr bool block_cached = false;
 };
 
 /*!
@@ -115,6 +123,7 @@ struct WibPolicy : WarpAggregated<HbPolicy>
 struct KasPolicy
 {
     static constexpr char const* name = "kas";
+    static constexpr bool block_cached = true;
     using word_type = detail::word64;
 
     MCDOSE_FORCEINLINE_FUNCTION static accum::KahanSum<float> unpack(word_type w)
@@ -159,6 +168,7 @@ struct KasPolicy
 struct FxPolicy
 {
     static constexpr char const* name = "fx";
+    static constexpr bool block_cached = false;
     using word_type = detail::word64;
 
     MCDOSE_FORCEINLINE_FUNCTION static void deposit(word_type* cell, double energy_MeV,

@@ -3,10 +3,12 @@
 #include <cmath>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
 
+#include "tally/BlockTallyCache.hh"
 #include "tally/DoseTally.hh"
 #include "tally/TallyMethod.hh"
 
@@ -113,6 +115,64 @@ TEST(AtomicHostTest, FloatAtomicsLoseDoseOthersDoNot)
             bound = n * tally.fx_quantum_MeV() / 2 / double(exact);
         EXPECT_LE(std::abs(rel), bound) << to_cstring(m);
     }
+}
+
+//! The block cache of the CAS-loop methods (BlockTallyCache.hh) on the host:
+//! threads deposit through the cache, one thread flushes it, and every bin
+//! must be exact. 3 bins fit 4 slots (direct mode); 64 bins in 16 slots
+//! (hashed) leave at least 48 bins to go straight to the grid.
+TEST(AtomicHostTest, BlockCacheIsExactInDirectAndHashedModes)
+{
+    unsigned const threads = 8;
+    int const per_thread = 20000;
+    int cached_methods = 0;
+    for (auto [bins, slots] : {std::pair<size_type, unsigned>{3, 4}, {64, 16}})
+    {
+        auto const expected = exact_bins(threads, per_thread, bins);
+        for (TallyMethod m : all_tally_methods())
+        {
+            DoseTally tally({m, bins, double(threads) * per_thread * 8.0 / 1024, Backend::cpu});
+            dispatch_tally_method(m, [&](auto policy) {
+                using Policy = decltype(policy);
+                if constexpr (Policy::block_cached)
+                {
+                    ++cached_methods;
+                    using Cache = BlockTallyCache<Policy>;
+                    std::vector<std::uint64_t> storage(Cache::storage_bytes(slots) / 8 + 1);
+                    Cache const cache(storage.data(), slots, bins);
+                    EXPECT_EQ(bins <= slots, cache.direct());
+                    cache.clear(0, 1);
+                    auto const grid = tally.view<Policy>();
+                    auto const cached = grid.with_cache(cache);
+                    std::vector<std::thread> pool;
+                    for (unsigned t = 0; t < threads; ++t)
+                    {
+                        pool.emplace_back([=] {
+                            for (int i = 0; i < per_thread; ++i)
+                                cached.deposit((t * 31u + i) % bins, (1 + (t + i) % 7) / 1024.0);
+                        });
+                    }
+                    for (auto& th : pool)
+                        th.join();
+                    // Before the flush the grid misses the cached part.
+                    auto const before = tally.batch_energy_MeV();
+                    double total_before = 0, total_expected = 0;
+                    for (size_type b = 0; b < bins; ++b)
+                    {
+                        total_before += before[b];
+                        total_expected += expected[b];
+                    }
+                    EXPECT_LT(total_before, total_expected) << to_cstring(m);
+                    cache.flush(grid, 0, 1);
+                    auto const got = tally.batch_energy_MeV();
+                    for (size_type b = 0; b < bins; ++b)
+                        EXPECT_EQ(expected[b], got[b])
+                            << to_cstring(m) << " bin " << b << " of " << bins;
+                }
+            });
+        }
+    }
+    EXPECT_EQ(6, cached_methods);  // cas, wag, kas in both modes
 }
 
 TEST(TallyMethodTest, NamesRoundTripAndBadNamesAreExplained)

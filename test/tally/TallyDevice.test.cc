@@ -5,6 +5,7 @@
 #include "TallyDevice.test.hh"
 
 #include <random>
+#include <utility>
 
 #include <gtest/gtest.h>
 
@@ -90,6 +91,34 @@ TEST(TallyDeviceTest, EveryMethodExactOnDivergentPatterns)
                 for (unsigned b = 0; b < bins; ++b)
                     EXPECT_EQ(expected[b], got[b]) << to_cstring(m) << ": bin " << b << " of "
                                                    << bins << ", " << active << " active lanes";
+            }
+        }
+    }
+}
+
+//! The CAS-loop methods through the transport kernel's block cache: direct
+//! mode (bins <= slots), and hashed mode with more bins than slots (the
+//! rest go to the grid); exact like the uncached methods.
+TEST(TallyDeviceTest, BlockCacheExactOnDivergentPatterns)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    for (auto [bins, slots] : {std::pair<unsigned, unsigned>{8, 2048}, {1000, 2048}, {1000, 64}})
+    {
+        for (unsigned active : {32u, 19u})
+        {
+            DepositPattern p;
+            p.bins = bins;
+            p.active_lanes = active;
+            p.cache_slots = slots;
+            auto const expected = pattern_reference(p);
+            for (TallyMethod m : {TallyMethod::cas, TallyMethod::wag, TallyMethod::kas})
+            {
+                auto const got = pattern_on_device(m, p);
+                ASSERT_EQ(expected.size(), got.size());
+                for (unsigned b = 0; b < bins; ++b)
+                    EXPECT_EQ(expected[b], got[b])
+                        << to_cstring(m) << ": bin " << b << " of " << bins << ", " << slots
+                        << " slots, " << active << " active lanes";
             }
         }
     }

@@ -13,7 +13,8 @@ namespace mcdose::test
 namespace
 {
 template <class Policy>
-MCDOSE_KERNEL void pattern_kernel(DoseTallyView<Policy> tally, DepositPattern p)
+MCDOSE_DEVICE_FUNCTION void deposit_pattern(DoseTallyView<Policy> const& tally,
+                                            DepositPattern const& p)
 {
     unsigned const t = blockIdx.x * blockDim.x + threadIdx.x;
     if (threadIdx.x % 32 >= p.active_lanes)
@@ -24,6 +25,25 @@ MCDOSE_KERNEL void pattern_kernel(DoseTallyView<Policy> tally, DepositPattern p)
             continue; // lanes of one warp take different branches
         tally.deposit((t / 2 + 7u * j) % p.bins, (1 + t % 13) / 256.0);
     }
+}
+
+template <class Policy>
+MCDOSE_KERNEL void pattern_kernel(DoseTallyView<Policy> tally, DepositPattern p)
+{
+    deposit_pattern(tally, p);
+}
+
+//! The transport kernel's use of the block cache (TransportKernel.hh).
+template <class Policy>
+MCDOSE_KERNEL void pattern_cached_kernel(DoseTallyView<Policy> tally, DepositPattern p)
+{
+    extern __shared__ __align__(16) unsigned char storage[];
+    BlockTallyCache<Policy> const cache(storage, p.cache_slots, tally.voxels());
+    cache.clear(threadIdx.x, blockDim.x);
+    __syncthreads();
+    deposit_pattern(tally.with_cache(cache), p);
+    __syncthreads();
+    cache.flush(tally, threadIdx.x, blockDim.x);
 }
 //! Thread i < num_accumulators runs accumulator i; all threads then do
 //! TwoSum of products for their share of the terms (a = term, w = x = next).
@@ -60,8 +80,21 @@ std::vector<double> pattern_on_device(TallyMethod method, DepositPattern const& 
     dispatch_tally_method(method,
                           [&](auto policy)
                           {
+                              using Policy = decltype(policy);
+                              if constexpr (Policy::block_cached)
+                              {
+                                  if (p.cache_slots > 0)
+                                  {
+                                      pattern_cached_kernel<<<
+                                          p.blocks, p.threads_per_block,
+                                          BlockTallyCache<Policy>::storage_bytes(p.cache_slots)>>>(
+                                          tally.view<Policy>(), p);
+                                      MCDOSE_CUDA_CHECK_LAUNCH();
+                                      return;
+                                  }
+                              }
                               pattern_kernel<<<p.blocks, p.threads_per_block>>>(
-                                  tally.view<decltype(policy)>(), p);
+                                  tally.view<Policy>(), p);
                               MCDOSE_CUDA_CHECK_LAUNCH();
                           });
     device_synchronize();

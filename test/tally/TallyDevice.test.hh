@@ -20,6 +20,9 @@ struct DepositPattern
     int per_thread{16};
     unsigned bins{8};
     unsigned active_lanes{32}; //!< lanes >= this return at once (partial warps)
+    //! Block tally cache slots for the CAS-loop methods (0: none); the
+    //! kernel clears, deposits through it and flushes like the transport.
+    unsigned cache_slots{0};
 };
 
 //! Exact per-bin energy [MeV] of the pattern (host, integers).

@@ -406,7 +406,7 @@ TransportRunResult run_transport_groups(
             else
             {
                 run_cpu_threads(static_cast<int>(group.workers),
-                                [&args](size_type t) { transport_worker(args, t); });
+                                [&args](size_type t) { transport_worker(args, args.tally, t); });
             }
             group.rng->end_batch();
             words[g] = group.tally->batch_words();

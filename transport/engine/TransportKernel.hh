@@ -3,6 +3,8 @@
 //! files that instantiate them (see TransportInstantiate.cu). The kernel is
 //! `while (grab a chunk of histories) transport(history)`: the same
 //! transport_worker the CPU backend runs, only the worker index differs.
+//! For the CAS-loop tally methods each block keeps a cache of the hot voxels
+//! in shared memory (tally/BlockTallyCache.hh) and flushes it at the end.
 #pragma once
 
 #include "core/DeviceCall.hh"
@@ -12,11 +14,38 @@
 #if MCDOSE_CUDA_COMPILER
 namespace mcdose
 {
+//! Dynamic shared memory of the kernel for `Args`: the block tally cache.
+template<class Args>
+constexpr size_type transport_kernel_shared_bytes()
+{
+    using Policy = typename decltype(Args::tally)::policy_type;
+    if constexpr (Policy::block_cached)
+        return BlockTallyCache<Policy>::storage_bytes(BlockTallyCache<Policy>::default_slots);
+    else
+        return 0;
+}
+
 template<class Args>
 MCDOSE_KERNEL void transport_kernel(Args const args)
 {
     size_type const worker = size_type(blockIdx.x) * blockDim.x + threadIdx.x;
-    transport_worker(args, worker);
+    using Policy = typename decltype(Args::tally)::policy_type;
+    if constexpr (Policy::block_cached)
+    {
+        extern __shared__ __align__(16) unsigned char block_tally_storage[];
+        BlockTallyCache<Policy> const cache(
+            block_tally_storage, BlockTallyCache<Policy>::default_slots, args.tally.voxels());
+        cache.clear(threadIdx.x, blockDim.x);
+        __syncthreads();
+        DoseTallyView<Policy> const tally = args.tally.with_cache(cache);
+        transport_worker(args, tally, worker);
+        __syncthreads();  // every warp of the block has left its loop
+        cache.flush(args.tally, threadIdx.x, blockDim.x);
+    }
+    else
+    {
+        transport_worker(args, args.tally, worker);
+    }
 }
 
 template<class Args>
@@ -32,7 +61,8 @@ PersistentGrid persistent_transport_grid(int threads_per_block)
     MCDOSE_CUDA_CALL(
         cudaDeviceGetAttribute(&g.multiprocessors, cudaDevAttrMultiProcessorCount, device));
     MCDOSE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &g.blocks_per_sm, transport_kernel<Args>, threads_per_block, 0));
+        &g.blocks_per_sm, transport_kernel<Args>, threads_per_block,
+        transport_kernel_shared_bytes<Args>()));
     MCDOSE_VALIDATE(g.blocks_per_sm > 0, << "the transport kernel cannot run with "
                                          << threads_per_block
                                          << " threads per block on this GPU; use fewer");
@@ -44,7 +74,8 @@ PersistentGrid persistent_transport_grid(int threads_per_block)
 template<class Args>
 void launch_transport_kernel(Args const& args, PersistentGrid const& grid)
 {
-    transport_kernel<Args><<<grid.blocks, grid.threads_per_block>>>(args);
+    transport_kernel<Args>
+        <<<grid.blocks, grid.threads_per_block, transport_kernel_shared_bytes<Args>()>>>(args);
     MCDOSE_CUDA_CHECK_LAUNCH();
     MCDOSE_CUDA_CALL(cudaDeviceSynchronize());
 }

@@ -82,16 +82,17 @@ class StepKindVote
  * the lanes that want it step. One history's steps (and random numbers) come in the same
  * order as in `HistoryTransport::operator()`; only the interleaving of
  * histories across lanes changes. The loop ends when every lane of the warp
- * is done (the vote needs all of them).
+ * is done (the vote needs all of them). `tally` is `args.tally`, or the GPU
+ * kernel's copy of it with the block's cache in front (TransportKernel.hh).
  */
 template<class Real, class Engine, class Policy, class Source>
 MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source> const& args,
-                                      size_type worker)
+                                      DoseTallyView<Policy> const& tally, size_type worker)
 {
     using Transport = HistoryTransport<Real, Engine, Policy>;
     Engine rng(args.rng, worker);
     EnergyBalance balance = args.balances[worker];
-    Transport transport(args.physics, args.tally, rng, balance);
+    Transport transport(args.physics, tally, rng, balance);
     typename Transport::Lane lane;
     std::uint64_t next = 0, last = 0;
     bool more = true;  // the queue may hold histories for this worker
