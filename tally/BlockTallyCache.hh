@@ -4,6 +4,7 @@
 
 #include <cstdint>
 
+#include "core/Assert.hh"
 #include "core/Macros.hh"
 #include "core/Types.hh"
 #include "tally/detail/AtomicWords.hh"
@@ -76,6 +77,7 @@ class BlockTallyCache
         , direct_(voxels <= slots)
         , direct_voxels_(direct_ ? static_cast<unsigned>(voxels) : 0)
     {
+        MCDOSE_EXPECT(slots >= 2 && (slots & (slots - 1)) == 0);
         if (voxels >= size_type(empty_key))
             words_ = nullptr;
         unsigned bits = 0;

@@ -1,6 +1,9 @@
 //! Device smoke test: a kernel's result is checked on the host.
 #include "DeviceSmoke.test.hh"
 
+#include <cmath>
+#include <vector>
+
 #include <gtest/gtest.h>
 
 #include "TestMacros.hh"
@@ -29,6 +32,37 @@ TEST(DeviceSmokeTest, SaxpyMatchesHost)
     {
         ASSERT_DOUBLE_EQ(3.0 * x[i] + y[i], result.y[i]) << "element " << i;
         ASSERT_EQ(1, result.device_compiled[i]) << "element " << i;
+    }
+}
+}  // namespace mcdose::test
+
+namespace mcdose::test
+{
+// fast_expm1 on the device against the host's std::expm1 over the range the
+// charged step uses (x = -s/lambda <= 0): the float path within its stated
+// bounds (core/FastMath.hh: 4.3e-8 relative below |x| = 1/8 plus the
+// rounding of five float operations; 1.02e-6 above), the double path within
+// 2 ulp of the host.
+TEST(DeviceFastMathTest, Expm1WithinStatedBounds)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    std::vector<double> x;
+    for (double a = 1e-7; a < 30; a *= 1.01)
+        x.push_back(-a);
+    x.push_back(-0.125);
+    x.push_back(-0.12499999);
+    x.push_back(0.0);
+    auto const r = device_fast_expm1(x);
+    ASSERT_EQ(x.size(), r.single.size());
+    for (std::size_t i = 0; i < x.size(); ++i)
+    {
+        double const xf = double(float(x[i]));  // the float path's argument
+        double const ref = std::expm1(xf);
+        double const bound = std::fabs(xf) < 0.125 ? 4.3e-8 + 5 * 0x1p-24 : 1.02e-6;
+        EXPECT_LE(std::fabs(double(r.single[i]) - ref), bound * std::fabs(ref) + 1e-45)
+            << "float, x = " << xf;
+        EXPECT_LE(std::fabs(r.double_[i] - std::expm1(x[i])), 2 * 0x1p-52 * std::fabs(std::expm1(x[i])))
+            << "double, x = " << x[i];
     }
 }
 }  // namespace mcdose::test

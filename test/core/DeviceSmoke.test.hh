@@ -16,9 +16,21 @@ struct SmokeResult
     std::vector<int> device_compiled;
 };
 
+//! fast_expm1 of every x on the device, in float and in double.
+struct Expm1Result
+{
+    std::vector<float> single;
+    std::vector<double> double_;
+};
+
 #if MCDOSE_USE_CUDA
 SmokeResult device_saxpy(double a, std::vector<double> const& x, std::vector<double> const& y);
+Expm1Result device_fast_expm1(std::vector<double> const& x);
 #else
+inline Expm1Result device_fast_expm1(std::vector<double> const&)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
 inline SmokeResult device_saxpy(double, std::vector<double> const&, std::vector<double> const&)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");

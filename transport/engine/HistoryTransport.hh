@@ -439,8 +439,8 @@ class HistoryTransport
             energy -= loss_per_cm * travelled;
             if (segment == 1 || flight != Flight::completed)
                 break;
-            Real const m1 = -std::expm1(-step_over_lambda1);
-            Real const m2 = -std::expm1(-step_over_lambda2);
+            Real const m1 = -fast_expm1(-step_over_lambda1);
+            Real const m2 = -fast_expm1(-step_over_lambda2);
             Real const one_minus_mu = sample_msc_one_minus_mu(el.msc, m1, m2, rng_);
             st.direction = rotate_azimuth_fraction(st.direction, 1 - one_minus_mu,
                                                    generate_canonical<Real>(rng_));
