@@ -54,8 +54,9 @@ inline MCDOSE_FUNCTION MCDOSE_NOINLINE double fast_exp(double x)
 //! __expf(x) - 1: for |x| < 0.85 __expf is within 2 ulp of e^x (<= 1.2e-7)
 //! and the subtraction is exact (Sterbenz), so relative to |e^x - 1| >= 0.1175
 //! the error is <= 1.02e-6; further out it is smaller (e^x < 0.43). The libm
-//! expm1f it replaces was inlined at both call sites of the charged step. Double (and the host): std::expm1,
-//! out of line on the device like the other double functions.
+//! expm1f it replaces was inlined at both call sites of the charged step.
+//! Double (and the host): std::expm1, out of line on the device like the
+//! other double functions.
 MCDOSE_FORCEINLINE_FUNCTION float fast_expm1(float x)
 {
 #if MCDOSE_DEVICE_COMPILE
