@@ -14,7 +14,9 @@
 //!   loss is deposited uniformly along the path, split over the voxels crossed;
 //! - hard events (Møller/Bhabha above W_cc, bremsstrahlung above W_cr,
 //!   annihilation in flight) are sampled by delta scattering against a
-//!   majorant of their total cross section over the step's energy range;
+//!   majorant of their total cross section over the step's energy range; the
+//!   hard event at the end of a step is the track's next step (`hard_step`),
+//!   so that the GPU's warps run the interactors together (TransportThread.hh);
 //! - step length: at most `max_loss_fraction` of E lost softly and at most
 //!   `max_mfp_fraction` of the transport mean free path lambda_1;
 //! - elastic scattering: random hinge (Fernández-Varea et al., NIM B 73, 447
@@ -89,7 +91,9 @@ class HistoryTransport
         Real weight{0};
         size_type pending_voxel{0};  //!< charged: voxel of the loss not yet tallied
         Real pending_MeV{0};         //!< charged: that loss (one atomic per voxel visit)
+        Real hard_max{0};            //!< charged: majorant of the pending hard event [1/cm]
         ParticleType type{ParticleType::photon};
+        bool hard_pending{false};    //!< charged: the next step is hard_step
     };
 
   public:
@@ -124,12 +128,25 @@ class HistoryTransport
         return lane.track.type == ParticleType::photon;
     }
 
-    //! One step of the lane's particle (`lane.alive`).
+    //! Whether the lane's next step is a charged particle's hard event.
+    MCDOSE_FORCEINLINE_FUNCTION static bool is_hard_event(Lane const& lane)
+    {
+        return lane.track.hard_pending;
+    }
+
+    //! One step of the lane's particle (`lane.alive`): a photon step, a
+    //! charged-particle step, or the hard event that ended the previous
+    //! charged step (kept as a step of its own so that a warp runs the
+    //! interactors with every lane that has one, TransportThread.hh).
     MCDOSE_FUNCTION void step(Lane& lane)
     {
         MCDOSE_EXPECT(lane.alive);
-        lane.alive = is_photon(lane) ? this->photon_step(lane.track, lane.stack)
-                                     : this->charged_step(lane.track, lane.stack);
+        if (is_photon(lane))
+            lane.alive = this->photon_step(lane.track, lane.stack);
+        else if (is_hard_event(lane))
+            lane.alive = this->hard_step(lane.track, lane.stack);
+        else
+            lane.alive = this->charged_step(lane.track, lane.stack);
     }
 
     //! Transport one source particle and everything it creates. The workers
@@ -195,6 +212,7 @@ class HistoryTransport
         t.weight = p.weight;
         t.pending_voxel = nav_.voxel(t.st);
         t.pending_MeV = 0;
+        t.hard_pending = false;
         return true;
     }
 
@@ -458,15 +476,35 @@ class HistoryTransport
         }
         if (flight == Flight::interrupted || !hard || energy <= el.absorption_MeV)
             return true;
+        // The hard event is the track's next step (hard_step).
+        t.hard_max = hard_max;
+        t.hard_pending = true;
+        return true;
+    }
 
-        // Hard event: real with probability sigma(E) / majorant.
+    //! The hard event at the end of a charged step: real with probability
+    //! sigma(E) / majorant, else a delta event. The flight that led here
+    //! completed, so the voxel has the step's material and density.
+    MCDOSE_FUNCTION bool hard_step(Track& t, Stack& stack)
+    {
+        auto const& el = phys_.electron;
+        t.hard_pending = false;
+        bool const positron = t.type == ParticleType::positron;
+        auto& st = t.st;
+        Real const w = t.weight;
+        Real const energy = t.energy;
+        size_type const here = nav_.voxel(st);
+        unsigned const m = phys_.material[here];
+        Real const rho = phys_.density_g_cm3[here];
+        unsigned const row = el.row(m, positron ? 1 : 0);
+        unsigned i;
+        Real f;
         el.grid.find(energy, i, f);
         auto const xs = this->hard_xs(row, i, f, rho);
-        MCDOSE_ASSERT(xs.total() <= hard_max * Real(1.0001));
-        Real const xi = generate_canonical<Real>(rng_) * hard_max;
+        MCDOSE_ASSERT(xs.total() <= t.hard_max * Real(1.0001));
+        Real const xi = generate_canonical<Real>(rng_) * t.hard_max;
         if (xi > xs.total())
             return true;  // delta event
-        size_type const here = nav_.voxel(st);
         Interaction<Real> result;
         if (xi <= xs.inelastic)
         {

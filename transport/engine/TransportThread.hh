@@ -29,49 +29,70 @@ struct TransportArgs
     Span<EnergyBalance> balances;    //!< one per worker
 };
 
+//! The kinds of step a lane can want (HistoryTransport::step).
+enum class StepKind : unsigned char
+{
+    photon,
+    charged,  //!< a condensed-history step of an electron or positron
+    hard      //!< the hard event that ended a charged step
+};
+
 /*!
  * Which kind of step the lanes of a warp take together in one iteration of
- * the worker loop. A charged-particle step and a photon step run different
- * code: a warp whose lanes take both in one iteration runs both one after the
- * other and fetches both from the instruction cache (the kernel's main stall,
- * docs/benchmarks.md), so each iteration runs one kind and the lanes that
- * want the other wait. The rule: the kind with more than `ratio` times as many
- * lanes runs; between those bounds the two kinds alternate. A rare kind (the
- * photons of an electron beam, the electrons of a low-energy photon beam)
- * thus waits until about 1/ratio of the lanes want it and is then served
- * every other iteration, instead of either forcing a second code path into
- * almost every iteration or waiting for a majority. (ratio = 4 from a model
- * of 32 lanes with a rare kind in runs of 6-20 steps: 77 % of lane-steps used
- * against 65 % for "both kinds every iteration" and 55 % for "the majority
- * runs".) On the host a thread is a warp of one lane and takes its own step.
+ * the worker loop. The kinds run different code: a warp whose lanes take
+ * several in one iteration runs them one after the other and fetches each
+ * from the instruction cache (the kernel's main stall, docs/benchmarks.md),
+ * so each iteration runs one kind and the lanes that want another wait.
+ *
+ * The rule between two kinds A and B (`takes_turn`): A runs if more than
+ * `ratio` times as many lanes want it as B, B if the reverse, and in between
+ * the two alternate. A rare kind (the photons of an electron beam, the
+ * electrons of a low-energy photon beam) thus waits until about 1/ratio of
+ * the lanes want it and is then served every other iteration, instead of
+ * either forcing a second code path into almost every iteration or waiting
+ * for a majority. (ratio = 4 from a model of 32 lanes with a rare kind in runs
+ * of 6-20 steps: 77 % of lane-steps used against 65 % for "both kinds every
+ * iteration" and 55 % for "the majority runs".)
+ *
+ * Three kinds: the hard events against the other two first, then photon
+ * against charged. A hard event follows a tenth or so of the charged steps,
+ * so without its own turn nearly every charged iteration would also run the
+ * interactors for two or three lanes; now they wait and run together. On the
+ * host a thread is a warp of one lane and takes its own step.
  */
 class StepKindVote
 {
   public:
     static constexpr int ratio = 4;
 
-    //! The rule: photon step or not, for `photon_lanes` and `charged_lanes`
-    //! lanes wanting each kind and the previous iteration's choice.
-    static MCDOSE_FORCEINLINE_FUNCTION bool photon_turn(int photon_lanes, int charged_lanes,
-                                                        bool last_was_photon)
+    //! The rule for kind A against kind B: whether A runs, for `a_lanes` and
+    //! `b_lanes` lanes wanting each and whether A ran at the last decision.
+    static MCDOSE_FORCEINLINE_FUNCTION bool takes_turn(int a_lanes, int b_lanes, bool a_was_last)
     {
-        if (photon_lanes == 0 || ratio * photon_lanes < charged_lanes)
+        if (a_lanes == 0 || ratio * a_lanes < b_lanes)
             return false;
-        if (charged_lanes == 0 || ratio * charged_lanes < photon_lanes)
+        if (b_lanes == 0 || ratio * b_lanes < a_lanes)
             return true;
-        return !last_was_photon;
+        return !a_was_last;
     }
 
-    //! True if this iteration is a photon step. Every lane of the warp calls it.
-    MCDOSE_FORCEINLINE_FUNCTION bool photon_turn(bool wants_photon, bool wants_charged)
+    //! The kind of this iteration. Every lane of the warp calls it.
+    MCDOSE_FORCEINLINE_FUNCTION StepKind turn(bool wants_photon, bool wants_charged,
+                                              bool wants_hard)
     {
-        last_photon_ = photon_turn(warp_count(wants_photon), warp_count(wants_charged),
-                                   last_photon_);
-        return last_photon_;
+        int const photon = warp_count(wants_photon);
+        int const charged = warp_count(wants_charged);
+        last_hard_ = takes_turn(warp_count(wants_hard), photon + charged, last_hard_);
+        if (last_hard_)
+            return StepKind::hard;
+        last_photon_ = takes_turn(photon, charged, last_photon_);
+        return last_photon_ ? StepKind::photon : StepKind::charged;
     }
 
   private:
-    bool last_photon_{false};  //!< the same in every lane: the counts are warp-wide
+    // The same in every lane: the counts are warp-wide.
+    bool last_hard_{false};
+    bool last_photon_{false};
 };
 
 /*!
@@ -111,10 +132,12 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
             }
         }
         bool const photon = lane.alive && Transport::is_photon(lane);
-        bool const charged = lane.alive && !photon;
+        bool const hard = lane.alive && !photon && Transport::is_hard_event(lane);
+        bool const charged = lane.alive && !photon && !hard;
         if (warp_count(more || lane.alive || !lane.stack.empty()) == 0)
             break;
-        if (vote.photon_turn(photon, charged) ? photon : charged)
+        StepKind const turn = vote.turn(photon, charged, hard);
+        if (turn == StepKind::photon ? photon : turn == StepKind::hard ? hard : charged)
             transport.step(lane);
     }
     args.balances[worker] = balance;

@@ -21,30 +21,31 @@ TEST(WorkerLoopTest, StepKindRule)
     static_assert(StepKindVote::ratio == 4, "the cases below are for ratio 4");
     struct Case
     {
-        int photon_lanes, charged_lanes;
-        bool last_was_photon, expected;
+        int a_lanes, b_lanes;
+        bool a_was_last, expected;
     };
     Case const cases[] = {
         {0, 0, false, false},  {0, 0, true, false},    // nothing to step
-        {0, 32, true, false},  {1, 31, false, false},  // 4 * 1 < 31: charged
+        {0, 32, true, false},  {1, 31, false, false},  // 4 * 1 < 31: B
         {1, 31, true, false},  {7, 25, false, true},   // 4 * 7 >= 25, 4 * 25 >= 7: alternate
         {7, 25, true, false},  {8, 24, false, true},   {8, 24, true, false},
         {16, 16, false, true}, {16, 16, true, false},  {25, 7, false, true},
-        {25, 7, true, false},  {25, 6, false, true},   // 4 * 6 < 25: photon
+        {25, 7, true, false},  {25, 6, false, true},   // 4 * 6 < 25: A
         {25, 6, true, true},   {31, 1, false, true},   {3, 0, false, true},
         {1, 0, true, true}};
     for (Case const& c : cases)
     {
-        EXPECT_EQ(c.expected,
-                  StepKindVote::photon_turn(c.photon_lanes, c.charged_lanes, c.last_was_photon))
-            << c.photon_lanes << " photon lanes, " << c.charged_lanes << " charged lanes, last "
-            << (c.last_was_photon ? "photon" : "charged");
+        EXPECT_EQ(c.expected, StepKindVote::takes_turn(c.a_lanes, c.b_lanes, c.a_was_last))
+            << c.a_lanes << " lanes want A, " << c.b_lanes << " want B, last "
+            << (c.a_was_last ? "A" : "B");
     }
     // On the host a thread is a warp of one lane: it always takes its own step.
     StepKindVote vote;
-    EXPECT_TRUE(vote.photon_turn(true, false));
-    EXPECT_FALSE(vote.photon_turn(false, true));
-    EXPECT_FALSE(vote.photon_turn(false, false));
+    EXPECT_EQ(StepKind::photon, vote.turn(true, false, false));
+    EXPECT_EQ(StepKind::charged, vote.turn(false, true, false));
+    EXPECT_EQ(StepKind::hard, vote.turn(false, false, true));
+    EXPECT_EQ(StepKind::charged, vote.turn(false, true, false));
+    EXPECT_EQ(StepKind::photon, vote.turn(true, false, false));
 }
 
 // One worker (a CPU thread) running 10 MeV electrons through water and lead
