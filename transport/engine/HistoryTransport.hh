@@ -59,6 +59,17 @@
 #include "transport/interactors/PhotoelectricInteractor.hh"
 #include "transport/interactors/RayleighInteractor.hh"
 
+//! How hard_step is compiled. With the debug contracts on (MCDOSE_DEBUG, the CI
+//! build) CUDA 13.0's cicc crashes (segmentation fault) on the double-precision
+//! transport kernel when hard_step is inlined into it; out of line it compiles
+//! (reproduced 2026-11-21; Release builds and MCDOSE_DEBUG=0 compile either
+//! way). Release builds keep the compiler's choice, which is what was measured.
+#if MCDOSE_DEBUG
+#    define MCDOSE_HARD_STEP_LINKAGE MCDOSE_NOINLINE
+#else
+#    define MCDOSE_HARD_STEP_LINKAGE
+#endif
+
 namespace mcdose
 {
 template<class Real, class Engine, class Policy>
@@ -485,7 +496,7 @@ class HistoryTransport
     //! The hard event at the end of a charged step: real with probability
     //! sigma(E) / majorant, else a delta event. The flight that led here
     //! completed, so the voxel has the step's material and density.
-    MCDOSE_FUNCTION bool hard_step(Track& t, Stack& stack)
+    MCDOSE_FUNCTION MCDOSE_HARD_STEP_LINKAGE bool hard_step(Track& t, Stack& stack)
     {
         auto const& el = phys_.electron;
         t.hard_pending = false;
