@@ -38,7 +38,8 @@ namespace mcdose
  *   multiplicative hash (Knuth, TAOCP 3, 6.4) that holds it or is free (a
  *   free slot is claimed by a CAS on its key and is never released); if all
  *   are taken by other voxels the deposit goes straight to the grid. Slots
- *   fill in first-touch order, which for a beam is roughly hottest first.
+ *   fill in the order the block first touches voxels (which voxels a block
+ *   ends up caching was not measured).
  * Correct for any grid: a voxel's energy is in its cache slot, in the grid,
  * or in both, and the flush adds the slot to the grid.
  *
@@ -87,7 +88,6 @@ class BlockTallyCache
     }
 
     MCDOSE_FORCEINLINE_FUNCTION bool active() const { return words_ != nullptr; }
-    MCDOSE_FORCEINLINE_FUNCTION unsigned slots() const { return mask_ + 1; }
     MCDOSE_FORCEINLINE_FUNCTION bool direct() const { return direct_; }
 
     //! Zero the words and free the keys of slots first, first + stride, ...

@@ -72,6 +72,15 @@
 
 namespace mcdose
 {
+//! The kinds of step a lane can take next (HistoryTransport::next_step_kind);
+//! the GPU worker's warps take one kind per iteration (TransportThread.hh).
+enum class StepKind : unsigned char
+{
+    photon,
+    charged,  //!< a condensed-history step of an electron or positron
+    hard      //!< the hard event that ended a charged step
+};
+
 template<class Real, class Engine, class Policy>
 class HistoryTransport
 {
@@ -133,31 +142,33 @@ class HistoryTransport
         return true;
     }
 
-    //! Whether the lane's particle is a photon (meaningful while alive).
-    MCDOSE_FORCEINLINE_FUNCTION static bool is_photon(Lane const& lane)
+    //! What the lane's next step is (meaningful while alive): a photon step,
+    //! a charged-particle step, or the hard event that ended the previous
+    //! charged step (a step of its own so that a warp runs the interactors
+    //! with every lane that has one, TransportThread.hh).
+    MCDOSE_FORCEINLINE_FUNCTION static StepKind next_step_kind(Lane const& lane)
     {
-        return lane.track.type == ParticleType::photon;
+        if (lane.track.type == ParticleType::photon)
+            return StepKind::photon;
+        return lane.track.hard_pending ? StepKind::hard : StepKind::charged;
     }
 
-    //! Whether the lane's next step is a charged particle's hard event.
-    MCDOSE_FORCEINLINE_FUNCTION static bool is_hard_event(Lane const& lane)
-    {
-        return lane.track.hard_pending;
-    }
-
-    //! One step of the lane's particle (`lane.alive`): a photon step, a
-    //! charged-particle step, or the hard event that ended the previous
-    //! charged step (kept as a step of its own so that a warp runs the
-    //! interactors with every lane that has one, TransportThread.hh).
+    //! One step of the lane's particle (`lane.alive`), of next_step_kind.
     MCDOSE_FUNCTION void step(Lane& lane)
     {
         MCDOSE_EXPECT(lane.alive);
-        if (is_photon(lane))
-            lane.alive = this->photon_step(lane.track, lane.stack);
-        else if (is_hard_event(lane))
-            lane.alive = this->hard_step(lane.track, lane.stack);
-        else
-            lane.alive = this->charged_step(lane.track, lane.stack);
+        switch (next_step_kind(lane))
+        {
+            case StepKind::photon:
+                lane.alive = this->photon_step(lane.track, lane.stack);
+                break;
+            case StepKind::hard:
+                lane.alive = this->hard_step(lane.track, lane.stack);
+                break;
+            case StepKind::charged:
+                lane.alive = this->charged_step(lane.track, lane.stack);
+                break;
+        }
     }
 
     //! Transport one source particle and everything it creates. The workers

@@ -18,7 +18,7 @@ namespace mcdose
 template<class Args>
 constexpr size_type transport_kernel_shared_bytes()
 {
-    using Policy = typename decltype(Args::tally)::policy_type;
+    using Policy = typename Args::policy_type;
     if constexpr (Policy::block_cached)
         return BlockTallyCache<Policy>::storage_bytes(BlockTallyCache<Policy>::default_slots);
     else
@@ -29,7 +29,7 @@ template<class Args>
 MCDOSE_KERNEL void transport_kernel(Args const args)
 {
     size_type const worker = size_type(blockIdx.x) * blockDim.x + threadIdx.x;
-    using Policy = typename decltype(Args::tally)::policy_type;
+    using Policy = typename Args::policy_type;
     if constexpr (Policy::block_cached)
     {
         extern __shared__ __align__(16) unsigned char block_tally_storage[];

@@ -250,7 +250,8 @@ namespace mcdose::test
 // history makes the same deposits whatever the tally method, so the depth
 // doses of CAS and WAG must equal HB's to double rounding (summation order)
 // and KAS's to its float-pair bound; on 500 voxels (direct cache) and on
-// 4096 voxels (more than the 2048 slots: hashed, with misses to the grid).
+// 4096 voxels (more than the 2048 slots: hashed; misses to the grid are
+// covered by TallyDeviceTest.BlockCacheExactOnDivergentPatterns).
 TEST(StudyRunDeviceTest, BlockCachedTallyMethodsMatchHardwareDouble)
 {
     MCDOSE_SKIP_IF_NO_GPU();
