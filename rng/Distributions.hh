@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
+#include <utility>
 
 #include "core/Constants.hh"
 #include "core/FastMath.hh"
@@ -35,6 +36,35 @@ MCDOSE_FORCEINLINE_FUNCTION Real generate_canonical(Engine& engine)
         std::uint64_t const bits53 = (hi << 21) ^ (lo >> 11);
         return static_cast<double>(bits53 + 1u) * 1.1102230246251565404e-16; // 2^-53
     }
+}
+
+namespace detail
+{
+template<class Engine, class = void>
+struct BuffersBlocks : std::false_type
+{
+};
+template<class Engine>
+struct BuffersBlocks<Engine, std::void_t<decltype(std::declval<Engine&>().skip_to_block())>>
+    : std::true_type
+{
+};
+}  // namespace detail
+
+/*!
+ * Mark a point where the lanes of a warp start drawing together (the start of
+ * a transport step). An engine that computes its words a block at a time
+ * (Philox: 4 words per block) skips the rest of its block, so that the lanes
+ * that run the same code afterwards refill on the same draw, once for all of
+ * them, instead of each lane on its own draw with the others waiting. The
+ * words skipped are never used; a history's words still depend only on
+ * (seed, stream, history). Engines with no blocks: nothing.
+ */
+template<class Engine>
+MCDOSE_FORCEINLINE_FUNCTION void align_draws(Engine& engine)
+{
+    if constexpr (detail::BuffersBlocks<Engine>::value)
+        engine.skip_to_block();
 }
 
 //! Exponential deviate with the given mean (units of `mean`), by inversion:

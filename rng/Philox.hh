@@ -119,6 +119,13 @@ class PhiloxEngine
         draw_ = 0;
     }
 
+    //! Skip the rest of the current block: the next word is the first of a new
+    //! block (align_draws in Distributions.hh says why). No-op at a boundary.
+    MCDOSE_FORCEINLINE_FUNCTION void skip_to_block()
+    {
+        draw_ = (draw_ + 3) & ~std::uint64_t(3);
+    }
+
     MCDOSE_FORCEINLINE_FUNCTION result_type operator()()
     {
         MCDOSE_EXPECT(draw_ < max_draws_per_history);

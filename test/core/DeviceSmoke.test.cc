@@ -1,6 +1,7 @@
 //! Device smoke test: a kernel's result is checked on the host.
 #include "DeviceSmoke.test.hh"
 
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
@@ -43,6 +44,35 @@ namespace mcdose::test
 // bounds (core/FastMath.hh: 4.3e-8 relative below |x| = 1/8 plus the
 // rounding of five float operations; 1.02e-6 above), the double path within
 // its 3.6e-15 (plus the host's own error, below 1 ulp).
+// WarpGroup and block_count on the device: a loop left on a vote of the group
+// runs until the group's longest lane is done, every lane doing exactly its
+// own trips; lanes outside the group take no part; block_count counts the
+// whole block (3 warps).
+TEST(DeviceVoteTest, GroupLoopAndBlockCount)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    std::vector<int> trips(96);
+    for (int t = 0; t < 96; ++t)
+        trips[t] = (t * 7) % 5 + (t % 32 == 31 ? 9 : 0) + (t >= 64 ? 0 : 1);
+    auto const r = device_votes(trips);
+    ASSERT_EQ(96u, r.trips_done.size());
+    for (int t = 0; t < 96; ++t)
+    {
+        EXPECT_EQ(24, r.block_count[t]) << "thread " << t;
+        if (t % 3 == 0)
+        {
+            EXPECT_EQ(0, r.iterations[t]) << "thread " << t;
+            continue;
+        }
+        int longest = 1;  // the loop body runs at least once
+        for (int u = t / 32 * 32; u < t / 32 * 32 + 32; ++u)
+            if (u % 3 != 0)
+                longest = std::max(longest, trips[u]);
+        EXPECT_EQ(trips[t], r.trips_done[t]) << "thread " << t;
+        EXPECT_EQ(longest, r.iterations[t]) << "thread " << t;
+    }
+}
+
 TEST(DeviceFastMathTest, Expm1WithinStatedBounds)
 {
     MCDOSE_SKIP_IF_NO_GPU();

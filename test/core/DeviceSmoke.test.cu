@@ -5,6 +5,7 @@
 #include "core/DeviceCall.hh"
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
+#include "core/WarpVote.hh"
 
 namespace mcdose::test
 {
@@ -34,7 +35,40 @@ MCDOSE_KERNEL void expm1_kernel(Span<double const> x, Span<float> single, Span<d
         dbl[i] = fast_expm1(x[i]);
     }
 }
+
+MCDOSE_KERNEL void vote_kernel(Span<int const> trips, Span<int> done, Span<int> iterations,
+                               Span<int> counts)
+{
+    unsigned const t = threadIdx.x;
+    bool const loops = t % 3 != 0;
+    WarpGroup const group = WarpGroup::whole_warp().select(loops);
+    int d = 0, n = 0;
+    if (loops)
+    {
+        bool going = trips[t] > 0;
+        do
+        {
+            ++n;
+            if (going)
+                going = ++d < trips[t];
+        } while (group.any(going));
+    }
+    done[t] = d;
+    iterations[t] = n;
+    counts[t] = block_count(t % 4 == 0);
+}
 }  // namespace
+
+VoteResult device_votes(std::vector<int> const& trips)
+{
+    DeviceBuffer<int> dt(trips);
+    DeviceBuffer<int> done(trips.size()), iterations(trips.size()), counts(trips.size());
+    vote_kernel<<<1, unsigned(trips.size())>>>(dt.device_span(), done.device_span(),
+                                               iterations.device_span(), counts.device_span());
+    MCDOSE_CUDA_CHECK_LAUNCH();
+    device_synchronize();
+    return {done.to_host(), iterations.to_host(), counts.to_host()};
+}
 
 Expm1Result device_fast_expm1(std::vector<double> const& x)
 {

@@ -23,10 +23,26 @@ struct Expm1Result
     std::vector<double> double_;
 };
 
+//! The votes of core/WarpVote.hh in one block of `trips.size()` threads: the
+//! threads t with t % 3 != 0 run a loop of `trips[t]` trips whose exit is a
+//! vote of their warp's group (WarpGroup::any); every thread then counts the
+//! block's threads with t % 4 == 0 (block_count).
+struct VoteResult
+{
+    std::vector<int> trips_done;   //!< trips that ran the loop body's work
+    std::vector<int> iterations;   //!< times the thread went round the loop
+    std::vector<int> block_count;
+};
+
 #if MCDOSE_USE_CUDA
+VoteResult device_votes(std::vector<int> const& trips);
 SmokeResult device_saxpy(double a, std::vector<double> const& x, std::vector<double> const& y);
 Expm1Result device_fast_expm1(std::vector<double> const& x);
 #else
+inline VoteResult device_votes(std::vector<int> const&)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
 inline Expm1Result device_fast_expm1(std::vector<double> const&)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");

@@ -84,6 +84,16 @@ TEST(DistributionsTest, MomentsMatchWithinFiveSigma)
 // The azimuth is 2 pi xi with xi in (0, 1]: the smallest xi gives a tiny
 // positive angle, xi = 1/4 a quarter turn, xi = 1 a full turn (on the host,
 // sin and cos of 2 pi xi; on the device the same angle through sincospi).
+TEST(DistributionsTest, AlignDrawsLeavesEnginesWithoutBlocksAlone)
+{
+    // Only a block-buffered engine (Philox, tested there) skips words.
+    ScriptedEngine e{{1u, 2u, 3u, 4u, 5u}};
+    e();
+    align_draws(e);
+    EXPECT_EQ(2u, e());
+    EXPECT_EQ(2u, e.next);
+}
+
 TEST(DistributionsTest, AzimuthSinCos)
 {
     ScriptedEngine zeros{{0u}}, ones{{0xffffffffu}}, quarter{{0x3fffff00u}};

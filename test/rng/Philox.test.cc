@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "KnownAnswers.hh"
+#include "rng/Distributions.hh"
 #include "rng/GenerateWords.hh"
 
 namespace mcdose::test
@@ -66,5 +67,44 @@ TEST(PhiloxTest, ResumesInsideABlock)
     first.insert(first.end(), second.begin(), second.end());
     EXPECT_EQ(generate_words<PhiloxEngine>(b, 9), first);
     EXPECT_EQ(9u, a.states_to_host()[0].draw_index);
+}
+
+TEST(PhiloxTest, AlignDrawsSkipsToTheNextBlock)
+{
+    // A history's words 0..15 drawn straight through; then the same history
+    // with align_draws after k words: the next word is word 4 ceil(k / 4).
+    PerThreadRngStore<PhiloxEngine> store({31u, 1u, 0u}, 1, MemSpace::host);
+    auto view = store.view();
+    std::vector<std::uint32_t> straight;
+    {
+        PhiloxEngine e(view, 0);
+        e.begin_history(42);
+        for (int i = 0; i < 16; ++i)
+            straight.push_back(e());
+    }
+    for (int k = 0; k <= 8; ++k)
+    {
+        PhiloxEngine e(view, 0);
+        e.begin_history(42);
+        for (int i = 0; i < k; ++i)
+            EXPECT_EQ(straight[i], e());
+        align_draws(e);
+        int const next = (k + 3) / 4 * 4;
+        EXPECT_EQ(straight[next], e()) << "after " << k << " words";
+        EXPECT_EQ(straight[next + 1], e()) << "after " << k << " words";
+        align_draws(e);  // mid-block again: on to the block after
+        EXPECT_EQ(straight[next + 4], e()) << "after " << k << " words";
+    }
+    // The stored state is the draw index: an engine rebuilt after a skip
+    // resumes at the same word.
+    {
+        PhiloxEngine e(view, 0);
+        e.begin_history(42);
+        e();
+        align_draws(e);
+    }
+    EXPECT_EQ(4u, store.states_to_host()[0].draw_index);
+    PhiloxEngine resumed(view, 0);
+    EXPECT_EQ(straight[4], resumed());
 }
 } // namespace mcdose::test

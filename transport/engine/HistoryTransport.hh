@@ -42,6 +42,7 @@
 
 #include "core/Constants.hh"
 #include "core/Macros.hh"
+#include "core/WarpVote.hh"
 #include "rng/Distributions.hh"
 #include "tally/DoseTallyView.hh"
 #include "transport/Particle.hh"
@@ -154,9 +155,12 @@ class HistoryTransport
     }
 
     //! One step of the lane's particle (`lane.alive`), of next_step_kind.
-    MCDOSE_FUNCTION void step(Lane& lane)
+    //! `group` is the lanes of the warp that take this step together (the
+    //! calling lane alone where one thread runs a history by itself).
+    MCDOSE_FUNCTION void step(Lane& lane, WarpGroup const group)
     {
         MCDOSE_EXPECT(lane.alive);
+        align_draws(rng_);  // the lanes of a group refill their RNG blocks together
         switch (next_step_kind(lane))
         {
             case StepKind::photon:
@@ -166,7 +170,7 @@ class HistoryTransport
                 lane.alive = this->hard_step(lane.track, lane.stack);
                 break;
             case StepKind::charged:
-                lane.alive = this->charged_step(lane.track, lane.stack);
+                lane.alive = this->charged_step(lane.track, lane.stack, group);
                 break;
         }
     }
@@ -178,11 +182,12 @@ class HistoryTransport
     MCDOSE_FUNCTION void operator()(Particle<Real> const& primary)
     {
         Lane lane;
+        WarpGroup const group = WarpGroup::this_lane();
         this->start_history(primary, lane);
         do
         {
             while (lane.alive)
-                this->step(lane);
+                this->step(lane, group);
         } while (this->start_next(lane));
     }
 
@@ -367,7 +372,11 @@ class HistoryTransport
 
     //! Fly `length` cm straight, adding `loss_per_cm * weight` per cm to the
     //! pending deposit of each voxel crossed; `travelled` gets the distance flown.
-    MCDOSE_FUNCTION Flight fly_charged(Track& t, Real length, Real loss_per_cm, Real& travelled)
+    //! The lanes of `group` (all of which fly) walk their voxels together: the
+    //! loop ends when the last of them is done (WarpGroup), so that they leave
+    //! it together and run the rest of the step as one.
+    MCDOSE_FUNCTION Flight fly_charged(Track& t, Real length, Real loss_per_cm, Real& travelled,
+                                       WarpGroup const group)
     {
         auto& st = t.st;
         Real const weight = t.weight;
@@ -376,25 +385,43 @@ class HistoryTransport
         float const rho = phys_.density_g_cm3[v];
         Real left = length;
         travelled = 0;
-        for (;;)
+        Flight flight = Flight::completed;
+        bool flying = true;
+        do
         {
-            auto const b = nav_.find_next_boundary(st);
-            if (left <= b.distance_cm)
+            if (flying)
             {
-                nav_.move_internal(st, left);
-                this->add_deposit(t, v, loss_per_cm * left * weight);
-                travelled += left;
-                return Flight::completed;
+                auto const b = nav_.find_next_boundary(st);
+                if (left <= b.distance_cm)
+                {
+                    nav_.move_internal(st, left);
+                    this->add_deposit(t, v, loss_per_cm * left * weight);
+                    travelled += left;
+                    flying = false;
+                }
+                else
+                {
+                    this->add_deposit(t, v, loss_per_cm * b.distance_cm * weight);
+                    travelled += b.distance_cm;
+                    left -= b.distance_cm;
+                    if (!nav_.cross_boundary(st, b))
+                    {
+                        flight = Flight::escaped;
+                        flying = false;
+                    }
+                    else
+                    {
+                        v = nav_.voxel(st);
+                        if (phys_.material[v] != m || phys_.density_g_cm3[v] != rho)
+                        {
+                            flight = Flight::interrupted;
+                            flying = false;
+                        }
+                    }
+                }
             }
-            this->add_deposit(t, v, loss_per_cm * b.distance_cm * weight);
-            travelled += b.distance_cm;
-            left -= b.distance_cm;
-            if (!nav_.cross_boundary(st, b))
-                return Flight::escaped;
-            v = nav_.voxel(st);
-            if (phys_.material[v] != m || phys_.density_g_cm3[v] != rho)
-                return Flight::interrupted;
-        }
+        } while (group.any(flying));
+        return flight;
     }
 
     //! Hard-event cross sections [1/cm] of row `row` at grid position (i, f).
@@ -413,8 +440,9 @@ class HistoryTransport
     }
 
     //! One class II condensed-history step of an electron or positron (file
-    //! comment); false when the track has ended.
-    MCDOSE_FUNCTION bool charged_step(Track& t, Stack& stack)
+    //! comment), taken together by the lanes of `group`; false when the track
+    //! has ended.
+    MCDOSE_FUNCTION bool charged_step(Track& t, Stack& stack, WarpGroup const group)
     {
         auto const& el = phys_.electron;
         bool const positron = t.type == ParticleType::positron;
@@ -422,7 +450,9 @@ class HistoryTransport
         Real const w = t.weight;
         Real energy = t.energy;
         size_type const voxel = nav_.voxel(st);
-        if (energy <= el.absorption_MeV)
+        bool const absorbed = energy <= el.absorption_MeV;
+        WarpGroup walking = group.select(!absorbed);
+        if (absorbed)
         {
             this->add_deposit(t, voxel, energy * w);
             this->flush_deposit(t);
@@ -475,9 +505,11 @@ class HistoryTransport
         {
             Real travelled;
             flight = this->fly_charged(t, segment == 0 ? first : step - first, loss_per_cm,
-                                       travelled);
+                                       travelled, walking);
             energy -= loss_per_cm * travelled;
-            if (segment == 1 || flight != Flight::completed)
+            bool const deflect = segment == 0 && flight == Flight::completed;
+            walking = walking.select(deflect);
+            if (!deflect)
                 break;
             Real const m1 = -fast_expm1(-step_over_lambda1);
             Real const m2 = -fast_expm1(-step_over_lambda2);

@@ -7,6 +7,8 @@
 //! in shared memory (tally/BlockTallyCache.hh) and flushes it at the end.
 #pragma once
 
+#include <algorithm>
+
 #include "core/DeviceCall.hh"
 #include "core/Macros.hh"
 #include "transport/engine/TransportLaunch.hh"
@@ -48,6 +50,8 @@ MCDOSE_KERNEL void transport_kernel(Args const args)
     }
 }
 
+//! `threads_per_block` is the unit of the block size: the block is as many
+//! units as fit on an SM (occupancy API), at most the device's limit.
 template<class Args>
 PersistentGrid persistent_transport_grid(int threads_per_block)
 {
@@ -66,7 +70,19 @@ PersistentGrid persistent_transport_grid(int threads_per_block)
     MCDOSE_VALIDATE(g.blocks_per_sm > 0, << "the transport kernel cannot run with "
                                          << threads_per_block
                                          << " threads per block on this GPU; use fewer");
-    g.threads_per_block = threads_per_block;
+    // The warps of a block vote together on the step kind (StepKindVote), so
+    // a block holds as many of them as an SM runs at once (one block per SM),
+    // up to the device's limit on threads per block.
+    int max_threads = 0;
+    MCDOSE_CUDA_CALL(
+        cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device));
+    int const units = std::min(g.blocks_per_sm, max_threads / threads_per_block);
+    g.threads_per_block = threads_per_block * units;
+    MCDOSE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &g.blocks_per_sm, transport_kernel<Args>, g.threads_per_block,
+        transport_kernel_shared_bytes<Args>()));
+    MCDOSE_VALIDATE(g.blocks_per_sm > 0, << "the transport kernel cannot run with "
+                                         << g.threads_per_block << " threads per block");
     g.blocks = g.blocks_per_sm * g.multiprocessors;
     return g;
 }

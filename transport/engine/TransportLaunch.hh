@@ -20,7 +20,9 @@ struct PersistentGrid
 };
 
 #if MCDOSE_USE_CUDA
-//! Size the grid so every SM is full: blocks = SMs x resident blocks per SM.
+//! Size the grid so every SM is full with one block (of whole units of
+//! `threads_per_block` threads, up to the device's limit per block):
+//! blocks = SMs x resident blocks per SM.
 template<class Args>
 PersistentGrid persistent_transport_grid(int threads_per_block);
 //! Launch and wait; checks launch and execution errors.

@@ -32,11 +32,20 @@ struct TransportArgs
 };
 
 /*!
- * Which kind of step the lanes of a warp take together in one iteration of
+ * Which kind of step the threads of a block take together in one iteration of
  * the worker loop. The kinds run different code: a warp whose lanes take
  * several in one iteration runs them one after the other and fetches each
- * from the instruction cache (the kernel's main stall, docs/benchmarks.md),
- * so each iteration runs one kind and the lanes that want another wait.
+ * from the instruction cache, so each iteration runs one kind and the lanes
+ * that want another wait.
+ *
+ * The vote is block-wide (`block_count`, a barrier) and the GPU kernel runs
+ * one block per SM (TransportKernel.hh), so all the warps of an SM run the
+ * same kind's code at the same time and share the SM's instruction caches.
+ * With a vote per warp, each warp was somewhere else in the 290 KB kernel and
+ * waiting for an instruction fetch was 60 % of the stall samples; with the
+ * block vote it is 3 %, and seed test 2 in double runs in 0.45 s instead of
+ * 0.64 s (H100, docs/benchmarks.md, session 8). The waits at the barrier
+ * (22 % of the stall samples) cost less than the fetches did.
  *
  * The rule between two kinds A and B (`takes_turn`): A runs if more than
  * `ratio` times as many lanes want it as B, B if the reverse, and in between
@@ -46,14 +55,15 @@ struct TransportArgs
  * either forcing a second code path into almost every iteration or waiting
  * for a majority. (ratio = 4 from a model of 32 lanes with a rare kind in runs
  * of 6-20 steps: 77 % of lane-steps used against 65 % for "both kinds every
- * iteration" and 55 % for "the majority runs".)
+ * iteration" and 55 % for "the majority runs"; measured with the vote per
+ * warp, docs/benchmarks.md.)
  *
  * Three kinds (StepKind): the hard events against the other two first, then
  * photon against charged. In seed test 2 a hard event follows 5.8 % of the
  * charged steps (counted on the CPU, 5000 histories), so without its own turn
  * 85 % of the iterations of 32 charged lanes would also run the interactors,
  * for about two lanes; now those lanes wait and run them together. On the
- * host a thread is a warp of one lane and takes its own step.
+ * host a thread is a block of one lane and takes its own step.
  */
 class StepKindVote
 {
@@ -71,35 +81,42 @@ class StepKindVote
         return !a_was_last;
     }
 
-    //! The kind of this iteration. Every lane of the warp calls it.
+    //! The kind of this iteration. Every thread of the block calls it.
     MCDOSE_FORCEINLINE_FUNCTION StepKind turn(bool wants_photon, bool wants_charged,
                                               bool wants_hard)
     {
-        int const photon = warp_count(wants_photon);
-        int const charged = warp_count(wants_charged);
-        last_hard_ = takes_turn(warp_count(wants_hard), photon + charged, last_hard_);
+        int const photon = block_count(wants_photon);
+        int const charged = block_count(wants_charged);
+        int const hard = block_count(wants_hard);
+        idle_ = photon + charged + hard == 0;
+        last_hard_ = takes_turn(hard, photon + charged, last_hard_);
         if (last_hard_)
             return StepKind::hard;
         last_photon_ = takes_turn(photon, charged, last_photon_);
         return last_photon_ ? StepKind::photon : StepKind::charged;
     }
 
+    //! Whether no thread of the block wanted a step at the last turn.
+    MCDOSE_FORCEINLINE_FUNCTION bool idle() const { return idle_; }
+
   private:
-    // The same in every lane: the counts are warp-wide.
+    // The same in every thread: the counts are block-wide.
     bool last_hard_{false};
     bool last_photon_{false};
+    bool idle_{false};
 };
 
 /*!
  * What one worker does: grab chunks of histories until the batch is
  * exhausted and transport each, one step per loop iteration. A lane whose
  * particle has ended starts the next particle of its history (depth first),
- * or a new history; then the warp votes on the step kind (StepKindVote) and
- * the lanes that want it step. One history's steps (and random numbers) come in the same
- * order as in `HistoryTransport::operator()`; only the interleaving of
- * histories across lanes changes. The loop ends when every lane of the warp
- * is done (the vote needs all of them). `tally` is `args.tally`, or the GPU
- * kernel's copy of it with the block's cache in front (TransportKernel.hh).
+ * or a new history; then the block votes on the step kind (StepKindVote) and
+ * the lanes that want it step, each warp's stepping lanes as one WarpGroup.
+ * One history's steps (and random numbers) come in the same order as in
+ * `HistoryTransport::operator()`; only the interleaving of histories across
+ * lanes changes. The loop ends when every thread of the block is done (the
+ * vote needs all of them). `tally` is `args.tally`, or the GPU kernel's copy
+ * of it with the block's cache in front (TransportKernel.hh).
  */
 template<class Real, class Engine, class Policy, class Source>
 MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source> const& args,
@@ -115,7 +132,6 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
     StepKindVote vote;
     for (;;)
     {
-        warp_sync();  // measured: 8 % faster in double, 6 % in float (H100)
         if (!lane.alive && !transport.start_next(lane) && more)
         {
             if (next == last)
@@ -126,15 +142,23 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
                 transport.start_history(args.source(rng), lane);
             }
         }
-        if (warp_count(more || lane.alive || !lane.stack.empty()) == 0)
-            break;
         StepKind const kind = Transport::next_step_kind(lane);
         bool const alive = lane.alive;
         StepKind const turn = vote.turn(alive && kind == StepKind::photon,
                                         alive && kind == StepKind::charged,
                                         alive && kind == StepKind::hard);
-        if (alive && kind == turn)
-            transport.step(lane);
+        if (vote.idle())
+        {
+            // No particle in flight in the block (each barrier counts, so
+            // this one is only taken then): done if no thread has more.
+            if (block_count(more || !lane.stack.empty()) == 0)
+                break;
+            continue;
+        }
+        bool const steps = alive && kind == turn;
+        WarpGroup const stepping = WarpGroup::whole_warp().select(steps);
+        if (steps)
+            transport.step(lane, stepping);
     }
     args.balances[worker] = balance;
 }

@@ -39,13 +39,16 @@ TEST(WorkerLoopTest, StepKindRule)
             << c.a_lanes << " lanes want A, " << c.b_lanes << " want B, last "
             << (c.a_was_last ? "A" : "B");
     }
-    // On the host a thread is a warp of one lane: it always takes its own step.
+    // On the host a thread is a block of one lane: it always takes its own step.
     StepKindVote vote;
     EXPECT_EQ(StepKind::photon, vote.turn(true, false, false));
     EXPECT_EQ(StepKind::charged, vote.turn(false, true, false));
     EXPECT_EQ(StepKind::hard, vote.turn(false, false, true));
     EXPECT_EQ(StepKind::charged, vote.turn(false, true, false));
     EXPECT_EQ(StepKind::photon, vote.turn(true, false, false));
+    EXPECT_FALSE(vote.idle());
+    vote.turn(false, false, false);
+    EXPECT_TRUE(vote.idle());  // no particle in flight: the worker checks for more work
 }
 
 // One worker (a CPU thread) running 10 MeV electrons through water and lead
