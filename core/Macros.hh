@@ -15,6 +15,7 @@
 #    define MCDOSE_KERNEL __global__
 #    define MCDOSE_NOINLINE __noinline__
 #    define MCDOSE_NO_UNROLL _Pragma("unroll 1")
+#    define MCDOSE_GRID_CONSTANT __grid_constant__
 #else
 #    define MCDOSE_CUDA_COMPILER 0
 #    define MCDOSE_FUNCTION
@@ -23,12 +24,16 @@
 #    define MCDOSE_KERNEL
 #    define MCDOSE_NOINLINE __attribute__((noinline))
 #    define MCDOSE_NO_UNROLL
+#    define MCDOSE_GRID_CONSTANT
 #endif
 
 //! `MCDOSE_NOINLINE`: keep a function out of line (a call instead of a copy
 //! at every call site), for code that is large and called from many places in
 //! a kernel whose size is limited by the instruction cache. `MCDOSE_NO_UNROLL`
 //! before a loop: keep one copy of its body in device code.
+//! `MCDOSE_GRID_CONSTANT` on a kernel's `const` parameter: code that takes its
+//! address (a reference to it) reads it where the launch put it, in the
+//! constant bank, instead of from a per-thread copy in local memory.
 
 //! Inline function callable from host and device, forced inline.
 #define MCDOSE_FORCEINLINE_FUNCTION MCDOSE_FUNCTION MCDOSE_FORCEINLINE

@@ -28,7 +28,7 @@ constexpr size_type transport_kernel_shared_bytes()
 }
 
 template<class Args>
-MCDOSE_KERNEL void transport_kernel(Args const args)
+MCDOSE_KERNEL void transport_kernel(MCDOSE_GRID_CONSTANT Args const args)
 {
     size_type const worker = size_type(blockIdx.x) * blockDim.x + threadIdx.x;
     using Policy = typename Args::policy_type;
