@@ -13,6 +13,18 @@
 
 namespace mcdose
 {
+//! The calling thread's lane in its warp (0-31); 0 on the host.
+MCDOSE_FORCEINLINE_FUNCTION unsigned lane_id()
+{
+#if MCDOSE_DEVICE_COMPILE
+    unsigned lane;
+    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    return lane;
+#else
+    return 0;
+#endif
+}
+
 /*!
  * The lanes of a warp that run a piece of code together (a mask of lanes), for
  * loops whose trip count differs from lane to lane. Since Volta, lanes that
@@ -36,13 +48,7 @@ class WarpGroup
     //! The calling lane alone: for code that one thread runs by itself.
     static MCDOSE_FORCEINLINE_FUNCTION WarpGroup this_lane()
     {
-#if MCDOSE_DEVICE_COMPILE
-        unsigned lane;
-        asm("mov.u32 %0, %%laneid;" : "=r"(lane));
-        return WarpGroup{1u << lane};
-#else
-        return WarpGroup{1u};
-#endif
+        return WarpGroup{1u << lane_id()};
     }
 
     //! The lanes of this group for which `pred` holds.

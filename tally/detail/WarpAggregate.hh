@@ -3,6 +3,7 @@
 #pragma once
 
 #include "core/Macros.hh"
+#include "core/WarpVote.hh"
 
 namespace mcdose::detail
 {
@@ -35,8 +36,7 @@ MCDOSE_FORCEINLINE_FUNCTION PeerSum warp_peer_sum(unsigned long long key, double
 #if MCDOSE_DEVICE_COMPILE
     unsigned const active = __activemask();
     unsigned const peers = __match_any_sync(active, key);
-    unsigned lane;
-    asm("mov.u32 %0, %%laneid;" : "=r"(lane));
+    unsigned const lane = lane_id();
     // Peers above this lane; (2u << 31) == 0 so lane 31 gets an empty set.
     unsigned const above = peers & ~((2u << lane) - 1u);
     int next = above ? __ffs(above) - 1 : -1;

@@ -387,38 +387,34 @@ class HistoryTransport
         travelled = 0;
         Flight flight = Flight::completed;
         bool flying = true;
+        // `continue` goes to the vote: a lane that is done waits there.
         do
         {
-            if (flying)
+            if (!flying)
+                continue;
+            auto const b = nav_.find_next_boundary(st);
+            if (left <= b.distance_cm)
             {
-                auto const b = nav_.find_next_boundary(st);
-                if (left <= b.distance_cm)
-                {
-                    nav_.move_internal(st, left);
-                    this->add_deposit(t, v, loss_per_cm * left * weight);
-                    travelled += left;
-                    flying = false;
-                }
-                else
-                {
-                    this->add_deposit(t, v, loss_per_cm * b.distance_cm * weight);
-                    travelled += b.distance_cm;
-                    left -= b.distance_cm;
-                    if (!nav_.cross_boundary(st, b))
-                    {
-                        flight = Flight::escaped;
-                        flying = false;
-                    }
-                    else
-                    {
-                        v = nav_.voxel(st);
-                        if (phys_.material[v] != m || phys_.density_g_cm3[v] != rho)
-                        {
-                            flight = Flight::interrupted;
-                            flying = false;
-                        }
-                    }
-                }
+                nav_.move_internal(st, left);
+                this->add_deposit(t, v, loss_per_cm * left * weight);
+                travelled += left;
+                flying = false;
+                continue;
+            }
+            this->add_deposit(t, v, loss_per_cm * b.distance_cm * weight);
+            travelled += b.distance_cm;
+            left -= b.distance_cm;
+            if (!nav_.cross_boundary(st, b))
+            {
+                flight = Flight::escaped;
+                flying = false;
+                continue;
+            }
+            v = nav_.voxel(st);
+            if (phys_.material[v] != m || phys_.density_g_cm3[v] != rho)
+            {
+                flight = Flight::interrupted;
+                flying = false;
             }
         } while (group.any(flying));
         return flight;

@@ -50,7 +50,7 @@ struct TransportRunOptions
 {
     Backend backend{Backend::cpu};        //!< cpu or gpu (resolved by the caller)
     int cpu_threads{0};                   //!< 0: all cores (split over cpu_groups)
-    int gpu_threads_per_block{128};       //!< unit of the block size (persistent_transport_grid)
+    int gpu_block_unit{128};              //!< threads; the block is whole units (persistent_transport_grid)
     std::uint32_t chunk{0};               //!< histories per grab (0: automatic)
     RngOptions rng;
     //! Fixed mode: `histories` split into `batches` equal batches. Open-ended
@@ -329,7 +329,7 @@ TransportRunResult run_transport_groups(
     detail::for_each_group(groups, gpu, [&](size_type g, Group& group) {
         if (gpu)
         {
-            group.grid = persistent_transport_grid<typename Group::Args>(opts.gpu_threads_per_block);
+            group.grid = persistent_transport_grid<typename Group::Args>(opts.gpu_block_unit);
             group.workers = group.grid.workers();
         }
         else

@@ -50,25 +50,25 @@ MCDOSE_KERNEL void transport_kernel(MCDOSE_GRID_CONSTANT Args const args)
     }
 }
 
-//! `threads_per_block` is the unit of the block size: the block is as many
-//! units as fit on an SM (occupancy API), at most the device's limit.
+//! `unit_threads` (a multiple of 32) is the unit of the block size: the
+//! block is as many units as fit on an SM (occupancy API), at most the device's limit.
 template<class Args>
-PersistentGrid persistent_transport_grid(int threads_per_block)
+PersistentGrid persistent_transport_grid(int unit_threads)
 {
     PersistentGrid g;
     int device = 0;
-    MCDOSE_VALIDATE(threads_per_block > 0 && threads_per_block % 32 == 0,
-                    << threads_per_block
+    MCDOSE_VALIDATE(unit_threads > 0 && unit_threads % 32 == 0,
+                    << unit_threads
                     << " threads per block: the transport kernel's warp votes need whole "
                        "warps; use a multiple of 32");
     MCDOSE_CUDA_CALL(cudaGetDevice(&device));
     MCDOSE_CUDA_CALL(
         cudaDeviceGetAttribute(&g.multiprocessors, cudaDevAttrMultiProcessorCount, device));
     MCDOSE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
-        &g.blocks_per_sm, transport_kernel<Args>, threads_per_block,
+        &g.blocks_per_sm, transport_kernel<Args>, unit_threads,
         transport_kernel_shared_bytes<Args>()));
     MCDOSE_VALIDATE(g.blocks_per_sm > 0, << "the transport kernel cannot run with "
-                                         << threads_per_block
+                                         << unit_threads
                                          << " threads per block on this GPU; use fewer");
     // The warps of a block vote together on the step kind (StepKindVote), so
     // a block holds as many of them as an SM runs at once (one block per SM),
@@ -76,8 +76,8 @@ PersistentGrid persistent_transport_grid(int threads_per_block)
     int max_threads = 0;
     MCDOSE_CUDA_CALL(
         cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device));
-    int const units = std::min(g.blocks_per_sm, max_threads / threads_per_block);
-    g.threads_per_block = threads_per_block * units;
+    int const units = std::min(g.blocks_per_sm, max_threads / unit_threads);
+    g.threads_per_block = unit_threads * units;
     MCDOSE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &g.blocks_per_sm, transport_kernel<Args>, g.threads_per_block,
         transport_kernel_shared_bytes<Args>()));

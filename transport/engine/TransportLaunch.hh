@@ -21,10 +21,10 @@ struct PersistentGrid
 
 #if MCDOSE_USE_CUDA
 //! Size the grid so every SM is full with one block (of whole units of
-//! `threads_per_block` threads, up to the device's limit per block):
+//! `unit_threads` threads, up to the device's limit per block):
 //! blocks = SMs x resident blocks per SM.
 template<class Args>
-PersistentGrid persistent_transport_grid(int threads_per_block);
+PersistentGrid persistent_transport_grid(int unit_threads);
 //! Launch and wait; checks launch and execution errors.
 template<class Args>
 void launch_transport_kernel(Args const& args, PersistentGrid const& grid);

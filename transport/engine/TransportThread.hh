@@ -149,8 +149,9 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
                                         alive && kind == StepKind::hard);
         if (vote.idle())
         {
-            // No particle in flight in the block (each barrier counts, so
-            // this one is only taken then): done if no thread has more.
+            // No particle in flight in the block: done unless a thread still
+            // has histories or stacked particles. (Only checked then, to keep
+            // a barrier out of the other iterations.)
             if (block_count(more || !lane.stack.empty()) == 0)
                 break;
             continue;
