@@ -6,8 +6,8 @@
 #include <sstream>
 
 #include "core/Assert.hh"
-#include "phantoms/ImageIO.hh"
-#include "phantoms/InputError.hh"
+#include "io/ImageIO.hh"
+#include "io/InputError.hh"
 
 namespace mcdose
 {

@@ -6,7 +6,7 @@
 #include <string>
 
 #include "phantoms/HuCalibration.hh"
-#include "phantoms/JsonInput.hh"
+#include "io/JsonInput.hh"
 #include "phantoms/PhantomInput.hh"
 
 namespace mcdose

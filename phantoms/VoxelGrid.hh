@@ -13,7 +13,7 @@
 #include "core/Macros.hh"
 #include "core/Span.hh"
 #include "core/Types.hh"
-#include "phantoms/GridGeometry.hh"
+#include "core/GridGeometry.hh"
 
 namespace mcdose
 {

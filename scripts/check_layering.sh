@@ -1,26 +1,98 @@
 #!/usr/bin/env bash
-# Layering: core <- rng <- {tally, phantoms} <- transport <- app.
-# A lower layer never includes a higher one (validation/ and test/ may use all).
+# Layering check (a ctest in the `unit` label, so CI runs it); ARCHITECTURE.md draws the layers.
+#
+#   core <- {rng, io} <- {tally, phantoms} <- sources <- transport <- study <- validation <- app
+#   dose/ on {tally, phantoms, io}, below study/
+#
+# A file may include only headers of its own unit or of the units listed for it. Sub-folders
+# are units too, ordered inside their layer (no circles inside a layer); a `detail/` folder
+# belongs to its parent. Nothing reached from a `.cu` includes io/ (transport/ never does).
+# Also: no raw CUDA annotations outside core/Macros.hh.
+#
+# Usage: check_layering.sh [ROOT]   (exit 1 and a list of violations if any)
 set -u
 root=${1:-$(dirname "$0")/..}
-cd "$root" || exit 2
-status=0
-check() {  # check <dir> <forbidden regex>
-  [ -d "$1" ] || return 0
-  bad=$(grep -rEn "#include *[\"<]($2)/" "$1" 2>/dev/null)
-  if [ -n "$bad" ]; then
-    echo "layering violation: $1/ includes a higher layer:"; echo "$bad"; status=1
-  fi
+exec python3 - "$root" <<'PY'
+import os, re, sys
+
+root = sys.argv[1]
+# unit -> units it may include (besides itself). Keep the lists transitive.
+BELOW = {
+    "core": [],
+    "rng": ["core"],
+    "rng/quality": ["core", "rng"],
+    "rng/bench": ["core", "rng"],
+    "io": ["core"],
+    "tally/accum": ["core"],
+    "tally": ["core", "rng", "tally/accum"],
+    "tally/bench": ["core", "rng", "tally/accum", "tally"],
+    "phantoms/materials": ["core"],
+    "phantoms": ["core", "rng", "io", "phantoms/materials"],
+    "sources": ["core", "rng", "io", "tally", "tally/accum", "phantoms", "phantoms/materials"],
+    # transport/ sees no files (no io/): its kernels are built from it.
+    "transport": ["core", "rng", "tally", "tally/accum", "phantoms", "phantoms/materials",
+                  "sources"],
+    "transport/geometry": ["core", "rng", "transport"],
+    "transport/interactors": ["core", "rng", "transport", "transport/geometry"],
+    "transport/physics": ["core", "rng", "phantoms/materials", "transport",
+                          "transport/geometry", "transport/interactors"],
+    "transport/engine": ["core", "rng", "tally", "tally/accum", "phantoms", "phantoms/materials",
+                         "sources", "transport", "transport/geometry", "transport/interactors",
+                         "transport/physics"],
+    "dose": ["core", "rng", "io", "tally", "tally/accum", "phantoms", "phantoms/materials"],
 }
-check core      "rng|tally|phantoms|transport|app|validation"
-check rng       "tally|phantoms|transport|app|validation"
-check tally     "phantoms|transport|app|validation"
-check phantoms  "tally|transport|app|validation"
-check transport "app|validation"
-# No raw CUDA annotations outside the portability header.
-raw=$(grep -rEn "__CUDA_ARCH__|__host__ +__device__" core rng tally phantoms transport app validation 2>/dev/null | grep -v "^core/Macros.hh:")
-if [ -n "$raw" ]; then
-  echo "raw CUDA macros outside core/Macros.hh (use MCDOSE_FUNCTION / MCDOSE_DEVICE_COMPILE):"; echo "$raw"; status=1
-fi
-[ $status -eq 0 ] && echo "layering OK"
-exit $status
+lower_than_study = ["core", "rng", "rng/quality", "rng/bench", "io", "tally", "tally/accum",
+                    "tally/bench", "phantoms", "phantoms/materials", "sources", "transport",
+                    "transport/geometry", "transport/interactors", "transport/physics",
+                    "transport/engine", "dose"]
+BELOW["study"] = lower_than_study
+BELOW["validation"] = lower_than_study + ["study"]
+BELOW["validation/crosscheck"] = BELOW["validation"] + ["validation"]
+BELOW["validation/seed_tests"] = BELOW["validation"] + ["validation"]
+BELOW["app"] = BELOW["validation"] + ["validation", "validation/crosscheck",
+                                      "validation/seed_tests"]
+UNITS = sorted(BELOW, key=len, reverse=True)
+
+
+def unit_of(path):
+    """The deepest unit containing `path` (a `detail/` folder belongs to its parent)."""
+    path = path.replace("/detail/", "/")
+    for u in UNITS:
+        if path.startswith(u + "/"):
+            return u
+    return None
+
+
+include = re.compile(r'^\s*#\s*include\s*["<]([^">]+)[">]')
+problems = []
+for top in sorted({u.split("/")[0] for u in BELOW}):
+    for dirpath, _, names in os.walk(os.path.join(root, top)):
+        for name in sorted(names):
+            if not name.endswith((".hh", ".cc", ".cu", ".h", ".in")):
+                continue
+            full = os.path.join(dirpath, name)
+            rel = os.path.relpath(full, root)
+            mine = unit_of(rel)
+            with open(full, encoding="utf-8", errors="replace") as f:
+                for lineno, line in enumerate(f, 1):
+                    m = include.match(line)
+                    if not m:
+                        continue
+                    theirs = unit_of(m.group(1))
+                    if theirs is None or theirs == mine or theirs in BELOW[mine]:
+                        continue
+                    problems.append(f"{rel}:{lineno}: {mine}/ includes {m.group(1)} "
+                                    f"({theirs}/ is not below {mine}/)")
+            if rel != os.path.join("core", "Macros.hh"):
+                with open(full, encoding="utf-8", errors="replace") as f:
+                    for lineno, line in enumerate(f, 1):
+                        if re.search(r"__CUDA_ARCH__|__host__\s+__device__", line):
+                            problems.append(f"{rel}:{lineno}: raw CUDA annotation outside "
+                                            "core/Macros.hh (use MCDOSE_FUNCTION / "
+                                            "MCDOSE_DEVICE_COMPILE)")
+if problems:
+    print("layering violations (see scripts/check_layering.sh for the rule):")
+    print("\n".join(problems))
+    sys.exit(1)
+print("layering OK")
+PY

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plot an mcdose result file (HDF5): depth dose and dose slices to PNG.
 
-Reads the stable names written by transport/output/DoseHdf5.cc: datasets
+Reads the stable names written by dose/DoseHdf5.cc: datasets
 `dose` [Gy per source particle] (or `dose_Gy` with --gy), `dose_uncertainty`
 [relative], shaped (nz, ny, nx), with attributes `spacing_cm` and
 `origin_cm` in (x, y, z) order; `origin_cm` is the centre of voxel (0,0,0).

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "tally/DepthDoseCurve.hh"
+#include "dose/DepthDoseCurve.hh"
 
 namespace mcdose
 {

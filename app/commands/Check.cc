@@ -2,7 +2,7 @@
 //! `mcdose check study.json`: validate a study without running it: JSON
 //! syntax, every field's name, type and range, user materials, the phantom
 //! (images are read and converted) and the checks later parts register
-//! (transport/study/StudyChecks.hh). Exit 0 and one line when valid; on the
+//! (study/StudyChecks.hh). Exit 0 and one line when valid; on the
 //! first problem, one line naming the file, the field and the fix, exit 1.
 #include <iostream>
 #include <memory>
@@ -10,7 +10,7 @@
 #include <CLI/CLI.hpp>
 
 #include "app/CommandRegistry.hh"
-#include "transport/study/StudyChecks.hh"
+#include "study/StudyChecks.hh"
 
 namespace mcdose::app
 {

@@ -16,7 +16,7 @@
 #include "app/CommandRegistry.hh"
 #include "app/JsonRecords.hh"
 #include "app/ListOptions.hh"
-#include "transport/study/StudyInput.hh"
+#include "study/StudyInput.hh"
 #include "validation/seed_tests/SeedTests.hh"
 #include "validation/seed_tests/TallyComparison.hh"
 

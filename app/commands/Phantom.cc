@@ -11,8 +11,8 @@
 #include <nlohmann/json.hpp>
 
 #include "app/CommandRegistry.hh"
-#include "phantoms/ImageIO.hh"
-#include "transport/study/StudyChecks.hh"
+#include "io/ImageIO.hh"
+#include "study/StudyChecks.hh"
 
 namespace mcdose::app
 {

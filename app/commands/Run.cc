@@ -12,8 +12,8 @@
 #include "app/CommandRegistry.hh"
 #include "app/ListOptions.hh"
 #include "core/Comm.hh"
-#include "transport/engine/StudyRunner.hh"
-#include "transport/study/StudyInput.hh"
+#include "study/StudyRunner.hh"
+#include "study/StudyInput.hh"
 
 namespace mcdose::app
 {

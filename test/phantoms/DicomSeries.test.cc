@@ -10,8 +10,8 @@
 #include <gtest/gtest.h>
 
 #include "DicomTestSeries.hh"
-#include "phantoms/ImageIO.hh"
-#include "phantoms/InputError.hh"
+#include "io/ImageIO.hh"
+#include "io/InputError.hh"
 #include "phantoms/PhantomBuilder.hh"
 
 namespace fs = std::filesystem;

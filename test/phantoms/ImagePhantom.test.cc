@@ -5,8 +5,8 @@
 
 #include <gtest/gtest.h>
 
-#include "phantoms/ImageIO.hh"
-#include "phantoms/InputError.hh"
+#include "io/ImageIO.hh"
+#include "io/InputError.hh"
 #include "phantoms/PhantomBuilder.hh"
 
 namespace fs = std::filesystem;

@@ -3,7 +3,7 @@
 
 #include <gtest/gtest.h>
 
-#include "phantoms/InputError.hh"
+#include "io/InputError.hh"
 #include "phantoms/PhantomBuilder.hh"
 
 namespace mcdose

@@ -8,6 +8,7 @@
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
+#include "core/Hash.hh"
 
 namespace mcdose
 {
@@ -105,17 +106,6 @@ std::string first_line_of(std::string const& text, std::size_t pos)
     return text.substr(from, end == std::string::npos ? std::string::npos : end - from);
 }
 }  // namespace
-
-std::uint64_t fnv1a64(std::string const& bytes)
-{
-    std::uint64_t h = 0xcbf29ce484222325ull;
-    for (unsigned char c : bytes)
-    {
-        h ^= c;
-        h *= 0x100000001b3ull;
-    }
-    return h;
-}
 
 std::string serialize_checkpoint(TransportCheckpoint const& ck)
 {

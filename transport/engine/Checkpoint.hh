@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "tally/DoseTally.hh"
-#include "transport/engine/EnergyBalance.hh"
+#include "tally/EnergyBalance.hh"
 
 namespace mcdose
 {
@@ -33,9 +33,6 @@ struct TransportCheckpoint
     EnergyBalance balance;
     std::vector<std::vector<double>> batch_digests;
 };
-
-//! FNV-1a 64-bit hash (for fingerprints and the file checksum).
-std::uint64_t fnv1a64(std::string const& bytes);
 
 std::string serialize_checkpoint(TransportCheckpoint const& ck);
 //! Throws RuntimeError naming `source` if the bytes are not a complete checkpoint.

@@ -8,7 +8,7 @@
 #include "rng/Rng.hh"
 #include "tally/AtomicPolicies.hh"
 #include "transport/engine/TransportThread.hh"
-#include "transport/source/SourceView.hh"
+#include "sources/SourceView.hh"
 
 namespace mcdose
 {

@@ -10,7 +10,7 @@
 #include "core/WarpVote.hh"
 #include "core/Span.hh"
 #include "tally/DoseTallyView.hh"
-#include "transport/engine/EnergyBalance.hh"
+#include "tally/EnergyBalance.hh"
 #include "transport/engine/HistoryQueue.hh"
 #include "transport/engine/HistoryTransport.hh"
 #include "transport/engine/TransportView.hh"

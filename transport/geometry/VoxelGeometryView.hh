@@ -4,8 +4,8 @@
 //! The grid is axis-aligned in the tracking frame: voxel (i, j, k) fills
 //!   [corner + i s_x, corner + (i+1) s_x) x [.. j ..) x [.. k ..)   [cm].
 //! `corner_cm` is the *outer corner* of voxel (0, 0, 0), not its centre (the
-//! ITK/DICOM origin that phantoms/GridGeometry.hh stores). In the phantom's
-//! local frame (phantoms/GridGeometry.hh) the corner is (0, 0, 0); build the
+//! ITK/DICOM origin that core/GridGeometry.hh stores). In the phantom's
+//! local frame (core/GridGeometry.hh) the corner is (0, 0, 0); build the
 //! view with `make_voxel_geometry(dims, spacing, {0, 0, 0})` there.
 #pragma once
 

@@ -24,7 +24,7 @@
 #include "core/Assert.hh"
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
-#include "transport/geometry/VectorMath.hh"
+#include "core/VectorMath.hh"
 #include "transport/geometry/VoxelGeometryView.hh"
 
 namespace mcdose

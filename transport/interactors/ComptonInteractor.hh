@@ -33,7 +33,7 @@
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "rng/Distributions.hh"
-#include "transport/geometry/VectorMath.hh"
+#include "core/VectorMath.hh"
 #include "transport/interactors/ComptonData.hh"
 #include "transport/interactors/Interaction.hh"
 #include "transport/interactors/TableLookup.hh"

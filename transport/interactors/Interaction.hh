@@ -6,7 +6,7 @@
 
 #include "core/Array3.hh"
 #include "core/Macros.hh"
-#include "transport/Particle.hh"
+#include "core/Particle.hh"
 
 namespace mcdose
 {

@@ -28,7 +28,7 @@
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "rng/Distributions.hh"
-#include "transport/geometry/VectorMath.hh"
+#include "core/VectorMath.hh"
 #include "transport/interactors/Interaction.hh"
 
 namespace mcdose

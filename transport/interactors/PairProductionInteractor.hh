@@ -41,7 +41,7 @@
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "rng/Distributions.hh"
-#include "transport/geometry/VectorMath.hh"
+#include "core/VectorMath.hh"
 #include "transport/interactors/Interaction.hh"
 #include "transport/interactors/PairProductionData.hh"
 

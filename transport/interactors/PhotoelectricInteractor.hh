@@ -30,7 +30,7 @@
 #include "core/Constants.hh"
 #include "core/Macros.hh"
 #include "rng/Distributions.hh"
-#include "transport/geometry/VectorMath.hh"
+#include "core/VectorMath.hh"
 #include "transport/interactors/Interaction.hh"
 #include "transport/interactors/PhotoelectricData.hh"
 

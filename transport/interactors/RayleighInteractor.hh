@@ -19,7 +19,7 @@
 #include "core/Assert.hh"
 #include "core/Macros.hh"
 #include "rng/Distributions.hh"
-#include "transport/geometry/VectorMath.hh"
+#include "core/VectorMath.hh"
 #include "transport/interactors/Interaction.hh"
 #include "transport/interactors/RayleighData.hh"
 #include "transport/interactors/TableLookup.hh"

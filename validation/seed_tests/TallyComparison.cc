@@ -6,7 +6,7 @@
 
 #include "core/Assert.hh"
 #include "tally/accum/CompensatedSum.hh"
-#include "transport/engine/StudyRunner.hh"
+#include "study/StudyRunner.hh"
 
 namespace mcdose
 {

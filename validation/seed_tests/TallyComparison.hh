@@ -24,7 +24,7 @@
 
 #include "core/Types.hh"
 #include "tally/TallyMethod.hh"
-#include "transport/study/StudyInput.hh"
+#include "study/StudyInput.hh"
 
 namespace mcdose
 {

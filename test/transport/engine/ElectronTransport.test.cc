@@ -13,7 +13,7 @@
 #include "tally/DoseTally.hh"
 #include "transport/engine/TransportParams.hh"
 #include "transport/engine/TransportDriver.hh"
-#include "transport/output/ProfileCsv.hh"
+#include "dose/ProfileCsv.hh"
 #include "transport/physics/PhysicsTables.hh"
 #include "validation/DepthDoseComparison.hh"
 

@@ -4,11 +4,11 @@
 
 #include <vector>
 
-#include "phantoms/GridGeometry.hh"
+#include "core/GridGeometry.hh"
 #include "phantoms/VoxelGrid.hh"
-#include "transport/Particle.hh"
-#include "transport/source/SourceParams.hh"
-#include "transport/study/StudyInput.hh"
+#include "core/Particle.hh"
+#include "sources/SourceParams.hh"
+#include "sources/SourceInput.hh"
 
 namespace mcdose::test
 {
@@ -21,9 +21,7 @@ SourceMixParams<Real> pencil_source(GridGeometry const& g, ParticleType type, do
 {
     SourceInput in;
     in.kind = SourceKind::pencil;
-    in.particle = type == ParticleType::photon     ? SourceParticle::photon
-                  : type == ParticleType::electron ? SourceParticle::electron
-                                                   : SourceParticle::positron;
+    in.particle = type;
     in.energy_MeV = energy_MeV;
     for (int a = 0; a < 3; ++a)
         in.position_cm[a] = local_position_cm[a] + g.origin_cm[a] - 0.5 * g.spacing_cm[a];

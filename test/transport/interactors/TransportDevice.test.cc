@@ -10,8 +10,8 @@
 
 #include "TestMacros.hh"
 #include "TransportTestHelpers.hh"
-#include "transport/source/SourceParams.hh"
-#include "transport/study/StudyInput.hh"
+#include "sources/SourceParams.hh"
+#include "study/StudyInput.hh"
 
 namespace mcdose::test
 {

@@ -12,7 +12,7 @@
 #include "rng/Philox.hh"
 #include "transport/geometry/VoxelNavigator.hh"
 #include "transport/interactors/ComptonInteractor.hh"
-#include "transport/source/SourceView.hh"
+#include "sources/SourceView.hh"
 
 namespace mcdose::test
 {

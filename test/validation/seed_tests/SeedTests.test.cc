@@ -5,7 +5,7 @@
 
 #include "TestMacros.hh"
 #include "core/Assert.hh"
-#include "transport/study/StudyInput.hh"
+#include "study/StudyInput.hh"
 
 namespace mcdose::test
 {
@@ -38,7 +38,7 @@ TEST(SeedTestsTest, CommittedStudiesMatchTheBuiltInPresets)
         ASSERT_EQ(1u, file.sources.size());
         auto const& ps = preset.sources.front();
         auto const& fs = file.sources.front();
-        EXPECT_EQ(SourceParticle::electron, ps.particle);
+        EXPECT_EQ(ParticleType::electron, ps.particle);
         EXPECT_EQ(ps.particle, fs.particle);
         EXPECT_EQ(ps.kind, fs.kind);
         EXPECT_EQ(20.0, *ps.energy_MeV);

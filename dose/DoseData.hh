@@ -1,0 +1,76 @@
+//! \file dose/DoseData.hh
+//! What the writers take: plain per-voxel arrays and run metadata, so that the
+//! writers do not depend on the tally or transport internals.
+//!
+//! All per-voxel energies are per source particle. Arrays are in the grid's
+//! linear order (i fastest; see core/GridGeometry.hh).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/Span.hh"
+#include "core/GridGeometry.hh"
+#include "phantoms/VoxelGrid.hh"
+#include "tally/EnergyBalance.hh"
+
+namespace mcdose
+{
+//! Result arrays of a run on a voxel grid.
+struct DoseGridData
+{
+    GridGeometry geometry;
+    Span<double const> edep_MeV;        //!< energy deposited per source particle [MeV]
+    Span<double const> edep_sigma_MeV;  //!< its 1-sigma statistical uncertainty [MeV]
+    Span<float const> density_g_cm3;    //!< mass density [g/cm^3]
+    Span<MaterialIndex const> material; //!< index into material_names
+    std::vector<std::string> material_names;
+};
+
+// Energy bookkeeping: the transport's EnergyBalance (tally/EnergyBalance.hh);
+// in RunMetadata it holds values per source particle [MeV].
+
+//! Facts about a run, written next to the results.
+struct RunMetadata
+{
+    std::string study_file;
+    std::string study_json;  //!< full input, echoed
+    std::string version;     //!< mcdose version and git description
+    std::string started_utc; //!< ISO 8601
+    std::uint64_t seed{0};
+    std::string rng_generator;
+    std::string tally_method;
+    std::string precision;
+    std::string backend; //!< "gpu" or "cpu" (what actually ran)
+    std::string device;  //!< e.g. GPU name or CPU thread count
+    std::uint64_t histories{0};
+    double wall_time_s{0};
+    double transport_time_s{0};
+    bool complete{true};     //!< false when interrupted (results so far)
+    std::string stop_reason; //!< histories|target_uncertainty|time_limit|interrupted
+    //! Mean relative uncertainty over voxels above uncertainty_dose_fraction of
+    //! the maximum dose (see mean_relative_uncertainty()).
+    std::optional<double> uncertainty_reached;
+    double uncertainty_dose_fraction{0.5};
+    //! Particles the source represents (dose also in Gy when set).
+    std::optional<double> source_particles;
+    EnergyBalance energy;
+};
+
+//! Dose [Gy per source particle] = edep / (density * voxel volume); 0 where
+//! the voxel has no mass.
+std::vector<double> dose_gy_per_particle(DoseGridData const& data);
+
+//! Relative 1-sigma uncertainty of the dose (= of edep); 1 (100 %) where no
+//! energy was deposited, the convention that such a voxel carries no information.
+std::vector<double> relative_uncertainty(DoseGridData const& data);
+
+//! Mean relative uncertainty over voxels with dose above `fraction` of the
+//! maximum dose (the stopping criterion of issue 8); nullopt if no dose.
+std::optional<double> mean_relative_uncertainty(DoseGridData const& data, double fraction);
+
+//! Check array sizes against the geometry (RuntimeError on mismatch).
+void validate_dose_data(DoseGridData const& data);
+} // namespace mcdose

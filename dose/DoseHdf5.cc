@@ -1,0 +1,196 @@
+//! \file dose/DoseHdf5.cc
+//! Thin typed writers over the HDF5 C++ API (model: OpenMC's hdf5_interface).
+#include "dose/DoseHdf5.hh"
+
+#include <algorithm>
+#include <cstdint>
+
+#include <H5Cpp.h>
+
+#include "core/Assert.hh"
+#include "core/AtomicFile.hh"
+
+namespace mcdose
+{
+namespace
+{
+H5::StrType vlen_string_type()
+{
+    H5::StrType t(H5::PredType::C_S1, H5T_VARIABLE);
+    t.setCset(H5T_CSET_UTF8);
+    return t;
+}
+
+void attr_string(H5::H5Object& obj, char const* name, std::string const& value)
+{
+    auto const type = vlen_string_type();
+    H5::Attribute a = obj.createAttribute(name, type, H5::DataSpace(H5S_SCALAR));
+    char const* s = value.c_str();
+    a.write(type, &s);
+}
+
+void attr_doubles(H5::H5Object& obj, char const* name, double const* values, hsize_t n)
+{
+    H5::DataSpace space(1, &n);
+    H5::Attribute a = obj.createAttribute(name, H5::PredType::NATIVE_DOUBLE, space);
+    a.write(H5::PredType::NATIVE_DOUBLE, values);
+}
+
+void attr_double(H5::H5Object& obj, char const* name, double value)
+{
+    H5::Attribute a =
+        obj.createAttribute(name, H5::PredType::NATIVE_DOUBLE, H5::DataSpace(H5S_SCALAR));
+    a.write(H5::PredType::NATIVE_DOUBLE, &value);
+}
+
+void attr_u64(H5::H5Object& obj, char const* name, std::uint64_t value)
+{
+    H5::Attribute a =
+        obj.createAttribute(name, H5::PredType::NATIVE_UINT64, H5::DataSpace(H5S_SCALAR));
+    a.write(H5::PredType::NATIVE_UINT64, &value);
+}
+
+void attr_int(H5::H5Object& obj, char const* name, int value)
+{
+    H5::Attribute a =
+        obj.createAttribute(name, H5::PredType::NATIVE_INT, H5::DataSpace(H5S_SCALAR));
+    a.write(H5::PredType::NATIVE_INT, &value);
+}
+
+void attr_geometry(H5::H5Object& obj, GridGeometry const& g)
+{
+    attr_doubles(obj, "spacing_cm", g.spacing_cm.v, 3);
+    attr_doubles(obj, "origin_cm", g.origin_cm.v, 3);
+    attr_doubles(obj, "direction", g.direction, 9);
+}
+
+//! A 3D dataset (nz, ny, nx), chunked by z-slice and deflated.
+template <class T>
+H5::DataSet write_volume(H5::H5File& file, char const* name, GridGeometry const& g, T const* values,
+                         H5::PredType const& type, char const* units)
+{
+    hsize_t const dims[3] = {hsize_t(g.dims[2]), hsize_t(g.dims[1]), hsize_t(g.dims[0])};
+    H5::DataSpace space(3, dims);
+    H5::DSetCreatPropList props;
+    hsize_t const chunk[3] = {1, dims[1], dims[2]};
+    props.setChunk(3, chunk);
+    props.setDeflate(4);
+    H5::DataSet ds = file.createDataSet(name, type, space, props);
+    ds.write(values, type);
+    attr_string(ds, "units", units);
+    attr_geometry(ds, g);
+    return ds;
+}
+
+void write_file(std::string const& tmp, DoseGridData const& data, RunMetadata const& meta)
+{
+    GridGeometry const& g = data.geometry;
+    H5::H5File file(tmp, H5F_ACC_TRUNC);
+
+    // Root: what the file is and the grid.
+    attr_string(file, "format", "mcdose dose");
+    attr_int(file, "format_version", 1);
+    attr_string(file, "mcdose_version", meta.version);
+    attr_int(file, "complete", meta.complete ? 1 : 0);
+    double const dims_xyz[3] = {double(g.dims[0]), double(g.dims[1]), double(g.dims[2])};
+    attr_doubles(file, "dimensions", dims_xyz, 3);
+    attr_geometry(file, g);
+    attr_string(file, "array_order",
+                "datasets are (nz, ny, nx): index [k][j][i]; attributes are (x, y, z)");
+    attr_string(file, "origin_convention", "origin_cm is the centre of voxel (0, 0, 0)");
+
+    auto const dose = dose_gy_per_particle(data);
+    auto const rel = relative_uncertainty(data);
+    write_volume(file, "dose", g, dose.data(), H5::PredType::NATIVE_DOUBLE,
+                 "Gy per source particle");
+    if (meta.source_particles)
+    {
+        std::vector<double> dose_gy(dose);
+        for (double& d : dose_gy)
+            d *= *meta.source_particles;
+        auto ds =
+            write_volume(file, "dose_Gy", g, dose_gy.data(), H5::PredType::NATIVE_DOUBLE, "Gy");
+        attr_double(ds, "source_particles", *meta.source_particles);
+    }
+    write_volume(file, "dose_uncertainty", g, rel.data(), H5::PredType::NATIVE_DOUBLE,
+                 "relative (1 sigma); 1 where no energy was deposited");
+    write_volume(file, "edep", g, data.edep_MeV.data(), H5::PredType::NATIVE_DOUBLE,
+                 "MeV per source particle");
+    write_volume(file, "density", g, data.density_g_cm3.data(), H5::PredType::NATIVE_FLOAT,
+                 "g/cm^3");
+    static_assert(sizeof(MaterialIndex) == 2, "material dataset is written as uint16");
+    auto mat = write_volume(file, "material", g, data.material.data(), H5::PredType::NATIVE_UINT16,
+                            "index into the attribute 'names'");
+    {
+        auto const type = vlen_string_type();
+        hsize_t const n = data.material_names.size();
+        std::vector<char const*> names;
+        for (auto const& s : data.material_names)
+            names.push_back(s.c_str());
+        H5::Attribute a = mat.createAttribute("names", type, H5::DataSpace(1, &n));
+        if (n > 0)
+            a.write(type, names.data());
+    }
+
+    // Input echo.
+    H5::Group input = file.createGroup("input");
+    attr_string(input, "study_file", meta.study_file);
+    {
+        auto const type = vlen_string_type();
+        H5::DataSet ds = input.createDataSet("study_json", type, H5::DataSpace(H5S_SCALAR));
+        char const* s = meta.study_json.c_str();
+        ds.write(&s, type);
+    }
+
+    // Run facts.
+    H5::Group run = file.createGroup("run");
+    attr_string(run, "version", meta.version);
+    attr_string(run, "started_utc", meta.started_utc);
+    attr_u64(run, "seed", meta.seed);
+    attr_string(run, "rng_generator", meta.rng_generator);
+    attr_string(run, "tally_method", meta.tally_method);
+    attr_string(run, "precision", meta.precision);
+    attr_string(run, "backend", meta.backend);
+    attr_string(run, "device", meta.device);
+    attr_u64(run, "histories", meta.histories);
+    attr_double(run, "wall_time_s", meta.wall_time_s);
+    attr_double(run, "transport_time_s", meta.transport_time_s);
+    attr_double(run, "histories_per_s",
+                meta.transport_time_s > 0 ? double(meta.histories) / meta.transport_time_s : 0.0);
+    attr_int(run, "complete", meta.complete ? 1 : 0);
+    attr_string(run, "stop_reason", meta.stop_reason);
+    if (meta.uncertainty_reached)
+        attr_double(run, "uncertainty_reached", *meta.uncertainty_reached);
+    attr_double(run, "uncertainty_dose_fraction", meta.uncertainty_dose_fraction);
+    attr_double(run, "energy_emitted_MeV", meta.energy.emitted_MeV);
+    attr_double(run, "energy_deposited_MeV", meta.energy.deposited_MeV);
+    attr_double(run, "energy_escaped_MeV", meta.energy.escaped_MeV);
+    attr_double(run, "energy_below_cutoff_MeV", meta.energy.below_cutoff_MeV);
+    attr_double(run, "energy_stack_overflow_MeV", meta.energy.overflow_MeV);
+    attr_double(run, "energy_rest_mass_MeV", meta.energy.rest_mass_MeV);
+    attr_double(run, "energy_relative_imbalance", meta.energy.relative_imbalance());
+    file.close();
+}
+} // namespace
+
+void write_dose_hdf5(std::string const& path, DoseGridData const& data, RunMetadata const& meta)
+{
+    validate_dose_data(data);
+    H5::Exception::dontPrint();
+    write_atomically(path,
+                     [&](std::string const& tmp)
+                     {
+                         try
+                         {
+                             write_file(tmp, data, meta);
+                         }
+                         catch (H5::Exception const& e)
+                         {
+                             MCDOSE_VALIDATE(
+                                 false, << "cannot write HDF5 file '" << path
+                                        << "': " << e.getFuncName() << ": " << e.getDetailMsg()
+                                        << "; check that the directory exists and is writable");
+                         }
+                     });
+}
+} // namespace mcdose

@@ -1,0 +1,21 @@
+//! \file dose/DoseImages.hh
+//! Dose and uncertainty images (MetaImage, NRRD or NIfTI through ITK, via
+//! phantoms/ImageIO) with the geometry of the phantom, so that they overlay on
+//! the input CT in 3D Slicer (lengths on disk in mm).
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "dose/DoseData.hh"
+
+namespace mcdose
+{
+//! Write `<stem>_dose.<ext>` (Gy per source particle, or Gy when
+//! `source_particles` is given) and `<stem>_uncertainty.<ext>` (relative,
+//! 1 sigma); `extension` is mha, nrrd, nii or nii.gz. Returns the paths.
+std::vector<std::string> write_dose_images(std::string const& stem, std::string const& extension,
+                                           DoseGridData const& data,
+                                           std::optional<double> source_particles);
+} // namespace mcdose

@@ -1,0 +1,24 @@
+//! \file dose/RunSummary.hh
+//! Run summary: a JSON file for scripts and a one-screen text for people
+//! (histories, time, histories/s, energy balance, uncertainty reached).
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "dose/DoseData.hh"
+
+namespace mcdose
+{
+//! Summary as JSON text (keys documented in docs/study-format.md).
+std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
+                             std::vector<std::string> const& output_files);
+
+//! Write run_summary_json() atomically.
+void write_run_summary_json(std::string const& path, RunMetadata const& meta,
+                            DoseGridData const& data, std::vector<std::string> const& output_files);
+
+//! One-screen text summary.
+std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
+                             std::vector<std::string> const& output_files);
+} // namespace mcdose

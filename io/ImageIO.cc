@@ -1,0 +1,471 @@
+//! \file io/ImageIO.cc
+//! ITK is used only here. The Debian ITK is built as shared libraries and this
+//! project does not include ITK's UseITK.cmake (which would generate factory
+//! registration code), so the image IO factories are registered explicitly.
+#include "io/ImageIO.hh"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <limits>
+#include <mutex>
+
+#include <itkGDCMImageIO.h>
+#include <itkGDCMImageIOFactory.h>
+#include <itkGDCMSeriesFileNames.h>
+#include <itkImage.h>
+#include <itkImageFileReader.h>
+#include <itkImageFileWriter.h>
+#include <itkImageIOFactory.h>
+#include <itkImageSeriesReader.h>
+#include <itkMetaDataObject.h>
+#include <itkMetaImageIO.h>
+#include <itkMetaImageIOFactory.h>
+#include <itkNiftiImageIO.h>
+#include <itkNiftiImageIOFactory.h>
+#include <itkNrrdImageIO.h>
+#include <itkNrrdImageIOFactory.h>
+
+#include "core/Assert.hh"
+#include "core/AtomicFile.hh"
+
+namespace fs = std::filesystem;
+
+namespace mcdose
+{
+namespace
+{
+constexpr double mm_per_cm = 10.0;
+using DoubleImage = itk::Image<double, 3>;
+
+void register_image_io_factories()
+{
+    static std::once_flag once;
+    std::call_once(once,
+                   []
+                   {
+                       itk::MetaImageIOFactory::RegisterOneFactory();
+                       itk::NrrdImageIOFactory::RegisterOneFactory();
+                       itk::NiftiImageIOFactory::RegisterOneFactory();
+                       itk::GDCMImageIOFactory::RegisterOneFactory();
+                   });
+}
+
+bool ends_with(std::string const& s, std::string const& suffix)
+{
+    return s.size() >= suffix.size() &&
+           s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
+}
+
+//! First line of an ITK exception's description (ITK messages span lines).
+std::string itk_reason(itk::ExceptionObject const& e)
+{
+    std::string d = e.GetDescription();
+    auto const nl = d.find('\n');
+    if (nl != std::string::npos)
+        d = d.substr(0, nl);
+    return d;
+}
+
+GridGeometry geometry_of(DoubleImage const& image)
+{
+    GridGeometry g;
+    auto const size = image.GetLargestPossibleRegion().GetSize();
+    auto const spacing = image.GetSpacing();
+    auto const origin = image.GetOrigin();
+    auto const dir = image.GetDirection();
+    for (int c = 0; c < 3; ++c)
+    {
+        g.dims[c] = static_cast<int>(size[c]);
+        g.spacing_cm[c] = spacing[c] / mm_per_cm;
+        g.origin_cm[c] = origin[c] / mm_per_cm;
+        for (int r = 0; r < 3; ++r)
+            g.direction[3 * r + c] = dir(r, c);
+    }
+    return g;
+}
+
+ScalarImage to_scalar_image(DoubleImage const& image, std::string pixel_type, bool integer)
+{
+    ScalarImage out;
+    out.geometry = geometry_of(image);
+    size_type const n = out.geometry.num_voxels();
+    out.values.assign(image.GetBufferPointer(), image.GetBufferPointer() + n);
+    out.pixel_type = std::move(pixel_type);
+    out.integer_pixels = integer;
+    return out;
+}
+
+bool is_integer_component(itk::IOComponentEnum c)
+{
+    using C = itk::IOComponentEnum;
+    return c == C::UCHAR || c == C::CHAR || c == C::USHORT || c == C::SHORT || c == C::UINT ||
+           c == C::INT || c == C::ULONG || c == C::LONG || c == C::ULONGLONG || c == C::LONGLONG;
+}
+
+//! DICOM pads values to an even length (UIDs with NUL, text with spaces).
+std::string trim_dicom_value(std::string s)
+{
+    while (!s.empty() && (s.back() == '\0' || s.back() == ' '))
+        s.pop_back();
+    std::size_t b = 0;
+    while (b < s.size() && s[b] == ' ')
+        ++b;
+    return s.substr(b);
+}
+
+//! Header of one DICOM file (GDCM parses the whole file; used for a few files only).
+itk::GDCMImageIO::Pointer read_dicom_header(std::string const& file, std::string const& dir)
+{
+    auto io = itk::GDCMImageIO::New();
+    io->SetFileName(file);
+    try
+    {
+        io->ReadImageInformation();
+    }
+    catch (itk::ExceptionObject const& e)
+    {
+        MCDOSE_VALIDATE(false, << "cannot read the DICOM file '" << file << "' in '" << dir
+                               << "': " << itk_reason(e));
+    }
+    return io;
+}
+
+//! One volume found by GDCM in a DICOM folder.
+struct DicomVolume
+{
+    std::string series_uid; //!< Series Instance UID (0020,000E) as in the files
+    //! GDCM's identifier: the UID followed by series number, sequence name,
+    //! slice thickness, rows and columns (so that a scout and a volume sharing
+    //! a UID, or slices of different size, are not mixed into one image).
+    std::string identifier;
+    std::vector<std::string> files; //!< ordered by position along the slice normal
+    std::string label;              //!< how messages name it (the UID when unique)
+};
+
+//! ITK prints warnings to stderr (e.g. "No Series were found" for a folder
+//! without DICOM files); where mcdose reports the problem itself, they would
+//! only break its one-line errors. ITK's switch is global: restored on exit.
+class QuietItkWarnings
+{
+  public:
+    QuietItkWarnings() : previous_(itk::Object::GetGlobalWarningDisplay())
+    {
+        itk::Object::SetGlobalWarningDisplay(false);
+    }
+    ~QuietItkWarnings() { itk::Object::SetGlobalWarningDisplay(previous_); }
+    QuietItkWarnings(QuietItkWarnings const&) = delete;
+    QuietItkWarnings& operator=(QuietItkWarnings const&) = delete;
+
+  private:
+    bool previous_;
+};
+
+std::vector<DicomVolume> find_dicom_volumes(std::string const& dir)
+{
+    QuietItkWarnings const quiet;
+    auto names = itk::GDCMSeriesFileNames::New();
+    names->SetUseSeriesDetails(true);
+    names->SetDirectory(dir);
+    std::vector<DicomVolume> volumes;
+    for (auto const& id : names->GetSeriesUIDs())
+    {
+        DicomVolume v;
+        v.identifier = id;
+        v.files = names->GetFileNames(id);
+        if (v.files.empty())
+            continue;
+        std::string uid;
+        read_dicom_header(v.files.front(), dir)->GetValueFromTag("0020|000e", uid);
+        v.series_uid = trim_dicom_value(uid);
+        if (v.series_uid.empty())
+            v.series_uid = id;
+        volumes.push_back(std::move(v));
+    }
+    for (auto& v : volumes)
+    {
+        auto const same_uid =
+            std::count_if(volumes.begin(), volumes.end(),
+                          [&](DicomVolume const& w) { return w.series_uid == v.series_uid; });
+        v.label = same_uid == 1 ? v.series_uid : v.identifier;
+    }
+    return volumes;
+}
+
+std::string describe_volumes(std::vector<DicomVolume const*> const& volumes)
+{
+    std::string list;
+    for (auto const* v : volumes)
+    {
+        list += (list.empty() ? "" : ", ") + v->label + " (" + std::to_string(v->files.size()) +
+                (v->files.size() == 1 ? " file)" : " files)");
+    }
+    return list;
+}
+
+DicomVolume const& choose_dicom_volume(std::vector<DicomVolume> const& volumes,
+                                       std::string const& dir, std::string const& uid)
+{
+    std::vector<DicomVolume const*> all;
+    for (auto const& v : volumes)
+        all.push_back(&v);
+    if (uid.empty())
+    {
+        if (volumes.size() != 1)
+        {
+            throw DicomSeriesChoiceError("'" + dir + "' holds " + std::to_string(volumes.size()) +
+                                         " DICOM series: " + describe_volumes(all) +
+                                         "; choose one with dicom_series_uid");
+        }
+        return volumes.front();
+    }
+    std::vector<DicomVolume const*> matches;
+    for (auto const& v : volumes)
+    {
+        if (v.series_uid == uid || v.identifier == uid)
+            matches.push_back(&v);
+    }
+    if (matches.empty())
+    {
+        throw DicomSeriesChoiceError("DICOM series '" + uid + "' is not in '" + dir +
+                                     "', which holds " + describe_volumes(all) +
+                                     "; set dicom_series_uid to one of these");
+    }
+    if (matches.size() > 1)
+    {
+        throw DicomSeriesChoiceError(
+            "DICOM series '" + uid + "' in '" + dir + "' holds " + std::to_string(matches.size()) +
+            " volumes that differ in series number, slice thickness or image size: " +
+            describe_volumes(matches) + "; set dicom_series_uid to one of these identifiers");
+    }
+    return *matches.front();
+}
+
+// A missing or duplicated slice shows as a deviation of about one whole
+// spacing; positions written with two decimals (0.01 mm) deviate by a few per
+// cent of a sub-millimetre spacing at most.
+constexpr double max_relative_slice_deviation = 0.05;
+// Slices must be stacked along the normal of their orientation: sideways
+// drift (gantry tilt) would shear the grid.
+constexpr double max_relative_slice_drift = 1e-3;
+
+ScalarImage read_dicom_series(std::string const& dir, std::string const& series_uid)
+{
+    std::vector<DicomVolume> const volumes = find_dicom_volumes(dir);
+    MCDOSE_VALIDATE(!volumes.empty(), << "'" << dir
+                                      << "' is a directory without a DICOM series; give an image "
+                                         "file (.mha, .nrrd, .nii) or a folder of DICOM CT slices");
+    DicomVolume const& volume = choose_dicom_volume(volumes, dir, series_uid);
+    std::string const what = "DICOM series " + volume.label + " in '" + dir + "'";
+
+    auto io = itk::GDCMImageIO::New();
+    auto reader = itk::ImageSeriesReader<DoubleImage>::New();
+    reader->SetImageIO(io);
+    reader->SetFileNames(volume.files);
+    // ITK only warns (on stderr) about uneven slices; they are checked below.
+    reader->SetSpacingWarningRelThreshold(std::numeric_limits<double>::max());
+    try
+    {
+        reader->Update();
+    }
+    catch (itk::ExceptionObject const& e)
+    {
+        MCDOSE_VALIDATE(false, << "cannot read the " << what << ": " << itk_reason(e));
+    }
+    MCDOSE_VALIDATE(io->GetNumberOfComponents() == 1,
+                    << what << " has " << io->GetNumberOfComponents()
+                    << " components per pixel (colour?); a CT series has one");
+    DoubleImage const& image = *reader->GetOutput();
+
+    if (volume.files.size() >= 2)
+    {
+        // ITK takes the slice axis from the orientation (row x column) and the
+        // slice spacing from first-to-last distance / (n - 1): check both.
+        auto const first = image.GetOrigin();
+        auto const last_io = read_dicom_header(volume.files.back(), dir);
+        auto const dir_matrix = image.GetDirection();
+        double d[3], along = 0, length2 = 0;
+        for (int a = 0; a < 3; ++a)
+        {
+            d[a] = last_io->GetOrigin(a) - first[a];
+            along += d[a] * dir_matrix(a, 2);
+            length2 += d[a] * d[a];
+        }
+        double const drift = std::sqrt(std::max(0.0, length2 - along * along));
+        MCDOSE_VALIDATE(drift <= max_relative_slice_drift * std::sqrt(length2),
+                        << "the slices of the " << what
+                        << " are not stacked along the normal of their orientation (the last "
+                           "slice is "
+                        << drift << " mm off the axis through the first; gantry tilt?); "
+                        << "mcdose needs a rectilinear grid: resample the series first");
+        double const spacing = image.GetSpacing()[2];
+        double deviation = 0;
+        itk::ExposeMetaData<double>(image.GetMetaDataDictionary(),
+                                    "ITK_non_uniform_sampling_deviation", deviation);
+        MCDOSE_VALIDATE(deviation <= max_relative_slice_deviation * spacing,
+                        << "the slices of the " << what
+                        << " are not evenly spaced (a distance between neighbours differs by "
+                        << deviation << " mm from the mean spacing " << spacing
+                        << " mm; missing or duplicated slice?); mcdose needs a regular grid: "
+                           "complete or resample the series");
+    }
+    // GDCMImageIO applies Rescale Slope/Intercept, so the values are HU.
+    return to_scalar_image(image, "DICOM " + io->GetComponentTypeAsString(io->GetComponentType()),
+                           false);
+}
+
+template <class T>
+void write_image_impl(std::string const& path, GridGeometry const& geometry, Span<T const> values)
+{
+    MCDOSE_VALIDATE(values.size() == geometry.num_voxels(),
+                    << "image '" << path << "': " << values.size() << " values for "
+                    << geometry.num_voxels() << " voxels");
+    std::string ext;
+    itk::ImageIOBase::Pointer io;
+    for (char const* e : {".nii.gz", ".nii", ".nrrd", ".mha"})
+    {
+        if (ends_with(path, e))
+        {
+            ext = e;
+            break;
+        }
+    }
+    if (ext == ".mha")
+        io = itk::MetaImageIO::New();
+    else if (ext == ".nrrd")
+        io = itk::NrrdImageIO::New();
+    else if (!ext.empty())
+        io = itk::NiftiImageIO::New();
+    MCDOSE_VALIDATE(io, << "cannot write image '" << path
+                        << "': unsupported extension; use .mha, .nrrd, .nii or .nii.gz");
+
+    using Image = itk::Image<T, 3>;
+    auto image = Image::New();
+    typename Image::SizeType size;
+    typename Image::SpacingType spacing;
+    typename Image::PointType origin;
+    typename Image::DirectionType direction;
+    for (int c = 0; c < 3; ++c)
+    {
+        size[c] = static_cast<itk::SizeValueType>(geometry.dims[c]);
+        spacing[c] = geometry.spacing_cm[c] * mm_per_cm;
+        origin[c] = geometry.origin_cm[c] * mm_per_cm;
+        for (int r = 0; r < 3; ++r)
+            direction(r, c) = geometry.direction[3 * r + c];
+    }
+    image->SetRegions(typename Image::RegionType(size));
+    image->SetSpacing(spacing);
+    image->SetOrigin(origin);
+    image->SetDirection(direction);
+    image->Allocate();
+    std::copy(values.begin(), values.end(), image->GetBufferPointer());
+
+    write_atomically(
+        path,
+        [&](std::string const& tmp)
+        {
+            // ITK picks details (e.g. MetaImage's single-file layout) from the
+            // extension, so write under the real extension, then move onto `tmp`.
+            std::string const staged = tmp + ext;
+            auto writer = itk::ImageFileWriter<Image>::New();
+            writer->SetImageIO(io);
+            writer->SetFileName(staged);
+            writer->SetInput(image);
+            writer->UseCompressionOn();
+            try
+            {
+                writer->Update();
+            }
+            catch (itk::ExceptionObject const& e)
+            {
+                std::remove(staged.c_str());
+                MCDOSE_VALIDATE(false, << "cannot write image '" << path << "': " << itk_reason(e)
+                                       << "; check that the directory exists and is writable");
+            }
+            if (std::rename(staged.c_str(), tmp.c_str()) != 0)
+            {
+                std::remove(staged.c_str());
+                MCDOSE_VALIDATE(false, << "cannot write image '" << path << "' (rename failed)");
+            }
+        });
+}
+} // namespace
+
+ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_series_uid)
+{
+    register_image_io_factories();
+    std::error_code ec;
+    MCDOSE_VALIDATE(fs::exists(path, ec), << "image '" << path
+                                          << "' does not exist; check the path (relative paths "
+                                             "are relative to the study file)");
+    if (fs::is_directory(path, ec))
+        return read_dicom_series(path, dicom_series_uid);
+    if (!dicom_series_uid.empty())
+    {
+        throw DicomSeriesChoiceError("dicom_series_uid '" + dicom_series_uid +
+                                     "' is only used with a folder of DICOM files, but '" + path +
+                                     "' is a file; remove dicom_series_uid");
+    }
+
+    auto io = itk::ImageIOFactory::CreateImageIO(path.c_str(), itk::IOFileModeEnum::ReadMode);
+    MCDOSE_VALIDATE(io, << "cannot read image '" << path
+                        << "': unknown format; use MetaImage (.mha/.mhd), NRRD (.nrrd/.nhdr), "
+                           "NIfTI (.nii/.nii.gz) or a DICOM series directory");
+    io->SetFileName(path);
+    try
+    {
+        io->ReadImageInformation();
+    }
+    catch (itk::ExceptionObject const& e)
+    {
+        MCDOSE_VALIDATE(false, << "cannot read image '" << path << "': " << itk_reason(e));
+    }
+    std::string const component = io->GetComponentTypeAsString(io->GetComponentType());
+    MCDOSE_VALIDATE(
+        io->GetNumberOfComponents() == 1 && io->GetPixelType() == itk::IOPixelEnum::SCALAR,
+        << "image '" << path << "' has unsupported pixel type "
+        << io->GetPixelTypeAsString(io->GetPixelType()) << " with " << io->GetNumberOfComponents()
+        << " components of " << component
+        << "; convert it to a single-component scalar image (e.g. short HU or "
+           "float)");
+    MCDOSE_VALIDATE(io->GetComponentType() != itk::IOComponentEnum::UNKNOWNCOMPONENTTYPE,
+                    << "image '" << path << "' has an unknown pixel component type");
+    MCDOSE_VALIDATE(io->GetNumberOfDimensions() >= 2 && io->GetNumberOfDimensions() <= 3,
+                    << "image '" << path << "' has " << io->GetNumberOfDimensions()
+                    << " dimensions; give a 3D volume (or a 2D slice)");
+    bool const integer = is_integer_component(io->GetComponentType());
+
+    auto reader = itk::ImageFileReader<DoubleImage>::New();
+    reader->SetImageIO(io);
+    reader->SetFileName(path);
+    try
+    {
+        reader->Update();
+    }
+    catch (itk::ExceptionObject const& e)
+    {
+        MCDOSE_VALIDATE(false, << "cannot read image '" << path << "': " << itk_reason(e));
+    }
+    return to_scalar_image(*reader->GetOutput(), component, integer);
+}
+
+bool is_writable_image_path(std::string const& path)
+{
+    return ends_with(path, ".mha") || ends_with(path, ".nrrd") || ends_with(path, ".nii") ||
+           ends_with(path, ".nii.gz");
+}
+
+void write_image(std::string const& path, GridGeometry const& geometry, Span<float const> values)
+{
+    register_image_io_factories();
+    write_image_impl(path, geometry, values);
+}
+
+void write_image(std::string const& path, GridGeometry const& geometry,
+                 Span<std::uint16_t const> values)
+{
+    register_image_io_factories();
+    write_image_impl(path, geometry, values);
+}
+} // namespace mcdose

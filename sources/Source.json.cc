@@ -1,0 +1,153 @@
+//! \file sources/Source.json.cc
+//! The reader of one study source: its fields, ranges and defaults, as
+//! documented in docs/study-format.md.
+#include <cmath>
+
+#include "sources/SourceJson.hh"
+
+namespace mcdose
+{
+namespace
+{
+FieldInput parse_field(JsonNode const& node, SourceKind kind)
+{
+    node.require_object("the collimated field");
+    FieldInput f;
+    std::string const shape = node.child("shape").choice({"rectangle", "circle"});
+    NumberRange const size = NumberRange::open_closed(0, 1000);
+    if (shape == "rectangle")
+    {
+        node.allow_only({"shape", "size_cm", "distance_cm"});
+        f.shape = FieldShape::rectangle;
+        auto const wh = node.child("size_cm").numbers(2, size, "field width and height in cm");
+        if (wh.size() != 2)
+            node.child("size_cm").fail("expected [width, height] in cm");
+        f.width_cm = wh[0];
+        f.height_cm = wh[1];
+    }
+    else
+    {
+        node.allow_only({"shape", "diameter_cm", "distance_cm"});
+        f.shape = FieldShape::circle;
+        f.diameter_cm = node.child("diameter_cm").number(size, "field diameter in cm");
+    }
+    if (kind == SourceKind::point)
+    {
+        f.distance_cm = node.child("distance_cm")
+                            .number(NumberRange::open_closed(0, 1e4),
+                                    "distance from the source at which the field size is "
+                                    "defined, e.g. 100 (cm)");
+    }
+    else if (node.has("distance_cm"))
+    {
+        node.child("distance_cm").fail("only point sources have a field distance; remove it");
+    }
+    return f;
+}
+
+SpectrumInput parse_spectrum(JsonNode const& node)
+{
+    node.require_object("an energy histogram");
+    node.allow_only({"edges_MeV", "weights"});
+    SpectrumInput s;
+    JsonNode const edges = node.child("edges_MeV");
+    s.edges_MeV = edges.numbers(2, NumberRange::closed(0, SourceEnergyLimits::max_MeV),
+                                "histogram bin edges in MeV (at most 50 MeV)");
+    for (std::size_t i = 1; i < s.edges_MeV.size(); ++i)
+    {
+        if (!(s.edges_MeV[i] > s.edges_MeV[i - 1]))
+            edges.element(i).fail("bin edges must increase strictly");
+    }
+    JsonNode const weights = node.child("weights");
+    s.weights = weights.numbers(1, NumberRange::non_negative(), "relative weight of each bin");
+    if (s.weights.size() + 1 != s.edges_MeV.size())
+    {
+        weights.fail("expected " + std::to_string(s.edges_MeV.size() - 1) +
+                     " weights (one per bin "
+                     "between " +
+                     std::to_string(s.edges_MeV.size()) + " edges), got " +
+                     std::to_string(s.weights.size()));
+    }
+    double total = 0;
+    for (double w : s.weights)
+        total += w;
+    if (!(total > 0))
+        weights.fail("all weights are zero; give at least one positive weight");
+    return s;
+}
+
+}  // namespace
+
+SourceInput parse_source(JsonNode const& node)
+{
+    node.require_object("a source");
+    SourceInput s;
+    s.pointer = node.where();
+    std::string const type =
+        node.child("type").choice({"pencil", "parallel", "point", "isotropic"});
+    s.kind = type == "pencil"     ? SourceKind::pencil
+             : type == "parallel" ? SourceKind::parallel
+             : type == "point"    ? SourceKind::point
+                                  : SourceKind::isotropic;
+    if (s.kind == SourceKind::parallel || s.kind == SourceKind::point)
+    {
+        node.allow_only({"type", "particle", "energy_MeV", "spectrum", "position_cm", "direction",
+                         "field", "weight", "particles"});
+    }
+    else if (s.kind == SourceKind::pencil)
+    {
+        node.allow_only({"type", "particle", "energy_MeV", "spectrum", "position_cm", "direction",
+                         "weight", "particles"});
+    }
+    else
+    {
+        node.allow_only(
+            {"type", "particle", "energy_MeV", "spectrum", "position_cm", "weight", "particles"});
+    }
+    s.particle = to_particle_type(node.child("particle").choice({"photon", "electron", "positron"}));
+    bool const mono = node.has("energy_MeV");
+    bool const spec = node.has("spectrum");
+    if (mono == spec)
+    {
+        node.fail(mono ? "both 'energy_MeV' and 'spectrum' are given; keep one"
+                       : "missing the energy; give 'energy_MeV' (mono-energetic) or 'spectrum'");
+    }
+    if (mono)
+    {
+        s.energy_MeV =
+            node.child("energy_MeV")
+                .number(NumberRange::closed(SourceEnergyLimits::min_MeV, SourceEnergyLimits::max_MeV),
+                        "kinetic energy in MeV (the physics tables span 1 keV to 50 MeV)");
+    }
+    else
+    {
+        s.spectrum = parse_spectrum(node.child("spectrum"));
+    }
+    s.position_cm =
+        node.child("position_cm")
+            .real3(NumberRange::closed(-1e5, 1e5), "position in cm, phantom coordinates");
+    if (s.kind != SourceKind::isotropic)
+    {
+        JsonNode const dir = node.child("direction");
+        s.direction = dir.real3(NumberRange::closed(-1e6, 1e6), "a direction vector [u, v, w]");
+        double const norm =
+            std::sqrt(s.direction[0] * s.direction[0] + s.direction[1] * s.direction[1] +
+                      s.direction[2] * s.direction[2]);
+        if (!(norm > 1e-12))
+            dir.fail("the direction is the zero vector; give e.g. [0, 0, 1]");
+        for (int c = 0; c < 3; ++c)
+            s.direction[c] /= norm;
+    }
+    if (s.kind == SourceKind::parallel || s.kind == SourceKind::point)
+        s.field = parse_field(node.child("field"), s.kind);
+    if (auto w = node.optional_child("weight"))
+        s.weight =
+            w->number(NumberRange::open_closed(0, 1e12), "relative intensity of this source");
+    if (auto n = node.optional_child("particles"))
+    {
+        s.particles = n->number(NumberRange::open_closed(0, 1e30),
+                                "number of source particles the run represents (for dose in Gy)");
+    }
+    return s;
+}
+}  // namespace mcdose

@@ -1,0 +1,14 @@
+//! \file sources/SourceJson.hh
+//! Reading a source from the study JSON (for the study reader and tests; the
+//! JSON headers stay in .cc files that include this).
+#pragma once
+
+#include "io/JsonInput.hh"
+#include "sources/SourceInput.hh"
+
+namespace mcdose
+{
+//! Parse one element of the study's "sources" array; errors are InputError
+//! naming the JSON pointer, the allowed values or range, and the fix.
+SourceInput parse_source(JsonNode const& node);
+}  // namespace mcdose

@@ -1,0 +1,162 @@
+//! \file sources/SourceView.hh
+//! Primary-particle sampler shared by host and device: position, direction
+//! and energy of one source particle, in the tracking (grid-local) frame.
+//!
+//! Shapes (the field is perpendicular to the central axis `direction`, with
+//! axes `axis_u`, `axis_v`, see SourceParams.hh for how they are chosen):
+//! - pencil: from `position_cm` along `direction`;
+//! - parallel rectangle / circle: positions uniform over the field in the
+//!   plane through `position_cm`, all along `direction`;
+//! - point rectangle / circle: from `position_cm`, directions isotropic
+//!   within the solid angle the field subtends at `field_distance_cm` (a
+//!   point source behind a collimator). Circle: cos(theta) uniform on
+//!   [cos(alpha), 1], tan(alpha) = R / D. Rectangle: directions isotropic in
+//!   the cone circumscribing the field, rejected outside the rectangle
+//!   (acceptance = solid angle of the field / that of the cone, >= 2/pi);
+//! - isotropic point: directions uniform over 4 pi.
+//! Lengths in cm, energies in MeV.
+#pragma once
+
+#include <cmath>
+
+#include "core/Assert.hh"
+#include "core/Constants.hh"
+#include "core/FastMath.hh"
+#include "core/Macros.hh"
+#include "core/Span.hh"
+#include "rng/Distributions.hh"
+#include "core/Particle.hh"
+#include "core/VectorMath.hh"
+#include "sources/SpectrumView.hh"
+
+namespace mcdose
+{
+//! Emission geometry.
+enum class SourceShape : int
+{
+    pencil,
+    parallel_rectangle,
+    parallel_circle,
+    point_rectangle,
+    point_circle,
+    isotropic_point
+};
+
+//! Source sampler (trivially copyable).
+template<class Real>
+struct SourceView
+{
+    ParticleType particle{ParticleType::photon};
+    SourceShape shape{SourceShape::pencil};
+    Array3<Real> position_cm{};     //!< pencil start, parallel field centre, or point
+    Array3<Real> direction{};       //!< central axis (unit)
+    Array3<Real> axis_u{};          //!< first field axis (unit, perpendicular to direction)
+    Array3<Real> axis_v{};          //!< second field axis = direction x axis_u
+    Real half_u_cm{0};              //!< rectangle half-size along axis_u [cm]
+    Real half_v_cm{0};              //!< rectangle half-size along axis_v [cm]
+    Real radius_cm{0};              //!< circle radius [cm]
+    Real field_distance_cm{0};      //!< point sources: where the field is defined [cm]
+    Real cos_cone{1};               //!< point sources: cos of the sampling cone half-angle
+    SpectrumView<Real> spectrum;
+
+    //! One source particle (weight 1).
+    template<class Engine>
+    MCDOSE_FUNCTION Particle<Real> operator()(Engine& rng) const
+    {
+        Particle<Real> p;
+        p.type = particle;
+        p.weight = 1;
+        p.position_cm = position_cm;
+        p.direction = direction;
+        switch (shape)
+        {
+            case SourceShape::pencil:
+                break;
+            case SourceShape::parallel_rectangle: {
+                Real const a = (2 * generate_canonical<Real>(rng) - 1) * half_u_cm;
+                Real const b = (2 * generate_canonical<Real>(rng) - 1) * half_v_cm;
+                p.position_cm = axpy(b, axis_v, axpy(a, axis_u, position_cm));
+                break;
+            }
+            case SourceShape::parallel_circle: {
+                Real const r = radius_cm * std::sqrt(generate_canonical<Real>(rng));
+                auto const [s, c] = sample_azimuth_sincos<Real>(rng);
+                p.position_cm = axpy(r * s, axis_v, axpy(r * c, axis_u, position_cm));
+                break;
+            }
+            case SourceShape::point_circle:
+                p.direction = this->cone_direction(rng).direction;
+                break;
+            case SourceShape::point_rectangle: {
+                for (;;)
+                {
+                    auto const c = this->cone_direction(rng);
+                    // Where the ray meets the field plane, in field coordinates.
+                    Real const scale = field_distance_cm / c.cos_theta;
+                    if (std::fabs(scale * dot(c.direction, axis_u)) <= half_u_cm
+                        && std::fabs(scale * dot(c.direction, axis_v)) <= half_v_cm)
+                    {
+                        p.direction = c.direction;
+                        break;
+                    }
+                }
+                break;
+            }
+            case SourceShape::isotropic_point: {
+                auto const d = sample_isotropic<Real>(rng);
+                p.direction = {{d.u, d.v, d.w}};
+                break;
+            }
+        }
+        p.energy_MeV = spectrum(rng);
+        return p;
+    }
+
+  private:
+    struct ConeSample
+    {
+        Array3<Real> direction;
+        Real cos_theta;
+    };
+
+    //! Direction isotropic within the cone of half-angle acos(cos_cone) about
+    //! the axis: cos(theta) uniform on [cos_cone, 1], azimuth in the (u, v) frame.
+    template<class Engine>
+    MCDOSE_FUNCTION ConeSample cone_direction(Engine& rng) const
+    {
+        Real const cos_theta = 1 - (1 - cos_cone) * generate_canonical<Real>(rng);
+        Real const sin_theta = std::sqrt((1 - cos_theta) * (1 + cos_theta));
+        auto const [s, c] = sample_azimuth_sincos<Real>(rng);
+        Array3<Real> d = axpy(sin_theta * c, axis_u,
+                              Array3<Real>{{cos_theta * direction[0], cos_theta * direction[1],
+                                            cos_theta * direction[2]}});
+        d = axpy(sin_theta * s, axis_v, d);
+        return {normalized(d), cos_theta};
+    }
+};
+
+//! Several sources of one study: each history draws its source with the
+//! selection probabilities `cdf` (cumulative, last = 1), then samples it. A
+//! single source consumes no extra random number, so one-source runs are
+//! unchanged by the mixture.
+template<class Real>
+struct SourceMixView
+{
+    Span<SourceView<Real> const> sources;
+    Span<Real const> cdf;
+
+    template<class Engine>
+    MCDOSE_FUNCTION Particle<Real> operator()(Engine& rng) const
+    {
+        MCDOSE_EXPECT(!sources.empty() && cdf.size() == sources.size());
+        size_type k = 0;
+        if (sources.size() > 1)
+        {
+            Real const xi = generate_canonical<Real>(rng);
+            while (k + 1 < sources.size() && xi > cdf[k])
+                ++k;
+        }
+        return sources[k](rng);
+    }
+};
+}  // namespace mcdose

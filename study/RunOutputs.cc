@@ -1,0 +1,59 @@
+//! \file study/RunOutputs.cc
+#include "study/RunOutputs.hh"
+
+#include <filesystem>
+
+#include "core/Assert.hh"
+#include "dose/DoseHdf5.hh"
+#include "dose/DoseImages.hh"
+#include "dose/RunSummary.hh"
+
+namespace mcdose
+{
+std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridData const& data,
+                                           RunMetadata const& meta,
+                                           DepthDoseCurve const* depth_dose)
+{
+    validate_dose_data(data);
+    std::error_code ec;
+    std::filesystem::create_directories(outputs.directory, ec);
+    MCDOSE_VALIDATE(!ec, << "cannot create output directory '" << outputs.directory
+                         << "': " << ec.message() << "; check outputs.directory");
+    std::string const stem = (std::filesystem::path(outputs.directory) / outputs.name).string();
+    std::vector<std::string> written;
+
+    if (outputs.hdf5)
+    {
+        write_dose_hdf5(stem + ".h5", data, meta);
+        written.push_back(stem + ".h5");
+    }
+    if (outputs.image_format != "none")
+    {
+        for (auto const& p :
+             write_dose_images(stem, outputs.image_format, data, meta.source_particles))
+        {
+            written.push_back(p);
+        }
+    }
+    if (outputs.depth_dose)
+    {
+        MCDOSE_VALIDATE(depth_dose, << "internal: a depth-dose curve was requested but none was "
+                                       "computed");
+        write_depth_dose_csv(stem + "_depth_dose.csv", *depth_dose);
+        written.push_back(stem + "_depth_dose.csv");
+    }
+    for (auto const& p : outputs.lateral_profiles)
+    {
+        std::string const path = stem + "_" + p.name + ".csv";
+        write_lateral_profile_csv(path, lateral_profile(data, p.axis, p.position_cm));
+        written.push_back(path);
+    }
+    if (outputs.summary)
+    {
+        std::string const path = stem + "_summary.json";
+        written.push_back(path);
+        write_run_summary_json(path, meta, data, written);
+    }
+    return written;
+}
+} // namespace mcdose

@@ -1,0 +1,321 @@
+//! \file study/Study.json.cc
+//! The study reader: each section's fields, ranges and defaults, as documented
+//! in docs/study-format.md. Later sections (e.g. new source types) add their
+//! fields here and to the docs and schema together.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+#include "io/JsonInput.hh"
+#include "phantoms/PhantomJson.hh"
+#include "sources/SourceJson.hh"
+#include "study/StudyInput.hh"
+#include "transport/engine/ElectronTables.hh"
+
+namespace mcdose
+{
+namespace
+{
+std::string study_dir(std::string const& path)
+{
+    return std::filesystem::path(path).parent_path().string();
+}
+
+PhysicsInput parse_physics(JsonNode const& node)
+{
+    node.require_object("physics options");
+    node.allow_only({"electron_cutoff_MeV", "photon_cutoff_MeV", "delta_ray_cut_MeV",
+                     "brems_cut_MeV", "max_step_energy_loss", "max_step_transport_mfp",
+                     "electron_transport", "photon_tracking", "precision"});
+    PhysicsInput p;
+    // The electron options' limits are ElectronTransportOptions' own (one table).
+    using L = ElectronOptionLimits;
+    auto const cut_range = NumberRange::closed(L::cut_min_MeV, L::cut_max_MeV);
+    if (auto e = node.optional_child("electron_cutoff_MeV"))
+    {
+        p.electron_cutoff_MeV = e->number(cut_range,
+                                          "kinetic energy in MeV below which e-/e+ stop");
+    }
+    if (auto g = node.optional_child("photon_cutoff_MeV"))
+    {
+        p.photon_cutoff_MeV = g->number(NumberRange::closed(1e-3, 10),
+                                        "energy in MeV below which photons are absorbed");
+    }
+    if (auto d = node.optional_child("delta_ray_cut_MeV"))
+    {
+        p.delta_ray_cut_MeV = d->number(cut_range,
+                                        "energy transfer in MeV above which Møller/Bhabha "
+                                        "delta rays are produced");
+    }
+    if (auto b = node.optional_child("brems_cut_MeV"))
+    {
+        p.brems_cut_MeV = b->number(cut_range,
+                                    "photon energy in MeV above which bremsstrahlung photons "
+                                    "are produced");
+    }
+    if (auto f = node.optional_child("max_step_energy_loss"))
+    {
+        p.max_step_energy_loss = f->number(NumberRange::open_closed(0, L::max_loss_fraction),
+                                           "largest fraction of the energy lost in one step");
+    }
+    if (auto f = node.optional_child("max_step_transport_mfp"))
+    {
+        p.max_step_transport_mfp = f->number(NumberRange::open_closed(0, L::max_mfp_fraction),
+                                             "largest step as a fraction of the transport mean "
+                                             "free path");
+    }
+    if (auto t = node.optional_child("electron_transport"))
+        p.condensed_history = t->choice({"condensed", "local"}) == "condensed";
+    if (auto t = node.optional_child("photon_tracking"))
+        p.woodcock = t->choice({"siddon", "woodcock"}) == "woodcock";
+    if (auto pr = node.optional_child("precision"))
+        p.precision =
+            pr->choice({"single", "double"}) == "single" ? Precision::single_ : Precision::double_;
+    return p;
+}
+
+RngInput parse_rng(JsonNode const& node)
+{
+    node.require_object("random-number options");
+    node.allow_only({"generator", "seed"});
+    RngInput r;
+    if (auto g = node.optional_child("generator"))
+        r.generator = g->choice({"philox", "hybrid-taus", "lagged-fibonacci", "lcg", "ran2"});
+    if (auto s = node.optional_child("seed"))
+    {
+        if (s->value().is_number_unsigned())
+            r.seed = s->value().get<std::uint64_t>();
+        else
+            r.seed = static_cast<std::uint64_t>(
+                s->integer(0, 9007199254740991LL, "a whole number >= 0"));
+    }
+    return r;
+}
+
+TallyInput parse_tally(JsonNode const& node)
+{
+    node.require_object("tally options");
+    node.allow_only({"method", "uncertainty", "batches"});
+    TallyInput t;
+    if (auto m = node.optional_child("method"))
+        t.method = m->choice({"fa", "cas", "wag", "kas", "hb", "wib", "fx"});
+    if (auto u = node.optional_child("uncertainty"))
+    {
+        // History-by-history was once accepted here but never implemented: the
+        // engine always used batches. Refuse it rather than ignore it.
+        if (u->value().is_string() && u->value().get<std::string>() == "history")
+        {
+            u->fail("\"history\" (history-by-history uncertainty) is not supported; use "
+                    "\"batch\" or leave the field out (docs/tally.md, \"Uncertainty: the "
+                    "batch method\", says why)");
+        }
+        t.uncertainty = u->choice({"batch"});
+    }
+    if (auto b = node.optional_child("batches"))
+    {
+        t.batches = static_cast<int>(
+            b->integer(2, 1000, "number of statistically independent batches (10 is usual)"));
+    }
+    return t;
+}
+
+RunInput parse_run(JsonNode const& node)
+{
+    node.require_object("the stopping rule");
+    node.allow_only({"histories", "target_uncertainty", "uncertainty_dose_fraction", "time_limit_s",
+                     "max_histories", "batch_histories"});
+    RunInput r;
+    bool const by_count = node.has("histories");
+    bool const by_target = node.has("target_uncertainty");
+    if (by_count == by_target)
+    {
+        node.fail(by_count ? "both 'histories' and 'target_uncertainty' are given; keep one"
+                           : "no stopping rule; give 'histories' or 'target_uncertainty' (with "
+                             "'time_limit_s')");
+    }
+    long long const max_count = 1LL << 62;
+    if (by_count)
+    {
+        r.histories = static_cast<std::uint64_t>(
+            node.child("histories").integer(1, max_count, "number of source particles to run"));
+    }
+    else
+    {
+        r.target_uncertainty = node.child("target_uncertainty")
+                                   .number(NumberRange::open_closed(0, 1),
+                                           "relative 1-sigma uncertainty, e.g. 0.01 for 1%");
+        if (auto f = node.optional_child("uncertainty_dose_fraction"))
+        {
+            r.uncertainty_dose_fraction =
+                f->number(NumberRange::open_closed(0, 1),
+                          "fraction of the maximum dose above which voxels count, e.g. 0.5");
+        }
+        r.time_limit_s = 3600;
+        if (auto m = node.optional_child("max_histories"))
+            r.max_histories = static_cast<std::uint64_t>(m->integer(1, max_count));
+    }
+    if (!by_target)
+    {
+        for (char const* key : {"uncertainty_dose_fraction", "max_histories"})
+        {
+            if (node.has(key))
+                node.child(key).fail("only used with 'target_uncertainty'; remove it");
+        }
+    }
+    if (auto t = node.optional_child("time_limit_s"))
+    {
+        r.time_limit_s = t->number(NumberRange::open_closed(0, 1e7), "wall-clock limit in seconds");
+    }
+    if (auto b = node.optional_child("batch_histories"))
+        r.batch_histories = static_cast<std::uint64_t>(b->integer(1, max_count));
+    return r;
+}
+
+OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
+                          std::string const& default_name)
+{
+    node.require_object("the outputs");
+    node.allow_only({"directory", "name", "hdf5", "image_format", "depth_dose", "depth_axis",
+                     "lateral_profiles", "summary"});
+    OutputInput o;
+    std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
+                                            : std::string(".");
+    std::filesystem::path p(dir);
+    o.directory = p.is_absolute() || base_dir.empty()
+                      ? dir
+                      : (std::filesystem::path(base_dir) / p).lexically_normal().string();
+    o.name = default_name;
+    if (auto n = node.optional_child("name"))
+    {
+        o.name = n->string("a file stem such as \"water_20MeV\"");
+        if (o.name.empty() || o.name.find('/') != std::string::npos)
+            n->fail("must be a non-empty file stem without '/'");
+    }
+    if (auto h = node.optional_child("hdf5"))
+        o.hdf5 = h->boolean();
+    if (auto f = node.optional_child("image_format"))
+        o.image_format = f->choice({"mha", "nrrd", "nii", "none"});
+    if (auto d = node.optional_child("depth_dose"))
+        o.depth_dose = d->boolean();
+    if (auto a = node.optional_child("depth_axis"))
+    {
+        std::string const axis = a->choice({"x", "y", "z"});
+        o.depth_axis = axis[0] - 'x';
+    }
+    if (auto profiles = node.optional_child("lateral_profiles"))
+    {
+        std::size_t const n = profiles->array_size(0, "profiles {\"axis\", \"position_cm\"}");
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            JsonNode const pn = profiles->element(i);
+            pn.require_object("a profile {\"axis\": \"x\", \"position_cm\": [x, y, z]}");
+            pn.allow_only({"axis", "position_cm", "name"});
+            LateralProfileInput lp;
+            lp.axis = pn.child("axis").choice({"x", "y", "z"})[0] - 'x';
+            lp.position_cm = pn.child("position_cm")
+                                 .real3(NumberRange::closed(-1e5, 1e5),
+                                        "a point the profile line passes through, in cm");
+            lp.name = pn.has("name") ? pn.child("name").string() : "profile" + std::to_string(i);
+            o.lateral_profiles.push_back(lp);
+        }
+    }
+    if (auto s = node.optional_child("summary"))
+        o.summary = s->boolean();
+    return o;
+}
+} // namespace
+
+StudyInput parse_study(std::string const& text, std::string const& source_name)
+{
+    nlohmann::json const doc = parse_json_text(text, source_name);
+    JsonNode const root(doc, source_name);
+    root.require_object("a study");
+    root.allow_only({"description", "phantom", "materials", "sources", "physics", "rng", "tally",
+                     "run", "backend", "cpu_threads", "outputs"});
+    std::string const base = study_dir(source_name);
+
+    StudyInput s;
+    s.study_file = source_name;
+    s.study_json = text;
+    if (auto d = root.optional_child("description"))
+        d->string("free text");
+    s.phantom = parse_phantom(root.child("phantom"), base);
+
+    if (auto mats = root.optional_child("materials"))
+    {
+        std::size_t const n = mats->array_size(0, "user materials");
+        for (std::size_t i = 0; i < n; ++i)
+        {
+            JsonNode const m = mats->element(i);
+            m.require_object("a material {\"name\", \"density_g_cm3\", \"elements\"}");
+            s.user_material_names.push_back(m.child("name").string("the material's name"));
+        }
+        s.user_materials_json = mats->value().dump();
+    }
+
+    JsonNode const sources = root.child("sources");
+    std::size_t const n_src = sources.array_size(1, "at least one source");
+    for (std::size_t i = 0; i < n_src; ++i)
+        s.sources.push_back(parse_source(sources.element(i)));
+
+    if (auto p = root.optional_child("physics"))
+        s.physics = parse_physics(*p);
+    if (auto r = root.optional_child("rng"))
+        s.rng = parse_rng(*r);
+    if (auto t = root.optional_child("tally"))
+        s.tally = parse_tally(*t);
+    s.run = parse_run(root.child("run"));
+    if (auto b = root.optional_child("backend"))
+    {
+        std::string const name = b->choice({"auto", "gpu", "cpu"});
+        s.backend = name == "gpu"   ? Backend::gpu
+                    : name == "cpu" ? Backend::cpu
+                                    : Backend::automatic;
+    }
+    if (auto t = root.optional_child("cpu_threads"))
+        s.cpu_threads = static_cast<int>(t->integer(0, 4096, "0 uses all cores"));
+
+    std::string const stem = std::filesystem::path(source_name).stem().string();
+    if (auto o = root.optional_child("outputs"))
+    {
+        s.outputs = parse_outputs(*o, base, stem.empty() ? "mcdose" : stem);
+    }
+    else
+    {
+        s.outputs.directory = base.empty() ? "." : base;
+        s.outputs.name = stem.empty() ? "mcdose" : stem;
+    }
+    return s;
+}
+
+StudyInput load_study(std::string const& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    if (!in)
+    {
+        throw InputError(path, "",
+                         "cannot open the study file (missing or unreadable); check "
+                         "the path");
+    }
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return parse_study(ss.str(), path);
+}
+
+int resolve_depth_axis(StudyInput const& study, GridGeometry const& geometry)
+{
+    if (study.outputs.depth_axis)
+        return *study.outputs.depth_axis;
+    if (study.sources.empty())
+        return 2;
+    Real3 const local = geometry.direction_to_local(study.sources.front().direction);
+    int best = 2;
+    for (int c = 0; c < 3; ++c)
+    {
+        if (std::fabs(local[c]) > std::fabs(local[best]) + 1e-12)
+            best = c;
+    }
+    return best;
+}
+} // namespace mcdose

@@ -1,0 +1,121 @@
+//! \file study/StudyInput.hh
+//! A whole study as parsed from JSON (study/Study.json.cc): phantom,
+//! user materials, sources, physics options, RNG, tally, stopping rule,
+//! backend and outputs. Plain data with defaults; the format, units and
+//! defaults are documented in docs/study-format.md and docs/study.schema.json.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/Array3.hh"
+#include "core/Types.hh"
+#include "core/GridGeometry.hh"
+#include "phantoms/PhantomInput.hh"
+#include "sources/SourceInput.hh"
+#include "transport/engine/ElectronTables.hh"
+
+namespace mcdose
+{
+//! Transport options. The electron ones default to ElectronTransportOptions's
+//! (one place for the defaults; docs/physics.md gives their measured effect).
+struct PhysicsInput
+{
+    //! kinetic; below it, e-/e+ deposit locally
+    double electron_cutoff_MeV{ElectronTransportOptions{}.absorption_MeV};
+    double photon_cutoff_MeV{0.01};  //!< below it, photons deposit locally
+    //! W_cc: Møller/Bhabha secondaries above it are produced
+    double delta_ray_cut_MeV{ElectronTransportOptions{}.delta_cut_MeV};
+    //! W_cr: bremsstrahlung photons above it are produced
+    double brems_cut_MeV{ElectronTransportOptions{}.brems_cut_MeV};
+    //! soft loss per step <= this fraction of E
+    double max_step_energy_loss{ElectronTransportOptions{}.max_loss_fraction};
+    //! step <= this fraction of lambda_1
+    double max_step_transport_mfp{ElectronTransportOptions{}.max_mfp_fraction};
+    //! "electron_transport": "condensed" | "local"
+    bool condensed_history{ElectronTransportOptions{}.condensed_history};
+    bool woodcock{true};            //!< "photon_tracking": "woodcock" (default) | "siddon"
+    Precision precision{Precision::double_};
+};
+
+//! Random numbers.
+struct RngInput
+{
+    std::string generator{"philox"}; //!< philox|hybrid-taus|lagged-fibonacci|lcg|ran2
+    std::uint64_t seed{1};
+};
+
+//! Dose tally.
+struct TallyInput
+{
+    std::string method{"wib"};        //!< fa|cas|wag|kas|hb|wib|fx (see tally/)
+    std::string uncertainty{"batch"}; //!< "batch", the only method (docs/tally.md)
+    int batches{10};                  //!< batch method: number of batches
+};
+
+//! Stopping rule: a number of histories, or a target uncertainty with a time limit.
+struct RunInput
+{
+    std::optional<std::uint64_t> histories;
+    //! Target mean relative uncertainty (1 sigma) over voxels with dose above
+    //! `uncertainty_dose_fraction` of the maximum dose.
+    std::optional<double> target_uncertainty;
+    double uncertainty_dose_fraction{0.5};
+    std::optional<double> time_limit_s; //!< wall-clock limit; default 3600 with a target
+    std::optional<std::uint64_t> max_histories;
+    std::uint64_t batch_histories{0}; //!< histories per batch (0: engine decides)
+};
+
+//! A lateral profile: dose along grid axis `axis` through `position_cm`.
+struct LateralProfileInput
+{
+    int axis{0};
+    Real3 position_cm{{0, 0, 0}};
+    std::string name; //!< file-name suffix
+};
+
+//! What to write.
+struct OutputInput
+{
+    std::string directory; //!< resolved against the study file's directory
+    std::string name;      //!< file stem (default: the study file's stem)
+    bool hdf5{true};
+    std::string image_format{"mha"}; //!< mha|nrrd|nii|none (dose + uncertainty images)
+    bool depth_dose{true};
+    std::optional<int> depth_axis; //!< default: grid axis closest to the first source's direction
+    std::vector<LateralProfileInput> lateral_profiles;
+    bool summary{true}; //!< run-summary JSON
+};
+
+//! The whole study.
+struct StudyInput
+{
+    std::string study_file; //!< path as given
+    std::string study_json; //!< the full input text, echoed into outputs
+    PhantomInput phantom;
+    std::string user_materials_json; //!< the "materials" array as JSON text ("" if none)
+    std::vector<std::string> user_material_names;
+    std::vector<SourceInput> sources;
+    PhysicsInput physics;
+    RngInput rng;
+    TallyInput tally;
+    RunInput run;
+    Backend backend{Backend::automatic};
+    int cpu_threads{0}; //!< 0: all cores
+    OutputInput outputs;
+};
+
+//! Read, parse and range-check a study file. Errors are InputError (file,
+//! JSON pointer, problem and fix). Image files are not opened here.
+StudyInput load_study(std::string const& path);
+
+//! Parse a study from text (`source_name` is used in messages and to resolve
+//! relative paths, as if it were the file's path).
+StudyInput parse_study(std::string const& text, std::string const& source_name);
+
+//! Depth axis for outputs: `outputs.depth_axis` if set, else the local grid
+//! axis most aligned with the first source's direction.
+int resolve_depth_axis(StudyInput const& study, GridGeometry const& geometry);
+} // namespace mcdose

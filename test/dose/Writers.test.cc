@@ -1,0 +1,390 @@
+//! Writers: what is written reads back with the stable names, units and geometry;
+//! a failed write leaves no file.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
+
+#include <H5Cpp.h>
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "core/Assert.hh"
+#include "core/Constants.hh"
+#include "io/ImageIO.hh"
+#include "dose/DoseHdf5.hh"
+#include "dose/DoseImages.hh"
+#include "dose/ProfileCsv.hh"
+#include "study/RunOutputs.hh"
+#include "dose/RunSummary.hh"
+
+namespace fs = std::filesystem;
+
+namespace mcdose
+{
+namespace
+{
+std::string slurp(std::string const& path)
+{
+    std::ifstream in(path);
+    std::stringstream ss;
+    ss << in.rdbuf();
+    return ss.str();
+}
+
+std::string read_string_attr(H5::H5Object const& obj, char const* name)
+{
+    H5::Attribute a = obj.openAttribute(name);
+    std::string s;
+    a.read(a.getStrType(), s);
+    return s;
+}
+
+std::vector<double> read_double_attr(H5::H5Object const& obj, char const* name)
+{
+    H5::Attribute a = obj.openAttribute(name);
+    std::vector<double> v(a.getSpace().getSimpleExtentNpoints());
+    a.read(H5::PredType::NATIVE_DOUBLE, v.data());
+    return v;
+}
+} // namespace
+
+class WritersTest : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        dir_ = fs::temp_directory_path() /
+               ("mcdose_writers_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+
+        // 3 x 4 x 5 grid, rotated (index axis i along +y), 2 materials.
+        geo_ = make_axis_aligned_geometry(Int3{{3, 4, 5}}, Real3{{0.5, 0.25, 1.0}},
+                                          Real3{{-1.0, 2.0, 0.5}});
+        double const d[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1};
+        std::copy(d, d + 9, geo_.direction);
+        size_type const n = geo_.num_voxels();
+        edep_.resize(n);
+        sigma_.resize(n);
+        rho_.assign(n, 1.0f);
+        mat_.assign(n, 0);
+        for (size_type v = 0; v < n; ++v)
+        {
+            edep_[v] = 0.01 * double(v + 1);
+            sigma_[v] = 0.001 * double(v % 7);
+            if (v % 5 == 0)
+            {
+                rho_[v] = 1.85f;
+                mat_[v] = 1;
+            }
+        }
+        edep_[4] = 0; // no deposit: uncertainty reported as 1
+        sigma_[4] = 0;
+        data_.geometry = geo_;
+        data_.edep_MeV = make_span(std::as_const(edep_));
+        data_.edep_sigma_MeV = make_span(std::as_const(sigma_));
+        data_.density_g_cm3 = make_span(std::as_const(rho_));
+        data_.material = make_span(std::as_const(mat_));
+        data_.material_names = {"water", "bone_cortical_icrp"};
+
+        meta_.study_file = "study.json";
+        meta_.study_json = "{\"run\": {\"histories\": 1000}}";
+        meta_.version = "0.1.0 (test)";
+        meta_.started_utc = "2026-11-21T12:00:00Z";
+        meta_.seed = 12345678901234ull;
+        meta_.rng_generator = "philox";
+        meta_.tally_method = "wib";
+        meta_.precision = "double";
+        meta_.backend = "cpu";
+        meta_.device = "2 threads";
+        meta_.histories = 1000;
+        meta_.wall_time_s = 2.5;
+        meta_.transport_time_s = 2.0;
+        meta_.stop_reason = "histories";
+        meta_.uncertainty_reached = 0.05;
+        meta_.energy = {20.0, 18.0, 2.0, 0.5};
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string path(std::string const& name) const { return (dir_ / name).string(); }
+    size_type files_in_dir() const
+    {
+        return static_cast<size_type>(
+            std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}));
+    }
+
+    fs::path dir_;
+    GridGeometry geo_;
+    std::vector<double> edep_, sigma_;
+    std::vector<float> rho_;
+    std::vector<MaterialIndex> mat_;
+    DoseGridData data_;
+    RunMetadata meta_;
+};
+
+TEST_F(WritersTest, DoseIsEnergyOverMass)
+{
+    auto const dose = dose_gy_per_particle(data_);
+    double const volume = 0.5 * 0.25 * 1.0;
+    for (size_type v = 0; v < dose.size(); ++v)
+    {
+        double const expected = edep_[v] * 1.602176634e-13 / (rho_[v] * volume * 1e-3);
+        EXPECT_NEAR(expected, dose[v], 1e-12 * std::fabs(expected) + 1e-30) << v;
+    }
+    auto const rel = relative_uncertainty(data_);
+    EXPECT_DOUBLE_EQ(1.0, rel[4]);
+    EXPECT_DOUBLE_EQ(sigma_[8] / edep_[8], rel[8]);
+}
+
+TEST_F(WritersTest, Hdf5ReadsBackWithStableNames)
+{
+    meta_.source_particles = 1e12;
+    std::string const file = path("run.h5");
+    write_dose_hdf5(file, data_, meta_);
+    EXPECT_EQ(1u, files_in_dir());
+
+    H5::H5File h5(file, H5F_ACC_RDONLY);
+    auto const dose = dose_gy_per_particle(data_);
+    auto const rel = relative_uncertainty(data_);
+    for (char const* name : {"dose", "dose_Gy", "dose_uncertainty", "edep", "density", "material"})
+    {
+        SCOPED_TRACE(name);
+        H5::DataSet ds = h5.openDataSet(name);
+        hsize_t dims[3] = {0, 0, 0};
+        ASSERT_EQ(3, ds.getSpace().getSimpleExtentDims(dims));
+        EXPECT_EQ(5u, dims[0]); // (nz, ny, nx)
+        EXPECT_EQ(4u, dims[1]);
+        EXPECT_EQ(3u, dims[2]);
+        auto const spacing = read_double_attr(ds, "spacing_cm");
+        ASSERT_EQ(3u, spacing.size());
+        EXPECT_DOUBLE_EQ(0.5, spacing[0]);
+        EXPECT_DOUBLE_EQ(0.25, spacing[1]);
+        auto const origin = read_double_attr(ds, "origin_cm");
+        EXPECT_DOUBLE_EQ(-1.0, origin[0]);
+        EXPECT_DOUBLE_EQ(2.0, origin[1]);
+        EXPECT_DOUBLE_EQ(-1.0, read_double_attr(ds, "direction")[1]);
+        EXPECT_FALSE(read_string_attr(ds, "units").empty());
+    }
+    std::vector<double> values(geo_.num_voxels());
+    h5.openDataSet("dose").read(values.data(), H5::PredType::NATIVE_DOUBLE);
+    EXPECT_EQ(dose, values);
+    EXPECT_EQ("Gy per source particle", read_string_attr(h5.openDataSet("dose"), "units"));
+    h5.openDataSet("dose_Gy").read(values.data(), H5::PredType::NATIVE_DOUBLE);
+    EXPECT_DOUBLE_EQ(dose[7] * 1e12, values[7]);
+    h5.openDataSet("dose_uncertainty").read(values.data(), H5::PredType::NATIVE_DOUBLE);
+    EXPECT_EQ(rel, values);
+    h5.openDataSet("edep").read(values.data(), H5::PredType::NATIVE_DOUBLE);
+    EXPECT_EQ(edep_, values);
+    std::vector<float> rho(geo_.num_voxels());
+    h5.openDataSet("density").read(rho.data(), H5::PredType::NATIVE_FLOAT);
+    EXPECT_EQ(rho_, rho);
+    std::vector<std::uint16_t> mat(geo_.num_voxels());
+    H5::DataSet mds = h5.openDataSet("material");
+    mds.read(mat.data(), H5::PredType::NATIVE_UINT16);
+    EXPECT_EQ(mat_, mat);
+    {
+        H5::Attribute names = mds.openAttribute("names");
+        ASSERT_EQ(2, names.getSpace().getSimpleExtentNpoints());
+        std::vector<char*> raw(2);
+        names.read(names.getStrType(), raw.data());
+        EXPECT_STREQ("water", raw[0]);
+        EXPECT_STREQ("bone_cortical_icrp", raw[1]);
+        H5Dvlen_reclaim(names.getStrType().getId(), names.getSpace().getId(), H5P_DEFAULT,
+                        raw.data());
+    }
+    // Input echo and run facts.
+    H5::Group input = h5.openGroup("input");
+    EXPECT_EQ("study.json", read_string_attr(input, "study_file"));
+    {
+        H5::DataSet echo = input.openDataSet("study_json");
+        std::string text;
+        echo.read(text, echo.getStrType());
+        EXPECT_EQ(meta_.study_json, text);
+    }
+    H5::Group run = h5.openGroup("run");
+    std::uint64_t seed = 0;
+    run.openAttribute("seed").read(H5::PredType::NATIVE_UINT64, &seed);
+    EXPECT_EQ(meta_.seed, seed);
+    EXPECT_EQ("0.1.0 (test)", read_string_attr(run, "version"));
+    EXPECT_DOUBLE_EQ(500.0, read_double_attr(run, "histories_per_s")[0]);
+    EXPECT_DOUBLE_EQ(2.5, read_double_attr(run, "wall_time_s")[0]);
+    EXPECT_EQ("0.1.0 (test)", read_string_attr(h5, "mcdose_version"));
+}
+
+TEST_F(WritersTest, FailedWritesLeaveNoFile)
+{
+    // The target is a directory: the temporary is written, the rename fails,
+    // and the temporary is removed.
+    fs::create_directories(dir_ / "run.h5");
+    EXPECT_THROW(write_dose_hdf5(path("run.h5"), data_, meta_), RuntimeError);
+    fs::create_directories(dir_ / "dd.csv");
+    DepthDoseCurve curve = depth_dose_from_batches(geo_, 2, {edep_, edep_});
+    EXPECT_THROW(write_depth_dose_csv(path("dd.csv"), curve), RuntimeError);
+    fs::create_directories(dir_ / "s.json");
+    EXPECT_THROW(write_run_summary_json(path("s.json"), meta_, data_, {}), RuntimeError);
+    EXPECT_EQ(3u, files_in_dir()); // only the three directories
+    // Mismatched arrays are refused before anything is written.
+    std::vector<double> short_edep(3, 1.0);
+    DoseGridData bad = data_;
+    bad.edep_MeV = make_span(std::as_const(short_edep));
+    EXPECT_THROW(write_dose_hdf5(path("bad.h5"), bad, meta_), RuntimeError);
+    EXPECT_THROW(write_dose_images(path("bad"), "mha", bad, std::nullopt), RuntimeError);
+    EXPECT_EQ(3u, files_in_dir());
+}
+
+TEST_F(WritersTest, ImagesOverlayOnTheInputGrid)
+{
+    auto const paths = write_dose_images(path("run"), "nrrd", data_, 1e9);
+    ASSERT_EQ(2u, paths.size());
+    ScalarImage const dose = read_scalar_image(paths[0]);
+    ScalarImage const unc = read_scalar_image(paths[1]);
+    auto const expected = dose_gy_per_particle(data_);
+    for (auto const* img : {&dose, &unc})
+    {
+        EXPECT_EQ(geo_.dims, img->geometry.dims);
+        for (int a = 0; a < 3; ++a)
+        {
+            EXPECT_NEAR(geo_.spacing_cm[a], img->geometry.spacing_cm[a], 1e-6);
+            EXPECT_NEAR(geo_.origin_cm[a], img->geometry.origin_cm[a], 1e-6);
+        }
+        for (int e = 0; e < 9; ++e)
+            EXPECT_NEAR(geo_.direction[e], img->geometry.direction[e], 1e-9);
+    }
+    EXPECT_NEAR(expected[9] * 1e9, dose.values[9], 1e-6 * expected[9] * 1e9);
+    EXPECT_FLOAT_EQ(1.0f, float(unc.values[4]));
+}
+
+TEST_F(WritersTest, DepthDoseFromBatchesAndCsv)
+{
+    // Two batches differing by a known amount in one voxel of slab k = 2.
+    std::vector<double> a = edep_, b = edep_;
+    size_type const v = geo_.linear_index(Int3{{1, 1, 2}});
+    a[v] += 0.3;
+    b[v] -= 0.3;
+    DepthDoseCurve const c = depth_dose_from_batches(geo_, 2, {a, b});
+    ASSERT_EQ(5u, c.edep_MeV.size());
+    auto const slabs = laterally_integrate(geo_, 2, make_span(std::as_const(edep_)));
+    for (int k = 0; k < 5; ++k)
+        EXPECT_NEAR(slabs[k], c.edep_MeV[k], 1e-12);
+    // Batch means x_b = mean +- 0.3: SEM = sqrt(2 * 0.09 / (2 * 1)) = 0.3.
+    EXPECT_NEAR(0.3, c.edep_sigma_MeV[2], 1e-12);
+    EXPECT_DOUBLE_EQ(0.0, c.edep_sigma_MeV[0]);
+    EXPECT_DOUBLE_EQ(0.0, c.lo_cm[0]); // origin z 0.5 - half voxel
+    EXPECT_DOUBLE_EQ(5.0, c.hi_cm[4]);
+    // Total over slabs is the total deposit.
+    double total = 0;
+    for (double e : edep_)
+        total += e;
+    double slab_total = 0;
+    for (double e : slabs)
+        slab_total += e;
+    EXPECT_NEAR(total, slab_total, 1e-12);
+
+    write_depth_dose_csv(path("dd.csv"), c);
+    std::istringstream lines(slurp(path("dd.csv")));
+    std::string header, row;
+    std::getline(lines, header);
+    EXPECT_EQ("z_lo_cm,z_hi_cm,z_mid_cm,edep_MeV,edep_sigma_MeV", header);
+    int rows = 0;
+    while (std::getline(lines, row))
+    {
+        if (rows == 2)
+        {
+            double lo, hi, mid, e, s;
+            char comma;
+            std::istringstream r(row);
+            r >> lo >> comma >> hi >> comma >> mid >> comma >> e >> comma >> s;
+            EXPECT_DOUBLE_EQ(2.0, lo);
+            EXPECT_DOUBLE_EQ(2.5, mid);
+            EXPECT_NEAR(c.edep_MeV[2], e, 1e-9 * c.edep_MeV[2]);
+            EXPECT_NEAR(0.3, s, 1e-9);
+        }
+        ++rows;
+    }
+    EXPECT_EQ(5, rows);
+    EXPECT_THROW(depth_dose_from_batches(geo_, 2, {a}), RuntimeError);
+}
+
+TEST_F(WritersTest, LateralProfileAlongAnAxis)
+{
+    // Through the centre of voxel (0, 2, 3), along index axis j.
+    Real3 const p = geo_.voxel_centre_cm(Int3{{0, 2, 3}});
+    LateralProfile const prof = lateral_profile(data_, 1, p);
+    ASSERT_EQ(4u, prof.dose_Gy.size());
+    auto const dose = dose_gy_per_particle(data_);
+    for (int j = 0; j < 4; ++j)
+        EXPECT_DOUBLE_EQ(dose[geo_.linear_index(Int3{{0, j, 3}})], prof.dose_Gy[j]);
+    write_lateral_profile_csv(path("prof.csv"), prof);
+    EXPECT_EQ(0u, slurp(path("prof.csv"))
+                      .find("y_lo_cm,y_hi_cm,y_mid_cm,dose_Gy_per_particle,"
+                            "dose_sigma_Gy_per_particle\n"));
+    EXPECT_THROW(lateral_profile(data_, 0, Real3{{100, 0, 0}}), RuntimeError);
+}
+
+TEST_F(WritersTest, RunSummaryJsonAndText)
+{
+    meta_.complete = false;
+    meta_.stop_reason = "interrupted";
+    std::string const file = path("summary.json");
+    write_run_summary_json(file, meta_, data_, {"a.h5"});
+    auto const j = nlohmann::json::parse(slurp(file));
+    EXPECT_EQ(1000u, j["histories"].get<std::uint64_t>());
+    EXPECT_DOUBLE_EQ(500.0, j["histories_per_s"].get<double>());
+    EXPECT_FALSE(j["complete"].get<bool>());
+    EXPECT_EQ(meta_.seed, j["seed"].get<std::uint64_t>());
+    EXPECT_DOUBLE_EQ(0.05, j["uncertainty"]["mean_relative"].get<double>());
+    EXPECT_DOUBLE_EQ(0.0, j["energy_balance_MeV_per_particle"]["relative_imbalance"].get<double>());
+    EXPECT_EQ("a.h5", j["outputs"][0]);
+    std::string const text = run_summary_text(meta_, data_, {"a.h5"});
+    EXPECT_NE(std::string::npos, text.find("INCOMPLETE")) << text;
+    EXPECT_NE(std::string::npos, text.find("histories/s   : 500")) << text;
+}
+
+TEST_F(WritersTest, MeanUncertaintyOverHighDoseVoxels)
+{
+    // Dose above half the maximum: compute the expected mean directly.
+    auto const dose = dose_gy_per_particle(data_);
+    double const dmax = *std::max_element(dose.begin(), dose.end());
+    double sum = 0;
+    int count = 0;
+    for (size_type v = 0; v < dose.size(); ++v)
+    {
+        if (dose[v] > 0.5 * dmax)
+        {
+            sum += sigma_[v] / edep_[v];
+            ++count;
+        }
+    }
+    ASSERT_GT(count, 0);
+    EXPECT_DOUBLE_EQ(sum / count, *mean_relative_uncertainty(data_, 0.5));
+    std::vector<double> zeros(edep_.size(), 0.0);
+    DoseGridData empty = data_;
+    empty.edep_MeV = make_span(std::as_const(zeros));
+    EXPECT_FALSE(mean_relative_uncertainty(empty, 0.5));
+}
+
+TEST_F(WritersTest, RunOutputsWritesWhatTheStudyAsks)
+{
+    OutputInput out;
+    out.directory = path("results/sub");
+    out.name = "case";
+    out.image_format = "mha";
+    out.lateral_profiles.push_back({0, geo_.voxel_centre_cm(Int3{{1, 1, 1}}), "px"});
+    DepthDoseCurve const curve = depth_dose_from_batches(geo_, 2, {edep_, edep_});
+    auto const written = write_run_outputs(out, data_, meta_, &curve);
+    std::vector<std::string> const expected = {
+        "case.h5",     "case_dose.mha",    "case_uncertainty.mha", "case_depth_dose.csv",
+        "case_px.csv", "case_summary.json"};
+    ASSERT_EQ(expected.size(), written.size());
+    for (size_type i = 0; i < expected.size(); ++i)
+    {
+        EXPECT_EQ((fs::path(out.directory) / expected[i]).string(), written[i]);
+        EXPECT_TRUE(fs::exists(written[i])) << written[i];
+    }
+    auto const summary = nlohmann::json::parse(slurp(written.back()));
+    EXPECT_EQ(expected.size(), summary["outputs"].size());
+}
+} // namespace mcdose

@@ -1,0 +1,146 @@
+//! ITK image IO: geometry (mm on disk, cm in memory) and values survive a round
+//! trip in each format; bad files give clear errors; failed writes leave nothing.
+#include "io/ImageIO.hh"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <unistd.h>
+
+#include <gtest/gtest.h>
+
+#include "core/Assert.hh"
+
+namespace fs = std::filesystem;
+
+namespace mcdose
+{
+class ImageIOTest : public ::testing::TestWithParam<std::string>
+{
+  protected:
+    void SetUp() override
+    {
+        dir_ = fs::temp_directory_path() /
+               ("mcdose_imageio_" + std::to_string(::getpid()) + "_" + std::to_string(counter_++));
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    //! An oblique grid (rotation about z by 30 degrees) with distinct spacings.
+    static GridGeometry oblique()
+    {
+        GridGeometry g = make_axis_aligned_geometry(Int3{{5, 4, 3}}, Real3{{0.1, 0.25, 0.3}},
+                                                    Real3{{-12.5, 3.25, 100.0}});
+        double const c = std::sqrt(3.0) / 2, s = 0.5;
+        double const d[9] = {c, -s, 0, s, c, 0, 0, 0, 1};
+        std::copy(d, d + 9, g.direction);
+        return g;
+    }
+
+    fs::path dir_;
+    static inline int counter_ = 0;
+};
+
+TEST_P(ImageIOTest, FloatRoundTripKeepsGeometry)
+{
+    GridGeometry const g = oblique();
+    std::vector<float> values(g.num_voxels());
+    for (size_type v = 0; v < values.size(); ++v)
+        values[v] = 0.5f * float(v) - 7.0f;
+    std::string const path = (dir_ / ("img." + GetParam())).string();
+    write_image(path, g, make_span(std::as_const(values)));
+    ASSERT_TRUE(fs::exists(path));
+    // Nothing else (no temporaries) is left beside it.
+    EXPECT_EQ(1, std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}));
+
+    ScalarImage const img = read_scalar_image(path);
+    EXPECT_EQ(g.dims, img.geometry.dims);
+    for (int a = 0; a < 3; ++a)
+    {
+        EXPECT_NEAR(g.spacing_cm[a], img.geometry.spacing_cm[a], 1e-6);
+        EXPECT_NEAR(g.origin_cm[a], img.geometry.origin_cm[a], 1e-5);
+    }
+    for (int e = 0; e < 9; ++e)
+        EXPECT_NEAR(g.direction[e], img.geometry.direction[e], 1e-6) << "element " << e;
+    ASSERT_EQ(values.size(), img.values.size());
+    for (size_type v = 0; v < values.size(); ++v)
+        ASSERT_EQ(values[v], img.values[v]) << "voxel " << v;
+    EXPECT_FALSE(img.integer_pixels);
+}
+
+TEST_P(ImageIOTest, LabelsStayIntegers)
+{
+    GridGeometry const g =
+        make_axis_aligned_geometry(Int3{{3, 2, 2}}, Real3{{1, 1, 1}}, Real3{{0, 0, 0}});
+    std::vector<std::uint16_t> labels = {0, 1, 2, 3, 65535, 0, 1, 2, 3, 4, 5, 6};
+    std::string const path = (dir_ / ("labels." + GetParam())).string();
+    write_image(path, g, make_span(std::as_const(labels)));
+    ScalarImage const img = read_scalar_image(path);
+    EXPECT_TRUE(img.integer_pixels) << img.pixel_type;
+    for (size_type v = 0; v < labels.size(); ++v)
+        EXPECT_EQ(double(labels[v]), img.values[v]);
+}
+
+INSTANTIATE_TEST_SUITE_P(Formats, ImageIOTest, ::testing::Values("mha", "nrrd", "nii.gz"));
+
+TEST_F(ImageIOTest, ErrorsNameThePathAndTheProblem)
+{
+    auto message = [](std::string const& path)
+    {
+        try
+        {
+            read_scalar_image(path);
+        }
+        catch (RuntimeError const& e)
+        {
+            return std::string(e.what());
+        }
+        return std::string("no error");
+    };
+    std::string const missing = (dir_ / "missing.mha").string();
+    EXPECT_NE(std::string::npos, message(missing).find("does not exist")) << message(missing);
+
+    std::string const junk = (dir_ / "junk.xyz").string();
+    std::ofstream(junk) << "not an image";
+    EXPECT_NE(std::string::npos, message(junk).find("unknown format")) << message(junk);
+
+    // A 3-component (vector) MetaImage: an unsupported pixel type.
+    std::string const vec = (dir_ / "vector.mha").string();
+    {
+        std::ofstream out(vec, std::ios::binary);
+        out << "ObjectType = Image\nNDims = 3\nDimSize = 2 2 1\nElementNumberOfChannels = 3\n"
+               "ElementSpacing = 1 1 1\nElementType = MET_FLOAT\nElementDataFile = LOCAL\n";
+        std::vector<float> data(12, 1.0f);
+        out.write(reinterpret_cast<char const*>(data.data()), data.size() * sizeof(float));
+    }
+    std::string const m = message(vec);
+    EXPECT_NE(std::string::npos, m.find("unsupported pixel type")) << m;
+    EXPECT_NE(std::string::npos, m.find(vec)) << m;
+
+    // An empty directory is not a DICOM series.
+    fs::create_directories(dir_ / "empty");
+    std::string const e = message((dir_ / "empty").string());
+    EXPECT_NE(std::string::npos, e.find("without a DICOM series")) << e;
+}
+
+TEST_F(ImageIOTest, FailedWriteLeavesNoFile)
+{
+    GridGeometry const g =
+        make_axis_aligned_geometry(Int3{{2, 2, 2}}, Real3{{1, 1, 1}}, Real3{{0, 0, 0}});
+    std::vector<float> values(8, 1.0f);
+    // The target is an existing directory, so the final rename fails after the
+    // temporary was written: the temporary must be removed.
+    fs::create_directories(dir_ / "dose.mha");
+    EXPECT_THROW(write_image((dir_ / "dose.mha").string(), g, make_span(std::as_const(values))),
+                 RuntimeError);
+    EXPECT_EQ(1, std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}));
+    // Unsupported extension and wrong size: refused before anything is written.
+    EXPECT_THROW(write_image((dir_ / "dose.png").string(), g, make_span(std::as_const(values))),
+                 RuntimeError);
+    std::vector<float> short_values(3, 1.0f);
+    EXPECT_THROW(write_image((dir_ / "x.mha").string(), g, make_span(std::as_const(short_values))),
+                 RuntimeError);
+    EXPECT_EQ(1, std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}));
+}
+} // namespace mcdose

@@ -1,0 +1,299 @@
+//! run_study end to end on the CPU: a fixed-history run and a run to a target
+//! uncertainty, with the files a user gets.
+#include "study/StudyRunner.hh"
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+
+#include "TestMacros.hh"
+#include "study/StudyInput.hh"
+#include "validation/DepthDoseComparison.hh"
+
+namespace fs = std::filesystem;
+
+namespace mcdose::test
+{
+namespace
+{
+struct DoseResultLike
+{
+    std::vector<double> edep, sigma;
+    double deposited_MeV{0};
+};
+
+DoseResultLike read_curve(std::string const& path)
+{
+    auto const c = read_depth_dose_csv(path);
+    return {c.edep_MeV, c.edep_sigma_MeV, 0};
+}
+
+std::string study_text(std::string const& run, std::string const& out_dir)
+{
+    return R"({
+  "phantom": {"type": "shapes",
+    "grid": {"dimensions": [1, 1, 20], "spacing_cm": [20, 20, 1], "origin_cm": [0, 0, 0.5]},
+    "background": {"material": "water"}},
+  "sources": [{"type": "pencil", "particle": "photon", "energy_MeV": 1.0,
+               "position_cm": [0, 0, -1], "direction": [0, 0, 1]}],
+  "rng": {"generator": "philox", "seed": 5},
+  "tally": {"method": "fx", "batches": 10},
+  "run": )" + run + R"(,
+  "backend": "cpu",
+  "outputs": {"directory": ")" + out_dir + R"(", "name": "t", "image_format": "none"}
+})";
+}
+}  // namespace
+
+TEST(StudyRunTest, FixedHistoriesWritesOutputsAndClosesBalance)
+{
+    fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_fixed";
+    fs::remove_all(dir);
+    StudyInput const study = parse_study(study_text(R"({"histories": 20000})", dir.string()),
+                                         (dir / "study.json").string());
+    StudyRunOptions opts;
+    opts.cpu_threads = 2;
+    auto const s = run_study(study, opts);
+    EXPECT_EQ(20000u, s.histories);
+    EXPECT_TRUE(s.complete);
+    EXPECT_EQ("cpu", s.backend);
+    EXPECT_LT(std::fabs(s.balance.relative_imbalance()), 1e-9);
+    EXPECT_TRUE(fs::exists(dir / "t.h5"));
+    EXPECT_TRUE(fs::exists(dir / "t_depth_dose.csv"));
+    EXPECT_TRUE(fs::exists(dir / "t_summary.json"));
+    fs::remove_all(dir);
+}
+
+TEST(StudyRunTest, TargetUncertaintyStopsWhenReached)
+{
+    fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_target";
+    fs::remove_all(dir);
+    StudyInput const study = parse_study(
+        study_text(R"({"target_uncertainty": 0.02, "batch_histories": 2000, "time_limit_s": 60})",
+                   dir.string()),
+        (dir / "study.json").string());
+    StudyRunOptions opts;
+    opts.cpu_threads = 2;
+    auto const s = run_study(study, opts);
+    ASSERT_TRUE(s.uncertainty_reached.has_value());
+    EXPECT_LE(*s.uncertainty_reached, 0.02);
+    EXPECT_GE(s.histories, 10u * 2000u);  // at least 10 batches before stopping
+    EXPECT_EQ(0u, s.histories % 2000u);
+    EXPECT_TRUE(s.complete);
+    std::ifstream summary(dir / "t_summary.json");
+    std::string const text((std::istreambuf_iterator<char>(summary)), {});
+    EXPECT_NE(text.find("target_uncertainty"), std::string::npos) << text;
+    fs::remove_all(dir);
+}
+
+TEST(StudyRunTest, ElectronSourceRunsWithCondensedHistory)
+{
+    std::string text = study_text(R"({"histories": 400})", "/tmp");
+    text.replace(text.find("\"photon\""), 8, "\"electron\"");
+    StudyInput const study = parse_study(text, "/tmp/study.json");
+    StudyRunOptions opts;
+    opts.write_outputs = false;
+    auto const s = run_study(study, opts);
+    EXPECT_EQ(400u, s.histories);
+    EXPECT_LT(std::fabs(s.balance.relative_imbalance()), 1e-9);
+    EXPECT_GT(s.balance.deposited_MeV, 0);
+}
+
+// Several sources: each history draws one with probability proportional to
+// its weight (or to its 'particles' when every source gives them): a 1 MeV
+// photon (weight 1) and a 2 MeV electron (weight 3) emit 1.75 MeV per history
+// on average (binomial 4-sigma bound); 'particles' 100 and 300 select exactly
+// as weights 1 and 3 (same random numbers, same result up to the order of
+// the per-thread sums).
+TEST(StudyRunTest, SeveralSourcesAreMixedByWeightOrParticles)
+{
+    StudyInput study = parse_study(study_text(R"({"histories": 4000})", "/tmp"), "/tmp/s.json");
+    SourceInput electron = study.sources.front();
+    electron.particle = ParticleType::electron;
+    electron.energy_MeV = 2.0;
+    electron.weight = 3;
+    electron.pointer = "/sources/1";
+    study.sources.push_back(electron);
+    StudyRunOptions opts;
+    opts.write_outputs = false;
+    auto const by_weight = run_study(study, opts);
+    double const mean = by_weight.balance.emitted_MeV / 4000;
+    EXPECT_NEAR(1.75, mean, 4 * std::sqrt(0.75 * 0.25 / 4000));
+    EXPECT_LT(std::fabs(by_weight.balance.relative_imbalance()), 1e-9);
+
+    study.sources[0].particles = 100;
+    study.sources[1].particles = 300;
+    study.sources[0].weight = 7;  // ignored when particles are given
+    auto const by_particles = run_study(study, opts);
+    EXPECT_EQ(by_weight.balance.emitted_MeV, by_particles.balance.emitted_MeV);
+    // (per-thread double sums are added in scheduling order: equal to rounding)
+    EXPECT_NEAR(by_weight.balance.deposited_MeV, by_particles.balance.deposited_MeV,
+                1e-9 * by_weight.balance.deposited_MeV);
+
+    study.sources[1].particles.reset();
+    try
+    {
+        run_study(study, opts);
+        FAIL() << "'particles' on only some sources must be refused";
+    }
+    catch (RuntimeError const& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("give it for every source"), std::string::npos)
+            << e.what();
+    }
+}
+
+TEST(StudyRunTest, ElectronSourceWithLocalDepositionIsRefusedClearly)
+{
+    std::string text = study_text(R"({"histories": 10})", "/tmp");
+    text.replace(text.find("\"photon\""), 8, "\"electron\"");
+    StudyInput study = parse_study(text, "/tmp/study.json");
+    study.physics.condensed_history = false;
+    try
+    {
+        run_study(study, {});
+        FAIL() << "electron sources need condensed history";
+    }
+    catch (RuntimeError const& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("electron_transport"), std::string::npos) << e.what();
+    }
+}
+}  // namespace mcdose::test
+
+namespace mcdose::test
+{
+// The same study on the CPU threads and in the persistent GPU kernel: depth
+// doses agree within 4 combined batch sigma in every slab and the totals
+// within 4 sigma (host and device libm differ, so the streams diverge: the
+// agreement is statistical, not bitwise).
+void expect_host_and_device_agree(std::string const& name, std::string const& study_json)
+{
+    fs::path const dir = fs::temp_directory_path() / ("mcdose_studyrun_hostdev_" + name);
+    std::vector<DoseResultLike> runs;
+    for (Backend b : {Backend::cpu, Backend::gpu})
+    {
+        fs::remove_all(dir);
+        fs::create_directories(dir);
+        StudyInput study = parse_study(study_json, (dir / "study.json").string());
+        study.backend = b;
+        study.outputs.directory = dir.string();
+        StudyRunOptions opts;
+        opts.cpu_threads = 2;
+        auto const s = run_study(study, opts);
+        ASSERT_EQ(b == Backend::gpu ? "gpu" : "cpu", s.backend);
+        // The ledger is kept in double; single-precision transport rounds each
+        // loss and its deposit separately (float ulps per step). Measured for
+        // the mixed single-precision study: 2.4e-9 (CPU), 1.7e-9 (H100).
+        double const closure = study.physics.precision == Precision::double_ ? 1e-9 : 1e-7;
+        EXPECT_LT(std::fabs(s.balance.relative_imbalance()), closure);
+        runs.push_back(read_curve((dir / "t_depth_dose.csv").string()));
+        runs.back().deposited_MeV = s.balance.deposited_MeV / s.histories;
+    }
+    ASSERT_EQ(runs[0].edep.size(), runs[1].edep.size());
+    for (std::size_t i = 0; i < runs[0].edep.size(); ++i)
+    {
+        double const s = std::hypot(runs[0].sigma[i], runs[1].sigma[i]);
+        EXPECT_NEAR(runs[0].edep[i], runs[1].edep[i], 4 * s) << "slab " << i;
+    }
+    // Slab sigmas are positively correlated, so their quadrature sum
+    // underestimates the total's sigma: bound it by the linear sum instead.
+    double lin = 0;
+    for (std::size_t i = 0; i < runs[0].edep.size(); ++i)
+        lin += std::hypot(runs[0].sigma[i], runs[1].sigma[i]);
+    EXPECT_NEAR(runs[0].deposited_MeV, runs[1].deposited_MeV, 4 * lin);
+    fs::remove_all(dir);
+}
+
+TEST(StudyRunDeviceTest, HostAndDeviceAgree)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_hostdev_photons";
+    expect_host_and_device_agree("photons", study_text(R"({"histories": 200000})", dir.string()));
+}
+
+// Condensed history on both backends, with three sources (each history draws
+// one by weight: electrons, positrons, photons) on water with a bone slab, in
+// single precision as the examples run.
+TEST(StudyRunDeviceTest, HostAndDeviceAgreeForMixedChargedSources)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    expect_host_and_device_agree("mixed", R"({
+  "phantom": {"type": "shapes",
+    "grid": {"dimensions": [5, 5, 20], "spacing_cm": [1, 1, 0.5], "origin_cm": [-2, -2, 0.25]},
+    "background": {"material": "water"},
+    "shapes": [{"type": "slab", "axis": "z", "from_cm": 2, "to_cm": 3,
+                "material": "bone_cortical_icrp", "density_g_cm3": 1.85}]},
+  "sources": [
+    {"type": "pencil", "particle": "electron", "energy_MeV": 6, "weight": 2,
+     "position_cm": [0, 0, -1], "direction": [0, 0, 1]},
+    {"type": "pencil", "particle": "positron", "energy_MeV": 3, "weight": 1,
+     "position_cm": [0.3, 0, -1], "direction": [0, 0, 1]},
+    {"type": "pencil", "particle": "photon", "energy_MeV": 2, "weight": 1,
+     "position_cm": [0, 0.3, -1], "direction": [0, 0, 1]}],
+  "physics": {"precision": "single"},
+  "rng": {"generator": "philox", "seed": 11},
+  "tally": {"method": "hb", "batches": 10},
+  "run": {"histories": 100000},
+  "backend": "cpu",
+  "outputs": {"directory": "unused", "name": "t", "image_format": "none", "depth_axis": "z"}
+})");
+}
+}  // namespace mcdose::test
+
+namespace mcdose::test
+{
+// The CAS-loop methods deposit through a per-block cache of hot voxels in the
+// GPU kernel (tally/BlockTallyCache.hh). With Philox keyed by history each
+// history makes the same deposits whatever the tally method, so the depth
+// doses of CAS and WAG must equal HB's to double rounding (summation order)
+// and KAS's to its float-pair bound; on 500 voxels (direct cache) and on
+// 4096 voxels (more than the 2048 slots: hashed; misses to the grid are
+// covered by TallyDeviceTest.BlockCacheExactOnDivergentPatterns).
+TEST(StudyRunDeviceTest, BlockCachedTallyMethodsMatchHardwareDouble)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    for (std::string const grid :
+         {R"("dimensions": [5, 5, 20], "spacing_cm": [1, 1, 0.5], "origin_cm": [-2, -2, 0.25])",
+          R"("dimensions": [16, 16, 16], "spacing_cm": [0.5, 0.5, 0.5], "origin_cm": [-3.75, -3.75, 0.25])"})
+    {
+        fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_blockcache";
+        std::vector<DoseResultLike> runs;
+        std::vector<std::string> const methods{"hb", "cas", "wag", "kas"};
+        for (std::string const& method : methods)
+        {
+            fs::remove_all(dir);
+            fs::create_directories(dir);
+            std::string const text = R"({
+  "phantom": {"type": "shapes", "grid": {)" + grid + R"(},
+    "background": {"material": "water"}, "shapes": []},
+  "sources": [{"type": "pencil", "particle": "electron", "energy_MeV": 6,
+     "position_cm": [0, 0, -1], "direction": [0, 0, 1]}],
+  "physics": {"precision": "double"},
+  "rng": {"generator": "philox", "seed": 5},
+  "tally": {"method": ")" + method + R"(", "batches": 2},
+  "run": {"histories": 20000},
+  "backend": "gpu",
+  "outputs": {"directory": ")" + dir.string() + R"(", "name": "t", "image_format": "none",
+              "depth_axis": "z"}
+})";
+            StudyInput const study = parse_study(text, (dir / "study.json").string());
+            auto const s = run_study(study, {});
+            ASSERT_EQ("gpu", s.backend);
+            runs.push_back(read_curve((dir / "t_depth_dose.csv").string()));
+        }
+        for (std::size_t m = 1; m < methods.size(); ++m)
+        {
+            ASSERT_EQ(runs[0].edep.size(), runs[m].edep.size());
+            // The CSV keeps 10 significant digits; KAS: Kahan float pair.
+            double const rel = methods[m] == "kas" ? 1e-6 : 1e-9;
+            for (std::size_t i = 0; i < runs[0].edep.size(); ++i)
+                EXPECT_NEAR(runs[0].edep[i], runs[m].edep[i], rel * runs[0].edep[i])
+                    << methods[m] << " slab " << i;
+        }
+        fs::remove_all(dir);
+    }
+}
+}  // namespace mcdose::test
