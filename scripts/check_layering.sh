@@ -90,6 +90,31 @@ for top in sorted({u.split("/")[0] for u in BELOW}):
                             problems.append(f"{rel}:{lineno}: raw CUDA annotation outside "
                                             "core/Macros.hh (use MCDOSE_FUNCTION / "
                                             "MCDOSE_DEVICE_COMPILE)")
+# Nothing reached from a .cu includes io/ (files never see kernels), whatever its layer.
+graph = {}
+for top in sorted({u.split("/")[0] for u in BELOW}) + ["test"]:
+    for dirpath, _, names in os.walk(os.path.join(root, top)):
+        for name in names:
+            if name.endswith((".hh", ".cc", ".cu", ".h")):
+                rel = os.path.relpath(os.path.join(dirpath, name), root)
+                with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+                    incs = [m.group(1) for m in map(include.match, f) if m]
+                here = os.path.dirname(rel)
+                graph[rel] = [i if os.path.exists(os.path.join(root, i)) else
+                              os.path.normpath(os.path.join(here, i)) for i in incs]
+for cu in sorted(f for f in graph if f.endswith(".cu")):
+    seen, stack = set(), [(cu, [cu])]
+    while stack:
+        f, chain = stack.pop()
+        for i in graph.get(f, []):
+            if i in seen or i not in graph:
+                continue
+            seen.add(i)
+            if i.startswith("io/"):
+                problems.append(f"{cu}: a kernel source reaches io/: {' -> '.join(chain + [i])}")
+            else:
+                stack.append((i, chain + [i]))
+
 if problems:
     print("layering violations (see scripts/check_layering.sh for the rule):")
     print("\n".join(problems))
