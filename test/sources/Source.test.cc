@@ -5,7 +5,7 @@
 
 #include <gtest/gtest.h>
 
-#include "../interactors/TransportTestHelpers.hh"
+#include "../transport/interactors/TransportTestHelpers.hh"
 #include "sources/SourceParams.hh"
 #include "study/StudyInput.hh"
 
