@@ -12,7 +12,7 @@ std::vector<CommandSpec>& storage()
     static std::vector<CommandSpec> commands;
     return commands;
 }
-}  // namespace
+} // namespace
 
 bool register_command(CommandSpec spec)
 {
@@ -33,4 +33,4 @@ int& command_exit_status()
     static int status = 0;
     return status;
 }
-}  // namespace mcdose::app
+} // namespace mcdose::app

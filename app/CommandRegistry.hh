@@ -37,4 +37,4 @@ std::vector<CommandSpec> const& registered_commands();
 
 //! Exit status a command may set without throwing (e.g. `check` finding problems).
 int& command_exit_status();
-}  // namespace mcdose::app
+} // namespace mcdose::app

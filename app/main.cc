@@ -15,8 +15,8 @@ int main(int argc, char** argv)
     CLI::App cli{"mcdose: GPU Monte Carlo radiation-dose engine (coupled photon-electron-positron "
                  "transport in voxel phantoms)",
                  "mcdose"};
-    cli.set_version_flag("--version", std::string("mcdose ") + BuildInfo::version + " ("
-                                          + BuildInfo::git_describe + ")");
+    cli.set_version_flag("--version", std::string("mcdose ") + BuildInfo::version + " (" +
+                                          BuildInfo::git_describe + ")");
     app::GlobalOptions global;
     cli.add_flag("-q,--quiet", global.quiet, "Print only results and errors");
     cli.require_subcommand(1);

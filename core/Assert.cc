@@ -12,19 +12,26 @@ std::string debug_message(ErrorKind which, char const* condition, char const* fi
        << file << ':' << line;
     return os.str();
 }
-}  // namespace
+} // namespace
 
 char const* to_cstring(ErrorKind kind)
 {
     switch (kind)
     {
-        case ErrorKind::precondition: return "precondition";
-        case ErrorKind::internal: return "internal assertion";
-        case ErrorKind::postcondition: return "postcondition";
-        case ErrorKind::unreachable: return "unreachable code reached";
-        case ErrorKind::validate: return "invalid input";
-        case ErrorKind::not_configured: return "not configured";
-        case ErrorKind::device: return "device error";
+    case ErrorKind::precondition:
+        return "precondition";
+    case ErrorKind::internal:
+        return "internal assertion";
+    case ErrorKind::postcondition:
+        return "postcondition";
+    case ErrorKind::unreachable:
+        return "unreachable code reached";
+    case ErrorKind::validate:
+        return "invalid input";
+    case ErrorKind::not_configured:
+        return "not configured";
+    case ErrorKind::device:
+        return "device error";
     }
     return "unknown";
 }
@@ -38,21 +45,23 @@ DebugError::DebugError(ErrorKind which, char const* condition, char const* file,
 // help developers but confuse users, so they are appended only in debug builds.
 RuntimeError::RuntimeError(ErrorKind which, std::string const& message, char const* condition,
                            char const* file, int line)
-    : std::runtime_error([&] {
-          std::string result = message;
+    : std::runtime_error(
+          [&]
+          {
+              std::string result = message;
 #if MCDOSE_DEBUG
-          std::ostringstream os;
-          os << " [" << to_cstring(which) << (condition ? std::string(": ") + condition : "")
-             << " at " << file << ':' << line << ']';
-          result += os.str();
+              std::ostringstream os;
+              os << " [" << to_cstring(which) << (condition ? std::string(": ") + condition : "")
+                 << " at " << file << ':' << line << ']';
+              result += os.str();
 #else
-          MCDOSE_DISCARD(which);
-          MCDOSE_DISCARD(condition);
-          MCDOSE_DISCARD(file);
-          MCDOSE_DISCARD(line);
+              MCDOSE_DISCARD(which);
+              MCDOSE_DISCARD(condition);
+              MCDOSE_DISCARD(file);
+              MCDOSE_DISCARD(line);
 #endif
-          return result;
-      }())
+              return result;
+          }())
 {
 }
 
@@ -61,4 +70,4 @@ void throw_debug_error(ErrorKind which, char const* condition, char const* file,
     throw DebugError(which, condition, file, line);
 }
 
-}  // namespace mcdose
+} // namespace mcdose

@@ -48,36 +48,38 @@ class RuntimeError : public std::runtime_error
 [[noreturn]] void throw_debug_error(ErrorKind which, char const* condition, char const* file,
                                     int line);
 
-}  // namespace mcdose
+} // namespace mcdose
 
 //---------------------------------------------------------------------------//
 // Debug contracts
 //---------------------------------------------------------------------------//
 #if MCDOSE_DEVICE_COMPILE
 #    include <cstdio>
-#    define MCDOSE_DEBUG_FAIL_(WHICH, COND)                                                \
-        do                                                                                \
-        {                                                                                 \
-            printf("mcdose: %s failed at %s:%d: %s\n", #WHICH, __FILE__, __LINE__, COND); \
-            __trap();                                                                     \
+#    define MCDOSE_DEBUG_FAIL_(WHICH, COND)                                                        \
+        do                                                                                         \
+        {                                                                                          \
+            printf("mcdose: %s failed at %s:%d: %s\n", #WHICH, __FILE__, __LINE__, COND);          \
+            __trap();                                                                              \
         } while (0)
 #else
-#    define MCDOSE_DEBUG_FAIL_(WHICH, COND) \
+#    define MCDOSE_DEBUG_FAIL_(WHICH, COND)                                                        \
         ::mcdose::throw_debug_error(::mcdose::ErrorKind::WHICH, COND, __FILE__, __LINE__)
 #endif
 
-#define MCDOSE_CHECK_IMPL_(WHICH, COND)             \
-    do                                              \
-    {                                               \
-        if (MCDOSE_UNLIKELY(!(COND)))               \
-        {                                           \
-            MCDOSE_DEBUG_FAIL_(WHICH, #COND);       \
-        }                                           \
+#define MCDOSE_CHECK_IMPL_(WHICH, COND)                                                            \
+    do                                                                                             \
+    {                                                                                              \
+        if (MCDOSE_UNLIKELY(!(COND)))                                                              \
+        {                                                                                          \
+            MCDOSE_DEBUG_FAIL_(WHICH, #COND);                                                      \
+        }                                                                                          \
     } while (0)
-#define MCDOSE_NOCHECK_IMPL_(COND) \
-    do                             \
-    {                              \
-        if (false && (COND)) {}    \
+#define MCDOSE_NOCHECK_IMPL_(COND)                                                                 \
+    do                                                                                             \
+    {                                                                                              \
+        if (false && (COND))                                                                       \
+        {                                                                                          \
+        }                                                                                          \
     } while (0)
 
 #if MCDOSE_DEBUG
@@ -100,22 +102,21 @@ class RuntimeError : public std::runtime_error
 // Always-on input validation (host only)
 //---------------------------------------------------------------------------//
 //! Usage: MCDOSE_VALIDATE(n > 0, << "'histories' must be positive (got " << n << ")");
-#define MCDOSE_VALIDATE(COND, MSG)                                                     \
-    do                                                                                 \
-    {                                                                                  \
-        if (MCDOSE_UNLIKELY(!(COND)))                                                  \
-        {                                                                              \
-            std::ostringstream mcdose_validate_msg_;                                   \
-            mcdose_validate_msg_ MSG;                                                  \
-            throw ::mcdose::RuntimeError(::mcdose::ErrorKind::validate,                \
-                                         mcdose_validate_msg_.str(), #COND, __FILE__, \
-                                         __LINE__);                                    \
-        }                                                                              \
+#define MCDOSE_VALIDATE(COND, MSG)                                                                 \
+    do                                                                                             \
+    {                                                                                              \
+        if (MCDOSE_UNLIKELY(!(COND)))                                                              \
+        {                                                                                          \
+            std::ostringstream mcdose_validate_msg_;                                               \
+            mcdose_validate_msg_ MSG;                                                              \
+            throw ::mcdose::RuntimeError(::mcdose::ErrorKind::validate,                            \
+                                         mcdose_validate_msg_.str(), #COND, __FILE__, __LINE__);   \
+        }                                                                                          \
     } while (0)
 
 //! Throw a clear error for a feature this build lacks (e.g. "CUDA").
-#define MCDOSE_NOT_CONFIGURED(WHAT)                                                       \
-    throw ::mcdose::RuntimeError(::mcdose::ErrorKind::not_configured,                     \
-                                 std::string("mcdose was built without ") + (WHAT)        \
-                                     + "; rebuild with it enabled or use the CPU backend", \
+#define MCDOSE_NOT_CONFIGURED(WHAT)                                                                \
+    throw ::mcdose::RuntimeError(::mcdose::ErrorKind::not_configured,                              \
+                                 std::string("mcdose was built without ") + (WHAT) +               \
+                                     "; rebuild with it enabled or use the CPU backend",           \
                                  nullptr, __FILE__, __LINE__)

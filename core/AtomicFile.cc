@@ -36,14 +36,17 @@ void write_atomically(std::string const& path,
 
 void write_text_atomically(std::string const& path, std::string const& contents)
 {
-    write_atomically(path, [&](std::string const& tmp) {
-        std::ofstream out(tmp, std::ios::binary);
-        MCDOSE_VALIDATE(out, << "cannot open '" << tmp << "' for writing: "
-                             << std::strerror(errno)
-                             << "; check that the directory exists and is writable");
-        out << contents;
-        out.close();
-        MCDOSE_VALIDATE(out, << "writing '" << tmp << "' failed (disk full?)");
-    });
+    write_atomically(path,
+                     [&](std::string const& tmp)
+                     {
+                         std::ofstream out(tmp, std::ios::binary);
+                         MCDOSE_VALIDATE(out,
+                                         << "cannot open '" << tmp
+                                         << "' for writing: " << std::strerror(errno)
+                                         << "; check that the directory exists and is writable");
+                         out << contents;
+                         out.close();
+                         MCDOSE_VALIDATE(out, << "writing '" << tmp << "' failed (disk full?)");
+                     });
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -15,4 +15,4 @@ void write_atomically(std::string const& path,
 
 //! Write a text string atomically.
 void write_text_atomically(std::string const& path, std::string const& contents);
-}  // namespace mcdose
+} // namespace mcdose

@@ -24,7 +24,7 @@ Comm& mutable_world()
     return comm;
 }
 
-}  // namespace
+} // namespace
 
 Comm const& Comm::world()
 {
@@ -33,8 +33,8 @@ Comm const& Comm::world()
 
 bool MpiSession::launched_by_mpi()
 {
-    return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK")
-           || std::getenv("PMI_RANK");
+    return std::getenv("OMPI_COMM_WORLD_SIZE") || std::getenv("PMIX_RANK") ||
+           std::getenv("PMI_RANK");
 }
 
 #if MCDOSE_USE_MPI
@@ -49,7 +49,7 @@ void check_mpi(int err, char const* what)
     MPI_Error_string(err, msg, &len);
     MCDOSE_VALIDATE(false, << what << " failed: " << std::string(msg, len));
 }
-}  // namespace
+} // namespace
 
 MpiSession::MpiSession()
 {
@@ -95,9 +95,9 @@ void Comm::sum_in_rank_order(Span<double> values) const
         return;
     int const n = static_cast<int>(values.size());
     std::vector<double> all(rank_ == 0 ? values.size() * size_ : 0);
-    check_mpi(MPI_Gather(values.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0,
-                         MPI_COMM_WORLD),
-              "MPI_Gather (rank-ordered sum)");
+    check_mpi(
+        MPI_Gather(values.data(), n, MPI_DOUBLE, all.data(), n, MPI_DOUBLE, 0, MPI_COMM_WORLD),
+        "MPI_Gather (rank-ordered sum)");
     if (rank_ == 0)
     {
         for (int r = 1; r < size_; ++r)
@@ -147,7 +147,7 @@ int launcher_world_size()
     }
     return 0;
 }
-}  // namespace
+} // namespace
 
 MpiSession::MpiSession()
 {
@@ -159,13 +159,21 @@ MpiSession::MpiSession()
                                "-DMCDOSE_USE_MPI=ON (needs libopenmpi-dev) or run without mpirun");
 }
 MpiSession::~MpiSession() = default;
-void Comm::allreduce_sum(Span<std::uint64_t>) const {}
-void Comm::sum_in_rank_order(Span<double>) const {}
-void Comm::broadcast(std::string&, int) const {}
-void Comm::barrier() const {}
+void Comm::allreduce_sum(Span<std::uint64_t>) const
+{
+}
+void Comm::sum_in_rank_order(Span<double>) const
+{
+}
+void Comm::broadcast(std::string&, int) const
+{
+}
+void Comm::barrier() const
+{
+}
 void Comm::abort(int code) const
 {
     std::exit(code);
 }
 #endif
-}  // namespace mcdose
+} // namespace mcdose

@@ -68,4 +68,4 @@ class MpiSession
   private:
     bool started_{false};
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -39,10 +39,10 @@ inline constexpr double two_pi = 2 * pi;
 // Derived
 //! 2 pi r_e^2 m_e c^2 N_A [MeV cm^2 / mol]: the Bethe stopping-power prefactor
 //! (ICRU Report 37, Eq. 2.1, written per mole of electrons).
-inline constexpr double bethe_prefactor_MeV_cm2_mol = two_pi * classical_electron_radius_cm
-                                                      * classical_electron_radius_cm
-                                                      * electron_mass_MeV * avogadro;
+inline constexpr double bethe_prefactor_MeV_cm2_mol = two_pi * classical_electron_radius_cm *
+                                                      classical_electron_radius_cm *
+                                                      electron_mass_MeV * avogadro;
 //! Gray per (MeV/g): 1 MeV/g = 1.602176634e-13 J / 1e-3 kg
 inline constexpr double gray_per_MeV_g = joule_per_MeV * 1e3;
-}  // namespace constants
-}  // namespace mcdose
+} // namespace constants
+} // namespace mcdose

@@ -28,7 +28,7 @@ int parse_gpu_number(std::string const& item, std::string const& spec)
                     << "' is not a GPU count or index; use a count (2), a list (0,1) or 'all'");
     return value;
 }
-}  // namespace
+} // namespace
 
 std::vector<int> select_gpus(std::string const& spec, int visible)
 {
@@ -79,11 +79,11 @@ cudaError_t query_count(int* count)
     if (err != cudaSuccess)
     {
         *count = 0;
-        cudaGetLastError();  // clear the sticky-free error so later calls are unaffected
+        cudaGetLastError(); // clear the sticky-free error so later calls are unaffected
     }
     return err;
 }
-}  // namespace
+} // namespace
 
 int device_count() noexcept
 {
@@ -97,8 +97,8 @@ std::string no_device_reason()
     int count = 0;
     cudaError_t err = query_count(&count);
     if (err == cudaErrorInsufficientDriver || err == cudaErrorNoDevice)
-        return std::string("no NVIDIA GPU or driver found; CUDA runtime: ")
-               + cudaGetErrorString(err);
+        return std::string("no NVIDIA GPU or driver found; CUDA runtime: ") +
+               cudaGetErrorString(err);
     if (err != cudaSuccess)
         return std::string("CUDA runtime reports: ") + cudaGetErrorString(err);
     if (count == 0)
@@ -154,4 +154,4 @@ void activate_device(int)
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose
+} // namespace mcdose

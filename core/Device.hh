@@ -40,4 +40,4 @@ void activate_device(int index);
 //! N devices; a comma-separated list ("0,2", or "1," for device 1 alone) =
 //! those indices, each once. Throws RuntimeError naming the bad entry.
 std::vector<int> select_gpus(std::string const& spec, int visible);
-}  // namespace mcdose
+} // namespace mcdose

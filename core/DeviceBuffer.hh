@@ -12,7 +12,7 @@
 namespace mcdose
 {
 //! Device array of trivially copyable T. Move-only.
-template<class T>
+template <class T>
 class DeviceBuffer
 {
     static_assert(std::is_trivially_copyable<T>::value, "device data must be trivially copyable");
@@ -78,4 +78,4 @@ class DeviceBuffer
     T* data_{nullptr};
     size_type size_{0};
 };
-}  // namespace mcdose
+} // namespace mcdose

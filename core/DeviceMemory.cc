@@ -20,7 +20,8 @@ void throw_cuda_error(cudaError_t err, char const* call, char const* file, int l
 
 void debug_sync_after_launch(char const* file, int line)
 {
-    static bool const sync = [] {
+    static bool const sync = []
+    {
         char const* env = std::getenv("MCDOSE_SYNC");
         return MCDOSE_DEBUG_SYNC || (env && env[0] == '1');
     }();
@@ -78,7 +79,9 @@ void* device_allocate(std::size_t)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
-void device_free(void*) noexcept {}
+void device_free(void*) noexcept
+{
+}
 void device_copy_to_device(void*, void const*, std::size_t)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
@@ -96,4 +99,4 @@ void device_synchronize()
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose
+} // namespace mcdose

@@ -13,4 +13,4 @@ void device_copy_to_device(void* dst, void const* src, std::size_t bytes);
 void device_copy_to_host(void* dst, void const* src, std::size_t bytes);
 void device_memset_zero(void* ptr, std::size_t bytes);
 void device_synchronize();
-}  // namespace mcdose
+} // namespace mcdose

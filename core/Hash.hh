@@ -19,4 +19,4 @@ inline std::uint64_t fnv1a64(std::string_view bytes)
     }
     return h;
 }
-}  // namespace mcdose
+} // namespace mcdose

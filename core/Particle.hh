@@ -34,12 +34,12 @@ inline char const* to_cstring(ParticleType type)
 {
     switch (type)
     {
-        case ParticleType::photon:
-            return "photon";
-        case ParticleType::electron:
-            return "electron";
-        case ParticleType::positron:
-            return "positron";
+    case ParticleType::photon:
+        return "photon";
+    case ParticleType::electron:
+        return "electron";
+    case ParticleType::positron:
+        return "positron";
     }
     return "unknown";
 }
@@ -58,13 +58,13 @@ inline ParticleType to_particle_type(std::string const& name)
 }
 
 //! State of one particle (trivially copyable; host and device).
-template<class Real>
+template <class Real>
 struct Particle
 {
     ParticleType type{ParticleType::photon};
-    Real energy_MeV{0};          //!< kinetic energy [MeV]
-    Array3<Real> position_cm{};  //!< position [cm]
-    Array3<Real> direction{};    //!< unit vector [-]
-    Real weight{1};              //!< statistical weight [-]
+    Real energy_MeV{0};         //!< kinetic energy [MeV]
+    Array3<Real> position_cm{}; //!< position [cm]
+    Array3<Real> direction{};   //!< unit vector [-]
+    Real weight{1};             //!< statistical weight [-]
 };
-}  // namespace mcdose
+} // namespace mcdose

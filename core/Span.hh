@@ -13,7 +13,7 @@
 namespace mcdose
 {
 //! Contiguous view of T (std::span is C++20; this is the trivially copyable subset we need).
-template<class T>
+template <class T>
 class Span
 {
   public:
@@ -26,7 +26,7 @@ class Span
     {
     }
     //! Implicit conversion from Span<U> to Span<const U>.
-    template<class U, std::enable_if_t<std::is_convertible<U (*)[], T (*)[]>::value, bool> = true>
+    template <class U, std::enable_if_t<std::is_convertible<U (*)[], T (*)[]>::value, bool> = true>
     MCDOSE_FORCEINLINE_FUNCTION constexpr Span(Span<U> other)
         : data_(other.data()), size_(other.size())
     {
@@ -54,15 +54,15 @@ class Span
 };
 
 //! View of a host vector.
-template<class T>
+template <class T>
 Span<T> make_span(std::vector<T>& v)
 {
     return {v.data(), v.size()};
 }
-template<class T>
+template <class T>
 Span<T const> make_span(std::vector<T> const& v)
 {
     return {v.data(), v.size()};
 }
 
-}  // namespace mcdose
+} // namespace mcdose

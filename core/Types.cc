@@ -36,10 +36,13 @@ char const* to_cstring(Backend b)
 {
     switch (b)
     {
-        case Backend::automatic: return "auto";
-        case Backend::gpu: return "gpu";
-        case Backend::cpu: return "cpu";
+    case Backend::automatic:
+        return "auto";
+    case Backend::gpu:
+        return "gpu";
+    case Backend::cpu:
+        return "cpu";
     }
     return "?";
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -24,24 +24,24 @@ enum class MemSpace
 //! Floating-point precision of the transport: a template parameter, not a copy of the code.
 enum class Precision
 {
-    single_,  //!< float
-    double_   //!< double
+    single_, //!< float
+    double_  //!< double
 };
 
-template<Precision P>
+template <Precision P>
 struct RealOf;
-template<>
+template <>
 struct RealOf<Precision::single_>
 {
     using type = float;
 };
-template<>
+template <>
 struct RealOf<Precision::double_>
 {
     using type = double;
 };
 //! `Real<P>` is float or double.
-template<Precision P>
+template <Precision P>
 using Real = typename RealOf<P>::type;
 
 //! Parse "float"/"single" or "double" (throws RuntimeError on anything else).
@@ -51,7 +51,7 @@ char const* to_cstring(Precision p);
 //! Which machine runs the transport.
 enum class Backend
 {
-    automatic,  //!< GPU if one is present, else CPU
+    automatic, //!< GPU if one is present, else CPU
     gpu,
     cpu
 };
@@ -59,7 +59,7 @@ Backend to_backend(std::string const& name);
 char const* to_cstring(Backend b);
 
 //! Call f(std::integral_constant<Precision, P>{}) for the runtime precision.
-template<class F>
+template <class F>
 decltype(auto) dispatch_precision(Precision p, F&& f)
 {
     if (p == Precision::single_)
@@ -67,4 +67,4 @@ decltype(auto) dispatch_precision(Precision p, F&& f)
     return f(std::integral_constant<Precision, Precision::double_>{});
 }
 
-}  // namespace mcdose
+} // namespace mcdose

@@ -14,27 +14,27 @@
 
 namespace mcdose
 {
-template<class Real>
+template <class Real>
 MCDOSE_FORCEINLINE_FUNCTION Real dot(Array3<Real> const& a, Array3<Real> const& b)
 {
     return a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 }
 
-template<class Real>
+template <class Real>
 MCDOSE_FORCEINLINE_FUNCTION Array3<Real> cross(Array3<Real> const& a, Array3<Real> const& b)
 {
     return {{a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]}};
 }
 
 //! a + s * b
-template<class Real>
+template <class Real>
 MCDOSE_FORCEINLINE_FUNCTION Array3<Real> axpy(Real s, Array3<Real> const& b, Array3<Real> const& a)
 {
     return {{a[0] + s * b[0], a[1] + s * b[1], a[2] + s * b[2]}};
 }
 
 //! Unit vector along `a` (a must be non-zero).
-template<class Real>
+template <class Real>
 MCDOSE_FORCEINLINE_FUNCTION Array3<Real> normalized(Array3<Real> const& a)
 {
     Real const norm = std::sqrt(dot(a, a));
@@ -53,7 +53,7 @@ MCDOSE_FORCEINLINE_FUNCTION Array3<Real> normalized(Array3<Real> const& a)
 //! and, when u is (anti)parallel to z, u' = (sin t cos p, sin t sin p, sign(u_z) cos t).
 //! The result is renormalised so that float rounding does not accumulate
 //! over many collisions.
-template<class Real>
+template <class Real>
 MCDOSE_FUNCTION Array3<Real> rotate(Array3<Real> const& u, Real cos_theta, Real cos_phi,
                                     Real sin_phi)
 {
@@ -82,11 +82,11 @@ MCDOSE_FUNCTION Array3<Real> rotate(Array3<Real> const& u, Real cos_theta, Real 
 }
 
 //! Rotation with phi = 2 pi xi for a uniform xi in (0, 1].
-template<class Real>
+template <class Real>
 MCDOSE_FORCEINLINE_FUNCTION Array3<Real> rotate_azimuth_fraction(Array3<Real> const& u,
-                                                                  Real cos_theta, Real xi)
+                                                                 Real cos_theta, Real xi)
 {
     auto const phi = fast_sincos_turns(xi);
     return rotate(u, cos_theta, phi.c, phi.s);
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -46,10 +46,7 @@ class WarpGroup
     static MCDOSE_FORCEINLINE_FUNCTION WarpGroup whole_warp() { return WarpGroup{0xffffffffu}; }
 
     //! The calling lane alone: for code that one thread runs by itself.
-    static MCDOSE_FORCEINLINE_FUNCTION WarpGroup this_lane()
-    {
-        return WarpGroup{1u << lane_id()};
-    }
+    static MCDOSE_FORCEINLINE_FUNCTION WarpGroup this_lane() { return WarpGroup{1u << lane_id()}; }
 
     //! The lanes of this group for which `pred` holds.
     MCDOSE_FORCEINLINE_FUNCTION WarpGroup select(bool pred) const
@@ -73,7 +70,9 @@ class WarpGroup
 
   private:
     unsigned mask_;
-    MCDOSE_FORCEINLINE_FUNCTION explicit WarpGroup(unsigned mask) : mask_(mask) {}
+    MCDOSE_FORCEINLINE_FUNCTION explicit WarpGroup(unsigned mask) : mask_(mask)
+    {
+    }
 };
 
 //! Number of threads of the block for which `pred` holds. A barrier of the
@@ -86,4 +85,4 @@ MCDOSE_FORCEINLINE_FUNCTION int block_count(bool pred)
     return pred ? 1 : 0;
 #endif
 }
-}  // namespace mcdose
+} // namespace mcdose

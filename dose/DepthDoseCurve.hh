@@ -20,4 +20,4 @@ struct DepthDoseCurve
 
     double mid_cm(std::size_t k) const { return 0.5 * (lo_cm[k] + hi_cm[k]); }
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -61,8 +61,8 @@ DepthDoseCurve depth_dose_from_batches(GridGeometry const& g, int axis,
 DepthDoseCurve depth_dose_from_batch_slabs(GridGeometry const& g, int axis,
                                            std::vector<std::vector<double>> const& slabs)
 {
-    MCDOSE_VALIDATE(slabs.size() >= 2, << "a batch uncertainty needs at least 2 batches (got "
-                                       << slabs.size() << ")");
+    MCDOSE_VALIDATE(slabs.size() >= 2,
+                    << "a batch uncertainty needs at least 2 batches (got " << slabs.size() << ")");
     size_type const n = size_type(g.dims[axis]);
     double const nb = double(slabs.size());
     for (auto const& s : slabs)
@@ -99,8 +99,7 @@ void write_depth_dose_csv(std::string const& path, DepthDoseCurve const& c)
     std::string out = "z_lo_cm,z_hi_cm,z_mid_cm,edep_MeV,edep_sigma_MeV\n";
     for (size_type k = 0; k < n; ++k)
     {
-        append_row(&out, {c.lo_cm[k], c.hi_cm[k], c.mid_cm(k), c.edep_MeV[k],
-                          c.edep_sigma_MeV[k]});
+        append_row(&out, {c.lo_cm[k], c.hi_cm[k], c.mid_cm(k), c.edep_MeV[k], c.edep_sigma_MeV[k]});
     }
     write_text_atomically(path, out);
 }

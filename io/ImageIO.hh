@@ -13,8 +13,8 @@
 #include <vector>
 
 #include "core/Assert.hh"
-#include "core/Span.hh"
 #include "core/GridGeometry.hh"
+#include "core/Span.hh"
 
 namespace mcdose
 {

@@ -5,8 +5,8 @@
 
 #include <string>
 
-#include "phantoms/HuCalibration.hh"
 #include "io/JsonInput.hh"
+#include "phantoms/HuCalibration.hh"
 #include "phantoms/PhantomInput.hh"
 
 namespace mcdose

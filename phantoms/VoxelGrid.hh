@@ -10,10 +10,10 @@
 #include <string>
 #include <vector>
 
+#include "core/GridGeometry.hh"
 #include "core/Macros.hh"
 #include "core/Span.hh"
 #include "core/Types.hh"
-#include "core/GridGeometry.hh"
 
 namespace mcdose
 {

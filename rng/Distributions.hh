@@ -40,16 +40,16 @@ MCDOSE_FORCEINLINE_FUNCTION Real generate_canonical(Engine& engine)
 
 namespace detail
 {
-template<class Engine, class = void>
+template <class Engine, class = void>
 struct BuffersBlocks : std::false_type
 {
 };
-template<class Engine>
+template <class Engine>
 struct BuffersBlocks<Engine, std::void_t<decltype(std::declval<Engine&>().skip_to_block())>>
     : std::true_type
 {
 };
-}  // namespace detail
+} // namespace detail
 
 /*!
  * Mark a point where the lanes of a warp start drawing together (the start of
@@ -60,7 +60,7 @@ struct BuffersBlocks<Engine, std::void_t<decltype(std::declval<Engine&>().skip_t
  * words skipped are never used; a history's words still depend only on
  * (seed, stream, history). Engines with no blocks: nothing.
  */
-template<class Engine>
+template <class Engine>
 MCDOSE_FORCEINLINE_FUNCTION void align_draws(Engine& engine)
 {
     if constexpr (detail::BuffersBlocks<Engine>::value)

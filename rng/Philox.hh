@@ -72,9 +72,9 @@ MCDOSE_FORCEINLINE_FUNCTION PhiloxBlock philox4x32_10(std::uint32_t const (&ctr)
 //! kernel draws a number, and the ~90 instructions of ten Philox rounds at each
 //! of them made up a third of the transport kernel's code (instruction-cache
 //! misses, docs/benchmarks.md). Arguments and result travel in registers.
-inline MCDOSE_FUNCTION MCDOSE_NOINLINE PhiloxBlock philox4x32_10_outlined(
-    std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3, std::uint32_t k0,
-    std::uint32_t k1)
+inline MCDOSE_FUNCTION MCDOSE_NOINLINE PhiloxBlock
+philox4x32_10_outlined(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3,
+                       std::uint32_t k0, std::uint32_t k1)
 {
     std::uint32_t const ctr[4] = {c0, c1, c2, c3};
     std::uint32_t const key[2] = {k0, k1};
@@ -121,10 +121,7 @@ class PhiloxEngine
 
     //! Skip the rest of the current block: the next word is the first of a new
     //! block (align_draws in Distributions.hh says why). No-op at a boundary.
-    MCDOSE_FORCEINLINE_FUNCTION void skip_to_block()
-    {
-        draw_ = (draw_ + 3) & ~std::uint64_t(3);
-    }
+    MCDOSE_FORCEINLINE_FUNCTION void skip_to_block() { draw_ = (draw_ + 3) & ~std::uint64_t(3); }
 
     MCDOSE_FORCEINLINE_FUNCTION result_type operator()()
     {
@@ -149,10 +146,9 @@ class PhiloxEngine
 
     MCDOSE_FORCEINLINE_FUNCTION void refill()
     {
-        block_ = philox4x32_10_outlined(static_cast<std::uint32_t>(draw_ / 4), stream_,
-                                        static_cast<std::uint32_t>(history_),
-                                        static_cast<std::uint32_t>(history_ >> 32), key_[0],
-                                        key_[1]);
+        block_ = philox4x32_10_outlined(
+            static_cast<std::uint32_t>(draw_ / 4), stream_, static_cast<std::uint32_t>(history_),
+            static_cast<std::uint32_t>(history_ >> 32), key_[0], key_[1]);
     }
 };
 } // namespace mcdose

@@ -76,7 +76,7 @@ SpectrumInput parse_spectrum(JsonNode const& node)
     return s;
 }
 
-}  // namespace
+} // namespace
 
 SourceInput parse_source(JsonNode const& node)
 {
@@ -104,7 +104,8 @@ SourceInput parse_source(JsonNode const& node)
         node.allow_only(
             {"type", "particle", "energy_MeV", "spectrum", "position_cm", "weight", "particles"});
     }
-    s.particle = to_particle_type(node.child("particle").choice({"photon", "electron", "positron"}));
+    s.particle =
+        to_particle_type(node.child("particle").choice({"photon", "electron", "positron"}));
     bool const mono = node.has("energy_MeV");
     bool const spec = node.has("spectrum");
     if (mono == spec)
@@ -116,8 +117,9 @@ SourceInput parse_source(JsonNode const& node)
     {
         s.energy_MeV =
             node.child("energy_MeV")
-                .number(NumberRange::closed(SourceEnergyLimits::min_MeV, SourceEnergyLimits::max_MeV),
-                        "kinetic energy in MeV (the physics tables span 1 keV to 50 MeV)");
+                .number(
+                    NumberRange::closed(SourceEnergyLimits::min_MeV, SourceEnergyLimits::max_MeV),
+                    "kinetic energy in MeV (the physics tables span 1 keV to 50 MeV)");
     }
     else
     {
@@ -150,4 +152,4 @@ SourceInput parse_source(JsonNode const& node)
     }
     return s;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -18,4 +18,4 @@ char const* to_cstring(SourceKind k)
     }
     return "?";
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -77,4 +77,4 @@ struct SourceInput
     //! units): when given, dose is also reported in Gy.
     std::optional<double> particles;
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -11,4 +11,4 @@ namespace mcdose
 //! Parse one element of the study's "sources" array; errors are InputError
 //! naming the JSON pointer, the allowed values or range, and the fix.
 SourceInput parse_source(JsonNode const& node);
-}  // namespace mcdose
+} // namespace mcdose

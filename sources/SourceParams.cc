@@ -10,7 +10,7 @@ namespace mcdose
 {
 namespace
 {
-template<class Real>
+template <class Real>
 Array3<Real> to_real(Array3<double> const& a)
 {
     return {{Real(a[0]), Real(a[1]), Real(a[2])}};
@@ -20,17 +20,17 @@ double norm(Array3<double> const& a)
 {
     return std::sqrt(dot(a, a));
 }
-}  // namespace
+} // namespace
 
 Array3<double> field_axis_u(Array3<double> const& direction)
 {
     // cos(8 degrees) = 0.990: closer to x than that, project y instead.
-    Array3<double> const ref = std::fabs(direction[0]) > 0.99 ? Array3<double>{{0, 1, 0}}
-                                                              : Array3<double>{{1, 0, 0}};
+    Array3<double> const ref =
+        std::fabs(direction[0]) > 0.99 ? Array3<double>{{0, 1, 0}} : Array3<double>{{1, 0, 0}};
     return normalized(axpy(-dot(ref, direction), direction, ref));
 }
 
-template<class Real>
+template <class Real>
 SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid)
 {
     std::string const& where = in.pointer;
@@ -55,8 +55,8 @@ SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid
                         << s.edges_MeV.size() << " edges, " << s.weights.size() << " weights)");
         for (std::size_t i = 0; i < s.edges_MeV.size(); ++i)
         {
-            MCDOSE_VALIDATE(std::isfinite(s.edges_MeV[i]) && s.edges_MeV[i] >= 0
-                                && (i == 0 || s.edges_MeV[i] > s.edges_MeV[i - 1]),
+            MCDOSE_VALIDATE(std::isfinite(s.edges_MeV[i]) && s.edges_MeV[i] >= 0 &&
+                                (i == 0 || s.edges_MeV[i] > s.edges_MeV[i - 1]),
                             << where << "/spectrum/edges_MeV/" << i
                             << ": edges must be >= 0 and increase strictly");
         }
@@ -93,58 +93,58 @@ SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid
                     << " source needs a 'field' (rectangle or circle)");
     switch (in.kind)
     {
-        case SourceKind::pencil:
-            v.shape = SourceShape::pencil;
-            break;
-        case SourceKind::isotropic:
-            v.shape = SourceShape::isotropic_point;
-            break;
-        case SourceKind::parallel:
-        case SourceKind::point: {
-            auto const& f = *in.field;
-            bool const point = in.kind == SourceKind::point;
-            bool const rect = f.shape == FieldShape::rectangle;
-            if (rect)
-            {
-                MCDOSE_VALIDATE(f.width_cm > 0 && f.height_cm > 0 && std::isfinite(f.width_cm)
-                                    && std::isfinite(f.height_cm),
-                                << where << "/field: 'width_cm' and 'height_cm' must be positive"
-                                << " (got " << f.width_cm << ", " << f.height_cm << ")");
-                v.half_u_cm = Real(f.width_cm / 2);
-                v.half_v_cm = Real(f.height_cm / 2);
-            }
-            else
-            {
-                MCDOSE_VALIDATE(f.diameter_cm > 0 && std::isfinite(f.diameter_cm),
-                                << where << "/field/diameter_cm: must be positive (got "
-                                << f.diameter_cm << ")");
-                v.radius_cm = Real(f.diameter_cm / 2);
-            }
-            if (point)
-            {
-                MCDOSE_VALIDATE(f.distance_cm > 0 && std::isfinite(f.distance_cm),
-                                << where << "/field/distance_cm: a point source needs the "
-                                << "positive distance at which the field is defined (got "
-                                << f.distance_cm << ")");
-                double const d = f.distance_cm;
-                double const reach2 = rect ? f.width_cm * f.width_cm / 4
-                                                 + f.height_cm * f.height_cm / 4
-                                           : f.diameter_cm * f.diameter_cm / 4;
-                v.field_distance_cm = Real(d);
-                v.cos_cone = Real(d / std::sqrt(d * d + reach2));
-                v.shape = rect ? SourceShape::point_rectangle : SourceShape::point_circle;
-            }
-            else
-            {
-                v.shape = rect ? SourceShape::parallel_rectangle : SourceShape::parallel_circle;
-            }
-            break;
+    case SourceKind::pencil:
+        v.shape = SourceShape::pencil;
+        break;
+    case SourceKind::isotropic:
+        v.shape = SourceShape::isotropic_point;
+        break;
+    case SourceKind::parallel:
+    case SourceKind::point:
+    {
+        auto const& f = *in.field;
+        bool const point = in.kind == SourceKind::point;
+        bool const rect = f.shape == FieldShape::rectangle;
+        if (rect)
+        {
+            MCDOSE_VALIDATE(f.width_cm > 0 && f.height_cm > 0 && std::isfinite(f.width_cm) &&
+                                std::isfinite(f.height_cm),
+                            << where << "/field: 'width_cm' and 'height_cm' must be positive"
+                            << " (got " << f.width_cm << ", " << f.height_cm << ")");
+            v.half_u_cm = Real(f.width_cm / 2);
+            v.half_v_cm = Real(f.height_cm / 2);
         }
+        else
+        {
+            MCDOSE_VALIDATE(f.diameter_cm > 0 && std::isfinite(f.diameter_cm),
+                            << where << "/field/diameter_cm: must be positive (got "
+                            << f.diameter_cm << ")");
+            v.radius_cm = Real(f.diameter_cm / 2);
+        }
+        if (point)
+        {
+            MCDOSE_VALIDATE(f.distance_cm > 0 && std::isfinite(f.distance_cm),
+                            << where << "/field/distance_cm: a point source needs the "
+                            << "positive distance at which the field is defined (got "
+                            << f.distance_cm << ")");
+            double const d = f.distance_cm;
+            double const reach2 = rect ? f.width_cm * f.width_cm / 4 + f.height_cm * f.height_cm / 4
+                                       : f.diameter_cm * f.diameter_cm / 4;
+            v.field_distance_cm = Real(d);
+            v.cos_cone = Real(d / std::sqrt(d * d + reach2));
+            v.shape = rect ? SourceShape::point_rectangle : SourceShape::point_circle;
+        }
+        else
+        {
+            v.shape = rect ? SourceShape::parallel_rectangle : SourceShape::parallel_circle;
+        }
+        break;
+    }
     }
     device_ = host_;
 }
 
-template<class Real>
+template <class Real>
 SourceView<Real> const& SourceParams<Real>::device_view()
 {
     if (!uploaded_)
@@ -163,7 +163,7 @@ SourceView<Real> const& SourceParams<Real>::device_view()
     return device_;
 }
 
-template<class Real>
+template <class Real>
 SourceMixParams<Real>::SourceMixParams(std::vector<SourceInput> const& inputs,
                                        GridGeometry const& grid)
 {
@@ -198,13 +198,13 @@ SourceMixParams<Real>::SourceMixParams(std::vector<SourceInput> const& inputs,
         host_views_.push_back(p.host_view());
 }
 
-template<class Real>
+template <class Real>
 SourceMixView<Real> SourceMixParams<Real>::host_view() const
 {
     return {make_span(host_views_), make_span(cdf_)};
 }
 
-template<class Real>
+template <class Real>
 SourceMixView<Real> SourceMixParams<Real>::device_view()
 {
     if (!uploaded_)
@@ -223,4 +223,4 @@ template class SourceParams<float>;
 template class SourceParams<double>;
 template class SourceMixParams<float>;
 template class SourceMixParams<double>;
-}  // namespace mcdose
+} // namespace mcdose

@@ -25,7 +25,7 @@ struct SourceInput;
 //! First field axis for a central-axis direction (both in the same frame).
 Array3<double> field_axis_u(Array3<double> const& direction);
 
-template<class Real>
+template <class Real>
 class SourceParams
 {
   public:
@@ -61,7 +61,7 @@ class SourceParams
 //! probabilities: proportional to each source's `particles` when every source
 //! gives one (the run then represents their sum), else to `weight`; a mix of
 //! sources with and without `particles` is refused.
-template<class Real>
+template <class Real>
 class SourceMixParams
 {
   public:
@@ -88,4 +88,4 @@ extern template class SourceParams<float>;
 extern template class SourceParams<double>;
 extern template class SourceMixParams<float>;
 extern template class SourceMixParams<double>;
-}  // namespace mcdose
+} // namespace mcdose

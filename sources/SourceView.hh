@@ -23,10 +23,10 @@
 #include "core/Constants.hh"
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
-#include "core/Span.hh"
-#include "rng/Distributions.hh"
 #include "core/Particle.hh"
+#include "core/Span.hh"
 #include "core/VectorMath.hh"
+#include "rng/Distributions.hh"
 #include "sources/SpectrumView.hh"
 
 namespace mcdose
@@ -43,24 +43,24 @@ enum class SourceShape : int
 };
 
 //! Source sampler (trivially copyable).
-template<class Real>
+template <class Real>
 struct SourceView
 {
     ParticleType particle{ParticleType::photon};
     SourceShape shape{SourceShape::pencil};
-    Array3<Real> position_cm{};     //!< pencil start, parallel field centre, or point
-    Array3<Real> direction{};       //!< central axis (unit)
-    Array3<Real> axis_u{};          //!< first field axis (unit, perpendicular to direction)
-    Array3<Real> axis_v{};          //!< second field axis = direction x axis_u
-    Real half_u_cm{0};              //!< rectangle half-size along axis_u [cm]
-    Real half_v_cm{0};              //!< rectangle half-size along axis_v [cm]
-    Real radius_cm{0};              //!< circle radius [cm]
-    Real field_distance_cm{0};      //!< point sources: where the field is defined [cm]
-    Real cos_cone{1};               //!< point sources: cos of the sampling cone half-angle
+    Array3<Real> position_cm{}; //!< pencil start, parallel field centre, or point
+    Array3<Real> direction{};   //!< central axis (unit)
+    Array3<Real> axis_u{};      //!< first field axis (unit, perpendicular to direction)
+    Array3<Real> axis_v{};      //!< second field axis = direction x axis_u
+    Real half_u_cm{0};          //!< rectangle half-size along axis_u [cm]
+    Real half_v_cm{0};          //!< rectangle half-size along axis_v [cm]
+    Real radius_cm{0};          //!< circle radius [cm]
+    Real field_distance_cm{0};  //!< point sources: where the field is defined [cm]
+    Real cos_cone{1};           //!< point sources: cos of the sampling cone half-angle
     SpectrumView<Real> spectrum;
 
     //! One source particle (weight 1).
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Particle<Real> operator()(Engine& rng) const
     {
         Particle<Real> p;
@@ -70,43 +70,47 @@ struct SourceView
         p.direction = direction;
         switch (shape)
         {
-            case SourceShape::pencil:
-                break;
-            case SourceShape::parallel_rectangle: {
-                Real const a = (2 * generate_canonical<Real>(rng) - 1) * half_u_cm;
-                Real const b = (2 * generate_canonical<Real>(rng) - 1) * half_v_cm;
-                p.position_cm = axpy(b, axis_v, axpy(a, axis_u, position_cm));
-                break;
-            }
-            case SourceShape::parallel_circle: {
-                Real const r = radius_cm * std::sqrt(generate_canonical<Real>(rng));
-                auto const [s, c] = sample_azimuth_sincos<Real>(rng);
-                p.position_cm = axpy(r * s, axis_v, axpy(r * c, axis_u, position_cm));
-                break;
-            }
-            case SourceShape::point_circle:
-                p.direction = this->cone_direction(rng).direction;
-                break;
-            case SourceShape::point_rectangle: {
-                for (;;)
+        case SourceShape::pencil:
+            break;
+        case SourceShape::parallel_rectangle:
+        {
+            Real const a = (2 * generate_canonical<Real>(rng) - 1) * half_u_cm;
+            Real const b = (2 * generate_canonical<Real>(rng) - 1) * half_v_cm;
+            p.position_cm = axpy(b, axis_v, axpy(a, axis_u, position_cm));
+            break;
+        }
+        case SourceShape::parallel_circle:
+        {
+            Real const r = radius_cm * std::sqrt(generate_canonical<Real>(rng));
+            auto const [s, c] = sample_azimuth_sincos<Real>(rng);
+            p.position_cm = axpy(r * s, axis_v, axpy(r * c, axis_u, position_cm));
+            break;
+        }
+        case SourceShape::point_circle:
+            p.direction = this->cone_direction(rng).direction;
+            break;
+        case SourceShape::point_rectangle:
+        {
+            for (;;)
+            {
+                auto const c = this->cone_direction(rng);
+                // Where the ray meets the field plane, in field coordinates.
+                Real const scale = field_distance_cm / c.cos_theta;
+                if (std::fabs(scale * dot(c.direction, axis_u)) <= half_u_cm &&
+                    std::fabs(scale * dot(c.direction, axis_v)) <= half_v_cm)
                 {
-                    auto const c = this->cone_direction(rng);
-                    // Where the ray meets the field plane, in field coordinates.
-                    Real const scale = field_distance_cm / c.cos_theta;
-                    if (std::fabs(scale * dot(c.direction, axis_u)) <= half_u_cm
-                        && std::fabs(scale * dot(c.direction, axis_v)) <= half_v_cm)
-                    {
-                        p.direction = c.direction;
-                        break;
-                    }
+                    p.direction = c.direction;
+                    break;
                 }
-                break;
             }
-            case SourceShape::isotropic_point: {
-                auto const d = sample_isotropic<Real>(rng);
-                p.direction = {{d.u, d.v, d.w}};
-                break;
-            }
+            break;
+        }
+        case SourceShape::isotropic_point:
+        {
+            auto const d = sample_isotropic<Real>(rng);
+            p.direction = {{d.u, d.v, d.w}};
+            break;
+        }
         }
         p.energy_MeV = spectrum(rng);
         return p;
@@ -121,7 +125,7 @@ struct SourceView
 
     //! Direction isotropic within the cone of half-angle acos(cos_cone) about
     //! the axis: cos(theta) uniform on [cos_cone, 1], azimuth in the (u, v) frame.
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION ConeSample cone_direction(Engine& rng) const
     {
         Real const cos_theta = 1 - (1 - cos_cone) * generate_canonical<Real>(rng);
@@ -139,13 +143,13 @@ struct SourceView
 //! selection probabilities `cdf` (cumulative, last = 1), then samples it. A
 //! single source consumes no extra random number, so one-source runs are
 //! unchanged by the mixture.
-template<class Real>
+template <class Real>
 struct SourceMixView
 {
     Span<SourceView<Real> const> sources;
     Span<Real const> cdf;
 
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Particle<Real> operator()(Engine& rng) const
     {
         MCDOSE_EXPECT(!sources.empty() && cdf.size() == sources.size());
@@ -159,4 +163,4 @@ struct SourceMixView
         return sources[k](rng);
     }
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -16,24 +16,24 @@
 namespace mcdose
 {
 //! Energy sampler (trivially copyable; spans point to host or device memory).
-template<class Real>
+template <class Real>
 struct SpectrumView
 {
-    Real mono_MeV{0};              //!< used when `edges_MeV` is empty
-    Span<Real const> edges_MeV;    //!< histogram bin edges, n + 1, increasing
-    Span<Real const> keep;         //!< alias table: probability to keep bin i, n
-    Span<int const> alias;         //!< alias table: the other bin of column i, n
+    Real mono_MeV{0};           //!< used when `edges_MeV` is empty
+    Span<Real const> edges_MeV; //!< histogram bin edges, n + 1, increasing
+    Span<Real const> keep;      //!< alias table: probability to keep bin i, n
+    Span<int const> alias;      //!< alias table: the other bin of column i, n
 
     //! Kinetic energy [MeV]. A histogram uses three generate_canonical: the
     //! column, the keep/alias decision and the position within the bin.
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Real operator()(Engine& rng) const
     {
         if (edges_MeV.empty())
             return mono_MeV;
         size_type const n = keep.size();
         size_type column = static_cast<size_type>(generate_canonical<Real>(rng) * Real(n));
-        column = column < n ? column : n - 1;  // the deviate may be exactly 1
+        column = column < n ? column : n - 1; // the deviate may be exactly 1
         size_type const bin = generate_canonical<Real>(rng) <= keep[column]
                                   ? column
                                   : static_cast<size_type>(alias[column]);
@@ -87,4 +87,4 @@ inline AliasTable make_alias_table(std::vector<double> const& weights)
     // Leftovers are 1 up to rounding: they keep their own bin.
     return t;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <ctime>
 #include <iomanip>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "core/Comm.hh"
@@ -14,12 +14,12 @@
 #include "core/Constants.hh"
 #include "core/Device.hh"
 #include "core/Hash.hh"
-#include "phantoms/materials/MaterialCatalogue.hh"
-#include "transport/engine/TransportInstantiate.hh"
 #include "dose/ProfileCsv.hh"
-#include "study/RunOutputs.hh"
+#include "phantoms/materials/MaterialCatalogue.hh"
 #include "sources/SourceParams.hh"
+#include "study/RunOutputs.hh"
 #include "study/StudyMaterials.hh"
+#include "transport/engine/TransportInstantiate.hh"
 
 namespace mcdose
 {
@@ -46,15 +46,19 @@ double max_source_energy_MeV(SourceInput const& s)
 }
 
 //! The production generators (the baselines are for RNG studies only).
-template<class F>
+template <class F>
 decltype(auto) visit_transport_rng(RngKind kind, F&& f)
 {
     switch (kind)
     {
-        case RngKind::hybrid_taus: return f(EngineTag<HybridTausEngine>{});
-        case RngKind::lagged_fibonacci: return f(EngineTag<LaggedFibonacciEngine>{});
-        case RngKind::philox: return f(EngineTag<PhiloxEngine>{});
-        default: break;
+    case RngKind::hybrid_taus:
+        return f(EngineTag<HybridTausEngine>{});
+    case RngKind::lagged_fibonacci:
+        return f(EngineTag<LaggedFibonacciEngine>{});
+    case RngKind::philox:
+        return f(EngineTag<PhiloxEngine>{});
+    default:
+        break;
     }
     MCDOSE_VALIDATE(false, << "rng.generator '" << to_cstring(kind)
                            << "' is a baseline for RNG studies only; use philox, hybrid-taus "
@@ -71,8 +75,7 @@ Backend resolve_backend(Backend requested)
         MCDOSE_VALIDATE(MCDOSE_USE_CUDA, << "backend 'gpu' requested but mcdose was built "
                                             "without CUDA; use 'cpu' or 'auto'");
         MCDOSE_VALIDATE(device_count() > 0, << "backend 'gpu' requested but no GPU is usable ("
-                                               << no_device_reason()
-                                               << "); use 'cpu' or 'auto'");
+                                            << no_device_reason() << "); use 'cpu' or 'auto'");
     }
     return requested;
 }
@@ -103,7 +106,7 @@ std::string hex64(std::uint64_t x)
     os << std::hex << std::setw(16) << std::setfill('0') << x;
     return os.str();
 }
-}  // namespace
+} // namespace
 
 StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options)
 {
@@ -113,7 +116,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
 
     // Sources: any number, each history draws one (SourceMixParams).
     MCDOSE_VALIDATE(!study.sources.empty(), << "'sources' is empty; give at least one source");
-    double max_primary_MeV = 0;  // largest energy a history can bring (FX quantum, tables)
+    double max_primary_MeV = 0; // largest energy a history can bring (FX quantum, tables)
     double max_kinetic_MeV = 0;
     for (SourceInput const& s : study.sources)
     {
@@ -128,7 +131,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
             max_primary_MeV,
             e + (s.particle == ParticleType::positron ? 2 * constants::electron_mass_MeV : 0.0));
     }
-    std::optional<double> source_particles;  // what the run represents, if every source says
+    std::optional<double> source_particles; // what the run represents, if every source says
     if (study.sources.front().particles)
     {
         double sum = 0;
@@ -136,16 +139,15 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
             sum += s.particles.value_or(0);
         source_particles = sum;
     }
-    std::uint64_t const histories = options.histories ? *options.histories
-                                                      : study.run.histories.value_or(0);
+    std::uint64_t const histories =
+        options.histories ? *options.histories : study.run.histories.value_or(0);
     MCDOSE_VALIDATE(histories > 0 || study.run.target_uncertainty,
                     << "'run': give 'histories' or a 'target_uncertainty'");
 
     // Phantom and materials.
     auto const user = study_user_materials(study);
     check_phantom_materials(study, user);
-    Phantom phantom = build_phantom(study.phantom, nominal_density_lookup(user),
-                                    &summary.warnings);
+    Phantom phantom = build_phantom(study.phantom, nominal_density_lookup(user), &summary.warnings);
     std::vector<Material> materials;
     for (auto const& name : phantom.material_names)
         materials.push_back(find_material(name, user));
@@ -172,9 +174,8 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     for (auto& r : replicas)
     {
         GridGeometry const& g = phantom.grid.geometry();
-        r.grid = std::make_unique<VoxelGridParams>(g, phantom.grid.material(),
-                                                   phantom.grid.density_g_cm3(),
-                                                   phantom.grid.num_materials());
+        r.grid = std::make_unique<VoxelGridParams>(
+            g, phantom.grid.material(), phantom.grid.density_g_cm3(), phantom.grid.num_materials());
         r.physics = std::make_unique<TransportParams>(materials, *r.grid, popts);
     }
 
@@ -185,7 +186,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     ropts.rng.kind = to_rng_kind(study.rng.generator);
     ropts.rng.seed = study.rng.seed;
     ropts.histories = histories;
-    ropts.max_primary_energy_MeV = max_primary_MeV;  // incl. 2 m c^2 of a positron's annihilation
+    ropts.max_primary_energy_MeV = max_primary_MeV; // incl. 2 m c^2 of a positron's annihilation
     ropts.on_batch = options.on_batch;
     ropts.gpus = gpus;
     ropts.cpu_groups = options.cpu_groups;
@@ -209,14 +210,15 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         double const target = *study.run.target_uncertainty;
         double const limit_s = study.run.time_limit_s.value_or(3600);
         ropts.batch_histories = study.run.batch_histories > 0 ? study.run.batch_histories
-                                : gpu                          ? 1000000
-                                                               : 20000;
-        ropts.max_histories = study.run.max_histories.value_or(
-            ropts.batch_histories * std::uint64_t(1000000));
+                                : gpu                         ? 1000000
+                                                              : 20000;
+        ropts.max_histories =
+            study.run.max_histories.value_or(ropts.batch_histories * std::uint64_t(1000000));
         ropts.max_histories = std::max(ropts.max_histories, ropts.batch_histories);
         double const fraction = study.run.uncertainty_dose_fraction;
         auto const user_cb = options.on_batch;
-        ropts.on_batch = [&, target, limit_s, fraction, user_cb](TransportProgress const& p) {
+        ropts.on_batch = [&, target, limit_s, fraction, user_cb](TransportProgress const& p)
+        {
             if (user_cb && !user_cb(p))
             {
                 stop_reason = "interrupted";
@@ -248,37 +250,48 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
 
     int const depth_axis = resolve_depth_axis(study, geo);
     if (study.outputs.depth_dose && options.write_outputs && ropts.batches >= 2)
-        ropts.batch_digest = [&](std::vector<double> const& e) {
-            return laterally_integrate(geo, depth_axis, make_span(e));
-        };
+        ropts.batch_digest = [&](std::vector<double> const& e)
+        { return laterally_integrate(geo, depth_axis, make_span(e)); };
 
     TallyMethod const method = to_tally_method(study.tally.method);
     auto const t_setup = std::chrono::steady_clock::now();
-    TransportRunResult run = dispatch_precision(study.physics.precision, [&](auto p) {
-        using Real = ::mcdose::Real<decltype(p)::value>;
-        using Inputs = TransportGroupInputs<Real, SourceMixView<Real>>;
-        std::vector<SourceMixParams<Real>> sources;  // one per GPU (device tables), one on the CPU
-        sources.reserve(std::max<std::size_t>(1, gpus.size()));
-        for (std::size_t i = 0; i < std::max<std::size_t>(1, gpus.size()); ++i)
-            sources.emplace_back(study.sources, geo);
-        // Called on each group's thread with its GPU current (-1 on the CPU).
-        std::function<Inputs(int)> const inputs = [&](int device) {
-            std::size_t const i
-                = gpu ? std::size_t(std::find(gpus.begin(), gpus.end(), device) - gpus.begin()) : 0;
-            TransportParams const& p = i == 0 ? physics : *replicas.at(i - 1).physics;
-            MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
-            return Inputs{p.view<Real>(where),
-                          gpu ? sources.at(i).device_view() : sources.at(i).host_view()};
-        };
-        return visit_transport_rng(ropts.rng.kind, [&](auto tag) {
-            using Engine = typename decltype(tag)::type;
-            return dispatch_tally_method(method, [&](auto policy) {
-                using Policy = decltype(policy);
-                return run_transport_groups<Real, Engine, Policy, SourceMixView<Real>>(
-                    inputs, method, geo.num_voxels(), ropts);
-            });
+    TransportRunResult run = dispatch_precision(
+        study.physics.precision,
+        [&](auto p)
+        {
+            using Real = ::mcdose::Real<decltype(p)::value>;
+            using Inputs = TransportGroupInputs<Real, SourceMixView<Real>>;
+            std::vector<SourceMixParams<Real>>
+                sources; // one per GPU (device tables), one on the CPU
+            sources.reserve(std::max<std::size_t>(1, gpus.size()));
+            for (std::size_t i = 0; i < std::max<std::size_t>(1, gpus.size()); ++i)
+                sources.emplace_back(study.sources, geo);
+            // Called on each group's thread with its GPU current (-1 on the CPU).
+            std::function<Inputs(int)> const inputs = [&](int device)
+            {
+                std::size_t const i =
+                    gpu ? std::size_t(std::find(gpus.begin(), gpus.end(), device) - gpus.begin())
+                        : 0;
+                TransportParams const& p = i == 0 ? physics : *replicas.at(i - 1).physics;
+                MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
+                return Inputs{p.view<Real>(where),
+                              gpu ? sources.at(i).device_view() : sources.at(i).host_view()};
+            };
+            return visit_transport_rng(
+                ropts.rng.kind,
+                [&](auto tag)
+                {
+                    using Engine = typename decltype(tag)::type;
+                    return dispatch_tally_method(
+                        method,
+                        [&](auto policy)
+                        {
+                            using Policy = decltype(policy);
+                            return run_transport_groups<Real, Engine, Policy, SourceMixView<Real>>(
+                                inputs, method, geo.num_voxels(), ropts);
+                        });
+                });
         });
-    });
     if (stop_reason == "interrupted")
         run.complete = false;
     summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
@@ -318,8 +331,8 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     data.density_g_cm3 = make_span(phantom.grid.density_g_cm3());
     data.material = make_span(phantom.grid.material());
     data.material_names = phantom.material_names;
-    summary.uncertainty_reached
-        = mean_relative_uncertainty(data, study.run.uncertainty_dose_fraction);
+    summary.uncertainty_reached =
+        mean_relative_uncertainty(data, study.run.uncertainty_dose_fraction);
 
     if (options.write_outputs && comm.rank() == 0)
     {
@@ -338,8 +351,8 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
             meta.device += " per rank, " + std::to_string(summary.ranks) + " MPI ranks";
         meta.histories = run.histories;
         meta.transport_time_s = run.transport_time_s;
-        meta.wall_time_s
-            = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        meta.wall_time_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         meta.complete = run.complete;
         meta.stop_reason = run.complete ? stop_reason : "interrupted";
         meta.uncertainty_reached = summary.uncertainty_reached;
@@ -365,10 +378,9 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
                 // Batches of (nearly) equal size, each normalised per its own histories.
                 for (std::size_t b = 0; b < run.batch_digests.size(); ++b)
                 {
-                    auto const r = histories > 0
-                                       ? batch_history_range(histories, ropts.batches, b)
-                                       : HistoryRange{b * ropts.batch_histories,
-                                                      (b + 1) * ropts.batch_histories};
+                    auto const r = histories > 0 ? batch_history_range(histories, ropts.batches, b)
+                                                 : HistoryRange{b * ropts.batch_histories,
+                                                                (b + 1) * ropts.batch_histories};
                     double const inv = 1.0 / double(r.end - r.begin);
                     for (double& x : run.batch_digests[b])
                         x *= inv;
@@ -386,4 +398,4 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     }
     return summary;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -8,47 +8,47 @@
 #include <string>
 #include <vector>
 
+#include "study/StudyInput.hh"
 #include "tally/EnergyBalance.hh"
 #include "transport/engine/TransportDriver.hh"
-#include "study/StudyInput.hh"
 
 namespace mcdose
 {
 struct StudyRunOptions
 {
-    std::optional<Backend> backend;            //!< overrides the study's backend
-    std::optional<std::uint64_t> histories;    //!< overrides run.histories
-    std::optional<int> cpu_threads;            //!< overrides cpu_threads
-    std::optional<std::string> output_dir;     //!< overrides outputs.directory
-    bool write_outputs{true};                  //!< (rank 0 only writes)
+    std::optional<Backend> backend;         //!< overrides the study's backend
+    std::optional<std::uint64_t> histories; //!< overrides run.histories
+    std::optional<int> cpu_threads;         //!< overrides cpu_threads
+    std::optional<std::string> output_dir;  //!< overrides outputs.directory
+    bool write_outputs{true};               //!< (rank 0 only writes)
     //! GPUs of this process ("": all visible, or one per rank when several
     //! ranks share a node; "2": the first two; "0,2": those; see select_gpus).
     std::string gpus;
-    int cpu_groups{1};                         //!< CPU backend: worker groups (see TransportRunOptions)
-    std::string checkpoint_path;               //!< write a checkpoint at batch boundaries
-    double checkpoint_interval_s{0};           //!< 0: every batch
-    std::string resume_path;                   //!< continue from this checkpoint
+    int cpu_groups{1};               //!< CPU backend: worker groups (see TransportRunOptions)
+    std::string checkpoint_path;     //!< write a checkpoint at batch boundaries
+    double checkpoint_interval_s{0}; //!< 0: every batch
+    std::string resume_path;         //!< continue from this checkpoint
     //! Progress after each batch (return false to stop at the batch boundary).
     std::function<bool(TransportProgress const&)> on_batch;
 };
 
 struct StudyRunSummary
 {
-    std::string backend;          //!< "gpu" or "cpu"
-    std::string device;           //!< GPU name(s), or "N CPU threads" (per rank)
-    int ranks{1};                 //!< MPI ranks of the job
-    std::size_t groups{1};        //!< GPUs or CPU worker groups per rank
-    std::uint64_t resumed_batches{0};  //!< batches taken from a checkpoint
+    std::string backend;              //!< "gpu" or "cpu"
+    std::string device;               //!< GPU name(s), or "N CPU threads" (per rank)
+    int ranks{1};                     //!< MPI ranks of the job
+    std::size_t groups{1};            //!< GPUs or CPU worker groups per rank
+    std::uint64_t resumed_batches{0}; //!< batches taken from a checkpoint
     std::uint64_t histories{0};
     bool complete{true};
-    double setup_time_s{0};       //!< phantom, tables, uploads
+    double setup_time_s{0}; //!< phantom, tables, uploads
     double transport_time_s{0};
     double histories_per_s{0};
-    EnergyBalance balance;        //!< totals over the run [MeV]
+    EnergyBalance balance; //!< totals over the run [MeV]
     std::optional<double> uncertainty_reached;
     std::vector<std::string> files;
     std::vector<std::string> warnings;
 };
 
 StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options);
-}  // namespace mcdose
+} // namespace mcdose

@@ -19,20 +19,21 @@ std::vector<double> reduce_batch(TallyMethod method, int fx_quantum_exp2,
             MCDOSE_VALIDATE(group_words[g].size() == sum.size(),
                             << "batch grids of different sizes in one reduction");
             for (std::size_t i = 0; i < sum.size(); ++i)
-                sum[i] += group_words[g][i];  // wraps modulo 2^64: exact int64 sum
+                sum[i] += group_words[g][i]; // wraps modulo 2^64: exact int64 sum
         }
         comm.allreduce_sum(make_span(sum));
         return decode_tally_words(method, fx_quantum_exp2, sum, voxels);
     }
-    std::vector<double> sum = decode_tally_words(method, fx_quantum_exp2, group_words.front(), voxels);
+    std::vector<double> sum =
+        decode_tally_words(method, fx_quantum_exp2, group_words.front(), voxels);
     for (std::size_t g = 1; g < group_words.size(); ++g)
     {
-        std::vector<double> const e
-            = decode_tally_words(method, fx_quantum_exp2, group_words[g], voxels);
+        std::vector<double> const e =
+            decode_tally_words(method, fx_quantum_exp2, group_words[g], voxels);
         for (size_type i = 0; i < voxels; ++i)
             sum[i] += e[i];
     }
     comm.sum_in_rank_order(make_span(sum));
     return sum;
 }
-}  // namespace mcdose
+} // namespace mcdose

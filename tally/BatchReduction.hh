@@ -26,4 +26,4 @@ namespace mcdose
 std::vector<double> reduce_batch(TallyMethod method, int fx_quantum_exp2,
                                  std::vector<std::vector<std::uint64_t>> const& group_words,
                                  size_type voxels, Comm const& comm);
-}  // namespace mcdose
+} // namespace mcdose

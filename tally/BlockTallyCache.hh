@@ -72,11 +72,10 @@ class BlockTallyCache
     //! `storage` holds storage_bytes(slots), 8-byte aligned; `slots` is a
     //! power of two. Caching is off for grids of 2^32 - 1 voxels or more.
     MCDOSE_FUNCTION BlockTallyCache(void* storage, unsigned slots, size_type voxels)
-        : words_(static_cast<word_type*>(storage))
-        , keys_(reinterpret_cast<key_type*>(static_cast<word_type*>(storage) + slots))
-        , mask_(slots - 1)
-        , direct_(voxels <= slots)
-        , direct_voxels_(direct_ ? static_cast<unsigned>(voxels) : 0)
+        : words_(static_cast<word_type*>(storage)),
+          keys_(reinterpret_cast<key_type*>(static_cast<word_type*>(storage) + slots)),
+          mask_(slots - 1), direct_(voxels <= slots),
+          direct_voxels_(direct_ ? static_cast<unsigned>(voxels) : 0)
     {
         MCDOSE_EXPECT(slots >= 2 && (slots & (slots - 1)) == 0);
         if (voxels >= size_type(empty_key))
@@ -108,13 +107,13 @@ class BlockTallyCache
         if (direct_)
             return words_ + voxel;
         key_type const key = static_cast<key_type>(voxel);
-        unsigned const home = (key * 2654435769u) >> shift_;  // 2^32 / golden ratio
+        unsigned const home = (key * 2654435769u) >> shift_; // 2^32 / golden ratio
         for (int p = 0; p < probes; ++p)
         {
             unsigned const s = (home + p) & mask_;
             key_type k = detail::relaxed_load(keys_ + s);
             if (k == empty_key)
-                k = detail::atomic_cas(keys_ + s, empty_key, key);  // empty_key if we won
+                k = detail::atomic_cas(keys_ + s, empty_key, key); // empty_key if we won
             if (k == key || k == empty_key)
                 return words_ + s;
         }
@@ -143,7 +142,7 @@ class BlockTallyCache
                 voxel = keys_[s];
             }
             word_type const w = words_[s];
-            if (w != 0)  // +0.0 or an empty Kahan pair: nothing to add
+            if (w != 0) // +0.0 or an empty Kahan pair: nothing to add
                 grid.deposit(voxel, Policy::decode(w, 0));
         }
     }

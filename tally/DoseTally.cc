@@ -34,20 +34,23 @@ std::vector<double> decode_tally_words(TallyMethod m, int fx_quantum_exp2,
 {
     double const quantum = accum::exp2_int(fx_quantum_exp2);
     std::vector<double> energy(voxels);
-    dispatch_tally_method(m, [&](auto policy) {
-        using P = decltype(policy);
-        using word_type = typename P::word_type;
-        MCDOSE_VALIDATE(words.size() * sizeof(std::uint64_t) >= voxels * sizeof(word_type),
-                        << "tally words too short: " << words.size() << " words for " << voxels
-                        << " voxels of method '" << P::name << "'");
-        for (size_type i = 0; i < voxels; ++i)
+    dispatch_tally_method(
+        m,
+        [&](auto policy)
         {
-            word_type w;
-            std::memcpy(&w, reinterpret_cast<unsigned char const*>(words.data()) + i * sizeof w,
-                        sizeof w);
-            energy[i] = P::decode(w, quantum);
-        }
-    });
+            using P = decltype(policy);
+            using word_type = typename P::word_type;
+            MCDOSE_VALIDATE(words.size() * sizeof(std::uint64_t) >= voxels * sizeof(word_type),
+                            << "tally words too short: " << words.size() << " words for " << voxels
+                            << " voxels of method '" << P::name << "'");
+            for (size_type i = 0; i < voxels; ++i)
+            {
+                word_type w;
+                std::memcpy(&w, reinterpret_cast<unsigned char const*>(words.data()) + i * sizeof w,
+                            sizeof w);
+                energy[i] = P::decode(w, quantum);
+            }
+        });
     return energy;
 }
 
@@ -144,16 +147,16 @@ void DoseTally::fold_batch(std::vector<double> const& batch, std::uint64_t histo
 
 DoseTallyTotals DoseTally::totals() const
 {
-    return {total_hi_, total_lo_, sum_sq_, batches_, histories_, min_batch_histories_,
+    return {total_hi_,           total_lo_, sum_sq_, batches_, histories_, min_batch_histories_,
             max_batch_histories_};
 }
 
 void DoseTally::restore(DoseTallyTotals t)
 {
-    MCDOSE_VALIDATE(t.total_hi.size() == voxels_ && t.total_lo.size() == voxels_
-                        && t.sum_sq.size() == voxels_,
-                    << "restored tally totals have " << t.total_hi.size()
-                    << " voxels but the tally has " << voxels_);
+    MCDOSE_VALIDATE(
+        t.total_hi.size() == voxels_ && t.total_lo.size() == voxels_ && t.sum_sq.size() == voxels_,
+        << "restored tally totals have " << t.total_hi.size() << " voxels but the tally has "
+        << voxels_);
     total_hi_ = std::move(t.total_hi);
     total_lo_ = std::move(t.total_lo);
     sum_sq_ = std::move(t.sum_sq);

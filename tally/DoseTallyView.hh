@@ -60,6 +60,6 @@ class DoseTallyView
   private:
     Span<word_type> words_;
     double fx_scale_per_MeV_{0};
-    BlockTallyCache<Policy> cache_;  //!< inactive unless with_cache()
+    BlockTallyCache<Policy> cache_; //!< inactive unless with_cache()
 };
 } // namespace mcdose

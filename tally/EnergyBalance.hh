@@ -11,13 +11,13 @@ namespace mcdose
 {
 struct EnergyBalance
 {
-    double emitted_MeV{0};       //!< kinetic energy of the source particles
-    double deposited_MeV{0};     //!< energy handed to the dose tally
-    double escaped_MeV{0};       //!< kinetic energy of particles leaving the phantom
-    double below_cutoff_MeV{0};  //!< deposited locally because below an absorption cut-off
-    double overflow_MeV{0};      //!< deposited locally because the secondary stack was full
-    double rest_mass_MeV{0};     //!< net rest-mass energy created (pair) minus released (annihilation)
-    unsigned long long interactions{0};  //!< real photon interactions (all processes)
+    double emitted_MeV{0};      //!< kinetic energy of the source particles
+    double deposited_MeV{0};    //!< energy handed to the dose tally
+    double escaped_MeV{0};      //!< kinetic energy of particles leaving the phantom
+    double below_cutoff_MeV{0}; //!< deposited locally because below an absorption cut-off
+    double overflow_MeV{0};     //!< deposited locally because the secondary stack was full
+    double rest_mass_MeV{0}; //!< net rest-mass energy created (pair) minus released (annihilation)
+    unsigned long long interactions{0}; //!< real photon interactions (all processes)
 
     MCDOSE_FORCEINLINE_FUNCTION EnergyBalance& operator+=(EnergyBalance const& o)
     {
@@ -43,4 +43,4 @@ struct EnergyBalance
         return emitted_MeV > 0 ? (accounted_MeV() - emitted_MeV) / emitted_MeV : 0;
     }
 };
-}  // namespace mcdose
+} // namespace mcdose

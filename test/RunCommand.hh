@@ -12,7 +12,7 @@ namespace mcdose::test
 struct CommandResult
 {
     int exit_code{-1};
-    std::string output;  //!< stdout and stderr together
+    std::string output; //!< stdout and stderr together
 };
 
 //! Run `command` through the shell, capturing stdout+stderr.
@@ -31,4 +31,4 @@ inline CommandResult run_command(std::string const& command)
     result.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
     return result;
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -10,13 +10,13 @@
 #include "core/Device.hh"
 
 //! Skip the current test, with a clear message, when no GPU can be used.
-#define MCDOSE_SKIP_IF_NO_GPU()                                                          \
-    do                                                                                   \
-    {                                                                                    \
-        if (::mcdose::device_count() == 0)                                               \
-        {                                                                                \
-            GTEST_SKIP() << "GPU test skipped: " << ::mcdose::no_device_reason();        \
-        }                                                                                \
+#define MCDOSE_SKIP_IF_NO_GPU()                                                                    \
+    do                                                                                             \
+    {                                                                                              \
+        if (::mcdose::device_count() == 0)                                                         \
+        {                                                                                          \
+            GTEST_SKIP() << "GPU test skipped: " << ::mcdose::no_device_reason();                  \
+        }                                                                                          \
     } while (0)
 
 namespace mcdose::test
@@ -41,4 +41,4 @@ inline std::string mcdose_exe()
     char const* s = std::getenv("MCDOSE_EXE");
     return s ? s : MCDOSE_TEST_EXE;
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -16,12 +16,12 @@
 
 namespace mcdose
 {
-template<class Real>
+template <class Real>
 struct LogGridView
 {
-    Real ln_emin{0};     //!< ln(E_0 / MeV)
-    Real inv_delta{0};   //!< 1 / Delta ln E
-    unsigned size{0};    //!< number of grid points (>= 2)
+    Real ln_emin{0};   //!< ln(E_0 / MeV)
+    Real inv_delta{0}; //!< 1 / Delta ln E
+    unsigned size{0};  //!< number of grid points (>= 2)
 
     //! Bin i and fraction f in [0, 1] of energy E [MeV] (clamped at the ends).
     MCDOSE_FORCEINLINE_FUNCTION void find(Real energy_MeV, unsigned& i, Real& f) const
@@ -40,14 +40,14 @@ struct LogGridView
         }
         else
         {
-            i = static_cast<unsigned>(u);  // < size - 1, since u < size - 1
+            i = static_cast<unsigned>(u); // < size - 1, since u < size - 1
             f = u - Real(i);
         }
     }
 };
 
 //! The grid E_k = exp(ln_emin + k delta), k < size, in precision Real.
-template<class Real>
+template <class Real>
 LogGridView<Real> make_log_grid(double ln_emin, double delta, std::size_t size)
 {
     LogGridView<Real> g;
@@ -58,7 +58,7 @@ LogGridView<Real> make_log_grid(double ln_emin, double delta, std::size_t size)
 }
 
 //! Linear interpolation of `values[i]`, `values[i + 1]` (strided by `stride`).
-template<class Real>
+template <class Real>
 MCDOSE_FORCEINLINE_FUNCTION Real lerp_table(Real const* values, unsigned i, Real f,
                                             unsigned stride = 1)
 {
@@ -66,4 +66,4 @@ MCDOSE_FORCEINLINE_FUNCTION Real lerp_table(Real const* values, unsigned i, Real
     Real const b = values[(i + 1) * stride];
     return a + f * (b - a);
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -29,7 +29,7 @@ std::size_t argmax(std::vector<double> const& v)
 {
     return std::max_element(v.begin(), v.end()) - v.begin();
 }
-}  // namespace
+} // namespace
 
 DepthDoseCurve read_depth_dose_csv(std::string const& path)
 {
@@ -54,10 +54,11 @@ DepthDoseCurve read_depth_dose_csv(std::string const& path)
         if (line.empty())
             continue;
         auto const cells = split_csv(line);
-        auto get = [&](char const* name) {
+        auto get = [&](char const* name)
+        {
             std::size_t const c = col[name];
-            MCDOSE_VALIDATE(c < cells.size(), << "'" << path << "' row " << row
-                                              << ": too few columns");
+            MCDOSE_VALIDATE(c < cells.size(),
+                            << "'" << path << "' row " << row << ": too few columns");
             return std::stod(cells[c]);
         };
         d.lo_cm.push_back(get("z_lo_cm"));
@@ -69,8 +70,7 @@ DepthDoseCurve read_depth_dose_csv(std::string const& path)
     return d;
 }
 
-DepthDoseComparison compare_depth_dose(DepthDoseCurve const& test,
-                                       DepthDoseCurve const& ref,
+DepthDoseComparison compare_depth_dose(DepthDoseCurve const& test, DepthDoseCurve const& ref,
                                        DepthDoseComparisonOptions const& o, std::ostream& os)
 {
     MCDOSE_VALIDATE(test.lo_cm.size() == ref.lo_cm.size(),
@@ -98,8 +98,8 @@ DepthDoseComparison compare_depth_dose(DepthDoseCurve const& test,
             continue;
         ++r.bins_compared;
         double const diff = (test.edep_MeV[i] - ref.edep_MeV[i]) / r.ref_max_MeV;
-        double const sigma = std::hypot(test.edep_sigma_MeV[i], ref.edep_sigma_MeV[i])
-                             / r.ref_max_MeV;
+        double const sigma =
+            std::hypot(test.edep_sigma_MeV[i], ref.edep_sigma_MeV[i]) / r.ref_max_MeV;
         double const allowed = o.tolerance_of_max + o.sigmas * sigma;
         bool const bad = std::fabs(diff) > allowed;
         r.bins_failed += bad;
@@ -108,16 +108,15 @@ DepthDoseComparison compare_depth_dose(DepthDoseCurve const& test,
             r.worst_diff_of_max = diff;
             r.worst_z_cm = ref.mid_cm(i);
         }
-        os << std::setw(11) << ref.mid_cm(i) << std::scientific
-           << std::setprecision(4) << std::setw(13) << ref.edep_MeV[i] << std::setw(13)
-           << test.edep_MeV[i] << std::fixed << std::setw(11) << diff << std::setw(11) << allowed
-           << (bad ? "  FAIL" : "") << '\n';
+        os << std::setw(11) << ref.mid_cm(i) << std::scientific << std::setprecision(4)
+           << std::setw(13) << ref.edep_MeV[i] << std::setw(13) << test.edep_MeV[i] << std::fixed
+           << std::setw(11) << diff << std::setw(11) << allowed << (bad ? "  FAIL" : "") << '\n';
     }
-    os << "bins compared " << r.bins_compared << ", failed " << r.bins_failed
-       << "; worst diff " << r.worst_diff_of_max << " of max at z = " << r.worst_z_cm
-       << " cm\ndepth of max: test " << r.test_depth_of_max_cm << " cm, reference "
-       << r.ref_depth_of_max_cm << " cm\ntotal energy deposited per particle: test "
-       << r.test_total_MeV << " MeV, reference " << r.ref_total_MeV << " MeV (ratio "
+    os << "bins compared " << r.bins_compared << ", failed " << r.bins_failed << "; worst diff "
+       << r.worst_diff_of_max << " of max at z = " << r.worst_z_cm << " cm\ndepth of max: test "
+       << r.test_depth_of_max_cm << " cm, reference " << r.ref_depth_of_max_cm
+       << " cm\ntotal energy deposited per particle: test " << r.test_total_MeV
+       << " MeV, reference " << r.ref_total_MeV << " MeV (ratio "
        << r.test_total_MeV / r.ref_total_MeV << ")\n";
     return r;
 }
@@ -131,7 +130,8 @@ double depth_dose_r50_cm(DepthDoseCurve const& c)
     for (std::size_t k = im; k + 1 < d.size(); ++k)
     {
         if (d[k] >= half && d[k + 1] < half)
-            return c.mid_cm(k) + (d[k] - half) / (d[k] - d[k + 1]) * (c.mid_cm(k + 1) - c.mid_cm(k));
+            return c.mid_cm(k) +
+                   (d[k] - half) / (d[k] - d[k + 1]) * (c.mid_cm(k + 1) - c.mid_cm(k));
     }
     MCDOSE_VALIDATE(false, << "depth-dose curve never falls to 50 % of its maximum");
     return 0;
@@ -188,4 +188,4 @@ double depth_dose_practical_range_cm(DepthDoseCurve const& c)
     double const background = nb > 0 ? sum / nb : 0.0;
     return (background - intercept) / slope;
 }
-}  // namespace mcdose
+} // namespace mcdose

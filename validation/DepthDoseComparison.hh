@@ -18,10 +18,10 @@ DepthDoseCurve read_depth_dose_csv(std::string const& path);
 
 struct DepthDoseComparisonOptions
 {
-    double z_min_cm{0};          //!< compare bins with z_lo >= z_min (beyond the build-up)
-    double z_max_cm{1e30};       //!< and z_hi <= z_max (e.g. before a distal fall-off)
-    double tolerance_of_max{0.02};  //!< |test - ref| <= tol * max(ref)
-    double sigmas{4};            //!< statistical allowance added: sigmas * combined sigma
+    double z_min_cm{0};            //!< compare bins with z_lo >= z_min (beyond the build-up)
+    double z_max_cm{1e30};         //!< and z_hi <= z_max (e.g. before a distal fall-off)
+    double tolerance_of_max{0.02}; //!< |test - ref| <= tol * max(ref)
+    double sigmas{4};              //!< statistical allowance added: sigmas * combined sigma
 };
 
 struct DepthDoseComparison
@@ -30,7 +30,7 @@ struct DepthDoseComparison
     double ref_depth_of_max_cm{0}, test_depth_of_max_cm{0};
     double ref_total_MeV{0}, test_total_MeV{0};
     int bins_compared{0}, bins_failed{0};
-    double worst_diff_of_max{0};  //!< max |test - ref| / max(ref) over compared bins
+    double worst_diff_of_max{0}; //!< max |test - ref| / max(ref) over compared bins
     double worst_z_cm{0};
     bool passed() const { return bins_failed == 0 && bins_compared > 0; }
 };
@@ -48,8 +48,7 @@ double depth_dose_r50_cm(DepthDoseCurve const& curve);
 double depth_dose_practical_range_cm(DepthDoseCurve const& curve);
 
 //! Compare bin by bin (the grids must be the same). Writes a table to `report`.
-DepthDoseComparison compare_depth_dose(DepthDoseCurve const& test,
-                                       DepthDoseCurve const& reference,
+DepthDoseComparison compare_depth_dose(DepthDoseCurve const& test, DepthDoseCurve const& reference,
                                        DepthDoseComparisonOptions const& options,
                                        std::ostream& report);
-}  // namespace mcdose
+} // namespace mcdose

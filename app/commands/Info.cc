@@ -31,13 +31,13 @@ nlohmann::json info_json()
     j["gpus"] = nlohmann::json::array();
     for (auto const& d : device_infos())
     {
-        j["gpus"].push_back({{"index", d.index},
-                             {"name", d.name},
-                             {"compute_capability",
-                              std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
-                             {"multiprocessors", d.multiprocessors},
-                             {"memory_bytes", d.global_memory_bytes},
-                             {"l2_cache_bytes", d.l2_cache_bytes}});
+        j["gpus"].push_back(
+            {{"index", d.index},
+             {"name", d.name},
+             {"compute_capability", std::to_string(d.cc_major) + "." + std::to_string(d.cc_minor)},
+             {"multiprocessors", d.multiprocessors},
+             {"memory_bytes", d.global_memory_bytes},
+             {"l2_cache_bytes", d.l2_cache_bytes}});
     }
     if (j["gpus"].empty())
         j["no_gpu_reason"] = no_device_reason();
@@ -70,8 +70,7 @@ void print_info(bool as_json)
     auto const devices = device_infos();
     if (devices.empty())
     {
-        std::cout << "GPUs: none (" << no_device_reason()
-                  << "); the CPU backend will be used\n";
+        std::cout << "GPUs: none (" << no_device_reason() << "); the CPU backend will be used\n";
         return;
     }
     std::cout << "GPUs: " << devices.size() << '\n';
@@ -86,10 +85,11 @@ void print_info(bool as_json)
 
 bool const registered = register_command(
     {"info", "Print the build options and each GPU (or that the CPU backend will be used)",
-     [](CLI::App& sub, GlobalOptions const&) {
+     [](CLI::App& sub, GlobalOptions const&)
+     {
          auto as_json = std::make_shared<bool>(false);
          sub.add_flag("--json", *as_json, "Print as JSON");
          sub.callback([as_json] { print_info(*as_json); });
      }});
-}  // namespace
-}  // namespace mcdose::app
+} // namespace
+} // namespace mcdose::app

@@ -71,8 +71,7 @@ void run_materials(MaterialsArgs const& a)
     MCDOSE_VALIDATE(a.particle == "photon" || a.particle == "electron",
                     << "--particle: '" << a.particle << "' is not known; use photon or electron");
     MCDOSE_VALIDATE(!(a.json && a.csv), << "--json and --csv exclude each other; choose one");
-    MCDOSE_VALIDATE(a.all || !a.names.empty(),
-                    << "give --material NAME (repeatable) or --all");
+    MCDOSE_VALIDATE(a.all || !a.names.empty(), << "give --material NAME (repeatable) or --all");
     std::vector<Material> user;
     if (!a.materials_file.empty())
         user = materials_from_json_file(a.materials_file);
@@ -88,17 +87,19 @@ void run_materials(MaterialsArgs const& a)
 
     auto const t0 = std::chrono::steady_clock::now();
     PhysicsTables tables(chosen);
-    double const build_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    double const build_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
     bool const photon = a.particle == "photon";
-    std::vector<std::string> const columns
-        = photon ? std::vector<std::string>{"energy_MeV",       "mu_rho_cm2_g",   "mu_en_rho_cm2_g",
-                                            "photo_cm2_g",      "incoherent_cm2_g", "coherent_cm2_g",
-                                            "pair_cm2_g"}
-                 : std::vector<std::string>{"energy_MeV",       "s_col_MeV_cm2_g", "s_rad_MeV_cm2_g",
-                                            "s_tot_MeV_cm2_g",  "csda_g_cm2",      "radiation_yield",
-                                            "density_effect"};
-    auto row = [&](std::uint32_t mi, double e) {
+    std::vector<std::string> const columns =
+        photon ? std::vector<std::string>{"energy_MeV",  "mu_rho_cm2_g",     "mu_en_rho_cm2_g",
+                                          "photo_cm2_g", "incoherent_cm2_g", "coherent_cm2_g",
+                                          "pair_cm2_g"}
+               : std::vector<std::string>{"energy_MeV",      "s_col_MeV_cm2_g", "s_rad_MeV_cm2_g",
+                                          "s_tot_MeV_cm2_g", "csda_g_cm2",      "radiation_yield",
+                                          "density_effect"};
+    auto row = [&](std::uint32_t mi, double e)
+    {
         std::vector<double> v{e};
         if (photon)
         {
@@ -108,16 +109,18 @@ void run_materials(MaterialsArgs const& a)
             v.push_back(tables.photon(mi, Q::photo, e));
             v.push_back(tables.photon(mi, Q::incoherent, e));
             v.push_back(tables.photon(mi, Q::coherent, e));
-            v.push_back(tables.photon(mi, Q::pair_nuclear, e) + tables.photon(mi, Q::pair_electron, e));
+            v.push_back(tables.photon(mi, Q::pair_nuclear, e) +
+                        tables.photon(mi, Q::pair_electron, e));
         }
         else
         {
             using Q = ElectronQuantity;
             double const scol = tables.electron(mi, Q::s_col_electron, e);
             double const srad = tables.electron(mi, Q::s_rad, e);
-            v.insert(v.end(), {scol, srad, scol + srad, tables.electron(mi, Q::csda_range_electron, e),
-                               tables.electron(mi, Q::radiation_yield, e),
-                               tables.electron(mi, Q::density_effect, e)});
+            v.insert(v.end(),
+                     {scol, srad, scol + srad, tables.electron(mi, Q::csda_range_electron, e),
+                      tables.electron(mi, Q::radiation_yield, e),
+                      tables.electron(mi, Q::density_effect, e)});
         }
         return v;
     };
@@ -168,8 +171,8 @@ void run_materials(MaterialsArgs const& a)
             }
             continue;
         }
-        std::cout << m.name << ": density " << m.density_g_cm3 << " g/cm^3, I = "
-                  << m.mean_excitation_energy_eV << " eV"
+        std::cout << m.name << ": density " << m.density_g_cm3
+                  << " g/cm^3, I = " << m.mean_excitation_energy_eV << " eV"
                   << (m.mean_excitation_source == MeanExcitationSource::given ? "" : " (Bragg)")
                   << (m.description.empty() ? "" : " -- " + m.description) << '\n';
         for (auto const& c : columns)
@@ -191,14 +194,15 @@ void run_materials(MaterialsArgs const& a)
 }
 
 bool const registered = register_command(
-    {"materials",
-     "Print photon attenuation or electron stopping-power tables of materials",
-     [](CLI::App& sub, GlobalOptions const&) {
+    {"materials", "Print photon attenuation or electron stopping-power tables of materials",
+     [](CLI::App& sub, GlobalOptions const&)
+     {
          auto a = std::make_shared<MaterialsArgs>();
          sub.add_option("--material", a->names, "Material name (repeatable)");
          sub.add_flag("--all", a->all, "All catalogue (and user) materials");
-         sub.add_option("--energies", a->energies,
-                        "Comma-separated kinetic energies in MeV (default 1-2-5 series, 1 keV-50 MeV)");
+         sub.add_option(
+             "--energies", a->energies,
+             "Comma-separated kinetic energies in MeV (default 1-2-5 series, 1 keV-50 MeV)");
          sub.add_option("--particle", a->particle, "photon or electron")->capture_default_str();
          sub.add_flag("--json", a->json, "Print JSON");
          sub.add_flag("--csv", a->csv, "Print CSV");
@@ -206,5 +210,5 @@ bool const registered = register_command(
          sub.add_flag("--timing", a->timing, "Report the table build time on stderr");
          sub.callback([a] { run_materials(*a); });
      }});
-}  // namespace
-}  // namespace mcdose::app
+} // namespace
+} // namespace mcdose::app

@@ -12,8 +12,8 @@
 #include "app/CommandRegistry.hh"
 #include "app/ListOptions.hh"
 #include "core/Comm.hh"
-#include "study/StudyRunner.hh"
 #include "study/StudyInput.hh"
+#include "study/StudyRunner.hh"
 
 namespace mcdose::app
 {
@@ -30,7 +30,7 @@ struct RunArgs
 {
     std::string study;
     std::string backend;
-    std::string histories;  //!< whole number, scientific notation allowed ("4e7")
+    std::string histories; //!< whole number, scientific notation allowed ("4e7")
     int threads{-1};
     std::string output_dir;
     std::string gpus;
@@ -77,7 +77,8 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
     // batch boundary and writes the results so far, marked incomplete.
     bool const show = !global.quiet && isatty(STDERR_FILENO) && comm.rank() == 0;
     auto const previous = std::signal(SIGINT, on_sigint);
-    opts.on_batch = [show](TransportProgress const& p) {
+    opts.on_batch = [show](TransportProgress const& p)
+    {
         if (show && p.elapsed_s > 1.0)
             print_progress(p);
         return !g_interrupted.load();
@@ -91,7 +92,7 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
     {
         if (!s.complete)
             command_exit_status() = 130;
-        return;  // rank 0 reports and writes
+        return; // rank 0 reports and writes
     }
     for (auto const& w : s.warnings)
         std::cerr << "mcdose: warning: " << w << '\n';
@@ -103,12 +104,11 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
     if (s.resumed_batches > 0)
         std::cout << "  resumed          : " << s.resumed_batches
                   << " batches from the checkpoint\n";
-    std::cout
-              << "  histories        : " << s.histories << (s.complete ? "" : " (interrupted)")
+    std::cout << "  histories        : " << s.histories << (s.complete ? "" : " (interrupted)")
               << '\n'
               << std::setprecision(4) << "  setup time       : " << s.setup_time_s << " s\n"
-              << "  transport time   : " << s.transport_time_s << " s ("
-              << s.histories_per_s << " histories/s)\n"
+              << "  transport time   : " << s.transport_time_s << " s (" << s.histories_per_s
+              << " histories/s)\n"
               << "  energy (MeV/hist): emitted " << b.emitted_MeV / s.histories << ", deposited "
               << b.deposited_MeV / s.histories << ", escaped " << b.escaped_MeV / s.histories
               << ", below cut-off " << b.below_cutoff_MeV / s.histories << '\n'
@@ -116,8 +116,8 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
               << b.relative_imbalance() << std::defaultfloat << '\n';
     if (s.uncertainty_reached)
         std::cout << "  uncertainty      : " << 100 * *s.uncertainty_reached
-                  << " % (mean over voxels above "
-                  << 100 * study.run.uncertainty_dose_fraction << " % of the maximum dose)\n";
+                  << " % (mean over voxels above " << 100 * study.run.uncertainty_dose_fraction
+                  << " % of the maximum dose)\n";
     for (auto const& f : s.files)
         std::cout << "  wrote            : " << f << '\n';
     if (!s.complete)
@@ -126,7 +126,7 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
 
 void run_command(RunArgs const& a, GlobalOptions const& global)
 {
-    MpiSession const mpi;  // starts MPI only under mpirun
+    MpiSession const mpi; // starts MPI only under mpirun
     Comm const& comm = Comm::world();
     if (!comm.distributed())
     {
@@ -149,12 +149,16 @@ void run_command(RunArgs const& a, GlobalOptions const& global)
 
 bool const registered = register_command(
     {"run", "Run a study (JSON) and write dose, uncertainty, depth dose and a summary",
-     [](CLI::App& sub, GlobalOptions const& global) {
+     [](CLI::App& sub, GlobalOptions const& global)
+     {
          auto a = std::make_shared<RunArgs>();
-         sub.add_option("study", a->study, "Study file (JSON)")->required()->check(CLI::ExistingFile);
+         sub.add_option("study", a->study, "Study file (JSON)")
+             ->required()
+             ->check(CLI::ExistingFile);
          sub.add_option("--backend", a->backend, "Override the study's backend")
              ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
-         sub.add_option("--histories", a->histories, "Override run.histories (e.g. 1000000 or 4e7)");
+         sub.add_option("--histories", a->histories,
+                        "Override run.histories (e.g. 1000000 or 4e7)");
          sub.add_option("--threads", a->threads, "CPU threads (0: all cores)");
          sub.add_option("--output-dir", a->output_dir, "Override outputs.directory");
          sub.add_option("--gpus", a->gpus,
@@ -173,5 +177,5 @@ bool const registered = register_command(
              ->check(CLI::ExistingFile);
          sub.callback([a, &global] { run_command(*a, global); });
      }});
-}  // namespace
-}  // namespace mcdose::app
+} // namespace
+} // namespace mcdose::app

@@ -15,7 +15,7 @@ struct ElementData
 {
     int atomic_number{0};
     std::string symbol;
-    double atomic_weight_g_mol{0};  //!< standard atomic weight [g/mol] (IUPAC/CIAAW 2016)
+    double atomic_weight_g_mol{0}; //!< standard atomic weight [g/mol] (IUPAC/CIAAW 2016)
     //! Mean excitation energy I [eV] of the element in its standard state
     //! (ICRU Report 37 (1984), Table 4.3 / 2.1; Z = 99, 100 from Seltzer & Berger 1982 Table 1).
     double mean_excitation_energy_eV{0};
@@ -35,4 +35,4 @@ ElementData const& element_data(int atomic_number);
 //! Atomic number for a chemical symbol ("H", "Pb"; case-sensitive as in the periodic
 //! table, but "pb"/"PB" are accepted). Throws with the closest symbol on failure.
 int atomic_number_from_symbol(std::string const& symbol);
-}  // namespace mcdose
+} // namespace mcdose

@@ -15,7 +15,8 @@ double Material::z_over_a() const
 {
     double sum = 0;
     for (auto const& c : components)
-        sum += c.mass_fraction * c.atomic_number / element_data(c.atomic_number).atomic_weight_g_mol;
+        sum +=
+            c.mass_fraction * c.atomic_number / element_data(c.atomic_number).atomic_weight_g_mol;
     return sum;
 }
 
@@ -44,29 +45,30 @@ Material make_material(MaterialInput input)
     std::string const what = "material '" + input.name + "'";
     MCDOSE_VALIDATE(!input.name.empty(), << "a material needs a non-empty 'name'");
     MCDOSE_VALIDATE(!input.components.empty(),
-                    << what << ": 'elements' is empty; list at least one element with its mass "
-                               "fraction");
+                    << what
+                    << ": 'elements' is empty; list at least one element with its mass "
+                       "fraction");
     MCDOSE_VALIDATE(input.density_g_cm3 > 0 && std::isfinite(input.density_g_cm3),
                     << what << ": 'density_g_cm3' must be positive (got " << input.density_g_cm3
                     << ")");
     MCDOSE_VALIDATE(input.mean_excitation_energy_eV >= 0,
-                    << what << ": 'mean_excitation_energy_eV' must be positive, or omitted for "
-                               "Bragg additivity (got "
+                    << what
+                    << ": 'mean_excitation_energy_eV' must be positive, or omitted for "
+                       "Bragg additivity (got "
                     << input.mean_excitation_energy_eV << ")");
     std::map<int, double> merged;
     double total = 0;
     for (auto const& c : input.components)
     {
-        element_data(c.atomic_number);  // validates Z
+        element_data(c.atomic_number); // validates Z
         MCDOSE_VALIDATE(c.mass_fraction > 0 && c.mass_fraction <= 1,
                         << what << ": mass fraction of Z=" << c.atomic_number
                         << " must be in (0, 1] (got " << c.mass_fraction << ")");
         merged[c.atomic_number] += c.mass_fraction;
         total += c.mass_fraction;
     }
-    MCDOSE_VALIDATE(std::fabs(total - 1) < 1e-3,
-                    << what << ": mass fractions sum to " << total
-                    << "; they must sum to 1 (within 1e-3)");
+    MCDOSE_VALIDATE(std::fabs(total - 1) < 1e-3, << what << ": mass fractions sum to " << total
+                                                 << "; they must sum to 1 (within 1e-3)");
 
     Material m;
     m.name = std::move(input.name);
@@ -87,4 +89,4 @@ Material make_material(MaterialInput input)
     }
     return m;
 }
-}  // namespace mcdose
+} // namespace mcdose

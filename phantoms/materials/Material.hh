@@ -12,28 +12,28 @@ namespace mcdose
 struct MaterialComponent
 {
     int atomic_number{0};
-    double mass_fraction{0};  //!< w_i, sums to 1 over the material
+    double mass_fraction{0}; //!< w_i, sums to 1 over the material
 };
 
 //! Where a material's mean excitation energy came from.
 enum class MeanExcitationSource
 {
-    given,            //!< a measured/recommended value for the material (e.g. ICRU-37)
-    bragg_additivity  //!< ln I = sum_i w_i (Z/A)_i ln I_i / sum_i w_i (Z/A)_i (ICRU-37 Eq. 4.3)
+    given,           //!< a measured/recommended value for the material (e.g. ICRU-37)
+    bragg_additivity //!< ln I = sum_i w_i (Z/A)_i ln I_i / sum_i w_i (Z/A)_i (ICRU-37 Eq. 4.3)
 };
 
 //! Immutable material description (host side).
 struct Material
 {
     std::string name;
-    std::vector<MaterialComponent> components;  //!< sorted by Z, fractions normalised
+    std::vector<MaterialComponent> components; //!< sorted by Z, fractions normalised
     double density_g_cm3{0};
     double mean_excitation_energy_eV{0};
     MeanExcitationSource mean_excitation_source{MeanExcitationSource::given};
     //! Treat the valence (outermost-shell) electrons as free conduction electrons in the
     //! Sternheimer density-effect model (ICRU-37 Sec. 4.3: true for metals).
     bool conductor{false};
-    std::string description;  //!< provenance of the composition
+    std::string description; //!< provenance of the composition
 
     //! Electrons per gram divided by N_A: sum_i w_i Z_i / A_i [mol/g].
     double z_over_a() const;
@@ -45,9 +45,9 @@ struct Material
 struct MaterialInput
 {
     std::string name;
-    std::vector<MaterialComponent> components;  //!< fractions must sum to 1 within 1e-3
+    std::vector<MaterialComponent> components; //!< fractions must sum to 1 within 1e-3
     double density_g_cm3{0};
-    double mean_excitation_energy_eV{0};  //!< 0: Bragg additivity from the elements
+    double mean_excitation_energy_eV{0}; //!< 0: Bragg additivity from the elements
     bool conductor{false};
     std::string description;
 };
@@ -58,4 +58,4 @@ Material make_material(MaterialInput input);
 
 //! ln I by Bragg additivity of the ICRU-37 elemental I-values [eV] (ICRU-37 Eq. 4.3).
 double bragg_mean_excitation_energy_eV(std::vector<MaterialComponent> const& components);
-}  // namespace mcdose
+} // namespace mcdose

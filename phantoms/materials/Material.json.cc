@@ -17,14 +17,14 @@ namespace
 {
 using nlohmann::json;
 
-std::vector<std::string> const allowed_keys
-    = {"name", "density_g_cm3", "elements", "mean_excitation_energy_eV", "conductor",
-       "description"};
+std::vector<std::string> const allowed_keys = {
+    "name", "density_g_cm3", "elements", "mean_excitation_energy_eV", "conductor", "description"};
 
 Material material_from(json const& j, std::string const& where)
 {
-    MCDOSE_VALIDATE(j.is_object(), << where << ": a material must be a JSON object with 'name', "
-                                              "'density_g_cm3' and 'elements'");
+    MCDOSE_VALIDATE(j.is_object(), << where
+                                   << ": a material must be a JSON object with 'name', "
+                                      "'density_g_cm3' and 'elements'");
     for (auto it = j.begin(); it != j.end(); ++it)
     {
         bool known = false;
@@ -40,15 +40,17 @@ Material material_from(json const& j, std::string const& where)
                     << where << "/name: missing or not a string; give the material a name");
     in.name = j["name"].get<std::string>();
     MCDOSE_VALIDATE(j.contains("density_g_cm3") && j["density_g_cm3"].is_number(),
-                    << where << "/density_g_cm3: missing or not a number; give the density in "
-                                "g/cm^3 (e.g. 1.0)");
+                    << where
+                    << "/density_g_cm3: missing or not a number; give the density in "
+                       "g/cm^3 (e.g. 1.0)");
     in.density_g_cm3 = j["density_g_cm3"].get<double>();
     if (j.contains("mean_excitation_energy_eV"))
     {
-        MCDOSE_VALIDATE(j["mean_excitation_energy_eV"].is_number()
-                            && j["mean_excitation_energy_eV"].get<double>() > 0,
-                        << where << "/mean_excitation_energy_eV: must be a positive number in eV "
-                                    "(omit it for Bragg additivity)");
+        MCDOSE_VALIDATE(j["mean_excitation_energy_eV"].is_number() &&
+                            j["mean_excitation_energy_eV"].get<double>() > 0,
+                        << where
+                        << "/mean_excitation_energy_eV: must be a positive number in eV "
+                           "(omit it for Bragg additivity)");
         in.mean_excitation_energy_eV = j["mean_excitation_energy_eV"].get<double>();
     }
     if (j.contains("conductor"))
@@ -60,14 +62,14 @@ Material material_from(json const& j, std::string const& where)
     if (j.contains("description") && j["description"].is_string())
         in.description = j["description"].get<std::string>();
     MCDOSE_VALIDATE(j.contains("elements") && j["elements"].is_object() && !j["elements"].empty(),
-                    << where << "/elements: missing or not an object; give mass fractions by "
-                                "symbol, e.g. {\"H\": 0.111894, \"O\": 0.888106}");
+                    << where
+                    << "/elements: missing or not an object; give mass fractions by "
+                       "symbol, e.g. {\"H\": 0.111894, \"O\": 0.888106}");
     for (auto it = j["elements"].begin(); it != j["elements"].end(); ++it)
     {
         MCDOSE_VALIDATE(it.value().is_number(), << where << "/elements/" << it.key()
                                                 << ": the mass fraction must be a number");
-        in.components.push_back(
-            {atomic_number_from_symbol(it.key()), it.value().get<double>()});
+        in.components.push_back({atomic_number_from_symbol(it.key()), it.value().get<double>()});
     }
     try
     {
@@ -78,7 +80,7 @@ Material material_from(json const& j, std::string const& where)
         throw RuntimeError(where + ": " + e.what());
     }
 }
-}  // namespace
+} // namespace
 
 std::vector<Material> materials_from_json(std::string const& json_text, std::string const& source)
 {
@@ -133,4 +135,4 @@ std::vector<Material> materials_from_json_file(std::string const& path)
     text << in.rdbuf();
     return materials_from_json(text.str(), path);
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -22,4 +22,4 @@ std::vector<Material> const& catalogue_materials();
 //! Find `name` in `user` first (user materials may shadow nothing: duplicates of a
 //! catalogue name are rejected by the JSON reader), then in the catalogue.
 Material const& find_material(std::string const& name, std::vector<Material> const& user);
-}  // namespace mcdose
+} // namespace mcdose

@@ -25,4 +25,4 @@ std::vector<Material> materials_from_json(std::string const& json_text,
 
 //! Read a JSON file of materials.
 std::vector<Material> materials_from_json_file(std::string const& path);
-}  // namespace mcdose
+} // namespace mcdose

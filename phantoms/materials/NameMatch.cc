@@ -19,8 +19,8 @@ std::size_t name_distance(std::string const& a, std::string const& b)
         for (std::size_t j = 1; j <= b.size(); ++j)
         {
             std::size_t const up = row[j];
-            bool const same = std::tolower(static_cast<unsigned char>(a[i - 1]))
-                              == std::tolower(static_cast<unsigned char>(b[j - 1]));
+            bool const same = std::tolower(static_cast<unsigned char>(a[i - 1])) ==
+                              std::tolower(static_cast<unsigned char>(b[j - 1]));
             row[j] = std::min({row[j] + 1, row[j - 1] + 1, diag + (same ? 0 : 1)});
             diag = up;
         }
@@ -44,12 +44,12 @@ std::string closest_name_hint(std::string const& name, std::vector<std::string> 
     // A name that is the start of a candidate ("density" for "density_g_cm3") is a hint too
     for (auto const& c : candidates)
     {
-        if (name.size() >= 3 && c.size() > name.size() && c.compare(0, name.size(), name) == 0
-            && best_d > 1)
+        if (name.size() >= 3 && c.size() > name.size() && c.compare(0, name.size(), name) == 0 &&
+            best_d > 1)
             return " (did you mean '" + c + "'?)";
     }
     if (best.empty() || best_d > std::max<std::size_t>(2, name.size() / 2))
         return {};
     return " (did you mean '" + best + "'?)";
 }
-}  // namespace mcdose
+} // namespace mcdose

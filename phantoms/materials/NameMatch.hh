@@ -13,4 +13,4 @@ std::size_t name_distance(std::string const& a, std::string const& b);
 //! " (did you mean 'X'?)" for the closest candidate, or "" if none is close
 //! (distance more than half the name's length).
 std::string closest_name_hint(std::string const& name, std::vector<std::string> const& candidates);
-}  // namespace mcdose
+} // namespace mcdose

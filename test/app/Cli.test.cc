@@ -58,15 +58,15 @@ TEST(CliTest, RunHistoriesAcceptsScientificNotation)
     auto const out = std::filesystem::temp_directory_path() / "mcdose_cli_histories";
     std::filesystem::remove_all(out);
     std::string const study = source_dir() + "/validation/electron_20MeV_water/study.json";
-    auto ok = run_command(mcdose_exe() + " run " + study + " --backend cpu --histories 2e2"
-                          + " --output-dir " + out.string());
+    auto ok = run_command(mcdose_exe() + " run " + study + " --backend cpu --histories 2e2" +
+                          " --output-dir " + out.string());
     EXPECT_EQ(0, ok.exit_code) << ok.output;
     EXPECT_NE(ok.output.find("histories        : 200"), std::string::npos) << ok.output;
-    auto bad = run_command(mcdose_exe() + " run " + study + " --backend cpu --histories 1.5"
-                           + " --output-dir " + out.string());
+    auto bad = run_command(mcdose_exe() + " run " + study + " --backend cpu --histories 1.5" +
+                           " --output-dir " + out.string());
     EXPECT_NE(0, bad.exit_code) << bad.output;
     EXPECT_NE(bad.output.find("'--histories' takes positive whole numbers"), std::string::npos)
         << bad.output;
     std::filesystem::remove_all(out);
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

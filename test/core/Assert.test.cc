@@ -57,4 +57,4 @@ TEST(AssertTest, PrecisionAndBackendParsing)
                                     [](auto p) { return sizeof(Real<decltype(p)::value>); });
     EXPECT_EQ(4u, bytes);
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -17,9 +17,10 @@ class AtomicFileTest : public ::testing::Test
   protected:
     void SetUp() override
     {
-        dir_ = fs::temp_directory_path()
-               / ("mcdose_atomic_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed())
-                  + "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ =
+            fs::temp_directory_path() /
+            ("mcdose_atomic_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()) +
+             "_" + ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
@@ -49,7 +50,8 @@ TEST_F(AtomicFileTest, FailureLeavesNoFileAndKeepsOld)
 {
     auto const path = (dir_ / "dose.h5").string();
     EXPECT_THROW(write_atomically(path,
-                                  [](std::string const& tmp) {
+                                  [](std::string const& tmp)
+                                  {
                                       std::ofstream(tmp) << "half written";
                                       throw RuntimeError("simulated failure mid-write");
                                   }),
@@ -59,7 +61,8 @@ TEST_F(AtomicFileTest, FailureLeavesNoFileAndKeepsOld)
 
     write_text_atomically(path, "good");
     EXPECT_THROW(write_atomically(path,
-                                  [](std::string const& tmp) {
+                                  [](std::string const& tmp)
+                                  {
                                       std::ofstream(tmp) << "bad";
                                       throw RuntimeError("fail");
                                   }),
@@ -80,4 +83,4 @@ TEST_F(AtomicFileTest, MissingDirectoryNamesPath)
         EXPECT_NE(std::string(e.what()).find("no_such_dir"), std::string::npos) << e.what();
     }
 }
-}  // namespace mcdose
+} // namespace mcdose

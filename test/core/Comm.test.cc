@@ -14,7 +14,7 @@ namespace mcdose::test
 {
 TEST(CommTest, SerialCollectivesLeaveValuesAsTheyAre)
 {
-    MpiSession const session;  // no launcher variables: MPI stays off
+    MpiSession const session; // no launcher variables: MPI stays off
     Comm const& c = Comm::world();
     EXPECT_EQ(0, c.rank());
     EXPECT_EQ(1, c.size());
@@ -38,12 +38,12 @@ TEST(CommTest, GpuSelection)
     EXPECT_EQ((std::vector<int>{0, 1}), select_gpus("2", 4));
     EXPECT_EQ((std::vector<int>{2, 0}), select_gpus("2,0", 4));
     EXPECT_EQ((std::vector<int>{1}), select_gpus("1,", 4));
-    EXPECT_THROW(select_gpus("5", 4), RuntimeError);      // more than visible
-    EXPECT_THROW(select_gpus("0", 4), RuntimeError);      // a count of zero
-    EXPECT_THROW(select_gpus("0,4", 4), RuntimeError);    // no such index
-    EXPECT_THROW(select_gpus("1,1", 4), RuntimeError);    // twice
+    EXPECT_THROW(select_gpus("5", 4), RuntimeError);   // more than visible
+    EXPECT_THROW(select_gpus("0", 4), RuntimeError);   // a count of zero
+    EXPECT_THROW(select_gpus("0,4", 4), RuntimeError); // no such index
+    EXPECT_THROW(select_gpus("1,1", 4), RuntimeError); // twice
     EXPECT_THROW(select_gpus("x", 4), RuntimeError);
-    EXPECT_THROW(select_gpus("", 0), RuntimeError);       // no GPU at all
+    EXPECT_THROW(select_gpus("", 0), RuntimeError); // no GPU at all
     try
     {
         select_gpus("0,7", 2);
@@ -55,4 +55,4 @@ TEST(CommTest, GpuSelection)
             << e.what();
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -24,4 +24,4 @@ TEST(ConstantsTest, DefiningRelationsHold)
     EXPECT_NEAR(0.307075 / 2, bethe_prefactor_MeV_cm2_mol, 1e-6);
     EXPECT_NEAR(1.602176634e-10, gray_per_MeV_g, 1e-22);
 }
-}  // namespace mcdose
+} // namespace mcdose

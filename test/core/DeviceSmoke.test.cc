@@ -20,7 +20,7 @@ TEST(DeviceSmokeTest, SaxpyMatchesHost)
     EXPECT_GT(infos[0].multiprocessors, 0);
     EXPECT_FALSE(infos[0].name.empty());
 
-    std::size_t const n = 10007;  // not a multiple of the block size
+    std::size_t const n = 10007; // not a multiple of the block size
     std::vector<double> x(n), y(n);
     for (std::size_t i = 0; i < n; ++i)
     {
@@ -35,7 +35,7 @@ TEST(DeviceSmokeTest, SaxpyMatchesHost)
         ASSERT_EQ(1, result.device_compiled[i]) << "element " << i;
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test
 
 namespace mcdose::test
 {
@@ -64,7 +64,7 @@ TEST(DeviceVoteTest, GroupLoopAndBlockCount)
             EXPECT_EQ(0, r.iterations[t]) << "thread " << t;
             continue;
         }
-        int longest = 1;  // the loop body runs at least once
+        int longest = 1; // the loop body runs at least once
         for (int u = t / 32 * 32; u < t / 32 * 32 + 32; ++u)
             if (u % 3 != 0)
                 longest = std::max(longest, trips[u]);
@@ -86,7 +86,7 @@ TEST(DeviceFastMathTest, Expm1WithinStatedBounds)
     ASSERT_EQ(x.size(), r.single.size());
     for (std::size_t i = 0; i < x.size(); ++i)
     {
-        double const xf = double(float(x[i]));  // the float path's argument
+        double const xf = double(float(x[i])); // the float path's argument
         double const ref = std::expm1(xf);
         double const bound = std::fabs(xf) < 0.125 ? 4.3e-8 + 5 * 0x1p-24 : 1.02e-6;
         EXPECT_LE(std::fabs(double(r.single[i]) - ref), bound * std::fabs(ref) + 1e-45)
@@ -96,4 +96,4 @@ TEST(DeviceFastMathTest, Expm1WithinStatedBounds)
             << "double, x = " << x[i];
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

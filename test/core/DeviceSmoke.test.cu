@@ -57,7 +57,7 @@ MCDOSE_KERNEL void vote_kernel(Span<int const> trips, Span<int> done, Span<int> 
     iterations[t] = n;
     counts[t] = block_count(t % 4 == 0);
 }
-}  // namespace
+} // namespace
 
 VoteResult device_votes(std::vector<int> const& trips)
 {
@@ -95,4 +95,4 @@ SmokeResult device_saxpy(double a, std::vector<double> const& x, std::vector<dou
     device_synchronize();
     return {dy.to_host(), dflag.to_host()};
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

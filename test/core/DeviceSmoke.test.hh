@@ -29,8 +29,8 @@ struct Expm1Result
 //! block's threads with t % 4 == 0 (block_count).
 struct VoteResult
 {
-    std::vector<int> trips_done;   //!< trips that ran the loop body's work
-    std::vector<int> iterations;   //!< times the thread went round the loop
+    std::vector<int> trips_done; //!< trips that ran the loop body's work
+    std::vector<int> iterations; //!< times the thread went round the loop
     std::vector<int> block_count;
 };
 
@@ -52,4 +52,4 @@ inline SmokeResult device_saxpy(double, std::vector<double> const&, std::vector<
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose::test
+} // namespace mcdose::test

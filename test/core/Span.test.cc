@@ -4,8 +4,8 @@
 
 #include <gtest/gtest.h>
 
-#include "core/DeviceBuffer.hh"
 #include "core/Device.hh"
+#include "core/DeviceBuffer.hh"
 
 namespace mcdose
 {
@@ -16,7 +16,7 @@ TEST(SpanTest, ViewsAndSubspans)
     Span<int> s = make_span(v);
     EXPECT_EQ(10u, s.size());
     EXPECT_EQ(45, std::accumulate(s.begin(), s.end(), 0));
-    Span<int const> cs = s;  // implicit const conversion
+    Span<int const> cs = s; // implicit const conversion
     auto sub = cs.subspan(2, 3);
     ASSERT_EQ(3u, sub.size());
     EXPECT_EQ(2, sub[0]);
@@ -42,4 +42,4 @@ TEST(DeviceBufferTest, WithoutGpuGivesClearError)
         EXPECT_TRUE(what.find("CUDA") != std::string::npos) << what;
     }
 }
-}  // namespace mcdose
+} // namespace mcdose

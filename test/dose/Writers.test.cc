@@ -12,12 +12,12 @@
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
-#include "io/ImageIO.hh"
 #include "dose/DoseHdf5.hh"
 #include "dose/DoseImages.hh"
 #include "dose/ProfileCsv.hh"
-#include "study/RunOutputs.hh"
 #include "dose/RunSummary.hh"
+#include "io/ImageIO.hh"
+#include "study/RunOutputs.hh"
 
 namespace fs = std::filesystem;
 

@@ -74,7 +74,7 @@ class DicomSeriesTest : public ::testing::Test
     //! -1024, so half-integer HU occur; written in shuffled order.
     static DicomTestSeries axial_series()
     {
-        DicomTestSeries s;  // the defaults: 8 x 6 x 4, int16, slope 0.5, intercept -1024
+        DicomTestSeries s; // the defaults: 8 x 6 x 4, int16, slope 0.5, intercept -1024
         s.write_order = {2, 0, 3, 1};
         s.hu.resize(std::size_t(8) * 6 * 4);
         for (int k = 0; k < 4; ++k)

@@ -104,7 +104,7 @@ TEST(DistributionsTest, AzimuthSinCos)
     auto const full = sample_azimuth_sincos<float>(ones);
     EXPECT_NEAR(0.0f, full.s, 1e-6f);
     EXPECT_FLOAT_EQ(1.0f, full.c);
-    auto const q = sample_azimuth_sincos<float>(quarter);  // xi = 2^22 / 2^24 exactly
+    auto const q = sample_azimuth_sincos<float>(quarter); // xi = 2^22 / 2^24 exactly
     EXPECT_FLOAT_EQ(1.0f, q.s);
     EXPECT_NEAR(0.0f, q.c, 1e-6f);
     // Double: 53-bit xi = 2^51 / 2^53 from the words (2^30 - 1, 2^32 - 2^11).

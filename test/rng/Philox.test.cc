@@ -92,7 +92,7 @@ TEST(PhiloxTest, AlignDrawsSkipsToTheNextBlock)
         int const next = (k + 3) / 4 * 4;
         EXPECT_EQ(straight[next], e()) << "after " << k << " words";
         EXPECT_EQ(straight[next + 1], e()) << "after " << k << " words";
-        align_draws(e);  // mid-block again: on to the block after
+        align_draws(e); // mid-block again: on to the block after
         EXPECT_EQ(straight[next + 4], e()) << "after " << k << " words";
     }
     // The stored state is the draw index: an engine rebuilt after a skip

@@ -27,7 +27,7 @@ SourceInput photon_source(SourceKind kind, double energy = 1.25)
     in.kind = kind;
     in.energy_MeV = energy;
     in.position_cm = {{5, 5, -10}};
-    in.direction = {{0, 0, 2}};  // normalised by the builder
+    in.direction = {{0, 0, 2}}; // normalised by the builder
     return in;
 }
 
@@ -49,7 +49,7 @@ FieldInput circle(double diameter, double d = 0)
     return f;
 }
 
-template<class Real>
+template <class Real>
 using SourceTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(SourceTest, RealTypes);
 
@@ -85,7 +85,7 @@ TYPED_TEST(SourceTest, ParallelRectangleIsUniform)
     for (int i = 0; i < n; ++i)
     {
         auto const p = params.host_view()(rng);
-        EXPECT_EQ(Real(-10), p.position_cm[2]);  // in the plane through the centre
+        EXPECT_EQ(Real(-10), p.position_cm[2]); // in the plane through the centre
         EXPECT_EQ(Real(1), p.direction[2]);
         x[i] = p.position_cm[0];
         y[i] = p.position_cm[1];
@@ -113,8 +113,7 @@ TYPED_TEST(SourceTest, ParallelCircleIsUniform)
         phi[i] = std::atan2(dy, dx);
     }
     // Uniform over the disc: r^2 uniform on [0, R^2], azimuth uniform.
-    EXPECT_LT(ks_statistic(r2, [](double v) { return std::clamp(v / 2.25, 0.0, 1.0); }),
-              ks_limit);
+    EXPECT_LT(ks_statistic(r2, [](double v) { return std::clamp(v / 2.25, 0.0, 1.0); }), ks_limit);
     EXPECT_LT(ks_statistic(phi, [](double v) { return (v + M_PI) / (2 * M_PI); }), ks_limit);
 }
 
@@ -122,7 +121,7 @@ TYPED_TEST(SourceTest, PointCircleIsIsotropicInTheCone)
 {
     using Real = TypeParam;
     auto in = photon_source(SourceKind::point);
-    in.field = circle(10, 100);  // 10 cm diameter at 100 cm
+    in.field = circle(10, 100); // 10 cm diameter at 100 cm
     SourceParams<Real> params(in, identity_grid());
     double const cos_alpha = 100 / std::sqrt(100.0 * 100 + 25);
     TestEngine rng(4);
@@ -134,9 +133,8 @@ TYPED_TEST(SourceTest, PointCircleIsIsotropicInTheCone)
         mu[i] = p.direction[2];
         EXPECT_GE(mu[i], cos_alpha - 1e-6);
     }
-    EXPECT_LT(ks_statistic(mu, [&](double m) {
-                  return std::clamp((m - cos_alpha) / (1 - cos_alpha), 0.0, 1.0);
-              }),
+    EXPECT_LT(ks_statistic(mu, [&](double m)
+                           { return std::clamp((m - cos_alpha) / (1 - cos_alpha), 0.0, 1.0); }),
               ks_limit);
 }
 
@@ -163,10 +161,10 @@ TYPED_TEST(SourceTest, PointRectangleFluenceInTheFieldPlane)
     // Isotropic emission: fluence in the plane ~ cos^3(theta)/d^2 ~
     // (d^2 + x^2 + y^2)^(-3/2); its marginal in x integrates analytically
     // over y in [-b, b] to ~ 1 / ((d^2 + x^2) sqrt(d^2 + x^2 + b^2)).
-    auto marginal = [d](double half_other) {
-        return [d, half_other](double s) {
-            return 1 / ((d * d + s * s) * std::sqrt(d * d + s * s + half_other * half_other));
-        };
+    auto marginal = [d](double half_other)
+    {
+        return [d, half_other](double s)
+        { return 1 / ((d * d + s * s) * std::sqrt(d * d + s * s + half_other * half_other)); };
     };
     TabulatedCdf cdf_x(marginal(b), -a, a);
     TabulatedCdf cdf_y(marginal(a), -b, b);
@@ -230,8 +228,8 @@ TEST(SourceFrameTest, RotatedGridLocalFrame)
     double const rot[9] = {0, -1, 0, 1, 0, 0, 0, 0, 1};
     std::copy(rot, rot + 9, g.direction);
     auto in = photon_source(SourceKind::pencil);
-    in.position_cm = {{0, 0, 0}};  // centre of voxel (0,0,0): local (0.5, 0.5, 0.5)
-    in.direction = {{0, 1, 0}};    // physical +y = local +x
+    in.position_cm = {{0, 0, 0}}; // centre of voxel (0,0,0): local (0.5, 0.5, 0.5)
+    in.direction = {{0, 1, 0}};   // physical +y = local +x
     SourceParams<double> params(in, g);
     auto const& v = params.host_view();
     EXPECT_NEAR(0.5, v.position_cm[0], 1e-12);
@@ -247,7 +245,8 @@ TEST(SourceFrameTest, RotatedGridLocalFrame)
 TEST(SourceInputTest, ErrorsNameTheField)
 {
     auto const grid = identity_grid();
-    auto expect_error = [&](SourceInput const& in, char const* field) {
+    auto expect_error = [&](SourceInput const& in, char const* field)
+    {
         try
         {
             SourceParams<double> p(in, grid);
@@ -292,5 +291,5 @@ TEST(AliasTableTest, ReproducesWeightsExactly)
     for (std::size_t j = 0; j < w.size(); ++j)
         EXPECT_NEAR(w[j] / 10.0, p[j] / w.size(), 1e-15) << j;
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

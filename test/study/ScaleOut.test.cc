@@ -12,9 +12,9 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
-#include "transport/engine/Checkpoint.hh"
-#include "study/StudyRunner.hh"
 #include "study/StudyInput.hh"
+#include "study/StudyRunner.hh"
+#include "transport/engine/Checkpoint.hh"
 
 namespace fs = std::filesystem;
 
@@ -31,8 +31,10 @@ std::string study_text(std::string const& generator, std::string const& method, 
     "shapes": [{"type": "slab", "material": "bone_cortical_icrp", "axis": "z", "from_cm": 4, "to_cm": 6}]},
   "sources": [{"type": "pencil", "particle": "photon", "energy_MeV": 6.0,
                "position_cm": [5, 5, -1], "direction": [0, 0, 1]}],
-  "rng": {"generator": ")" + generator + R"(", "seed": )" + std::to_string(seed) + R"(},
-  "tally": {"method": ")" + method + R"(", "batches": 8},
+  "rng": {"generator": ")" +
+           generator + R"(", "seed": )" + std::to_string(seed) + R"(},
+  "tally": {"method": ")" +
+           method + R"(", "batches": 8},
   "run": {"histories": 16000},
   "backend": "cpu",
   "outputs": {"directory": "unused", "name": "t", "image_format": "none"}
@@ -103,9 +105,9 @@ class ScaleOutTest : public ::testing::Test
     void SetUp() override
     {
         // One directory per test: ctest runs the cases of this file in parallel.
-        dir_ = fs::temp_directory_path()
-               / (std::string("mcdose_scaleout_")
-                  + ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        dir_ = fs::temp_directory_path() /
+               (std::string("mcdose_scaleout_") +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);
     }
@@ -161,12 +163,15 @@ TEST_F(ScaleOutTest, ResumedRunIsBitwiseTheUninterruptedRun)
 
     // Stop after 3 of 8 batches (as Ctrl-C would), writing a checkpoint.
     fs::path const ck = dir_ / "run.ckpt";
-    auto const first = run_into(study, dir_ / "part", 2, 1, [&](StudyRunOptions& o) {
-        o.checkpoint_path = ck.string();
-        o.on_batch = [](TransportProgress const& p) { return p.batches_done < 3; };
-    });
+    auto const first =
+        run_into(study, dir_ / "part", 2, 1,
+                 [&](StudyRunOptions& o)
+                 {
+                     o.checkpoint_path = ck.string();
+                     o.on_batch = [](TransportProgress const& p) { return p.batches_done < 3; };
+                 });
     EXPECT_FALSE(first.complete);
-    EXPECT_EQ(6000u, first.histories);  // 3 batches of 2000
+    EXPECT_EQ(6000u, first.histories); // 3 batches of 2000
     ASSERT_TRUE(fs::exists(ck));
     auto const saved = deserialize_checkpoint(read_checkpoint_bytes(ck.string()), ck.string());
     EXPECT_EQ(3u, saved.batches_done);
@@ -174,10 +179,12 @@ TEST_F(ScaleOutTest, ResumedRunIsBitwiseTheUninterruptedRun)
     EXPECT_EQ(3u, saved.batch_digests.size());
 
     // Resume with a different split (3 worker groups): same histories, same dose.
-    auto const second = run_into(study, dir_ / "resumed", 3, 3, [&](StudyRunOptions& o) {
-        o.resume_path = ck.string();
-        o.checkpoint_path = ck.string();
-    });
+    auto const second = run_into(study, dir_ / "resumed", 3, 3,
+                                 [&](StudyRunOptions& o)
+                                 {
+                                     o.resume_path = ck.string();
+                                     o.checkpoint_path = ck.string();
+                                 });
     EXPECT_TRUE(second.complete);
     EXPECT_EQ(16000u, second.histories);
     EXPECT_EQ(3u, second.resumed_batches);
@@ -195,19 +202,24 @@ TEST_F(ScaleOutTest, MismatchedOrDamagedCheckpointIsRefused)
 {
     fs::path const ck = dir_ / "run.ckpt";
     StudyInput const study = study_of(study_text("philox", "fx", 21), dir_);
-    run_into(study, dir_ / "a", 2, 1, [&](StudyRunOptions& o) {
-        o.checkpoint_path = ck.string();
-        o.on_batch = [](TransportProgress const& p) { return p.batches_done < 2; };
-    });
+    run_into(study, dir_ / "a", 2, 1,
+             [&](StudyRunOptions& o)
+             {
+                 o.checkpoint_path = ck.string();
+                 o.on_batch = [](TransportProgress const& p) { return p.batches_done < 2; };
+             });
     auto expect_refused = [&](StudyInput const& s, std::string const& needle,
-                              std::function<void(StudyRunOptions&)> more) {
+                              std::function<void(StudyRunOptions&)> more)
+    {
         try
         {
-            run_into(s, dir_ / "b", 2, 1, [&](StudyRunOptions& o) {
-                o.resume_path = ck.string();
-                if (more)
-                    more(o);
-            });
+            run_into(s, dir_ / "b", 2, 1,
+                     [&](StudyRunOptions& o)
+                     {
+                         o.resume_path = ck.string();
+                         if (more)
+                             more(o);
+                     });
             ADD_FAILURE() << "resume accepted; expected an error containing '" << needle << "'";
         }
         catch (RuntimeError const& e)
@@ -228,5 +240,5 @@ TEST_F(ScaleOutTest, MismatchedOrDamagedCheckpointIsRefused)
     std::ofstream(ck, std::ios::binary) << "not a checkpoint";
     expect_refused(study, "is not an mcdose checkpoint", {});
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

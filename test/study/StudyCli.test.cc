@@ -34,7 +34,7 @@ nlohmann::json material_entry(nlohmann::json const& doc, std::string const& name
 //! slice 0 air (-1000 HU), slice 1 water-like (0 HU), slice 2 bone (1600 HU).
 DicomTestSeries three_tissue_series(std::string const& uid)
 {
-    DicomTestSeries s;  // the defaults, with 3 slices
+    DicomTestSeries s; // the defaults, with 3 slices
     s.series_uid = uid;
     s.slices = 3;
     s.write_order = {2, 0, 1};

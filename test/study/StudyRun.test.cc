@@ -40,12 +40,14 @@ std::string study_text(std::string const& run, std::string const& out_dir)
                "position_cm": [0, 0, -1], "direction": [0, 0, 1]}],
   "rng": {"generator": "philox", "seed": 5},
   "tally": {"method": "fx", "batches": 10},
-  "run": )" + run + R"(,
+  "run": )" +
+           run + R"(,
   "backend": "cpu",
-  "outputs": {"directory": ")" + out_dir + R"(", "name": "t", "image_format": "none"}
+  "outputs": {"directory": ")" +
+           out_dir + R"(", "name": "t", "image_format": "none"}
 })";
 }
-}  // namespace
+} // namespace
 
 TEST(StudyRunTest, FixedHistoriesWritesOutputsAndClosesBalance)
 {
@@ -79,7 +81,7 @@ TEST(StudyRunTest, TargetUncertaintyStopsWhenReached)
     auto const s = run_study(study, opts);
     ASSERT_TRUE(s.uncertainty_reached.has_value());
     EXPECT_LE(*s.uncertainty_reached, 0.02);
-    EXPECT_GE(s.histories, 10u * 2000u);  // at least 10 batches before stopping
+    EXPECT_GE(s.histories, 10u * 2000u); // at least 10 batches before stopping
     EXPECT_EQ(0u, s.histories % 2000u);
     EXPECT_TRUE(s.complete);
     std::ifstream summary(dir / "t_summary.json");
@@ -125,7 +127,7 @@ TEST(StudyRunTest, SeveralSourcesAreMixedByWeightOrParticles)
 
     study.sources[0].particles = 100;
     study.sources[1].particles = 300;
-    study.sources[0].weight = 7;  // ignored when particles are given
+    study.sources[0].weight = 7; // ignored when particles are given
     auto const by_particles = run_study(study, opts);
     EXPECT_EQ(by_weight.balance.emitted_MeV, by_particles.balance.emitted_MeV);
     // (per-thread double sums are added in scheduling order: equal to rounding)
@@ -161,7 +163,7 @@ TEST(StudyRunTest, ElectronSourceWithLocalDepositionIsRefusedClearly)
         EXPECT_NE(std::string(e.what()).find("electron_transport"), std::string::npos) << e.what();
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test
 
 namespace mcdose::test
 {
@@ -241,7 +243,7 @@ TEST(StudyRunDeviceTest, HostAndDeviceAgreeForMixedChargedSources)
   "outputs": {"directory": "unused", "name": "t", "image_format": "none", "depth_axis": "z"}
 })");
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test
 
 namespace mcdose::test
 {
@@ -255,9 +257,10 @@ namespace mcdose::test
 TEST(StudyRunDeviceTest, BlockCachedTallyMethodsMatchHardwareDouble)
 {
     MCDOSE_SKIP_IF_NO_GPU();
-    for (std::string const grid :
-         {R"("dimensions": [5, 5, 20], "spacing_cm": [1, 1, 0.5], "origin_cm": [-2, -2, 0.25])",
-          R"("dimensions": [16, 16, 16], "spacing_cm": [0.5, 0.5, 0.5], "origin_cm": [-3.75, -3.75, 0.25])"})
+    for (
+        std::string const grid :
+        {R"("dimensions": [5, 5, 20], "spacing_cm": [1, 1, 0.5], "origin_cm": [-2, -2, 0.25])",
+         R"("dimensions": [16, 16, 16], "spacing_cm": [0.5, 0.5, 0.5], "origin_cm": [-3.75, -3.75, 0.25])"})
     {
         fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_blockcache";
         std::vector<DoseResultLike> runs;
@@ -267,7 +270,8 @@ TEST(StudyRunDeviceTest, BlockCachedTallyMethodsMatchHardwareDouble)
             fs::remove_all(dir);
             fs::create_directories(dir);
             std::string const text = R"({
-  "phantom": {"type": "shapes", "grid": {)" + grid + R"(},
+  "phantom": {"type": "shapes", "grid": {)" +
+                                     grid + R"(},
     "background": {"material": "water"}, "shapes": []},
   "sources": [{"type": "pencil", "particle": "electron", "energy_MeV": 6,
      "position_cm": [0, 0, -1], "direction": [0, 0, 1]}],
@@ -276,7 +280,8 @@ TEST(StudyRunDeviceTest, BlockCachedTallyMethodsMatchHardwareDouble)
   "tally": {"method": ")" + method + R"(", "batches": 2},
   "run": {"histories": 20000},
   "backend": "gpu",
-  "outputs": {"directory": ")" + dir.string() + R"(", "name": "t", "image_format": "none",
+  "outputs": {"directory": ")" + dir.string() +
+                                     R"(", "name": "t", "image_format": "none",
               "depth_axis": "z"}
 })";
             StudyInput const study = parse_study(text, (dir / "study.json").string());
@@ -296,4 +301,4 @@ TEST(StudyRunDeviceTest, BlockCachedTallyMethodsMatchHardwareDouble)
         fs::remove_all(dir);
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -132,47 +132,53 @@ TEST(AtomicHostTest, BlockCacheIsExactInDirectAndHashedModes)
         for (TallyMethod m : all_tally_methods())
         {
             DoseTally tally({m, bins, double(threads) * per_thread * 8.0 / 1024, Backend::cpu});
-            dispatch_tally_method(m, [&](auto policy) {
-                using Policy = decltype(policy);
-                if constexpr (Policy::block_cached)
+            dispatch_tally_method(
+                m,
+                [&](auto policy)
                 {
-                    ++cached_methods;
-                    using Cache = BlockTallyCache<Policy>;
-                    std::vector<std::uint64_t> storage(Cache::storage_bytes(slots) / 8 + 1);
-                    Cache const cache(storage.data(), slots, bins);
-                    EXPECT_EQ(bins <= slots, cache.direct());
-                    cache.clear(0, 1);
-                    auto const grid = tally.view<Policy>();
-                    auto const cached = grid.with_cache(cache);
-                    std::vector<std::thread> pool;
-                    for (unsigned t = 0; t < threads; ++t)
+                    using Policy = decltype(policy);
+                    if constexpr (Policy::block_cached)
                     {
-                        pool.emplace_back([=] {
-                            for (int i = 0; i < per_thread; ++i)
-                                cached.deposit((t * 31u + i) % bins, (1 + (t + i) % 7) / 1024.0);
-                        });
+                        ++cached_methods;
+                        using Cache = BlockTallyCache<Policy>;
+                        std::vector<std::uint64_t> storage(Cache::storage_bytes(slots) / 8 + 1);
+                        Cache const cache(storage.data(), slots, bins);
+                        EXPECT_EQ(bins <= slots, cache.direct());
+                        cache.clear(0, 1);
+                        auto const grid = tally.view<Policy>();
+                        auto const cached = grid.with_cache(cache);
+                        std::vector<std::thread> pool;
+                        for (unsigned t = 0; t < threads; ++t)
+                        {
+                            pool.emplace_back(
+                                [=]
+                                {
+                                    for (int i = 0; i < per_thread; ++i)
+                                        cached.deposit((t * 31u + i) % bins,
+                                                       (1 + (t + i) % 7) / 1024.0);
+                                });
+                        }
+                        for (auto& th : pool)
+                            th.join();
+                        // Before the flush the grid misses the cached part.
+                        auto const before = tally.batch_energy_MeV();
+                        double total_before = 0, total_expected = 0;
+                        for (size_type b = 0; b < bins; ++b)
+                        {
+                            total_before += before[b];
+                            total_expected += expected[b];
+                        }
+                        EXPECT_LT(total_before, total_expected) << to_cstring(m);
+                        cache.flush(grid, 0, 1);
+                        auto const got = tally.batch_energy_MeV();
+                        for (size_type b = 0; b < bins; ++b)
+                            EXPECT_EQ(expected[b], got[b])
+                                << to_cstring(m) << " bin " << b << " of " << bins;
                     }
-                    for (auto& th : pool)
-                        th.join();
-                    // Before the flush the grid misses the cached part.
-                    auto const before = tally.batch_energy_MeV();
-                    double total_before = 0, total_expected = 0;
-                    for (size_type b = 0; b < bins; ++b)
-                    {
-                        total_before += before[b];
-                        total_expected += expected[b];
-                    }
-                    EXPECT_LT(total_before, total_expected) << to_cstring(m);
-                    cache.flush(grid, 0, 1);
-                    auto const got = tally.batch_energy_MeV();
-                    for (size_type b = 0; b < bins; ++b)
-                        EXPECT_EQ(expected[b], got[b])
-                            << to_cstring(m) << " bin " << b << " of " << bins;
-                }
-            });
+                });
         }
     }
-    EXPECT_EQ(6, cached_methods);  // cas, wag, kas in both modes
+    EXPECT_EQ(6, cached_methods); // cas, wag, kas in both modes
 }
 
 TEST(TallyMethodTest, NamesRoundTripAndBadNamesAreExplained)

@@ -90,8 +90,8 @@ TEST(BatchReductionTest, FxGridsSumToTheSingleGridBitwise)
                     pv.deposit(deposits[i].first, deposits[i].second);
             words.push_back(words_of(part));
         }
-        auto const got = reduce_batch(TallyMethod::fx, one.fx_quantum_exp2(), words, voxels,
-                                      Comm::world());
+        auto const got =
+            reduce_batch(TallyMethod::fx, one.fx_quantum_exp2(), words, voxels, Comm::world());
         ASSERT_EQ(expected.size(), got.size());
         EXPECT_EQ(0, std::memcmp(expected.data(), got.data(), got.size() * sizeof(double)))
             << groups << " groups";
@@ -114,7 +114,7 @@ TEST(BatchReductionTest, FloatGridsAreAddedInGroupOrder)
         words.push_back(words_of(t));
     }
     auto const got = reduce_batch(TallyMethod::hb, 0, words, 1, Comm::world());
-    EXPECT_EQ((1.0 + 1e-16) + -1.0, got[0]);  // 0 in this order (1e-16 in another)
+    EXPECT_EQ((1.0 + 1e-16) + -1.0, got[0]); // 0 in this order (1e-16 in another)
 }
 
 // Folding a decoded batch equals end_batch; totals restored into a fresh tally
@@ -145,8 +145,8 @@ TEST(BatchReductionTest, FoldAndRestoreContinueExactly)
         c.fold_batch(batches[k], 50);
     DoseResult const ra = a.result(), rc = c.result();
     EXPECT_EQ(ra.energy_MeV, rc.energy_MeV);
-    EXPECT_EQ(0, std::memcmp(ra.energy_sigma_MeV.data(), rc.energy_sigma_MeV.data(),
-                             3 * sizeof(double)));
+    EXPECT_EQ(
+        0, std::memcmp(ra.energy_sigma_MeV.data(), rc.energy_sigma_MeV.data(), 3 * sizeof(double)));
     EXPECT_EQ(ra.batches, rc.batches);
     EXPECT_EQ(ra.histories, rc.histories);
 
@@ -155,5 +155,5 @@ TEST(BatchReductionTest, FoldAndRestoreContinueExactly)
     EXPECT_THROW(c.restore(wrong), RuntimeError);
     EXPECT_THROW(c.fold_batch({1.0}, 50), RuntimeError);
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

@@ -77,26 +77,25 @@ std::vector<double> pattern_on_device(TallyMethod method, DepositPattern const& 
 {
     double const max_total = double(p.blocks) * p.threads_per_block * p.per_thread * 14 / 256;
     DoseTally tally({method, p.bins, max_total, Backend::gpu});
-    dispatch_tally_method(method,
-                          [&](auto policy)
-                          {
-                              using Policy = decltype(policy);
-                              if constexpr (Policy::block_cached)
-                              {
-                                  if (p.cache_slots > 0)
-                                  {
-                                      pattern_cached_kernel<<<
-                                          p.blocks, p.threads_per_block,
-                                          BlockTallyCache<Policy>::storage_bytes(p.cache_slots)>>>(
-                                          tally.view<Policy>(), p);
-                                      MCDOSE_CUDA_CHECK_LAUNCH();
-                                      return;
-                                  }
-                              }
-                              pattern_kernel<<<p.blocks, p.threads_per_block>>>(
-                                  tally.view<Policy>(), p);
-                              MCDOSE_CUDA_CHECK_LAUNCH();
-                          });
+    dispatch_tally_method(
+        method,
+        [&](auto policy)
+        {
+            using Policy = decltype(policy);
+            if constexpr (Policy::block_cached)
+            {
+                if (p.cache_slots > 0)
+                {
+                    pattern_cached_kernel<<<p.blocks, p.threads_per_block,
+                                            BlockTallyCache<Policy>::storage_bytes(
+                                                p.cache_slots)>>>(tally.view<Policy>(), p);
+                    MCDOSE_CUDA_CHECK_LAUNCH();
+                    return;
+                }
+            }
+            pattern_kernel<<<p.blocks, p.threads_per_block>>>(tally.view<Policy>(), p);
+            MCDOSE_CUDA_CHECK_LAUNCH();
+        });
     device_synchronize();
     return tally.batch_energy_MeV();
 }

@@ -19,7 +19,7 @@ constexpr char const magic[] = "MCDOSE-CHECKPOINT 1\n";
 class Writer
 {
   public:
-    template<class T>
+    template <class T>
     void pod(T const& v)
     {
         static_assert(std::is_trivially_copyable<T>::value, "plain data only");
@@ -48,7 +48,7 @@ class Reader
         : bytes_(bytes), end_(end), source_(source)
     {
     }
-    template<class T>
+    template <class T>
     T pod()
     {
         T v;
@@ -105,7 +105,7 @@ std::string first_line_of(std::string const& text, std::size_t pos)
     std::size_t const end = text.find('\n', from);
     return text.substr(from, end == std::string::npos ? std::string::npos : end - from);
 }
-}  // namespace
+} // namespace
 
 std::string serialize_checkpoint(TransportCheckpoint const& ck)
 {
@@ -135,8 +135,8 @@ std::string serialize_checkpoint(TransportCheckpoint const& ck)
 TransportCheckpoint deserialize_checkpoint(std::string const& bytes, std::string const& source)
 {
     std::size_t const magic_len = sizeof(magic) - 1;
-    MCDOSE_VALIDATE(bytes.size() >= magic_len + sizeof(std::uint64_t)
-                        && bytes.compare(0, magic_len, magic) == 0,
+    MCDOSE_VALIDATE(bytes.size() >= magic_len + sizeof(std::uint64_t) &&
+                        bytes.compare(0, magic_len, magic) == 0,
                     << "'" << source << "' is not an mcdose checkpoint (version 1); give the "
                     << "file written by --checkpoint");
     std::size_t const body = bytes.size() - sizeof(std::uint64_t);
@@ -192,8 +192,8 @@ void check_checkpoint_fingerprint(TransportCheckpoint const& ck, std::string con
                                   std::string const& path)
 {
     std::size_t pos = 0;
-    while (pos < ck.fingerprint.size() && pos < expected.size()
-           && ck.fingerprint[pos] == expected[pos])
+    while (pos < ck.fingerprint.size() && pos < expected.size() &&
+           ck.fingerprint[pos] == expected[pos])
         ++pos;
     bool const same = ck.fingerprint == expected;
     MCDOSE_VALIDATE(same, << "--resume '" << path
@@ -204,4 +204,4 @@ void check_checkpoint_fingerprint(TransportCheckpoint const& ck, std::string con
                           << "'); resume with the same study file and options (histories, "
                              "batches, tally, rng, precision), or start without --resume");
 }
-}  // namespace mcdose
+} // namespace mcdose

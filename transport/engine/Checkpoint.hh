@@ -26,9 +26,9 @@ struct TransportCheckpoint
     //! batches, tally, RNG, precision, voxels, FX quantum). A resume must match.
     std::string fingerprint;
     std::uint64_t batches_done{0};
-    std::uint64_t histories_done{0};  //!< one past the last history of the last batch
-    bool finished{false};             //!< the run had ended (nothing left to resume)
-    double transport_time_s{0};       //!< transport wall time spent so far
+    std::uint64_t histories_done{0}; //!< one past the last history of the last batch
+    bool finished{false};            //!< the run had ended (nothing left to resume)
+    double transport_time_s{0};      //!< transport wall time spent so far
     DoseTallyTotals tally;
     EnergyBalance balance;
     std::vector<std::vector<double>> batch_digests;
@@ -46,4 +46,4 @@ std::string read_checkpoint_bytes(std::string const& path);
 //! run's, naming the first differing entry and what to do.
 void check_checkpoint_fingerprint(TransportCheckpoint const& ck, std::string const& expected,
                                   std::string const& path);
-}  // namespace mcdose
+} // namespace mcdose

@@ -17,20 +17,21 @@ namespace mcdose
 //! Number of CPU worker threads: `requested` if > 0, else all hardware threads.
 inline int resolve_cpu_threads(int requested)
 {
-    MCDOSE_VALIDATE(requested >= 0, << "'threads' must be 0 (all cores) or positive (got "
-                                    << requested << ")");
+    MCDOSE_VALIDATE(requested >= 0,
+                    << "'threads' must be 0 (all cores) or positive (got " << requested << ")");
     if (requested > 0)
         return requested;
     unsigned const hw = std::thread::hardware_concurrency();
     return hw > 0 ? static_cast<int>(hw) : 1;
 }
 
-template<class F>
+template <class F>
 void run_cpu_threads(int num_threads, F&& f)
 {
     std::exception_ptr error;
     std::mutex error_mutex;
-    auto body = [&](int t) {
+    auto body = [&](int t)
+    {
         try
         {
             f(static_cast<size_type>(t));
@@ -58,4 +59,4 @@ void run_cpu_threads(int num_threads, F&& f)
     if (error)
         std::rethrow_exception(error);
 }
-}  // namespace mcdose
+} // namespace mcdose

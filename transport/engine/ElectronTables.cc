@@ -18,12 +18,12 @@ constexpr double msc_m1_min = 1e-10;
 constexpr double msc_m1_max = 0.999;
 constexpr double table_emin_MeV = 1e-3;
 
-constexpr double ln_a_min = -60;  // A = 8.8e-27
-constexpr double ln_a_max = 10;   // A = 2.2e4: <t^2>_A still accurate in double
+constexpr double ln_a_min = -60; // A = 8.8e-27
+constexpr double ln_a_max = 10;  // A = 2.2e4: <t^2>_A still accurate in double
 
 //! ln A where a quantity increasing monotonically with A reaches `target`
 //! (bisection in ln A on [ln_a_min, ln_a_max]).
-template<class F>
+template <class F>
 double solve_ln_screening(F&& quantity, double target)
 {
     double lo = ln_a_min;
@@ -40,12 +40,13 @@ double wentzel_ratio(double A)
 {
     return wentzel_second_moment(A) / wentzel_mean_one_minus_mu(A);
 }
-}  // namespace
+} // namespace
 
 void validate_electron_options(ElectronTransportOptions const& o)
 {
     using L = ElectronOptionLimits;
-    auto check_cut = [](double value, char const* field) {
+    auto check_cut = [](double value, char const* field)
+    {
         MCDOSE_VALIDATE(value >= L::cut_min_MeV && value <= L::cut_max_MeV,
                         << "'physics/" << field << "' must be in [" << L::cut_min_MeV << ", "
                         << L::cut_max_MeV << "] MeV (got " << value << ")");
@@ -65,8 +66,8 @@ void validate_electron_options(ElectronTransportOptions const& o)
                     << o.points_per_decade << ")");
 }
 
-ElectronHostTables build_electron_tables(std::vector<Material> const& materials,
-                                         double emax_MeV, ElectronTransportOptions const& o)
+ElectronHostTables build_electron_tables(std::vector<Material> const& materials, double emax_MeV,
+                                         ElectronTransportOptions const& o)
 {
     validate_electron_options(o);
     ElectronHostTables t;
@@ -95,15 +96,15 @@ ElectronHostTables build_electron_tables(std::vector<Material> const& materials,
             for (unsigned l = 0; l < 2; ++l)
             {
                 std::size_t const r = (m * 2 + l) * n + i;
-                t.stopping[r] = phys.restricted_collision_stopping(E, o.delta_cut_MeV, leptons[l])
-                                + rad_soft;
+                t.stopping[r] =
+                    phys.restricted_collision_stopping(E, o.delta_cut_MeV, leptons[l]) + rad_soft;
                 MCDOSE_VALIDATE(t.stopping[r] > 0 && std::isfinite(t.stopping[r]),
                                 << "material '" << materials[m].name
                                 << "': stopping power is not positive at " << E << " MeV");
                 t.transport_xs[r] = phys.transport_cross_section(E, leptons[l]);
                 t.transport_xs2[r] = phys.second_transport_cross_section(E, leptons[l]);
-                t.hard_xs[r * 3 + 0] = phys.hard_collision_cross_section(E, o.delta_cut_MeV,
-                                                                         leptons[l]);
+                t.hard_xs[r * 3 + 0] =
+                    phys.hard_collision_cross_section(E, o.delta_cut_MeV, leptons[l]);
                 t.hard_xs[r * 3 + 1] = brems;
                 t.hard_xs[r * 3 + 2] = l == 1 ? phys.annihilation_cross_section(E) : 0.0;
             }
@@ -146,12 +147,13 @@ ElectronHostTables build_electron_tables(std::vector<Material> const& materials,
     {
         static_assert(2 * ElectronOptionLimits::max_loss_fraction < 1,
                       "the majorant window needs 2 f < 1");
-        unsigned const k
-            = static_cast<unsigned>(std::ceil(-std::log1p(-2 * o.max_loss_fraction) / t.delta)) + 1;
+        unsigned const k =
+            static_cast<unsigned>(std::ceil(-std::log1p(-2 * o.max_loss_fraction) / t.delta)) + 1;
         t.hard_majorant.assign(nm * 2 * n, 0);
         for (std::size_t row = 0; row < nm * 2; ++row)
         {
-            auto total = [&](unsigned j) {
+            auto total = [&](unsigned j)
+            {
                 std::size_t const r = row * n + j;
                 return t.hard_xs[r * 3 + 0] + t.hard_xs[r * 3 + 1] + t.hard_xs[r * 3 + 2];
             };
@@ -194,4 +196,4 @@ ElectronHostTables build_electron_tables(std::vector<Material> const& materials,
     }
     return t;
 }
-}  // namespace mcdose
+} // namespace mcdose

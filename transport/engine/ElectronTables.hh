@@ -17,9 +17,9 @@ struct ElectronTransportOptions
     double absorption_MeV{0.2};    //!< kinetic energy below which e-/e+ stop
     double delta_cut_MeV{0.2};     //!< W_cc: delta rays above it are produced
     double brems_cut_MeV{0.05};    //!< W_cr: photons above it are produced
-    double max_loss_fraction{0.1};   //!< soft loss per step <= this fraction of E
-    double max_mfp_fraction{0.2};    //!< step <= this fraction of lambda_1
-    int points_per_decade{100};      //!< electron table density
+    double max_loss_fraction{0.1}; //!< soft loss per step <= this fraction of E
+    double max_mfp_fraction{0.2};  //!< step <= this fraction of lambda_1
+    int points_per_decade{100};    //!< electron table density
 };
 
 //! Allowed values of the options: validate_electron_options checks them for
@@ -37,7 +37,7 @@ struct ElectronOptionLimits
 struct ElectronHostTables
 {
     double ln_emin{0};
-    double delta{0};  //!< grid step in ln E
+    double delta{0}; //!< grid step in ln E
     unsigned size{0};
     std::vector<double> stopping, transport_xs, transport_xs2, hard_xs;
     //! Per row and bin: a majorant of the total hard cross section over every
@@ -56,9 +56,9 @@ struct ElectronHostTables
 
 //! Build the tables for kinetic energies [emin, emax] (emax: the largest
 //! source energy, at least the cuts). Throws with the option name on bad cuts.
-ElectronHostTables build_electron_tables(std::vector<Material> const& materials,
-                                         double emax_MeV, ElectronTransportOptions const& options);
+ElectronHostTables build_electron_tables(std::vector<Material> const& materials, double emax_MeV,
+                                         ElectronTransportOptions const& options);
 
 //! Check the options (called by build_electron_tables and the study checks).
 void validate_electron_options(ElectronTransportOptions const& options);
-}  // namespace mcdose
+} // namespace mcdose

@@ -30,23 +30,23 @@ namespace mcdose
 //! Columns of ElectronTransportView::hard_xs.
 enum ChargedProcess : unsigned
 {
-    charged_inelastic = 0,     //!< Møller (e-) or Bhabha (e+) above W_cc
-    charged_brems = 1,         //!< bremsstrahlung above W_cr
-    charged_annihilation = 2,  //!< positron annihilation in flight
+    charged_inelastic = 0,    //!< Møller (e-) or Bhabha (e+) above W_cc
+    charged_brems = 1,        //!< bremsstrahlung above W_cr
+    charged_annihilation = 2, //!< positron annihilation in flight
     charged_process_count = 3
 };
 
-template<class Real>
+template <class Real>
 struct ElectronTransportView
 {
     //! false: electrons and positrons deposit their energy where they are
     //! created (the photon-only approximation, kept for studies of it).
     bool condensed_history{true};
 
-    LogGridView<Real> grid;  //!< kinetic energy [MeV]
+    LogGridView<Real> grid; //!< kinetic energy [MeV]
     Span<Real const> stopping;
     Span<Real const> transport_xs;
-    Span<Real const> transport_xs2;  //!< sigma_2 [cm^2/g], same layout
+    Span<Real const> transport_xs2; //!< sigma_2 [cm^2/g], same layout
     Span<Real const> hard_xs;
     Span<Real const> hard_majorant;
 
@@ -55,11 +55,11 @@ struct ElectronTransportView
 
     // Cuts and step control: copied from ElectronTransportOptions (where the
     // defaults are) by TransportParams.
-    Real absorption_MeV{0};     //!< below it e-/e+ stop and deposit locally
-    Real delta_cut_MeV{0};      //!< W_cc
-    Real brems_cut_MeV{0};      //!< W_cr
-    Real max_loss_fraction{0};  //!< soft energy loss per step <= this fraction of E
-    Real max_mfp_fraction{0};   //!< step <= this fraction of lambda_1
+    Real absorption_MeV{0};    //!< below it e-/e+ stop and deposit locally
+    Real delta_cut_MeV{0};     //!< W_cc
+    Real brems_cut_MeV{0};     //!< W_cr
+    Real max_loss_fraction{0}; //!< soft energy loss per step <= this fraction of E
+    Real max_mfp_fraction{0};  //!< step <= this fraction of lambda_1
 
     //! Row of material m, lepton l (0: e-, 1: e+) in stopping / transport_xs.
     MCDOSE_FORCEINLINE_FUNCTION unsigned row(unsigned m, unsigned l) const
@@ -67,4 +67,4 @@ struct ElectronTransportView
         return (m * 2 + l) * grid.size;
     }
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -16,9 +16,9 @@ namespace mcdose
 {
 struct HistoryQueueView
 {
-    unsigned long long* next{nullptr};  //!< shared counter (device or host memory)
-    std::uint64_t end{0};               //!< one past the last history of the batch
-    std::uint32_t chunk{1};             //!< histories per grab
+    unsigned long long* next{nullptr}; //!< shared counter (device or host memory)
+    std::uint64_t end{0};              //!< one past the last history of the batch
+    std::uint32_t chunk{1};            //!< histories per grab
 
     //! Grab the next chunk; false when the batch is exhausted.
     MCDOSE_FORCEINLINE_FUNCTION bool grab(std::uint64_t& first, std::uint64_t& last) const
@@ -26,8 +26,8 @@ struct HistoryQueueView
 #if MCDOSE_DEVICE_COMPILE
         unsigned long long const start = atomicAdd(next, static_cast<unsigned long long>(chunk));
 #else
-        unsigned long long const start = __atomic_fetch_add(
-            next, static_cast<unsigned long long>(chunk), __ATOMIC_RELAXED);
+        unsigned long long const start =
+            __atomic_fetch_add(next, static_cast<unsigned long long>(chunk), __ATOMIC_RELAXED);
 #endif
         if (start >= end)
             return false;
@@ -36,4 +36,4 @@ struct HistoryQueueView
         return true;
     }
 };
-}  // namespace mcdose
+} // namespace mcdose

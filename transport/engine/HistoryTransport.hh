@@ -42,10 +42,10 @@
 
 #include "core/Constants.hh"
 #include "core/Macros.hh"
+#include "core/Particle.hh"
 #include "core/WarpVote.hh"
 #include "rng/Distributions.hh"
 #include "tally/DoseTallyView.hh"
-#include "core/Particle.hh"
 #include "tally/EnergyBalance.hh"
 #include "transport/engine/SecondaryStack.hh"
 #include "transport/engine/TransportView.hh"
@@ -78,11 +78,11 @@ namespace mcdose
 enum class StepKind : unsigned char
 {
     photon,
-    charged,  //!< a condensed-history step of an electron or positron
-    hard      //!< the hard event that ended a charged step
+    charged, //!< a condensed-history step of an electron or positron
+    hard     //!< the hard event that ended a charged step
 };
 
-template<class Real, class Engine, class Policy>
+template <class Real, class Engine, class Policy>
 class HistoryTransport
 {
   public:
@@ -110,11 +110,11 @@ class HistoryTransport
         VoxelTrackState<Real> st;
         Real energy{0};
         Real weight{0};
-        size_type pending_voxel{0};  //!< charged: voxel of the loss not yet tallied
-        Real pending_MeV{0};         //!< charged: that loss (one atomic per voxel visit)
-        Real hard_max{0};            //!< charged: majorant of the pending hard event [1/cm]
+        size_type pending_voxel{0}; //!< charged: voxel of the loss not yet tallied
+        Real pending_MeV{0};        //!< charged: that loss (one atomic per voxel visit)
+        Real hard_max{0};           //!< charged: majorant of the pending hard event [1/cm]
         ParticleType type{ParticleType::photon};
-        bool hard_pending{false};    //!< charged: the next step is hard_step
+        bool hard_pending{false}; //!< charged: the next step is hard_step
     };
 
   public:
@@ -124,7 +124,7 @@ class HistoryTransport
     {
         Track track;
         Stack stack;
-        bool alive{false};  //!< `track` has steps left
+        bool alive{false}; //!< `track` has steps left
     };
 
     //! Start a source particle (local frame) in a lane whose history is over.
@@ -160,18 +160,18 @@ class HistoryTransport
     MCDOSE_FUNCTION void step(Lane& lane, WarpGroup const group)
     {
         MCDOSE_EXPECT(lane.alive);
-        align_draws(rng_);  // the lanes of a group refill their RNG blocks together
+        align_draws(rng_); // the lanes of a group refill their RNG blocks together
         switch (next_step_kind(lane))
         {
-            case StepKind::photon:
-                lane.alive = this->photon_step(lane.track, lane.stack);
-                break;
-            case StepKind::hard:
-                lane.alive = this->hard_step(lane.track, lane.stack);
-                break;
-            case StepKind::charged:
-                lane.alive = this->charged_step(lane.track, lane.stack, group);
-                break;
+        case StepKind::photon:
+            lane.alive = this->photon_step(lane.track, lane.stack);
+            break;
+        case StepKind::hard:
+            lane.alive = this->hard_step(lane.track, lane.stack);
+            break;
+        case StepKind::charged:
+            lane.alive = this->charged_step(lane.track, lane.stack, group);
+            break;
         }
     }
 
@@ -346,9 +346,9 @@ class HistoryTransport
     //! How a straight charged-particle flight ended.
     enum class Flight
     {
-        completed,    //!< the whole length was flown
-        interrupted,  //!< stopped on entering a voxel of another material or density
-        escaped       //!< left the grid
+        completed,   //!< the whole length was flown
+        interrupted, //!< stopped on entering a voxel of another material or density
+        escaped      //!< left the grid
     };
 
     //! Energy lost along a charged track but not yet handed to the tally: a
@@ -488,8 +488,10 @@ class HistoryTransport
         Real loss_per_cm = lerp_table(el.stopping.data() + row, im, fm) * rho;
         if (loss_per_cm * step > energy)
             loss_per_cm = energy / step;
-        Real const step_over_lambda1 = lerp_table(el.transport_xs.data() + row, im, fm) * rho * step;
-        Real const step_over_lambda2 = lerp_table(el.transport_xs2.data() + row, im, fm) * rho * step;
+        Real const step_over_lambda1 =
+            lerp_table(el.transport_xs.data() + row, im, fm) * rho * step;
+        Real const step_over_lambda2 =
+            lerp_table(el.transport_xs2.data() + row, im, fm) * rho * step;
 
         // Random hinge: tau s, deflection, (1 - tau) s. One fly_charged call
         // site for both segments keeps a single copy of the voxel walk in the
@@ -514,7 +516,7 @@ class HistoryTransport
                                                    generate_canonical<Real>(rng_));
         }
         if (energy < 0)
-            energy = 0;  // rounding of the last step (the deposit is already booked)
+            energy = 0; // rounding of the last step (the deposit is already booked)
         t.energy = energy;
         if (flight == Flight::escaped)
         {
@@ -554,7 +556,7 @@ class HistoryTransport
         MCDOSE_ASSERT(xs.total() <= t.hard_max * Real(1.0001));
         Real const xi = generate_canonical<Real>(rng_) * t.hard_max;
         if (xi > xs.total())
-            return true;  // delta event
+            return true; // delta event
         Interaction<Real> result;
         if (xi <= xs.inelastic)
         {
@@ -572,7 +574,7 @@ class HistoryTransport
         }
         if (this->apply_interaction(result, st, here, w, stack, t.energy))
         {
-            this->flush_deposit(t);  // annihilated in flight
+            this->flush_deposit(t); // annihilated in flight
             return false;
         }
         return true;
@@ -582,8 +584,8 @@ class HistoryTransport
     MCDOSE_FORCEINLINE_FUNCTION Real mu_per_cm(size_type voxel, unsigned i, Real f) const
     {
         unsigned const m = phys_.material[voxel];
-        return lerp_table(phys_.mu_rho.data() + m * phys_.grid.size, i, f)
-               * Real(phys_.density_g_cm3[voxel]);
+        return lerp_table(phys_.mu_rho.data() + m * phys_.grid.size, i, f) *
+               Real(phys_.density_g_cm3[voxel]);
     }
 
     //! Move the photon to its next real interaction; false if it left the grid.
@@ -662,7 +664,8 @@ class HistoryTransport
             return PhotoelectricInteractor<Real>(energy, dir, shells)(rng_);
         }
         bool const pair_allowed = energy > 2 * Real(constants::electron_mass_MeV);
-        if (xi <= lerp_table(cdf + 1, i, f, 3) || (!pair_allowed && xi > lerp_table(cdf + 2, i, f, 3)))
+        if (xi <= lerp_table(cdf + 1, i, f, 3) ||
+            (!pair_allowed && xi > lerp_table(cdf + 2, i, f, 3)))
         {
             // (Interpolation in the bin holding the pair threshold can leave a
             // sliver of pair probability below 2 m c^2: it goes to Compton.)
@@ -675,4 +678,4 @@ class HistoryTransport
         return PairProductionInteractor<Real>(energy, dir, element)(rng_);
     }
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -21,7 +21,7 @@
 
 namespace mcdose
 {
-template<class Item, int Capacity = 48>
+template <class Item, int Capacity = 48>
 class SecondaryStack
 {
   public:
@@ -47,4 +47,4 @@ class SecondaryStack
     Item items_[Capacity];
     int size_{0};
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -30,8 +30,8 @@
 #include "tally/DoseTally.hh"
 #include "transport/engine/Checkpoint.hh"
 #include "transport/engine/CpuThreads.hh"
-#include "transport/engine/TransportParams.hh"
 #include "transport/engine/TransportLaunch.hh"
+#include "transport/engine/TransportParams.hh"
 
 namespace mcdose
 {
@@ -42,16 +42,16 @@ struct TransportProgress
     std::uint64_t histories_total{0};
     std::uint64_t batches_done{0};
     double elapsed_s{0};
-    DoseTally const* tally{nullptr};  //!< folded results so far (tally->result())
+    DoseTally const* tally{nullptr}; //!< folded results so far (tally->result())
 };
 
 //! How to run (the physics lives in the params and the source).
 struct TransportRunOptions
 {
-    Backend backend{Backend::cpu};        //!< cpu or gpu (resolved by the caller)
-    int cpu_threads{0};                   //!< 0: all cores (split over cpu_groups)
-    int gpu_block_unit{128};              //!< threads; the block is whole units (persistent_transport_grid)
-    std::uint32_t chunk{0};               //!< histories per grab (0: automatic)
+    Backend backend{Backend::cpu}; //!< cpu or gpu (resolved by the caller)
+    int cpu_threads{0};            //!< 0: all cores (split over cpu_groups)
+    int gpu_block_unit{128}; //!< threads; the block is whole units (persistent_transport_grid)
+    std::uint32_t chunk{0};  //!< histories per grab (0: automatic)
     RngOptions rng;
     //! Fixed mode: `histories` split into `batches` equal batches. Open-ended
     //! mode (histories == 0): batches of `batch_histories` histories, batch b
@@ -61,7 +61,7 @@ struct TransportRunOptions
     std::uint64_t batches{10};
     std::uint64_t batch_histories{0};
     std::uint64_t max_histories{0};
-    double max_primary_energy_MeV{0};     //!< for the FX quantum (kinetic + 2 m c^2 for e+)
+    double max_primary_energy_MeV{0}; //!< for the FX quantum (kinetic + 2 m c^2 for e+)
     //! GPU backend: the devices this process drives, one host thread each
     //! (empty: the calling thread's current device).
     std::vector<int> gpus;
@@ -93,22 +93,22 @@ struct TransportRunOptions
 
 struct TransportRunResult
 {
-    DoseResult dose;                 //!< energy per voxel [MeV] with batch uncertainty
-    EnergyBalance balance;           //!< over all ranks and devices
-    std::uint64_t histories{0};      //!< histories actually run (all batches completed)
-    bool complete{true};             //!< false if stopped early by on_batch
-    double transport_time_s{0};      //!< wall time of the batches (transport + reductions)
-    size_type workers{0};            //!< CPU threads or GPU threads of this rank
-    size_type groups{0};             //!< GPUs or CPU worker groups of this rank
+    DoseResult dose;            //!< energy per voxel [MeV] with batch uncertainty
+    EnergyBalance balance;      //!< over all ranks and devices
+    std::uint64_t histories{0}; //!< histories actually run (all batches completed)
+    bool complete{true};        //!< false if stopped early by on_batch
+    double transport_time_s{0}; //!< wall time of the batches (transport + reductions)
+    size_type workers{0};       //!< CPU threads or GPU threads of this rank
+    size_type groups{0};        //!< GPUs or CPU worker groups of this rank
     int ranks{1};
-    std::uint64_t first_batch{0};    //!< batches restored from a checkpoint
-    PersistentGrid grid;             //!< GPU launch shape (GPU backend, first device)
-    std::vector<std::vector<double>> batch_digests;  //!< one per batch (if batch_digest)
+    std::uint64_t first_batch{0}; //!< batches restored from a checkpoint
+    PersistentGrid grid;          //!< GPU launch shape (GPU backend, first device)
+    std::vector<std::vector<double>> batch_digests; //!< one per batch (if batch_digest)
 };
 
 //! What one worker group transports with: physics tables and source in the
 //! memory of its device (or the host).
-template<class Real, class Source>
+template <class Real, class Source>
 struct TransportGroupInputs
 {
     TransportView<Real> physics;
@@ -118,11 +118,11 @@ struct TransportGroupInputs
 namespace detail
 {
 //! Resources of one worker group (a GPU, or a CPU thread team).
-template<class Real, class Engine, class Policy, class Source>
+template <class Real, class Engine, class Policy, class Source>
 struct TransportGroup
 {
     using Args = TransportArgs<Real, Engine, Policy, Source>;
-    int device{-1};  //!< GPU index (-1: CPU, or the current device)
+    int device{-1}; //!< GPU index (-1: CPU, or the current device)
     PersistentGrid grid;
     size_type workers{0};
     std::unique_ptr<RngStore<Engine>> rng;
@@ -135,8 +135,8 @@ struct TransportGroup
 
     EnergyBalance balance() const
     {
-        std::vector<EnergyBalance> const b
-            = device_balances.empty() ? host_balances : device_balances.to_host();
+        std::vector<EnergyBalance> const b =
+            device_balances.empty() ? host_balances : device_balances.to_host();
         EnergyBalance sum;
         for (auto const& x : b)
             sum += x;
@@ -146,26 +146,28 @@ struct TransportGroup
 
 //! Run f(g) for every group on its own host thread with its GPU current;
 //! errors name the GPU or group.
-template<class Group, class F>
+template <class Group, class F>
 void for_each_group(std::vector<std::unique_ptr<Group>>& groups, bool gpu, F&& f)
 {
-    run_cpu_threads(static_cast<int>(groups.size()), [&](size_type g) {
-        Group& group = *groups[g];
-        try
-        {
-            if (group.device >= 0)
-                activate_device(group.device);
-            f(g, group);
-        }
-        catch (RuntimeError const& e)
-        {
-            if (groups.size() == 1)
-                throw;
-            throw RuntimeError((gpu ? "GPU " + std::to_string(group.device)
-                                    : "worker group " + std::to_string(g))
-                               + ": " + e.what());
-        }
-    });
+    run_cpu_threads(static_cast<int>(groups.size()),
+                    [&](size_type g)
+                    {
+                        Group& group = *groups[g];
+                        try
+                        {
+                            if (group.device >= 0)
+                                activate_device(group.device);
+                            f(g, group);
+                        }
+                        catch (RuntimeError const& e)
+                        {
+                            if (groups.size() == 1)
+                                throw;
+                            throw RuntimeError((gpu ? "GPU " + std::to_string(group.device)
+                                                    : "worker group " + std::to_string(g)) +
+                                               ": " + e.what());
+                        }
+                    });
 }
 
 //! Generator options of global group `global_group` for a run segment
@@ -173,7 +175,7 @@ void for_each_group(std::vector<std::unique_ptr<Group>>& groups, bool gpu, F&& f
 //! uses the same key, so a history's numbers do not depend on where it runs.
 //! Per-thread engines get distinct streams per group (and, after a resume,
 //! a seed mixed with the first batch, so no stream is replayed).
-template<class Engine>
+template <class Engine>
 RngOptions group_rng_options(RngOptions opts, std::uint64_t global_group, size_type workers,
                              std::uint64_t first_batch)
 {
@@ -207,35 +209,35 @@ inline EnergyBalance reduce_balance(EnergyBalance b, Comm const& comm)
 }
 
 //! The driver's part of the checkpoint fingerprint.
-template<class Real>
+template <class Real>
 std::string run_fingerprint(TransportRunOptions const& o, TallyMethod method, size_type voxels,
                             int fx_quantum_exp2)
 {
     std::string s = o.input_fingerprint;
     if (!s.empty() && s.back() != '\n')
         s += '\n';
-    s += "histories=" + std::to_string(o.histories) + "\nbatches="
-         + std::to_string(o.histories ? o.batches : 0)
-         + "\nbatch_histories=" + std::to_string(o.histories ? 0 : o.batch_histories)
-         + "\nmax_histories=" + std::to_string(o.histories ? 0 : o.max_histories)
-         + "\ntally=" + to_cstring(method) + "\nrng=" + to_cstring(o.rng.kind)
-         + "\nseed=" + std::to_string(o.rng.seed) + "\nstream=" + std::to_string(o.rng.stream)
-         + "\nprecision=" + (sizeof(Real) == 4 ? "float" : "double")
-         + "\nvoxels=" + std::to_string(voxels)
-         + "\nfx_quantum_exp2=" + std::to_string(fx_quantum_exp2) + "\n";
+    s += "histories=" + std::to_string(o.histories) +
+         "\nbatches=" + std::to_string(o.histories ? o.batches : 0) +
+         "\nbatch_histories=" + std::to_string(o.histories ? 0 : o.batch_histories) +
+         "\nmax_histories=" + std::to_string(o.histories ? 0 : o.max_histories) +
+         "\ntally=" + to_cstring(method) + "\nrng=" + to_cstring(o.rng.kind) +
+         "\nseed=" + std::to_string(o.rng.seed) + "\nstream=" + std::to_string(o.rng.stream) +
+         "\nprecision=" + (sizeof(Real) == 4 ? "float" : "double") +
+         "\nvoxels=" + std::to_string(voxels) +
+         "\nfx_quantum_exp2=" + std::to_string(fx_quantum_exp2) + "\n";
     return s;
 }
-}  // namespace detail
+} // namespace detail
 
 /*!
  * Run with per-group inputs: `inputs(device)` is called on each group's
  * thread with that group's GPU current (device -1 for CPU groups) and returns
  * views in that device's memory (see StudyRunner.cc for per-device params).
  */
-template<class Real, class Engine, class Policy, class Source>
-TransportRunResult run_transport_groups(
-    std::function<TransportGroupInputs<Real, Source>(int device)> const& inputs,
-    TallyMethod method, size_type voxels, TransportRunOptions const& opts)
+template <class Real, class Engine, class Policy, class Source>
+TransportRunResult
+run_transport_groups(std::function<TransportGroupInputs<Real, Source>(int device)> const& inputs,
+                     TallyMethod method, size_type voxels, TransportRunOptions const& opts)
 {
     using Group = detail::TransportGroup<Real, Engine, Policy, Source>;
     Comm const& comm = opts.comm ? *opts.comm : Comm::world();
@@ -254,8 +256,8 @@ TransportRunResult run_transport_groups(
                         << opts.batches << ")");
     }
     std::uint64_t const total_histories = open_ended ? opts.max_histories : opts.histories;
-    std::uint64_t const num_batches
-        = open_ended ? (opts.max_histories / opts.batch_histories) : opts.batches;
+    std::uint64_t const num_batches =
+        open_ended ? (opts.max_histories / opts.batch_histories) : opts.batches;
     bool const gpu = opts.backend == Backend::gpu;
     MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
 
@@ -265,14 +267,13 @@ TransportRunResult run_transport_groups(
         devices = opts.gpus.empty() ? std::vector<int>{-1} : opts.gpus;
     else
     {
-        MCDOSE_VALIDATE(opts.cpu_groups >= 1, << "CPU worker groups must be at least 1 (got "
-                                              << opts.cpu_groups << ")");
+        MCDOSE_VALIDATE(opts.cpu_groups >= 1,
+                        << "CPU worker groups must be at least 1 (got " << opts.cpu_groups << ")");
         devices.assign(opts.cpu_groups, -1);
     }
     size_type const num_groups = devices.size();
-    int const cpu_threads_per_group
-        = gpu ? 0
-              : std::max(1, resolve_cpu_threads(opts.cpu_threads) / static_cast<int>(num_groups));
+    int const cpu_threads_per_group =
+        gpu ? 0 : std::max(1, resolve_cpu_threads(opts.cpu_threads) / static_cast<int>(num_groups));
 
     DoseTallyInput tin;
     tin.method = method;
@@ -282,9 +283,9 @@ TransportRunResult run_transport_groups(
     tin.backend = gpu ? Backend::gpu : Backend::cpu;
     DoseTallyInput master_in = tin;
     master_in.backend = Backend::cpu;
-    DoseTally master(master_in);  // folded totals (identical on every rank)
-    std::string const fingerprint
-        = detail::run_fingerprint<Real>(opts, method, voxels, master.fx_quantum_exp2());
+    DoseTally master(master_in); // folded totals (identical on every rank)
+    std::string const fingerprint =
+        detail::run_fingerprint<Real>(opts, method, voxels, master.fx_quantum_exp2());
 
     TransportRunResult result;
     result.ranks = comm.size();
@@ -315,10 +316,10 @@ TransportRunResult run_transport_groups(
     result.first_batch = first_batch;
 
     // Chunks: small enough to balance the load at the end of a batch.
-    std::uint64_t const per_batch = open_ended ? opts.batch_histories
-                                               : (opts.histories + opts.batches - 1) / opts.batches;
-    std::uint64_t const per_group
-        = std::max<std::uint64_t>(1, per_batch / (std::uint64_t(comm.size()) * num_groups));
+    std::uint64_t const per_batch =
+        open_ended ? opts.batch_histories : (opts.histories + opts.batches - 1) / opts.batches;
+    std::uint64_t const per_group =
+        std::max<std::uint64_t>(1, per_batch / (std::uint64_t(comm.size()) * num_groups));
 
     std::vector<std::unique_ptr<Group>> groups;
     for (size_type g = 0; g < num_groups; ++g)
@@ -326,58 +327,66 @@ TransportRunResult run_transport_groups(
         groups.push_back(std::make_unique<Group>());
         groups.back()->device = devices[g];
     }
-    detail::for_each_group(groups, gpu, [&](size_type g, Group& group) {
-        if (gpu)
+    detail::for_each_group(
+        groups, gpu,
+        [&](size_type g, Group& group)
         {
-            group.grid = persistent_transport_grid<typename Group::Args>(opts.gpu_block_unit);
-            group.workers = group.grid.workers();
-        }
-        else
-        {
-            group.workers = cpu_threads_per_group;
-        }
-        std::uint64_t const global_group = std::uint64_t(comm.rank()) * num_groups + g;
-        group.rng = std::make_unique<RngStore<Engine>>(make_rng_store<Engine>(
-            detail::group_rng_options<Engine>(opts.rng, global_group, group.workers, first_batch),
-            group.workers, where));
-        group.tally = std::make_unique<DoseTally>(tin);
-        group.host_balances.resize(group.workers);
-        if (gpu)
-        {
-            group.device_balances = DeviceBuffer<EnergyBalance>(make_span(group.host_balances));
-            group.device_counter = DeviceBuffer<unsigned long long>(1);
-        }
-        auto const in = inputs(group.device);
-        auto& args = group.args;
-        args.physics = in.physics;
-        args.source = in.source;
-        args.tally = group.tally->template view<Policy>();
-        args.balances = gpu ? group.device_balances.device_span() : make_span(group.host_balances);
-        std::uint32_t chunk = opts.chunk;
-        // Automatic: one history per grab on a GPU (its persistent kernel ends
-        // when its slowest lane does, and an atomic per history is cheap);
-        // CPU threads take at least 8 chunks each.
-        if (chunk == 0)
-            chunk = gpu ? 1u
+            if (gpu)
+            {
+                group.grid = persistent_transport_grid<typename Group::Args>(opts.gpu_block_unit);
+                group.workers = group.grid.workers();
+            }
+            else
+            {
+                group.workers = cpu_threads_per_group;
+            }
+            std::uint64_t const global_group = std::uint64_t(comm.rank()) * num_groups + g;
+            group.rng = std::make_unique<RngStore<Engine>>(
+                make_rng_store<Engine>(detail::group_rng_options<Engine>(
+                                           opts.rng, global_group, group.workers, first_batch),
+                                       group.workers, where));
+            group.tally = std::make_unique<DoseTally>(tin);
+            group.host_balances.resize(group.workers);
+            if (gpu)
+            {
+                group.device_balances = DeviceBuffer<EnergyBalance>(make_span(group.host_balances));
+                group.device_counter = DeviceBuffer<unsigned long long>(1);
+            }
+            auto const in = inputs(group.device);
+            auto& args = group.args;
+            args.physics = in.physics;
+            args.source = in.source;
+            args.tally = group.tally->template view<Policy>();
+            args.balances =
+                gpu ? group.device_balances.device_span() : make_span(group.host_balances);
+            std::uint32_t chunk = opts.chunk;
+            // Automatic: one history per grab on a GPU (its persistent kernel ends
+            // when its slowest lane does, and an atomic per history is cheap);
+            // CPU threads take at least 8 chunks each.
+            if (chunk == 0)
+                chunk =
+                    gpu ? 1u
                         : static_cast<std::uint32_t>(std::max<std::uint64_t>(
                               1, std::min<std::uint64_t>(256, per_group / (8 * group.workers))));
-        args.queue.chunk = chunk;
-        args.queue.next = gpu ? group.device_counter.data() : &group.host_counter;
-    });
+            args.queue.chunk = chunk;
+            args.queue.next = gpu ? group.device_counter.data() : &group.host_counter;
+        });
     for (auto const& group : groups)
         result.workers += group->workers;
     result.grid = groups.front()->grid;
 
     auto const start = std::chrono::steady_clock::now();
-    auto elapsed = [&] {
-        return restored_time_s
-               + std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    auto elapsed = [&]
+    {
+        return restored_time_s +
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     };
     double last_checkpoint_s = elapsed();
-    auto balance_now = [&] {
+    auto balance_now = [&]
+    {
         EnergyBalance local;
         for (auto const& group : groups)
-            local += group->balance();  // group order: fixed
+            local += group->balance(); // group order: fixed
         EnergyBalance total = restored_balance;
         total += detail::reduce_balance(local, comm);
         return total;
@@ -385,35 +394,38 @@ TransportRunResult run_transport_groups(
     std::vector<std::vector<std::uint64_t>> words(num_groups);
     for (std::uint64_t b = first_batch; b < num_batches && !finished; ++b)
     {
-        HistoryRange const range
-            = open_ended ? HistoryRange{b * opts.batch_histories, (b + 1) * opts.batch_histories}
-                         : batch_history_range(opts.histories, opts.batches, b);
+        HistoryRange const range =
+            open_ended ? HistoryRange{b * opts.batch_histories, (b + 1) * opts.batch_histories}
+                       : batch_history_range(opts.histories, opts.batches, b);
         HistoryRange const mine = split_history_range(range, comm.size(), comm.rank());
-        detail::for_each_group(groups, gpu, [&](size_type g, Group& group) {
-            HistoryRange const piece = split_history_range(mine, num_groups, g);
-            auto& args = group.args;
-            unsigned long long first = piece.begin;
-            if (gpu)
-                group.device_counter.copy_to_device({&first, 1});
-            else
-                group.host_counter = first;
-            args.queue.end = piece.end;
-            args.rng = group.rng->begin_batch();
-            if (gpu)
+        detail::for_each_group(
+            groups, gpu,
+            [&](size_type g, Group& group)
             {
-                launch_transport_kernel(args, group.grid);
-            }
-            else
-            {
-                run_cpu_threads(static_cast<int>(group.workers),
-                                [&args](size_type t) { transport_worker(args, args.tally, t); });
-            }
-            group.rng->end_batch();
-            words[g] = group.tally->batch_words();
-            group.tally->clear_batch();
-        });
-        std::vector<double> const batch
-            = reduce_batch(method, master.fx_quantum_exp2(), words, voxels, comm);
+                HistoryRange const piece = split_history_range(mine, num_groups, g);
+                auto& args = group.args;
+                unsigned long long first = piece.begin;
+                if (gpu)
+                    group.device_counter.copy_to_device({&first, 1});
+                else
+                    group.host_counter = first;
+                args.queue.end = piece.end;
+                args.rng = group.rng->begin_batch();
+                if (gpu)
+                {
+                    launch_transport_kernel(args, group.grid);
+                }
+                else
+                {
+                    run_cpu_threads(static_cast<int>(group.workers), [&args](size_type t)
+                                    { transport_worker(args, args.tally, t); });
+                }
+                group.rng->end_batch();
+                words[g] = group.tally->batch_words();
+                group.tally->clear_batch();
+            });
+        std::vector<double> const batch =
+            reduce_batch(method, master.fx_quantum_exp2(), words, voxels, comm);
         if (opts.batch_digest)
             result.batch_digests.push_back(opts.batch_digest(batch));
         master.fold_batch(batch, range.end - range.begin);
@@ -426,14 +438,14 @@ TransportRunResult run_transport_groups(
         progress.tally = &master;
         progress.elapsed_s = elapsed();
         bool const want_stop = opts.on_batch && !opts.on_batch(progress);
-        bool const due = !opts.checkpoint_path.empty() && comm.rank() == 0
-                         && progress.elapsed_s - last_checkpoint_s >= opts.checkpoint_interval_s;
+        bool const due = !opts.checkpoint_path.empty() && comm.rank() == 0 &&
+                         progress.elapsed_s - last_checkpoint_s >= opts.checkpoint_interval_s;
         // Agree on stopping and checkpointing (time limits and signals differ by rank).
         std::uint64_t votes[2] = {want_stop ? 1u : 0u, due ? 1u : 0u};
         comm.allreduce_sum({votes, 2});
         bool const stop = votes[0] > 0 && b + 1 < num_batches;
         if (stop)
-            result.complete = open_ended;  // fixed mode: interrupted; open-ended: the goal
+            result.complete = open_ended; // fixed mode: interrupted; open-ended: the goal
         if (votes[1] > 0 || (!opts.checkpoint_path.empty() && (stop || b + 1 == num_batches)))
         {
             TransportCheckpoint ck;
@@ -454,20 +466,22 @@ TransportRunResult run_transport_groups(
     }
     result.transport_time_s = elapsed();
     result.balance = balance_now();
-    detail::for_each_group(groups, gpu, [](size_type, Group& group) {
-        // Free device memory with the group's device current.
-        group.device_balances = DeviceBuffer<EnergyBalance>();
-        group.device_counter = DeviceBuffer<unsigned long long>();
-        group.rng.reset();
-        group.tally.reset();
-    });
+    detail::for_each_group(groups, gpu,
+                           [](size_type, Group& group)
+                           {
+                               // Free device memory with the group's device current.
+                               group.device_balances = DeviceBuffer<EnergyBalance>();
+                               group.device_counter = DeviceBuffer<unsigned long long>();
+                               group.rng.reset();
+                               group.tally.reset();
+                           });
     result.dose = master.result();
     return result;
 }
 
 //! Run with one set of inputs for every group (host views on the CPU, the
 //! current device's views on one GPU).
-template<class Real, class Engine, class Policy, class Source>
+template <class Real, class Engine, class Policy, class Source>
 TransportRunResult run_transport_typed(TransportParams const& physics, Source const& source,
                                        TallyMethod method, size_type voxels,
                                        TransportRunOptions const& opts)
@@ -482,4 +496,4 @@ TransportRunResult run_transport_typed(TransportParams const& physics, Source co
         },
         method, voxels, opts);
 }
-}  // namespace mcdose
+} // namespace mcdose

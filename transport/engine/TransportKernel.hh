@@ -17,7 +17,7 @@
 namespace mcdose
 {
 //! Dynamic shared memory of the kernel for `Args`: the block tally cache.
-template<class Args>
+template <class Args>
 constexpr size_type transport_kernel_shared_bytes()
 {
     using Policy = typename Args::policy_type;
@@ -27,7 +27,7 @@ constexpr size_type transport_kernel_shared_bytes()
         return 0;
 }
 
-template<class Args>
+template <class Args>
 MCDOSE_KERNEL void transport_kernel(MCDOSE_GRID_CONSTANT Args const args)
 {
     size_type const worker = size_type(blockIdx.x) * blockDim.x + threadIdx.x;
@@ -41,7 +41,7 @@ MCDOSE_KERNEL void transport_kernel(MCDOSE_GRID_CONSTANT Args const args)
         __syncthreads();
         DoseTallyView<Policy> const tally = args.tally.with_cache(cache);
         transport_worker(args, tally, worker);
-        __syncthreads();  // every warp of the block has left its loop
+        __syncthreads(); // every warp of the block has left its loop
         cache.flush(args.tally, threadIdx.x, blockDim.x);
     }
     else
@@ -52,7 +52,7 @@ MCDOSE_KERNEL void transport_kernel(MCDOSE_GRID_CONSTANT Args const args)
 
 //! `unit_threads` (a multiple of 32) is the unit of the block size: the
 //! block is as many units as fit on an SM (occupancy API), at most the device's limit.
-template<class Args>
+template <class Args>
 PersistentGrid persistent_transport_grid(int unit_threads)
 {
     PersistentGrid g;
@@ -67,15 +67,13 @@ PersistentGrid persistent_transport_grid(int unit_threads)
     MCDOSE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
         &g.blocks_per_sm, transport_kernel<Args>, unit_threads,
         transport_kernel_shared_bytes<Args>()));
-    MCDOSE_VALIDATE(g.blocks_per_sm > 0, << "the transport kernel cannot run with "
-                                         << unit_threads
+    MCDOSE_VALIDATE(g.blocks_per_sm > 0, << "the transport kernel cannot run with " << unit_threads
                                          << " threads per block on this GPU; use fewer");
     // The warps of a block vote together on the step kind (StepKindVote), so
     // a block holds as many of them as an SM runs at once (one block per SM),
     // up to the device's limit on threads per block.
     int max_threads = 0;
-    MCDOSE_CUDA_CALL(
-        cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device));
+    MCDOSE_CUDA_CALL(cudaDeviceGetAttribute(&max_threads, cudaDevAttrMaxThreadsPerBlock, device));
     int const units = std::min(g.blocks_per_sm, max_threads / unit_threads);
     g.threads_per_block = unit_threads * units;
     MCDOSE_CUDA_CALL(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
@@ -87,7 +85,7 @@ PersistentGrid persistent_transport_grid(int unit_threads)
     return g;
 }
 
-template<class Args>
+template <class Args>
 void launch_transport_kernel(Args const& args, PersistentGrid const& grid)
 {
     transport_kernel<Args>
@@ -95,5 +93,5 @@ void launch_transport_kernel(Args const& args, PersistentGrid const& grid)
     MCDOSE_CUDA_CHECK_LAUNCH();
     MCDOSE_CUDA_CALL(cudaDeviceSynchronize());
 }
-}  // namespace mcdose
+} // namespace mcdose
 #endif

@@ -6,4 +6,4 @@
 namespace mcdose
 {
 MCDOSE_FOR_EACH_TRANSPORT_COMBINATION(MCDOSE_INSTANTIATE_TRANSPORT, double)
-}  // namespace mcdose
+} // namespace mcdose

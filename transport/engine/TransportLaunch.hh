@@ -14,7 +14,7 @@ struct PersistentGrid
 {
     int blocks{0};
     int threads_per_block{0};
-    int blocks_per_sm{0};  //!< resident blocks per SM at this block size (occupancy)
+    int blocks_per_sm{0}; //!< resident blocks per SM at this block size (occupancy)
     int multiprocessors{0};
     size_type workers() const { return size_type(blocks) * size_type(threads_per_block); }
 };
@@ -23,21 +23,21 @@ struct PersistentGrid
 //! Size the grid so every SM is full with one block (of whole units of
 //! `unit_threads` threads, up to the device's limit per block):
 //! blocks = SMs x resident blocks per SM.
-template<class Args>
+template <class Args>
 PersistentGrid persistent_transport_grid(int unit_threads);
 //! Launch and wait; checks launch and execution errors.
-template<class Args>
+template <class Args>
 void launch_transport_kernel(Args const& args, PersistentGrid const& grid);
 #else
-template<class Args>
+template <class Args>
 PersistentGrid persistent_transport_grid(int)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
-template<class Args>
+template <class Args>
 void launch_transport_kernel(Args const&, PersistentGrid const&)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose
+} // namespace mcdose

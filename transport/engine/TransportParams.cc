@@ -25,12 +25,12 @@ namespace
 double klein_nishina_per_electron_cm2(double energy_MeV)
 {
     double const k = energy_MeV / constants::electron_mass_MeV;
-    double const re2 = constants::classical_electron_radius_cm * constants::classical_electron_radius_cm;
+    double const re2 =
+        constants::classical_electron_radius_cm * constants::classical_electron_radius_cm;
     double const a = 1 + 2 * k;
     double const l = std::log(a);
-    return 2 * constants::pi * re2
-           * ((1 + k) / (k * k) * (2 * (1 + k) / a - l / k) + l / (2 * k)
-              - (1 + 3 * k) / (a * a));
+    return 2 * constants::pi * re2 *
+           ((1 + k) / (k * k) * (2 * (1 + k) / a - l / k) + l / (2 * k) - (1 + 3 * k) / (a * a));
 }
 
 //! Relative atom counts n_i = w_i / A_i of a material (per gram / N_A).
@@ -41,7 +41,7 @@ std::vector<double> atoms_per_gram(Material const& m)
         n.push_back(c.mass_fraction / element_data(c.atomic_number).atomic_weight_g_mol);
     return n;
 }
-}  // namespace
+} // namespace
 
 //---------------------------------------------------------------------------//
 //! Everything in double on the host; views convert to the transport precision.
@@ -56,7 +56,7 @@ struct TransportParams::HostData
     // Photoelectric shells per element (unique Z over the materials).
     std::vector<int> elements_z;
     std::vector<double> shell_binding_MeV, shell_probability;
-    std::vector<std::uint32_t> shell_offset;  // size elements + 1
+    std::vector<std::uint32_t> shell_offset; // size elements + 1
 
     // Rayleigh and Compton tables per material (flat, with offsets)
     std::vector<double> ray_x2, ray_f2, ray_cum;
@@ -74,14 +74,14 @@ struct TransportParams::HostData
 };
 
 //! Typed copies of the host data in one memory space, with the views into them.
-template<class Real>
+template <class Real>
 struct TransportParams::Store
 {
     std::vector<std::shared_ptr<void>> owners;
     TransportView<Real> view;
 
     //! Host vector -> span in `where` (a device copy is kept alive in owners).
-    template<class T>
+    template <class T>
     Span<T const> place(std::vector<T> host, MemSpace where)
     {
         auto keep = std::make_shared<std::vector<T>>(std::move(host));
@@ -92,7 +92,7 @@ struct TransportParams::Store
         owners.push_back(dev);
         return {dev->data(), dev->size()};
     }
-    template<class T>
+    template <class T>
     static std::vector<Real> convert(std::vector<T> const& v)
     {
         return std::vector<Real>(v.begin(), v.end());
@@ -101,8 +101,7 @@ struct TransportParams::Store
 
 //---------------------------------------------------------------------------//
 TransportParams::TransportParams(std::vector<Material> const& materials,
-                                             VoxelGridParams const& grid,
-                                             TransportOptions const& options)
+                                 VoxelGridParams const& grid, TransportOptions const& options)
     : options_(options), host_(std::make_unique<HostData>()), grid_(&grid)
 {
     MCDOSE_VALIDATE(!materials.empty(), << "the phantom has no materials");
@@ -113,17 +112,17 @@ TransportParams::TransportParams(std::vector<Material> const& materials,
                     << "photon table range [" << options.emin_MeV << ", " << options.emax_MeV
                     << "] MeV is empty");
     MCDOSE_VALIDATE(options.emin_MeV >= 1e-3 && options.emax_MeV <= 100,
-                    << "photon tables cover 1 keV to 100 MeV (asked [" << options.emin_MeV
-                    << ", " << options.emax_MeV << "] MeV)");
+                    << "photon tables cover 1 keV to 100 MeV (asked [" << options.emin_MeV << ", "
+                    << options.emax_MeV << "] MeV)");
     MCDOSE_VALIDATE(options.points_per_decade >= 20,
-                    << "'points_per_decade' must be at least 20 (got "
-                    << options.points_per_decade << ")");
+                    << "'points_per_decade' must be at least 20 (got " << options.points_per_decade
+                    << ")");
     auto& h = *host_;
     h.num_materials = materials.size();
     h.ln_emin = std::log(options.emin_MeV);
     h.delta = std::log(10.0) / options.points_per_decade;
-    n_ = static_cast<unsigned>(std::ceil(std::log(options.emax_MeV / options.emin_MeV) / h.delta))
-         + 1;
+    n_ = static_cast<unsigned>(std::ceil(std::log(options.emax_MeV / options.emin_MeV) / h.delta)) +
+         1;
     std::vector<double> const energy = this->energies_MeV();
 
     // Unique elements and their per-element coefficients on the grid.
@@ -149,8 +148,8 @@ TransportParams::TransportParams(std::vector<Material> const& materials,
     for (std::size_t e = 0; e < h.elements_z.size(); ++e)
     {
         int const z = h.elements_z[e];
-        double const electrons_per_g = z * constants::avogadro
-                                       / element_data(z).atomic_weight_g_mol;
+        double const electrons_per_g =
+            z * constants::avogadro / element_data(z).atomic_weight_g_mol;
         for (double E : energy)
         {
             el[e].photo.push_back(photoelectric_cm2_g(z, E));
@@ -220,8 +219,8 @@ TransportParams::TransportParams(std::vector<Material> const& materials,
         double maj = 0;
         for (unsigned m = 0; m < h.num_materials; ++m)
         {
-            double const mu_hi = std::max(h.mu_rho[m * n_ + i],
-                                          h.mu_rho[m * n_ + std::min(i + 1, n_ - 1)]);
+            double const mu_hi =
+                std::max(h.mu_rho[m * n_ + i], h.mu_rho[m * n_ + std::min(i + 1, n_ - 1)]);
             maj = std::max(maj, mu_hi * max_density[m]);
         }
         // Slightly above the float rounding of the tables (so mu <= majorant holds
@@ -243,7 +242,7 @@ TransportParams::TransportParams(std::vector<Material> const& materials,
             if (err)
             {
                 xrl_error_free(err);
-                continue;  // shell absent for this Z
+                continue; // shell absent for this Z
             }
             err = nullptr;
             double const jump = JumpFactor(z, s, &err);
@@ -319,7 +318,7 @@ std::vector<double> TransportParams::mu_rho(unsigned m) const
     return {host_->mu_rho.begin() + m * n_, host_->mu_rho.begin() + (m + 1) * n_};
 }
 
-template<class Real>
+template <class Real>
 TransportView<Real> TransportParams::view(MemSpace where) const
 {
     static std::mutex build_mutex;
@@ -339,8 +338,8 @@ TransportView<Real> TransportParams::view(MemSpace where) const
     using S = Store<Real>;
     TransportView<Real>& v = s.view;
 
-    VoxelGridView const grid_view = where == MemSpace::host ? grid_->host_view()
-                                                            : grid_->device_view();
+    VoxelGridView const grid_view =
+        where == MemSpace::host ? grid_->host_view() : grid_->device_view();
     auto const& geo = grid_->geometry();
     v.geometry = make_voxel_geometry<Real>(geo.dims, geo.spacing_cm, {{0, 0, 0}});
     v.material = grid_view.material;
@@ -424,8 +423,8 @@ TransportView<Real> TransportParams::view(MemSpace where) const
             ev.transport_xs2 = s.place(S::convert(et.transport_xs2), where);
             ev.msc.m1_min = Real(et.msc_m1_min);
             ev.msc.m1_max = Real(et.msc_m1_max);
-            ev.msc.m1_grid = make_log_grid<Real>(et.msc_ln_m1_min, et.msc_m1_delta,
-                                                 et.msc_ln_screening.size());
+            ev.msc.m1_grid =
+                make_log_grid<Real>(et.msc_ln_m1_min, et.msc_m1_delta, et.msc_ln_screening.size());
             ev.msc.ln_screening = s.place(S::convert(et.msc_ln_screening), where);
             ev.msc.second_moment = s.place(S::convert(et.msc_second_moment), where);
             ev.msc.ratio_grid = make_log_grid<Real>(et.msc_ln_ratio_min, et.msc_ratio_delta,
@@ -444,4 +443,4 @@ TransportView<Real> TransportParams::view(MemSpace where) const
 
 template TransportView<float> TransportParams::view<float>(MemSpace) const;
 template TransportView<double> TransportParams::view<double>(MemSpace) const;
-}  // namespace mcdose
+} // namespace mcdose

@@ -20,13 +20,13 @@ namespace mcdose
 {
 struct TransportOptions
 {
-    double emin_MeV{1e-3};       //!< low end of the tables (<= photon cut-off)
-    double emax_MeV{50};         //!< high end (>= the largest source energy)
-    int points_per_decade{400};  //!< table density (see LogGrid.hh for the error)
+    double emin_MeV{1e-3};      //!< low end of the tables (<= photon cut-off)
+    double emax_MeV{50};        //!< high end (>= the largest source energy)
+    int points_per_decade{400}; //!< table density (see LogGrid.hh for the error)
     double photon_cutoff_MeV{0.01};
     PhotonTracking tracking{PhotonTracking::woodcock};
-    bool compton_binding{true};  //!< incoherent scattering function S(x, Z)
-    ElectronTransportOptions electron;  //!< condensed history of e-/e+
+    bool compton_binding{true};        //!< incoherent scattering function S(x, Z)
+    ElectronTransportOptions electron; //!< condensed history of e-/e+
 };
 
 class TransportParams
@@ -34,7 +34,7 @@ class TransportParams
   public:
     //! `materials[m]` is the material of phantom index m.
     TransportParams(std::vector<Material> const& materials, VoxelGridParams const& grid,
-                          TransportOptions const& options);
+                    TransportOptions const& options);
     ~TransportParams();
     TransportParams(TransportParams&&) noexcept;
 
@@ -46,12 +46,12 @@ class TransportParams
     std::vector<double> energies_MeV() const;
 
     //! View with tables in precision Real, in host or device memory.
-    template<class Real>
+    template <class Real>
     TransportView<Real> view(MemSpace where) const;
 
   private:
     struct HostData;
-    template<class Real>
+    template <class Real>
     struct Store;
     TransportOptions options_;
     unsigned n_{0};
@@ -60,4 +60,4 @@ class TransportParams
     mutable std::unique_ptr<Store<double>> store_d_[2];
     VoxelGridParams const* grid_{nullptr};
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -21,8 +21,8 @@
 
 #include "core/Span.hh"
 #include "phantoms/VoxelGrid.hh"
-#include "transport/engine/ElectronTransportView.hh"
 #include "transport/LogGrid.hh"
+#include "transport/engine/ElectronTransportView.hh"
 #include "transport/geometry/VoxelGeometryView.hh"
 #include "transport/interactors/ComptonData.hh"
 #include "transport/interactors/PairProductionData.hh"
@@ -34,17 +34,17 @@ namespace mcdose
 //! How photons are tracked through the voxels.
 enum class PhotonTracking : std::uint8_t
 {
-    siddon,   //!< exact voxel-by-voxel ray tracing
-    woodcock  //!< delta tracking with a majorant
+    siddon,  //!< exact voxel-by-voxel ray tracing
+    woodcock //!< delta tracking with a majorant
 };
 
-template<class Real>
+template <class Real>
 struct TransportView
 {
     // Phantom
-    VoxelGeometryView<Real> geometry;          //!< phantom local frame: corner at 0
-    Span<MaterialIndex const> material;        //!< per voxel
-    Span<float const> density_g_cm3;           //!< per voxel
+    VoxelGeometryView<Real> geometry;   //!< phantom local frame: corner at 0
+    Span<MaterialIndex const> material; //!< per voxel
+    Span<float const> density_g_cm3;    //!< per voxel
 
     // Tables
     LogGridView<Real> grid;
@@ -53,8 +53,8 @@ struct TransportView
     Span<Real const> mu_rho;
     Span<Real const> branch_cdf;
     Span<Real const> element_cdf;
-    Span<std::uint16_t const> element_index;  //!< [m * max_elements + e] -> photo.elements index
-    Span<std::uint8_t const> num_elements;    //!< per material
+    Span<std::uint16_t const> element_index; //!< [m * max_elements + e] -> photo.elements index
+    Span<std::uint8_t const> num_elements;   //!< per material
     Span<Real const> majorant_per_cm;
 
     // Interaction data
@@ -71,4 +71,4 @@ struct TransportView
     PhotonTracking tracking{PhotonTracking::woodcock};
     bool compton_binding{true};
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -18,12 +18,12 @@
 namespace mcdose
 {
 //! Outcome of one delta-tracking walk to the next real collision.
-template<class Real>
+template <class Real>
 struct DeltaTrackingResult
 {
-    bool escaped{false};     //!< left the grid before a real collision
-    Real distance_cm{0};     //!< total path length travelled in the grid [cm]
-    int virtual_collisions{0};  //!< rejected (virtual) collisions on the way
+    bool escaped{false};       //!< left the grid before a real collision
+    Real distance_cm{0};       //!< total path length travelled in the grid [cm]
+    int virtual_collisions{0}; //!< rejected (virtual) collisions on the way
 };
 
 /*!
@@ -37,7 +37,7 @@ struct DeltaTrackingResult
  * Each flight uses one generate_canonical for the distance and one for the
  * real/virtual decision.
  */
-template<class Real, class MuFunction, class Engine>
+template <class Real, class MuFunction, class Engine>
 MCDOSE_FUNCTION DeltaTrackingResult<Real>
 delta_track(VoxelNavigator<Real> const& nav, VoxelTrackState<Real>& state, Real majorant_per_cm,
             MuFunction const& mu_per_cm, Engine& rng)
@@ -52,8 +52,8 @@ delta_track(VoxelNavigator<Real> const& nav, VoxelTrackState<Real>& state, Real 
         if (!(flight < to_exit))
         {
             // Leaves the grid: move to the exit point on the box.
-            state.position_cm = axpy(to_exit > 0 ? to_exit : Real(0), state.direction,
-                                     state.position_cm);
+            state.position_cm =
+                axpy(to_exit > 0 ? to_exit : Real(0), state.direction, state.position_cm);
             result.distance_cm += to_exit > 0 ? to_exit : Real(0);
             state.inside = false;
             result.escaped = true;
@@ -73,4 +73,4 @@ delta_track(VoxelNavigator<Real> const& nav, VoxelTrackState<Real>& state, Real 
         ++result.virtual_collisions;
     }
 }
-}  // namespace mcdose
+} // namespace mcdose

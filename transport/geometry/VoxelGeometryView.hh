@@ -19,12 +19,12 @@
 namespace mcdose
 {
 //! Voxel grid geometry in the tracking frame (trivially copyable).
-template<class Real>
+template <class Real>
 struct VoxelGeometryView
 {
-    Array3<int> dims{};         //!< voxels along x, y, z
-    Array3<Real> spacing_cm{};  //!< voxel size along x, y, z [cm]
-    Array3<Real> corner_cm{};   //!< outer (low) corner of voxel (0, 0, 0) [cm]
+    Array3<int> dims{};        //!< voxels along x, y, z
+    Array3<Real> spacing_cm{}; //!< voxel size along x, y, z [cm]
+    Array3<Real> corner_cm{};  //!< outer (low) corner of voxel (0, 0, 0) [cm]
 
     //! Position [cm] of the plane between voxels index-1 and index on `axis`
     //! (plane 0 is the grid's low face, plane dims[axis] its high face). Every
@@ -44,15 +44,15 @@ struct VoxelGeometryView
     //! Linear index i + nx (j + ny k) (the phantoms' order, i fastest).
     MCDOSE_FORCEINLINE_FUNCTION size_type linear_index(Array3<int> const& ijk) const
     {
-        MCDOSE_EXPECT(ijk[0] >= 0 && ijk[0] < dims[0] && ijk[1] >= 0 && ijk[1] < dims[1]
-                      && ijk[2] >= 0 && ijk[2] < dims[2]);
-        return size_type(ijk[0])
-               + size_type(dims[0]) * (size_type(ijk[1]) + size_type(dims[1]) * size_type(ijk[2]));
+        MCDOSE_EXPECT(ijk[0] >= 0 && ijk[0] < dims[0] && ijk[1] >= 0 && ijk[1] < dims[1] &&
+                      ijk[2] >= 0 && ijk[2] < dims[2]);
+        return size_type(ijk[0]) +
+               size_type(dims[0]) * (size_type(ijk[1]) + size_type(dims[1]) * size_type(ijk[2]));
     }
 };
 
 //! Build a view, validating the user-facing values (throws RuntimeError).
-template<class Real>
+template <class Real>
 VoxelGeometryView<Real> make_voxel_geometry(Array3<int> dims, Array3<double> spacing_cm,
                                             Array3<double> corner_cm)
 {
@@ -65,13 +65,13 @@ VoxelGeometryView<Real> make_voxel_geometry(Array3<int> dims, Array3<double> spa
         MCDOSE_VALIDATE(std::isfinite(spacing_cm[a]) && spacing_cm[a] > 0,
                         << "voxel grid 'spacing_cm' along " << axis_name[a]
                         << " must be a positive length in cm (got " << spacing_cm[a] << ")");
-        MCDOSE_VALIDATE(std::isfinite(corner_cm[a]),
-                        << "voxel grid corner along " << axis_name[a] << " must be finite (got "
-                        << corner_cm[a] << ")");
+        MCDOSE_VALIDATE(std::isfinite(corner_cm[a]), << "voxel grid corner along " << axis_name[a]
+                                                     << " must be finite (got " << corner_cm[a]
+                                                     << ")");
         g.dims[a] = dims[a];
         g.spacing_cm[a] = static_cast<Real>(spacing_cm[a]);
         g.corner_cm[a] = static_cast<Real>(corner_cm[a]);
     }
     return g;
 }
-}  // namespace mcdose
+} // namespace mcdose

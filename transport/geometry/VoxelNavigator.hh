@@ -30,27 +30,27 @@
 namespace mcdose
 {
 //! Position, direction and current voxel of a track on the grid.
-template<class Real>
+template <class Real>
 struct VoxelTrackState
 {
     Array3<Real> position_cm{};
     Array3<Real> direction{};
-    Array3<int> ijk{{-1, -1, -1}};  //!< current voxel; meaningful only when inside
+    Array3<int> ijk{{-1, -1, -1}}; //!< current voxel; meaningful only when inside
     bool inside{false};
 };
 
 //! Intersection of a ray with the grid's bounding box.
-template<class Real>
+template <class Real>
 struct GridIntersection
 {
-    bool hit{false};   //!< chord of positive length ahead of the start point
-    Real enter_cm{0};  //!< distance to the entry point (<= 0: the start is inside)
-    Real exit_cm{0};   //!< distance to the exit point
-    int enter_axis{-1};  //!< axis of the entry face (-1 when starting inside)
+    bool hit{false};    //!< chord of positive length ahead of the start point
+    Real enter_cm{0};   //!< distance to the entry point (<= 0: the start is inside)
+    Real exit_cm{0};    //!< distance to the exit point
+    int enter_axis{-1}; //!< axis of the entry face (-1 when starting inside)
 };
 
 //! Distance to the next voxel boundary along the direction, and its axis.
-template<class Real>
+template <class Real>
 struct VoxelBoundary
 {
     Real distance_cm{0};
@@ -58,7 +58,7 @@ struct VoxelBoundary
 };
 
 //! Stateless navigator: all track data lives in VoxelTrackState.
-template<class Real>
+template <class Real>
 class VoxelNavigator
 {
   public:
@@ -161,7 +161,7 @@ class VoxelNavigator
                 result.axis = a;
             }
         }
-        MCDOSE_ENSURE(result.axis >= 0);  // direction must not be the zero vector
+        MCDOSE_ENSURE(result.axis >= 0); // direction must not be the zero vector
         return result;
     }
 
@@ -201,7 +201,7 @@ class VoxelNavigator
         Real const u = (x - grid_.corner_cm[axis]) / grid_.spacing_cm[axis];
         int const n = grid_.dims[axis];
         if (!(u > 0))
-            return 0;  // also NaN-safe
+            return 0; // also NaN-safe
         if (!(u < Real(n)))
             return n - 1;
         int idx = static_cast<int>(u);
@@ -217,4 +217,4 @@ class VoxelNavigator
   private:
     VoxelGeometryView<Real> grid_;
 };
-}  // namespace mcdose
+} // namespace mcdose

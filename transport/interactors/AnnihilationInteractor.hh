@@ -20,13 +20,13 @@
 #include "core/Constants.hh"
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
-#include "rng/Distributions.hh"
 #include "core/VectorMath.hh"
+#include "rng/Distributions.hh"
 #include "transport/interactors/Interaction.hh"
 
 namespace mcdose
 {
-template<class Real>
+template <class Real>
 class AnnihilationInteractor
 {
   public:
@@ -36,7 +36,7 @@ class AnnihilationInteractor
     }
 
     //! Energy fraction zeta of the first photon.
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Real sample_fraction(Engine& rng) const
     {
         Real const gamma = 1 + T_ / Real(constants::electron_mass_MeV);
@@ -57,7 +57,7 @@ class AnnihilationInteractor
         return Real(0.5);
     }
 
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Interaction<Real> operator()(Engine& rng) const
     {
         Real const m = Real(constants::electron_mass_MeV);
@@ -65,7 +65,8 @@ class AnnihilationInteractor
         Real const p = std::sqrt((gamma - 1) * (gamma + 1));
         Real const z = this->sample_fraction(rng);
         Real const available = T_ + 2 * m;
-        auto cos_of = [&](Real zeta) {
+        auto cos_of = [&](Real zeta)
+        {
             Real c = p > 0 ? (gamma + 1 - 1 / zeta) / p : Real(0);
             return c > 1 ? Real(1) : (c < -1 ? Real(-1) : c);
         };
@@ -88,4 +89,4 @@ class AnnihilationInteractor
     Real T_;
     Array3<Real> dir_;
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -27,15 +27,15 @@
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
 #include "core/Span.hh"
-#include "rng/Distributions.hh"
 #include "core/VectorMath.hh"
+#include "rng/Distributions.hh"
 #include "transport/interactors/Interaction.hh"
 
 namespace mcdose
 {
 //! Normalised k dsigma/dk per material and grid energy (see file comment):
 //! shape[(m * grid_size + i) * points + j], j over x_j = j / (points - 1).
-template<class Real>
+template <class Real>
 struct BremsSpectrumView
 {
     unsigned points{0};
@@ -56,7 +56,7 @@ struct BremsSpectrumView
 };
 
 //! Polar angle of a bremsstrahlung photon (Tsai, see file comment).
-template<class Real, class Engine>
+template <class Real, class Engine>
 MCDOSE_FUNCTION Real sample_brems_cos_theta(Real total_energy_MeV, Engine& rng)
 {
     constexpr Real a = Real(0.625);
@@ -64,8 +64,7 @@ MCDOSE_FUNCTION Real sample_brems_cos_theta(Real total_energy_MeV, Engine& rng)
     for (int trial = 0; trial < 1000; ++trial)
     {
         Real const b = generate_canonical<Real>(rng) < Real(0.25) ? a : 3 * a;
-        Real const u
-            = -fast_log(generate_canonical<Real>(rng) * generate_canonical<Real>(rng)) / b;
+        Real const u = -fast_log(generate_canonical<Real>(rng) * generate_canonical<Real>(rng)) / b;
         Real const theta = u * scale;
         if (theta <= Real(constants::pi))
             return std::cos(theta);
@@ -73,7 +72,7 @@ MCDOSE_FUNCTION Real sample_brems_cos_theta(Real total_energy_MeV, Engine& rng)
     return 1;
 }
 
-template<class Real>
+template <class Real>
 class BremsstrahlungInteractor
 {
   public:
@@ -81,12 +80,13 @@ class BremsstrahlungInteractor
     MCDOSE_FUNCTION BremsstrahlungInteractor(Real energy_MeV, Array3<Real> const& direction,
                                              Real cut_MeV, BremsSpectrumView<Real> const& spectrum,
                                              unsigned material, unsigned i, Real f)
-        : T_(energy_MeV), dir_(direction), cut_(cut_MeV), spec_(spectrum), m_(material), i_(i), f_(f)
+        : T_(energy_MeV), dir_(direction), cut_(cut_MeV), spec_(spectrum), m_(material), i_(i),
+          f_(f)
     {
     }
 
     //! Photon energy [MeV] in [cut, T].
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Real sample_energy(Engine& rng) const
     {
         if (!(T_ > cut_))
@@ -102,20 +102,20 @@ class BremsstrahlungInteractor
         return cut_;
     }
 
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Interaction<Real> operator()(Engine& rng) const
     {
         Real const k = this->sample_energy(rng);
-        Real const cos_theta
-            = sample_brems_cos_theta<Real>(T_ + Real(constants::electron_mass_MeV), rng);
+        Real const cos_theta =
+            sample_brems_cos_theta<Real>(T_ + Real(constants::electron_mass_MeV), rng);
         Interaction<Real> r;
         r.energy_MeV = T_ - k;
         r.direction = dir_;
         r.num_secondaries = 1;
         r.secondaries[0].type = ParticleType::photon;
         r.secondaries[0].energy_MeV = k;
-        r.secondaries[0].direction
-            = rotate_azimuth_fraction(dir_, cos_theta, generate_canonical<Real>(rng));
+        r.secondaries[0].direction =
+            rotate_azimuth_fraction(dir_, cos_theta, generate_canonical<Real>(rng));
         return r;
     }
 
@@ -128,4 +128,4 @@ class BremsstrahlungInteractor
     unsigned i_;
     Real f_;
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -15,7 +15,7 @@
 namespace mcdose
 {
 //! One material's S(x) table.
-template<class Real>
+template <class Real>
 struct IncoherentTableView
 {
     //! Grid of x [1/Angstrom], x[0] = 0, strictly increasing; beyond the last
@@ -28,9 +28,9 @@ struct IncoherentTableView
 };
 
 //! Tables of all materials, indexed by the phantom's material index.
-template<class Real>
+template <class Real>
 struct ComptonData
 {
     Span<IncoherentTableView<Real> const> materials;
 };
-}  // namespace mcdose
+} // namespace mcdose

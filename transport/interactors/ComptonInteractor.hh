@@ -32,15 +32,15 @@
 #include "core/Constants.hh"
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
-#include "rng/Distributions.hh"
 #include "core/VectorMath.hh"
+#include "rng/Distributions.hh"
 #include "transport/interactors/ComptonData.hh"
 #include "transport/interactors/Interaction.hh"
 #include "transport/interactors/TableLookup.hh"
 
 namespace mcdose
 {
-template<class Real>
+template <class Real>
 class ComptonInteractor
 {
   public:
@@ -55,14 +55,14 @@ class ComptonInteractor
     }
 
     //! Sample the scattered photon and the Compton electron.
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Interaction<Real> operator()(Engine& rng) const
     {
         Real const kappa = energy_MeV_ / Real(constants::electron_mass_MeV);
         Real const eps0 = 1 / (1 + 2 * kappa);
         Real const a1 = -fast_log(eps0);
         Real const a2 = (1 - eps0 * eps0) / 2;
-        Real const inv_lambda = energy_MeV_ / Real(hc_MeV_A);  // 1/lambda [1/Angstrom]
+        Real const inv_lambda = energy_MeV_ / Real(hc_MeV_A); // 1/lambda [1/Angstrom]
 
         Real eps;
         Real one_minus_cos;
@@ -80,7 +80,8 @@ class ComptonInteractor
                 eps = std::sqrt(eps2);
             }
             one_minus_cos = (1 - eps) / (eps * kappa);
-            one_minus_cos = one_minus_cos < 0 ? Real(0) : (one_minus_cos > 2 ? Real(2) : one_minus_cos);
+            one_minus_cos =
+                one_minus_cos < 0 ? Real(0) : (one_minus_cos > 2 ? Real(2) : one_minus_cos);
             Real const sin2 = one_minus_cos * (2 - one_minus_cos);
             Real const g = 1 - eps * sin2 / (1 + eps * eps);
             if (generate_canonical<Real>(rng) > g)
@@ -100,9 +101,9 @@ class ComptonInteractor
 
         Interaction<Real> result;
         Real const electron_MeV = energy_MeV_ - eps * energy_MeV_;
-        result.energy_MeV = energy_MeV_ - electron_MeV;  // exact: E' + T == E
-        result.direction = rotate_azimuth_fraction(direction_, 1 - one_minus_cos,
-                                                   generate_canonical<Real>(rng));
+        result.energy_MeV = energy_MeV_ - electron_MeV; // exact: E' + T == E
+        result.direction =
+            rotate_azimuth_fraction(direction_, 1 - one_minus_cos, generate_canonical<Real>(rng));
         result.num_secondaries = 1;
         auto& electron = result.secondaries[0];
         electron.type = ParticleType::electron;
@@ -120,4 +121,4 @@ class ComptonInteractor
     Array3<Real> direction_;
     IncoherentTableView<Real> const* binding_;
 };
-}  // namespace mcdose
+} // namespace mcdose

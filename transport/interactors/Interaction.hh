@@ -11,12 +11,12 @@
 namespace mcdose
 {
 //! A particle created by an interaction.
-template<class Real>
+template <class Real>
 struct Secondary
 {
     ParticleType type{ParticleType::electron};
-    Real energy_MeV{0};        //!< kinetic energy [MeV]
-    Array3<Real> direction{};  //!< unit vector [-]
+    Real energy_MeV{0};       //!< kinetic energy [MeV]
+    Array3<Real> direction{}; //!< unit vector [-]
 };
 
 //! Change to the incident photon plus what the interaction created.
@@ -24,17 +24,17 @@ struct Secondary
 //! Energy balance (checked by the tests for every sample):
 //!   E_in = energy_MeV (if !absorbed) + sum of secondary kinetic energies
 //!          + energy_deposit_MeV + rest_energy_created_MeV.
-template<class Real>
+template <class Real>
 struct Interaction
 {
     static constexpr int max_secondaries = 2;
 
-    bool absorbed{false};      //!< incident photon is gone
-    Real energy_MeV{0};        //!< outgoing photon energy [MeV] (unused if absorbed)
-    Array3<Real> direction{};  //!< outgoing photon direction (unused if absorbed)
+    bool absorbed{false};     //!< incident photon is gone
+    Real energy_MeV{0};       //!< outgoing photon energy [MeV] (unused if absorbed)
+    Array3<Real> direction{}; //!< outgoing photon direction (unused if absorbed)
     Secondary<Real> secondaries[max_secondaries]{};
     int num_secondaries{0};
-    Real energy_deposit_MeV{0};       //!< deposited locally at the interaction point [MeV]
-    Real rest_energy_created_MeV{0};  //!< rest energy of created pairs, 2 m c^2 [MeV]
+    Real energy_deposit_MeV{0};      //!< deposited locally at the interaction point [MeV]
+    Real rest_energy_created_MeV{0}; //!< rest energy of created pairs, 2 m c^2 [MeV]
 };
-}  // namespace mcdose
+} // namespace mcdose

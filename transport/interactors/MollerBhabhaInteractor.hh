@@ -27,15 +27,15 @@
 #include "core/Constants.hh"
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
-#include "rng/Distributions.hh"
 #include "core/VectorMath.hh"
+#include "rng/Distributions.hh"
 #include "transport/interactors/Interaction.hh"
 
 namespace mcdose
 {
 //! cos(theta) of a product of kinetic energy t leaving a collision of a
 //! particle of kinetic energy T with a free electron at rest.
-template<class Real>
+template <class Real>
 MCDOSE_FORCEINLINE_FUNCTION Real binary_collision_cos_theta(Real T, Real t)
 {
     Real const two_m = 2 * Real(constants::electron_mass_MeV);
@@ -43,7 +43,7 @@ MCDOSE_FORCEINLINE_FUNCTION Real binary_collision_cos_theta(Real T, Real t)
     return c2 >= 1 ? Real(1) : std::sqrt(c2);
 }
 
-template<class Real>
+template <class Real>
 class MollerBhabhaInteractor
 {
   public:
@@ -54,14 +54,14 @@ class MollerBhabhaInteractor
     }
 
     //! x = W/T sampled from the Møller or Bhabha distribution above the cut.
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Real sample_fraction(Engine& rng) const
     {
         Real const gamma = 1 + T_ / Real(constants::electron_mass_MeV);
         Real const x_min = cut_ / T_;
         Real const x_max = positron_ ? Real(1) : Real(0.5);
         if (!(x_min < x_max))
-            return x_max;  // no hard collision possible: caller's tables give sigma = 0
+            return x_max; // no hard collision possible: caller's tables give sigma = 0
         Real const shrink = 1 - x_min / x_max;
         if (!positron_)
         {
@@ -95,7 +95,7 @@ class MollerBhabhaInteractor
         return x_min;
     }
 
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Interaction<Real> operator()(Engine& rng) const
     {
         Real const W = this->sample_fraction(rng) * T_;
@@ -120,4 +120,4 @@ class MollerBhabhaInteractor
     Real cut_;
     bool positron_;
 };
-}  // namespace mcdose
+} // namespace mcdose

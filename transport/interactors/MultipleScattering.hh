@@ -58,36 +58,36 @@ inline double wentzel_second_moment(double A)
 
 //! The MW model's tables (see file comment), each pair on one uniform ln grid
 //! (one log per lookup of both).
-template<class Real>
+template <class Real>
 struct WentzelScreeningTable
 {
-    Real m1_min{0};  //!< below it no deflection (< 1e-10 rad^2)
-    Real m1_max{0};  //!< above it the deflection is taken as isotropic
-    LogGridView<Real> m1_grid;        //!< grid of ln m1
-    Span<Real const> ln_screening;    //!< ln A_1(m1)
-    Span<Real const> second_moment;   //!< <t^2>_A1(m1)
-    LogGridView<Real> ratio_grid;     //!< grid of ln r, r = <t^2>_A / <t>_A
-    Span<Real const> ln_screening_of_ratio;  //!< ln A(r)
-    Span<Real const> mean_of_ratio;          //!< <t>_A(r)
+    Real m1_min{0};                         //!< below it no deflection (< 1e-10 rad^2)
+    Real m1_max{0};                         //!< above it the deflection is taken as isotropic
+    LogGridView<Real> m1_grid;              //!< grid of ln m1
+    Span<Real const> ln_screening;          //!< ln A_1(m1)
+    Span<Real const> second_moment;         //!< <t^2>_A1(m1)
+    LogGridView<Real> ratio_grid;           //!< grid of ln r, r = <t^2>_A / <t>_A
+    Span<Real const> ln_screening_of_ratio; //!< ln A(r)
+    Span<Real const> mean_of_ratio;         //!< <t>_A(r)
 };
 
 //! Sample t = 1 - cos(theta) over a step with m1 = 1 - exp(-s/lambda_1) and
 //! m2 = 1 - exp(-s/lambda_2) (MW model, file comment).
-template<class Real, class Engine>
+template <class Real, class Engine>
 MCDOSE_FUNCTION Real sample_msc_one_minus_mu(WentzelScreeningTable<Real> const& table, Real m1,
                                              Real m2, Engine& rng)
 {
     Real xi = generate_canonical<Real>(rng);
     if (m1 >= table.m1_max)
-        return 2 * xi;  // isotropic: mu uniform in [-1, 1)
+        return 2 * xi; // isotropic: mu uniform in [-1, 1)
     if (m1 <= table.m1_min)
         return 0;
-    Real const t2 = 2 * m1 - Real(2) / 3 * m2;  // target <t^2>
+    Real const t2 = 2 * m1 - Real(2) / 3 * m2; // target <t^2>
     unsigned i;
     Real f;
     table.m1_grid.find(m1, i, f);
     Real const t2_1 = lerp_table(table.second_moment.data(), i, f);
-    Real ln_a = lerp_table(table.ln_screening.data(), i, f);  // A_1
+    Real ln_a = lerp_table(table.ln_screening.data(), i, f); // A_1
     if (t2 >= t2_1)
     {
         // Heavier tail: no deflection with probability 1 - p, else Wentzel(A(r)).
@@ -116,4 +116,4 @@ MCDOSE_FUNCTION Real sample_msc_one_minus_mu(WentzelScreeningTable<Real> const& 
     Real const t = 2 * A * xi / (1 + A - xi);
     return t > 2 ? Real(2) : t;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -17,7 +17,7 @@
 namespace mcdose
 {
 //! Constants of one element.
-template<class Real>
+template <class Real>
 struct PairElementView
 {
     Real z{0};            //!< atomic number Z [-]
@@ -28,7 +28,7 @@ struct PairElementView
 
 //! Elements of one material with the cumulative probability of choosing each
 //! as the target (last entry 1).
-template<class Real>
+template <class Real>
 struct PairMaterialView
 {
     Span<PairElementView<Real> const> elements;
@@ -46,7 +46,7 @@ struct PairMaterialView
 };
 
 //! Tables of all materials, indexed by the phantom's material index.
-template<class Real>
+template <class Real>
 struct PairProductionData
 {
     Span<PairMaterialView<Real> const> materials;
@@ -62,7 +62,7 @@ inline double pair_coulomb_correction(int z)
 }
 
 //! Constants of element Z (1 <= Z <= 100).
-template<class Real>
+template <class Real>
 PairElementView<Real> make_pair_element(int z)
 {
     MCDOSE_VALIDATE(z >= 1 && z <= 100,
@@ -103,4 +103,4 @@ inline std::vector<double> pair_selection_cdf(std::vector<int> const& z,
     cdf.back() = 1;
     return cdf;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -40,22 +40,22 @@
 #include "core/Constants.hh"
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
-#include "rng/Distributions.hh"
 #include "core/VectorMath.hh"
+#include "rng/Distributions.hh"
 #include "transport/interactors/Interaction.hh"
 #include "transport/interactors/PairProductionData.hh"
 
 namespace mcdose
 {
 //! Screening functions Phi1, Phi2 of Butcher & Messel at delta (see above).
-template<class Real>
+template <class Real>
 struct PairScreening
 {
     Real phi1;
     Real phi2;
 };
 
-template<class Real>
+template <class Real>
 MCDOSE_FORCEINLINE_FUNCTION PairScreening<Real> pair_screening(Real delta)
 {
     if (delta <= 1)
@@ -69,19 +69,19 @@ MCDOSE_FORCEINLINE_FUNCTION PairScreening<Real> pair_screening(Real delta)
 
 //! Probability density (unnormalised) of eps for element `el` at energy E
 //! [MeV], the function the sampler draws from above 2 MeV (exposed for tests).
-template<class Real>
+template <class Real>
 MCDOSE_FUNCTION Real pair_energy_density(PairElementView<Real> const& el, Real energy_MeV, Real eps)
 {
     Real const eps0 = Real(constants::electron_mass_MeV) / energy_MeV;
     Real const f = energy_MeV > 50 ? el.coulomb_term : el.log_term;
     Real const delta = 136 * eps0 * el.inv_cbrt_z / (eps * (1 - eps));
     auto const p = pair_screening(delta);
-    Real const value = (eps * eps + (1 - eps) * (1 - eps)) * (p.phi1 - f / 2)
-                       + Real(2) / 3 * eps * (1 - eps) * (p.phi2 - f / 2);
+    Real const value = (eps * eps + (1 - eps) * (1 - eps)) * (p.phi1 - f / 2) +
+                       Real(2) / 3 * eps * (1 - eps) * (p.phi2 - f / 2);
     return value > 0 ? value : Real(0);
 }
 
-template<class Real>
+template <class Real>
 class PairProductionInteractor
 {
   public:
@@ -96,7 +96,7 @@ class PairProductionInteractor
         MCDOSE_EXPECT(energy_MeV > 2 * Real(constants::electron_mass_MeV));
     }
 
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Interaction<Real> operator()(Engine& rng) const
     {
         Real const mc2 = Real(constants::electron_mass_MeV);
@@ -120,7 +120,7 @@ class PairProductionInteractor
         Real t_minus = (eps - eps0) * energy_MeV_;
         t_minus = t_minus < 0 ? Real(0) : (t_minus > kinetic ? kinetic : t_minus);
         Real const t_plus = kinetic - t_minus;
-        t_minus = kinetic - t_plus;  // exact: t_minus + t_plus == kinetic
+        t_minus = kinetic - t_plus; // exact: t_minus + t_plus == kinetic
 
         result.num_secondaries = 2;
         result.secondaries[0].type = ParticleType::electron;
@@ -128,15 +128,14 @@ class PairProductionInteractor
         result.secondaries[1].type = ParticleType::positron;
         result.secondaries[1].energy_MeV = t_plus;
         auto const [s, c] = sample_azimuth_sincos<Real>(rng);
-        result.secondaries[0].direction
-            = rotate(direction_, sample_lepton_cos(t_minus, rng), c, s);
-        result.secondaries[1].direction
-            = rotate(direction_, sample_lepton_cos(t_plus, rng), -c, -s);
+        result.secondaries[0].direction = rotate(direction_, sample_lepton_cos(t_minus, rng), c, s);
+        result.secondaries[1].direction =
+            rotate(direction_, sample_lepton_cos(t_plus, rng), -c, -s);
         return result;
     }
 
     //! cos(theta) of a lepton of kinetic energy T [MeV] from (1 - beta cos)^-2.
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION static Real sample_lepton_cos(Real kinetic_MeV, Engine& rng)
     {
         Real const mc2 = Real(constants::electron_mass_MeV);
@@ -152,15 +151,15 @@ class PairProductionInteractor
     PairElementView<Real> element_;
 
     //! eps in [eps0, 1/2] from the screened Bethe-Heitler cross section.
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Real sample_screened(Real eps0, Engine& rng) const
     {
         Real const f = energy_MeV_ > 50 ? element_.coulomb_term : element_.log_term;
-        Real const delta_scale = 136 * eps0 * element_.inv_cbrt_z;  // delta = scale/(eps(1-eps))
+        Real const delta_scale = 136 * eps0 * element_.inv_cbrt_z; // delta = scale/(eps(1-eps))
         auto const smin = pair_screening(4 * delta_scale);
         Real const f1_max = 3 * smin.phi1 - smin.phi2 - f;
         Real const f2_max = Real(1.5) * smin.phi1 + Real(0.5) * smin.phi2 - f;
-        Real const half_width = Real(0.5) - eps0;  // |u| in [0, half_width]
+        Real const half_width = Real(0.5) - eps0; // |u| in [0, half_width]
         // Weights of the two terms: int (2/3) u^2 F1max du : int (1/3) F2max du.
         Real const w1 = f1_max > 0 ? Real(2) / 3 * half_width * half_width * f1_max : Real(0);
         Real const w2 = f2_max > 0 ? f2_max : Real(0);
@@ -184,4 +183,4 @@ class PairProductionInteractor
         }
     }
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -17,18 +17,18 @@
 namespace mcdose
 {
 //! Shells of one element.
-template<class Real>
+template <class Real>
 struct PhotoelectricShellsView
 {
-    Span<Real const> binding_MeV;   //!< binding (edge) energy of each shell [MeV], decreasing
-    Span<Real const> probability;   //!< conditional selection probability of each shell [-]
+    Span<Real const> binding_MeV; //!< binding (edge) energy of each shell [MeV], decreasing
+    Span<Real const> probability; //!< conditional selection probability of each shell [-]
 };
 
 //! Shell tables of all elements, indexed by the element index the physics
 //! tables use (not necessarily Z).
-template<class Real>
+template <class Real>
 struct PhotoelectricData
 {
     Span<PhotoelectricShellsView<Real> const> elements;
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -29,8 +29,8 @@
 #include "core/Assert.hh"
 #include "core/Constants.hh"
 #include "core/Macros.hh"
-#include "rng/Distributions.hh"
 #include "core/VectorMath.hh"
+#include "rng/Distributions.hh"
 #include "transport/interactors/Interaction.hh"
 #include "transport/interactors/PhotoelectricData.hh"
 
@@ -38,7 +38,7 @@ namespace mcdose
 {
 //! Sample cos(theta) of a photo-electron of kinetic energy T [MeV] from the
 //! Sauter distribution (see the file comment).
-template<class Real, class Engine>
+template <class Real, class Engine>
 MCDOSE_FUNCTION Real sample_sauter_cos_theta(Real electron_MeV, Engine& rng)
 {
     Real const mc2 = Real(constants::electron_mass_MeV);
@@ -54,7 +54,7 @@ MCDOSE_FUNCTION Real sample_sauter_cos_theta(Real electron_MeV, Engine& rng)
     for (;;)
     {
         Real const r = 2 * std::sqrt(generate_canonical<Real>(rng)) / (a + 2);
-        nu = r < 1 ? a * r / (1 - r) : Real(2);  // r <= 1; rounding may reach 1
+        nu = r < 1 ? a * r / (1 - r) : Real(2); // r <= 1; rounding may reach 1
         nu = nu < 2 ? nu : Real(2);
         Real const g = (2 - nu) * (1 / (a + nu) + b);
         if (generate_canonical<Real>(rng) * g0 <= g)
@@ -63,7 +63,7 @@ MCDOSE_FUNCTION Real sample_sauter_cos_theta(Real electron_MeV, Engine& rng)
     return 1 - nu;
 }
 
-template<class Real>
+template <class Real>
 class PhotoelectricInteractor
 {
   public:
@@ -76,7 +76,7 @@ class PhotoelectricInteractor
         MCDOSE_EXPECT(shells.binding_MeV.size() == shells.probability.size());
     }
 
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Interaction<Real> operator()(Engine& rng) const
     {
         Real binding = 0;
@@ -94,14 +94,14 @@ class PhotoelectricInteractor
         Interaction<Real> result;
         result.absorbed = true;
         Real const electron_MeV = energy_MeV_ - binding;
-        result.energy_deposit_MeV = energy_MeV_ - electron_MeV;  // exact: T + deposit == E
+        result.energy_deposit_MeV = energy_MeV_ - electron_MeV; // exact: T + deposit == E
         result.num_secondaries = 1;
         auto& electron = result.secondaries[0];
         electron.type = ParticleType::electron;
         electron.energy_MeV = electron_MeV;
         Real const cos_theta = sample_sauter_cos_theta(electron_MeV, rng);
-        electron.direction = rotate_azimuth_fraction(direction_, cos_theta,
-                                                     generate_canonical<Real>(rng));
+        electron.direction =
+            rotate_azimuth_fraction(direction_, cos_theta, generate_canonical<Real>(rng));
         return result;
     }
 
@@ -110,4 +110,4 @@ class PhotoelectricInteractor
     Array3<Real> direction_;
     PhotoelectricShellsView<Real> shells_;
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -23,7 +23,7 @@
 namespace mcdose
 {
 //! One material's table (device-ready when the spans point to device memory).
-template<class Real>
+template <class Real>
 struct RayleighTableView
 {
     //! Grid of x^2 [1/Angstrom^2]: x2[0] = 0, strictly increasing. It should
@@ -39,7 +39,7 @@ struct RayleighTableView
 };
 
 //! Tables of all materials, indexed by the phantom's material index.
-template<class Real>
+template <class Real>
 struct RayleighData
 {
     Span<RayleighTableView<Real> const> materials;
@@ -54,8 +54,8 @@ inline std::vector<double> rayleigh_cumulative(std::vector<double> const& x2_per
                     << "Rayleigh table of '" << what << "': need >= 2 points and as many F^2 ("
                     << f2.size() << ") as x^2 values (" << x2_per_A2.size() << ")");
     MCDOSE_VALIDATE(x2_per_A2[0] == 0, << "Rayleigh table of '" << what
-                                       << "': the x^2 grid must start at 0 (got "
-                                       << x2_per_A2[0] << ")");
+                                       << "': the x^2 grid must start at 0 (got " << x2_per_A2[0]
+                                       << ")");
     std::vector<double> cumulative(x2_per_A2.size(), 0.0);
     for (std::size_t k = 0; k < x2_per_A2.size(); ++k)
     {
@@ -67,11 +67,11 @@ inline std::vector<double> rayleigh_cumulative(std::vector<double> const& x2_per
         MCDOSE_VALIDATE(x2_per_A2[k] > x2_per_A2[k - 1],
                         << "Rayleigh table of '" << what
                         << "': the x^2 grid must increase strictly (point " << k << ")");
-        cumulative[k] = cumulative[k - 1]
-                        + 0.5 * (f2[k] + f2[k - 1]) * (x2_per_A2[k] - x2_per_A2[k - 1]);
+        cumulative[k] =
+            cumulative[k - 1] + 0.5 * (f2[k] + f2[k - 1]) * (x2_per_A2[k] - x2_per_A2[k - 1]);
     }
-    MCDOSE_VALIDATE(cumulative.back() > 0, << "Rayleigh table of '" << what
-                                           << "': F^2 is zero everywhere");
+    MCDOSE_VALIDATE(cumulative.back() > 0,
+                    << "Rayleigh table of '" << what << "': F^2 is zero everywhere");
     return cumulative;
 }
-}  // namespace mcdose
+} // namespace mcdose

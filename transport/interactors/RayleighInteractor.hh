@@ -18,15 +18,15 @@
 
 #include "core/Assert.hh"
 #include "core/Macros.hh"
-#include "rng/Distributions.hh"
 #include "core/VectorMath.hh"
+#include "rng/Distributions.hh"
 #include "transport/interactors/Interaction.hh"
 #include "transport/interactors/RayleighData.hh"
 #include "transport/interactors/TableLookup.hh"
 
 namespace mcdose
 {
-template<class Real>
+template <class Real>
 class RayleighInteractor
 {
   public:
@@ -36,11 +36,11 @@ class RayleighInteractor
         : energy_MeV_(energy_MeV), direction_(direction), table_(table)
     {
         MCDOSE_EXPECT(energy_MeV > 0);
-        MCDOSE_EXPECT(table.x2_per_A2.size() >= 2 && table.f2.size() == table.x2_per_A2.size()
-                      && table.cumulative.size() == table.x2_per_A2.size());
+        MCDOSE_EXPECT(table.x2_per_A2.size() >= 2 && table.f2.size() == table.x2_per_A2.size() &&
+                      table.cumulative.size() == table.x2_per_A2.size());
     }
 
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Interaction<Real> operator()(Engine& rng) const
     {
         Real const k = energy_MeV_ / Real(hc_MeV_A);
@@ -58,15 +58,15 @@ class RayleighInteractor
 
         Interaction<Real> result;
         result.energy_MeV = energy_MeV_;
-        result.direction = rotate_azimuth_fraction(direction_, cos_theta,
-                                                   generate_canonical<Real>(rng));
+        result.direction =
+            rotate_azimuth_fraction(direction_, cos_theta, generate_canonical<Real>(rng));
         return result;
     }
 
   private:
     Real energy_MeV_;
     Array3<Real> direction_;
-    RayleighTableView<Real> table_;  // a copy of three spans (no dangling reference)
+    RayleighTableView<Real> table_; // a copy of three spans (no dangling reference)
 
     //! Running integral of F^2 up to x2 (0 beyond the table's last point).
     MCDOSE_FUNCTION Real cumulative_at(Real x2) const
@@ -100,4 +100,4 @@ class RayleighInteractor
         return g[i] + d;
     }
 };
-}  // namespace mcdose
+} // namespace mcdose

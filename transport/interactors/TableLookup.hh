@@ -13,12 +13,12 @@ namespace mcdose
 //! Index i of the interval [grid[i], grid[i+1]) holding x, for a
 //! non-decreasing grid of at least two points; x below the grid gives 0 and
 //! x at or above the last point gives size - 2 (bisection, O(log n)).
-template<class Real>
+template <class Real>
 MCDOSE_FUNCTION size_type find_interval(Span<Real const> grid, Real x)
 {
     MCDOSE_EXPECT(grid.size() >= 2);
     size_type lo = 0;
-    size_type hi = grid.size() - 1;  // invariant: grid[lo] <= x < grid[hi] (or clamped)
+    size_type hi = grid.size() - 1; // invariant: grid[lo] <= x < grid[hi] (or clamped)
     while (hi - lo > 1)
     {
         size_type const mid = lo + (hi - lo) / 2;
@@ -32,7 +32,7 @@ MCDOSE_FUNCTION size_type find_interval(Span<Real const> grid, Real x)
 
 //! y(x) interpolated linearly on (grid, values); clamped to the end values
 //! outside the grid.
-template<class Real>
+template <class Real>
 MCDOSE_FUNCTION Real interpolate_linear(Span<Real const> grid, Span<Real const> values, Real x)
 {
     MCDOSE_EXPECT(grid.size() == values.size());
@@ -50,4 +50,4 @@ MCDOSE_FUNCTION Real interpolate_linear(Span<Real const> grid, Span<Real const> 
 //! momentum-transfer variable x = sin(theta/2) / lambda of the form-factor
 //! and incoherent-scattering tables.
 inline constexpr double hc_MeV_A = constants::two_pi * constants::hbar_c_MeV_cm * 1e8;
-}  // namespace mcdose
+} // namespace mcdose

@@ -6,17 +6,16 @@
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
-#include "transport/physics/Screening.hh"
 #include "transport/physics/Quadrature.hh"
+#include "transport/physics/Screening.hh"
 
 namespace mcdose
 {
 namespace
 {
 using namespace constants;
-constexpr double alpha_re2_cm2
-    = fine_structure * classical_electron_radius_cm * classical_electron_radius_cm;
-
+constexpr double alpha_re2_cm2 =
+    fine_structure * classical_electron_radius_cm * classical_electron_radius_cm;
 
 //! Screened / unscreened Bethe–Heitler ratio for brems (Bethe & Heitler 1934,
 //! Tsai 1974 Eq. 3.9): with y = E/E0 (outgoing/incoming total energy) and
@@ -37,7 +36,7 @@ double screening_factor(double z, double delta, double y)
 
 struct Kinematics
 {
-    double e0, e, p0, p, k;  // m c^2 and m c units
+    double e0, e, p0, p, k; // m c^2 and m c units
 };
 
 Kinematics kinematics(double T_MeV, double k_MeV)
@@ -50,7 +49,7 @@ Kinematics kinematics(double T_MeV, double k_MeV)
     kin.p = std::sqrt(std::max(kin.e * kin.e - 1, 0.0));
     return kin;
 }
-}  // namespace
+} // namespace
 
 double bethe_heitler_3bn_reduced(double T_MeV, double k_MeV)
 {
@@ -62,7 +61,8 @@ double bethe_heitler_3bn_reduced(double T_MeV, double k_MeV)
     // k dsigma/dk = Z^2 alpha r_e^2 (p/p0) { 4/3 - 2 E0 E (p^2+p0^2)/(p^2 p0^2)
     //   + eps0 E/p0^3 + eps E0/p^3 - eps eps0/(p0 p)
     //   + L [ 8 E0 E/(3 p0 p) + k^2 (E0^2 E^2 + p0^2 p^2)/(p0^3 p^3)
-    //         + k/(2 p0 p) ( eps0 (E0 E + p0^2)/p0^3 - eps (E0 E + p^2)/p^3 + 2 k E0 E/(p^2 p0^2) ) ] }
+    //         + k/(2 p0 p) ( eps0 (E0 E + p0^2)/p0^3 - eps (E0 E + p^2)/p^3 + 2 k E0 E/(p^2 p0^2) )
+    //         ] }
     double const eps0 = std::log((e0 + p0) / (e0 - p0));
     double const eps = std::log((e + p) / (e - p));
     double const L = 2 * std::log((e0 * e + p0 * p - 1) / k);
@@ -70,14 +70,13 @@ double bethe_heitler_3bn_reduced(double T_MeV, double k_MeV)
     double const p2 = p * p;
     double const p03 = p02 * p0;
     double const p3 = p2 * p;
-    double const term = 4.0 / 3.0 - 2 * e0 * e * (p2 + p02) / (p2 * p02) + eps0 * e / p03
-                        + eps * e0 / p3 - eps * eps0 / (p0 * p)
-                        + L
-                              * (8 * e0 * e / (3 * p0 * p)
-                                 + k * k * (e0 * e0 * e * e + p02 * p2) / (p03 * p3)
-                                 + k / (2 * p0 * p)
-                                       * (eps0 * (e0 * e + p02) / p03 - eps * (e0 * e + p2) / p3
-                                          + 2 * k * e0 * e / (p2 * p02)));
+    double const term =
+        4.0 / 3.0 - 2 * e0 * e * (p2 + p02) / (p2 * p02) + eps0 * e / p03 + eps * e0 / p3 -
+        eps * eps0 / (p0 * p) +
+        L * (8 * e0 * e / (3 * p0 * p) + k * k * (e0 * e0 * e * e + p02 * p2) / (p03 * p3) +
+             k / (2 * p0 * p) *
+                 (eps0 * (e0 * e + p02) / p03 - eps * (e0 * e + p2) / p3 +
+                  2 * k * e0 * e / (p2 * p02)));
     return std::max(0.0, p / p0 * term);
 }
 
@@ -118,14 +117,14 @@ double brems_electron_k_dsigma_dk_cm2(int Z, double T_MeV, double k_MeV)
     double const r = T_MeV / (T_MeV + electron_mass_MeV);
     return alpha_re2_cm2 * z * bethe_heitler_3bn_reduced(T_MeV, k_MeV) * screen * r;
 }
-}  // namespace mcdose
+} // namespace mcdose
 
 namespace mcdose
 {
 namespace
 {
 //! int g(k) d ln k over [k_lo, k_hi]: 8-point panels of at most 2 units of ln k.
-template<class G>
+template <class G>
 double integrate_ln_k(G&& g, double k_lo, double k_hi)
 {
     if (!(k_hi > k_lo))
@@ -135,7 +134,7 @@ double integrate_ln_k(G&& g, double k_lo, double k_hi)
     int const panels = std::max(2, static_cast<int>(std::ceil((b - a) / 2.0)));
     return integrate_gl8([&](double lnk) { return g(std::exp(lnk)); }, a, b, panels);
 }
-}  // namespace
+} // namespace
 
 double brems_energy_loss_cm2_MeV(int Z, double T_MeV, double k_lo_MeV, double k_hi_MeV)
 {
@@ -151,8 +150,8 @@ BremsIntegrals brems_integrals(int Z, double T_MeV, double k_cut_MeV)
     double const k_min = T_MeV * brems_k_min_fraction;
     double const k_max = T_MeV * (1 - 1e-12);
     double const kc = std::min(std::max(k_cut_MeV, k_min), k_max);
-    r.loss_soft_cm2_MeV = integrate_ln_k(
-        [&](double k) { return k * brems_k_dsigma_dk_cm2(Z, T_MeV, k); }, k_min, kc);
+    r.loss_soft_cm2_MeV =
+        integrate_ln_k([&](double k) { return k * brems_k_dsigma_dk_cm2(Z, T_MeV, k); }, k_min, kc);
     if (kc < k_max)
     {
         // One pass over [k_c, T] (same panels as integrate_ln_k) for the loss and the
@@ -185,4 +184,4 @@ double brems_cross_section_cm2(int Z, double T_MeV, double k_lo_MeV, double k_hi
     return integrate_ln_k([&](double k) { return brems_k_dsigma_dk_cm2(Z, T_MeV, k); }, k_lo_MeV,
                           hi);
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -23,8 +23,8 @@ double brems_electron_k_dsigma_dk_cm2(int Z, double T_MeV, double k_MeV);
 //! Total k d sigma/dk per atom [cm^2].
 inline double brems_k_dsigma_dk_cm2(int Z, double T_MeV, double k_MeV)
 {
-    return brems_nuclear_k_dsigma_dk_cm2(Z, T_MeV, k_MeV)
-           + brems_electron_k_dsigma_dk_cm2(Z, T_MeV, k_MeV);
+    return brems_nuclear_k_dsigma_dk_cm2(Z, T_MeV, k_MeV) +
+           brems_electron_k_dsigma_dk_cm2(Z, T_MeV, k_MeV);
 }
 
 //! int_{k_lo}^{k_hi} k dsigma/dk dk per atom [MeV cm^2] (radiative energy loss).
@@ -37,9 +37,9 @@ double brems_cross_section_cm2(int Z, double T_MeV, double k_lo_MeV, double k_hi
 //! quadrature nodes (what the tables need per element and energy).
 struct BremsIntegrals
 {
-    double loss_soft_cm2_MeV{0};  //!< int_0^{k_c} k dsigma/dk dk
-    double loss_hard_cm2_MeV{0};  //!< int_{k_c}^T k dsigma/dk dk
-    double xs_hard_cm2{0};        //!< int_{k_c}^T dsigma/dk dk
+    double loss_soft_cm2_MeV{0}; //!< int_0^{k_c} k dsigma/dk dk
+    double loss_hard_cm2_MeV{0}; //!< int_{k_c}^T k dsigma/dk dk
+    double xs_hard_cm2{0};       //!< int_{k_c}^T dsigma/dk dk
 };
 BremsIntegrals brems_integrals(int Z, double T_MeV, double k_cut_MeV);
 
@@ -49,4 +49,4 @@ inline constexpr double brems_k_min_fraction = 1e-7;
 
 //! 3BN k d sigma/dk / (alpha r_e^2 Z^2) [-], without Elwert or screening factors.
 double bethe_heitler_3bn_reduced(double T_MeV, double k_MeV);
-}  // namespace mcdose
+} // namespace mcdose

@@ -67,18 +67,19 @@ std::vector<Shell> shells_of(int Z)
     }
     return result;
 }
-}  // namespace
+} // namespace
 
 DensityEffect::DensityEffect(Material const& material)
 {
     // Plasma energy h nu_p = hbar sqrt(4 pi n_e r_e) c [eV] (ICRU-37 Eq. 4.19)
     double const n_e = material.electron_density_cm3();
-    plasma_energy_eV_ = constants::hbar_c_MeV_cm * 1e6
-                        * std::sqrt(4 * constants::pi * n_e * constants::classical_electron_radius_cm);
+    plasma_energy_eV_ =
+        constants::hbar_c_MeV_cm * 1e6 *
+        std::sqrt(4 * constants::pi * n_e * constants::classical_electron_radius_cm);
 
     // Oscillator strengths: electron fraction of each shell (ICRU-37 Eq. 4.17)
     double const electrons_per_gram = material.z_over_a();
-    std::vector<double> binding;  // eV, 0 for conduction
+    std::vector<double> binding; // eV, 0 for conduction
     for (auto const& c : material.components)
     {
         auto const& el = element_data(c.atomic_number);
@@ -110,11 +111,13 @@ DensityEffect::DensityEffect(Material const& material)
     // ln I = sum_i f_i ln(h nu_p l_i) (Eq. 4.18), solved by bisection in ln rho_s
     // (the right side increases monotonically with rho_s).
     double const ln_target = std::log(material.mean_excitation_energy_eV / plasma_energy_eV_);
-    auto l2_of = [&](double rho_s, std::size_t i) {
+    auto l2_of = [&](double rho_s, std::size_t i)
+    {
         double const e = rho_s * binding[i] / plasma_energy_eV_;
         return binding[i] > 0 ? e * e + 2.0 / 3.0 * f_[i] : f_[i];
     };
-    auto mean_ln_l = [&](double rho_s) {
+    auto mean_ln_l = [&](double rho_s)
+    {
         double sum = 0;
         for (std::size_t i = 0; i < f_.size(); ++i)
             sum += 0.5 * f_[i] * std::log(l2_of(rho_s, i));
@@ -141,8 +144,7 @@ DensityEffect::DensityEffect(Material const& material)
         l2_[i] = l2_of(rho_s_, i);
         double const nu = rho_s_ * binding[i] / plasma_energy_eV_;
         nu2_[i] = nu * nu;
-        threshold_ = nu2_[i] > 0 && threshold_ < HUGE_VAL ? threshold_ + f_[i] / nu2_[i]
-                                                          : HUGE_VAL;
+        threshold_ = nu2_[i] > 0 && threshold_ < HUGE_VAL ? threshold_ + f_[i] / nu2_[i] : HUGE_VAL;
     }
 }
 
@@ -151,17 +153,18 @@ double DensityEffect::operator()(double beta_squared) const
     MCDOSE_EXPECT(beta_squared > 0 && beta_squared < 1);
     double const rhs = 1 / beta_squared - 1;
     if (rhs >= threshold_)
-        return 0;  // below the Cherenkov-like threshold of an insulator
+        return 0; // below the Cherenkov-like threshold of an insulator
     // Solve sum_i f_i / (nu_i^2 + L^2) = 1/beta^2 - 1 for L^2, nu_i = rho_s E_i / h nu_p
     // (Sternheimer 1952 Eq. 8; ICRU-37 Eq. 4.16b); the left side decreases monotonically
     // in L^2. Bisection on ln L^2.
-    auto g = [&](double L2) {
+    auto g = [&](double L2)
+    {
         double s = 0;
         for (std::size_t i = 0; i < f_.size(); ++i)
             s += f_[i] / (nu2_[i] + L2);
         return s - rhs;
     };
-    double lo = -60;  // ln L^2
+    double lo = -60; // ln L^2
     double hi = 0;
     while (g(std::exp(hi)) > 0)
         hi += 5;
@@ -184,4 +187,4 @@ double DensityEffect::at_kinetic_energy(double T_MeV) const
     double const beta2 = tau * (tau + 2) / ((tau + 1) * (tau + 1));
     return (*this)(beta2);
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -33,9 +33,9 @@ class DensityEffect
   private:
     std::vector<double> f_;   //!< oscillator strengths (electron fractions), sum 1
     std::vector<double> l2_;  //!< squared oscillator energies l_i^2 in units of the plasma energy
-    std::vector<double> nu2_;  //!< squared scaled binding energies (rho_s E_i / h nu_p)^2
+    std::vector<double> nu2_; //!< squared scaled binding energies (rho_s E_i / h nu_p)^2
     double plasma_energy_eV_{0};
     double rho_s_{1};
-    double threshold_{0};  //!< sum f_i / nu_i^2: delta = 0 while 1/beta^2 - 1 >= this
+    double threshold_{0}; //!< sum f_i / nu_i^2: delta = 0 while 1/beta^2 - 1 >= this
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -25,7 +25,7 @@ double moliere_screening_parameter(int Z, double T_MeV)
 namespace
 {
 //! 2 pi int w(u) dsigma/dOmega d cos theta with u = sin^2(theta/2) (1 - mu = 2u).
-template<class W>
+template <class W>
 double elastic_moment_cm2(int Z, double T_MeV, bool positron, W&& weight)
 {
     MCDOSE_EXPECT(T_MeV > 0);
@@ -35,23 +35,24 @@ double elastic_moment_cm2(int Z, double T_MeV, bool positron, W&& weight)
     double const A = moliere_screening_parameter(Z, T_MeV);
     // dsigma/dOmega = Z(Z+1) r_e^2 / (beta^4 gamma^2) / (1 - mu + 2A)^2 * R(theta).
     // With u = sin^2(theta/2): 1 - mu = 2u, dOmega = 4 pi du.
-    double const pref = Z * (Z + 1.0) * classical_electron_radius_cm * classical_electron_radius_cm
-                        / (beta2 * beta2 * gamma * gamma);
+    double const pref = Z * (Z + 1.0) * classical_electron_radius_cm *
+                        classical_electron_radius_cm / (beta2 * beta2 * gamma * gamma);
     double const sign = positron ? -1.0 : 1.0;
     double const lo = std::log(A * 1e-6);
     int const panels = std::max(8, static_cast<int>(std::ceil(-lo / 1.5)));
     double const integral = integrate_gl8(
-        [&](double lnu) {
+        [&](double lnu)
+        {
             double const u = std::exp(lnu);
             double const s = std::sqrt(u);
             double const mott = 1 - beta2 * u + sign * pi * fine_structure * Z * beta * s * (1 - s);
             double const ruth = 1 / ((2 * u + 2 * A) * (2 * u + 2 * A));
-            return u * 4 * pi * ruth * weight(u) * mott;  // u: Jacobian of ln u
+            return u * 4 * pi * ruth * weight(u) * mott; // u: Jacobian of ln u
         },
         lo, 0.0, panels);
     return pref * integral;
 }
-}  // namespace
+} // namespace
 
 double elastic_transport_cross_section_cm2(int Z, double T_MeV, bool positron)
 {
@@ -64,4 +65,4 @@ double elastic_second_transport_cross_section_cm2(int Z, double T_MeV, bool posi
     // 1 - P_2 = (3/2)(1 - mu^2) = 6 u (1 - u)
     return elastic_moment_cm2(Z, T_MeV, positron, [](double u) { return 6 * u * (1 - u); });
 }
-}  // namespace mcdose
+} // namespace mcdose

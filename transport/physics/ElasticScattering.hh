@@ -23,4 +23,4 @@ double elastic_transport_cross_section_cm2(int Z, double T_MeV, bool positron);
 //! Goudsmit–Saunderson decay rate of <P_2>, used with sigma_1 by the
 //! two-moment multiple-scattering sampler, interactors/MultipleScattering.hh).
 double elastic_second_transport_cross_section_cm2(int Z, double T_MeV, bool positron);
-}  // namespace mcdose
+} // namespace mcdose

@@ -15,15 +15,14 @@ namespace mcdose
 namespace
 {
 using constants::electron_mass_MeV;
-constexpr double two_pi_re2_mc2_MeV_cm2 = constants::two_pi * constants::classical_electron_radius_cm
-                                          * constants::classical_electron_radius_cm
-                                          * electron_mass_MeV;
-}  // namespace
+constexpr double two_pi_re2_mc2_MeV_cm2 =
+    constants::two_pi * constants::classical_electron_radius_cm *
+    constants::classical_electron_radius_cm * electron_mass_MeV;
+} // namespace
 
 ElectronPhysics::ElectronPhysics(Material const& material)
-    : material_(material)
-    , delta_(material)
-    , electrons_per_gram_(material.z_over_a() * constants::avogadro)
+    : material_(material), delta_(material),
+      electrons_per_gram_(material.z_over_a() * constants::avogadro)
 {
     // Locate the Bethe maximum on a fine log grid (100 per decade, 10 eV - 1 MeV).
     for (Lepton l : {Lepton::electron, Lepton::positron})
@@ -42,14 +41,14 @@ ElectronPhysics::ElectronPhysics(Material const& material)
     }
 }
 
-template<class F>
+template <class F>
 double ElectronPhysics::sum_over_elements(F&& per_atom_cm2) const
 {
     double sum = 0;
     for (auto const& c : material_.components)
     {
-        double const atoms_per_gram
-            = c.mass_fraction * constants::avogadro / element_data(c.atomic_number).atomic_weight_g_mol;
+        double const atoms_per_gram = c.mass_fraction * constants::avogadro /
+                                      element_data(c.atomic_number).atomic_weight_g_mol;
         sum += atoms_per_gram * per_atom_cm2(c.atomic_number);
     }
     return sum;
@@ -91,22 +90,22 @@ double ElectronPhysics::bethe_restricted(double T_MeV, double cut_MeV, Lepton le
         // Møller, restricted to W < d (Berger & Seltzer 1964; ICRU-37 Eq. 2.12):
         // -1 - beta^2 + ln((tau - d) d) + tau/(tau - d)
         //   + [d^2/2 + (2 tau + 1) ln(1 - d/tau)] / gamma^2
-        bracket += -1 - beta2 + std::log((tau - d) * d) + tau / (tau - d)
-                   + (0.5 * d * d + (2 * tau + 1) * std::log1p(-d / tau)) / (gamma * gamma);
+        bracket += -1 - beta2 + std::log((tau - d) * d) + tau / (tau - d) +
+                   (0.5 * d * d + (2 * tau + 1) * std::log1p(-d / tau)) / (gamma * gamma);
     }
     else
     {
         // Bhabha, restricted (ICRU-37 Eq. 2.13), y = 1/(gamma + 1):
-        // ln(tau d) - beta^2/tau [tau + 2d - y (3 d^2/2 + y (d - d^3/3 + y (d^2/2 - tau d^3/3 + d^4/4)))]
+        // ln(tau d) - beta^2/tau [tau + 2d - y (3 d^2/2 + y (d - d^3/3 + y (d^2/2 - tau d^3/3 +
+        // d^4/4)))]
         double const y = 1 / (gamma + 1);
         double const d2 = d * d;
         double const d3 = d2 * d;
-        bracket += std::log(tau * d)
-                   - beta2 / tau
-                         * (tau + 2 * d
-                            - y
-                                  * (1.5 * d2
-                                     + y * (d - d3 / 3 + y * (0.5 * d2 - tau * d3 / 3 + 0.25 * d2 * d2))));
+        bracket += std::log(tau * d) -
+                   beta2 / tau *
+                       (tau + 2 * d -
+                        y * (1.5 * d2 +
+                             y * (d - d3 / 3 + y * (0.5 * d2 - tau * d3 / 3 + 0.25 * d2 * d2))));
     }
     bracket -= delta_(beta2);
     return std::max(0.0, bethe_prefactor(T_MeV) * bracket);
@@ -135,10 +134,9 @@ double ElectronPhysics::hard_collision_cross_section(double T_MeV, double cut_Me
         // d sigma/dx ~ (1/beta^2)[(gamma-1)^2/gamma^2 + 1/x^2 + 1/(1-x)^2 - g/(x(1-x))],
         // g = (2 gamma - 1)/gamma^2
         double const g = (2 * gamma - 1) / gamma2;
-        cross = ((x_max - x_min)
-                     * (1 - g + 1 / (x_min * x_max) + 1 / ((1 - x_min) * (1 - x_max)))
-                 - g * std::log(x_max * (1 - x_min) / (x_min * (1 - x_max))))
-                / beta2;
+        cross = ((x_max - x_min) * (1 - g + 1 / (x_min * x_max) + 1 / ((1 - x_min) * (1 - x_max))) -
+                 g * std::log(x_max * (1 - x_min) / (x_min * (1 - x_max)))) /
+                beta2;
     }
     else
     {
@@ -152,10 +150,9 @@ double ElectronPhysics::hard_collision_cross_section(double T_MeV, double cut_Me
         double const y122 = y12 * y12;
         double const b4 = y122 * y12;
         double const b3 = b4 + y122;
-        cross = (x_max - x_min)
-                    * (1 / (beta2 * x_min * x_max) + b2 - 0.5 * b3 * (x_min + x_max)
-                       + b4 * (x_min * x_min + x_min * x_max + x_max * x_max) / 3)
-                - b1 * std::log(x_max / x_min);
+        cross = (x_max - x_min) * (1 / (beta2 * x_min * x_max) + b2 - 0.5 * b3 * (x_min + x_max) +
+                                   b4 * (x_min * x_min + x_min * x_max + x_max * x_max) / 3) -
+                b1 * std::log(x_max / x_min);
     }
     return std::max(0.0, cross * two_pi_re2_mc2_MeV_cm2 / T_MeV * electrons_per_gram_);
 }
@@ -167,8 +164,8 @@ double ElectronPhysics::brems_k_dsigma_dk(double T_MeV, double k_MeV) const
 
 double ElectronPhysics::restricted_radiative_stopping(double T_MeV, double k_cut_MeV) const
 {
-    return sum_over_elements(
-        [&](int Z) { return brems_energy_loss_cm2_MeV(Z, T_MeV, 0.0, k_cut_MeV); });
+    return sum_over_elements([&](int Z)
+                             { return brems_energy_loss_cm2_MeV(Z, T_MeV, 0.0, k_cut_MeV); });
 }
 
 double ElectronPhysics::radiative_stopping(double T_MeV) const
@@ -180,22 +177,23 @@ double ElectronPhysics::hard_brems_cross_section(double T_MeV, double k_cut_MeV)
 {
     if (k_cut_MeV >= T_MeV)
         return 0;
-    return sum_over_elements(
-        [&](int Z) { return brems_cross_section_cm2(Z, T_MeV, k_cut_MeV, T_MeV); });
+    return sum_over_elements([&](int Z)
+                             { return brems_cross_section_cm2(Z, T_MeV, k_cut_MeV, T_MeV); });
 }
 
 double ElectronPhysics::transport_cross_section(double T_MeV, Lepton lepton) const
 {
-    return sum_over_elements([&](int Z) {
-        return elastic_transport_cross_section_cm2(Z, T_MeV, lepton == Lepton::positron);
-    });
+    return sum_over_elements(
+        [&](int Z)
+        { return elastic_transport_cross_section_cm2(Z, T_MeV, lepton == Lepton::positron); });
 }
 
 double ElectronPhysics::second_transport_cross_section(double T_MeV, Lepton lepton) const
 {
-    return sum_over_elements([&](int Z) {
-        return elastic_second_transport_cross_section_cm2(Z, T_MeV, lepton == Lepton::positron);
-    });
+    return sum_over_elements(
+        [&](int Z) {
+            return elastic_second_transport_cross_section_cm2(Z, T_MeV, lepton == Lepton::positron);
+        });
 }
 
 double heitler_annihilation_cm2(double T_MeV)
@@ -205,12 +203,12 @@ double heitler_annihilation_cm2(double T_MeV)
     double const g2m1 = (gamma - 1) * (gamma + 1);
     double const p = std::sqrt(g2m1);
     double const re = constants::classical_electron_radius_cm;
-    return constants::pi * re * re / ((gamma + 1) * g2m1)
-           * ((gamma * gamma + 4 * gamma + 1) * std::log(gamma + p) - (gamma + 3) * p);
+    return constants::pi * re * re / ((gamma + 1) * g2m1) *
+           ((gamma * gamma + 4 * gamma + 1) * std::log(gamma + p) - (gamma + 3) * p);
 }
 
 double ElectronPhysics::annihilation_cross_section(double T_MeV) const
 {
     return electrons_per_gram_ * heitler_annihilation_cm2(T_MeV);
 }
-}  // namespace mcdose
+} // namespace mcdose

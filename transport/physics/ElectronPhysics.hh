@@ -42,7 +42,10 @@ class ElectronPhysics
     double collision_stopping(double T_MeV, Lepton lepton) const;
 
     //! Kinetic energy of the maximum of the Bethe collision stopping power [MeV].
-    double bethe_maximum_MeV(Lepton lepton) const { return bethe_max_T_[lepton == Lepton::positron]; }
+    double bethe_maximum_MeV(Lepton lepton) const
+    {
+        return bethe_max_T_[lepton == Lepton::positron];
+    }
 
     //! Restricted collision stopping power: energy losses W < cut (secondary electrons
     //! below the cut), Berger & Seltzer (NASA SP-3012 (1964)); ICRU-37 Eq. 2.12–2.13.
@@ -80,14 +83,14 @@ class ElectronPhysics
   private:
     Material material_;
     DensityEffect delta_;
-    double electrons_per_gram_;  //!< N_A sum w Z/A [1/g]
-    double bethe_max_T_[2]{0, 0};  //!< T of the Bethe maximum for e-, e+ [MeV]
-    double bethe_max_S_[2]{0, 0};  //!< S_col there [MeV cm^2/g]
+    double electrons_per_gram_;   //!< N_A sum w Z/A [1/g]
+    double bethe_max_T_[2]{0, 0}; //!< T of the Bethe maximum for e-, e+ [MeV]
+    double bethe_max_S_[2]{0, 0}; //!< S_col there [MeV cm^2/g]
 
     double bethe_restricted(double T_MeV, double cut_MeV, Lepton lepton) const;
 
     double bethe_prefactor(double T_MeV) const;
-    template<class F>
+    template <class F>
     double sum_over_elements(F&& per_atom_cm2) const;
 };
-}  // namespace mcdose
+} // namespace mcdose

@@ -29,7 +29,7 @@ double per_atom_to_cm2_g(int Z)
 }
 
 //! Call an xraylib function of (Z, x) and fail loudly on its error.
-template<class F>
+template <class F>
 double xrl(F&& f, int Z, double x, char const* name)
 {
     xrl_error* err = nullptr;
@@ -64,7 +64,7 @@ double incoherent_function(int Z, double x)
 //! Integrate g(u) over u = sin^2(theta/2) in [u_min, 1] in the variable ln u.
 //! u_min is where the momentum transfer x = k_A sqrt(u) is 1e-5 1/Angstrom: below it
 //! the integrands vanish like u (incoherent) or contribute < 1e-9 relative (coherent).
-template<class G>
+template <class G>
 void integrate_over_u(double k_angstrom, G&& visit)
 {
     double const x_min = 1e-5;
@@ -84,7 +84,6 @@ void integrate_over_u(double k_angstrom, G&& visit)
         }
     }
 }
-
 
 //! Reduced Compton wavelength hbar / (m c) [Angstrom]: converts a momentum transfer q in
 //! units of m c to xraylib's x = sin(theta/2) / lambda = q / (4 pi) [1/Angstrom].
@@ -122,30 +121,30 @@ void bethe_heitler_screening_delta_phi(int Z, double delta, double* d_phi1, doub
         for (int i = 0; i < 8; ++i)
         {
             double const q = std::exp(mid + 0.5 * h * rule.x[i]);
-            double const w = 0.5 * h * rule.w[i] * q;  // dq = q d ln q
+            double const w = 0.5 * h * rule.w[i] * q; // dq = q d ln q
             double const one_minus_f = 1 - form_factor(Z, x_of_q(q)) / z;
             double const g = one_minus_f * one_minus_f - 1;
             *d_phi1 += w * 4 * (q - delta) * (q - delta) / (q * q * q) * g;
-            *d_phi2 += w * 4
-                       * (q * q * q - 6 * d2 * q * std::log(q / delta) + 3 * d2 * q
-                          - 4 * d2 * delta)
-                       / (q * q * q * q) * g;
+            *d_phi2 +=
+                w * 4 *
+                (q * q * q - 6 * d2 * q * std::log(q / delta) + 3 * d2 * q - 4 * d2 * delta) /
+                (q * q * q * q) * g;
         }
     }
 }
-}  // namespace
+} // namespace
 
 double sauter_k_shell_shape(double energy_MeV)
 {
     // Davisson & Evans (1952) Eq. 9 with k = photon energy / m c^2 and gamma = 1 + k
     // (binding neglected): sigma_K ~ (gamma^2-1)^{3/2} / k^5 * [4/3 + gamma(gamma-2)/(gamma+1)
-    //   * (1 - ln((gamma + sqrt(gamma^2-1)) / (gamma - sqrt(gamma^2-1))) / (2 gamma sqrt(gamma^2-1)))]
+    //   * (1 - ln((gamma + sqrt(gamma^2-1)) / (gamma - sqrt(gamma^2-1))) / (2 gamma
+    //   sqrt(gamma^2-1)))]
     double const k = energy_MeV / electron_mass_MeV;
     double const g = 1 + k;
     double const s = std::sqrt(g * g - 1);
-    double const bracket = 4.0 / 3.0
-                           + g * (g - 2) / (g + 1)
-                                 * (1 - std::log((g + s) / (g - s)) / (2 * g * s));
+    double const bracket =
+        4.0 / 3.0 + g * (g - 2) / (g + 1) * (1 - std::log((g + s) / (g - s)) / (2 * g * s));
     return s * s * s / std::pow(k, 5) * bracket;
 }
 
@@ -155,8 +154,8 @@ double photoelectric_cm2_g(int Z, double energy_MeV)
     if (energy_MeV <= xraylib_photo_limit_MeV)
         return xrl(CS_Photo, Z, energy_MeV * 1e3, "CS_Photo");
     double const at_limit = xrl(CS_Photo, Z, xraylib_photo_limit_MeV * 1e3, "CS_Photo");
-    return at_limit * sauter_k_shell_shape(energy_MeV)
-           / sauter_k_shell_shape(xraylib_photo_limit_MeV);
+    return at_limit * sauter_k_shell_shape(energy_MeV) /
+           sauter_k_shell_shape(xraylib_photo_limit_MeV);
 }
 
 IncoherentSpectrum incoherent_spectrum(int Z, double energy_MeV)
@@ -166,16 +165,20 @@ IncoherentSpectrum incoherent_spectrum(int Z, double energy_MeV)
     double const k_angstrom = energy_MeV * 1e3 / hc_keV_angstrom;
     double const conv = per_atom_to_cm2_g(Z);
     IncoherentSpectrum result;
-    integrate_over_u(k_angstrom, [&](double u, double weight) {
-        double const one_minus_mu = 2 * u;
-        double const ratio = 1 / (1 + kappa * one_minus_mu);  // E'/E
-        double const sin2 = one_minus_mu * (2 - one_minus_mu);
-        // d sigma_KN / d Omega = r_e^2/2 (E'/E)^2 (E'/E + E/E' - sin^2 theta); dOmega = 4 pi du
-        double const dkn = 0.5 * re2_cm2 * ratio * ratio * (ratio + 1 / ratio - sin2);
-        double const s = incoherent_function(Z, k_angstrom * std::sqrt(u));
-        result.t_fraction.push_back(1 - ratio);
-        result.dsigma_cm2_g.push_back(weight * 4 * pi * dkn * s * conv);
-    });
+    integrate_over_u(k_angstrom,
+                     [&](double u, double weight)
+                     {
+                         double const one_minus_mu = 2 * u;
+                         double const ratio = 1 / (1 + kappa * one_minus_mu); // E'/E
+                         double const sin2 = one_minus_mu * (2 - one_minus_mu);
+                         // d sigma_KN / d Omega = r_e^2/2 (E'/E)^2 (E'/E + E/E' - sin^2 theta);
+                         // dOmega = 4 pi du
+                         double const dkn =
+                             0.5 * re2_cm2 * ratio * ratio * (ratio + 1 / ratio - sin2);
+                         double const s = incoherent_function(Z, k_angstrom * std::sqrt(u));
+                         result.t_fraction.push_back(1 - ratio);
+                         result.dsigma_cm2_g.push_back(weight * 4 * pi * dkn * s * conv);
+                     });
     return result;
 }
 
@@ -201,12 +204,14 @@ double coherent_cm2_g(int Z, double energy_MeV)
     MCDOSE_EXPECT(energy_MeV > 0);
     double const k_angstrom = energy_MeV * 1e3 / hc_keV_angstrom;
     double sigma = 0;
-    integrate_over_u(k_angstrom, [&](double u, double weight) {
-        double const mu = 1 - 2 * u;
-        double const f = form_factor(Z, k_angstrom * std::sqrt(u));
-        // d sigma / d Omega = r_e^2/2 (1 + cos^2 theta) F^2; dOmega = 4 pi du
-        sigma += weight * 4 * pi * 0.5 * re2_cm2 * (1 + mu * mu) * f * f;
-    });
+    integrate_over_u(k_angstrom,
+                     [&](double u, double weight)
+                     {
+                         double const mu = 1 - 2 * u;
+                         double const f = form_factor(Z, k_angstrom * std::sqrt(u));
+                         // d sigma / d Omega = r_e^2/2 (1 + cos^2 theta) F^2; dOmega = 4 pi du
+                         sigma += weight * 4 * pi * 0.5 * re2_cm2 * (1 + mu * mu) * f * f;
+                     });
     return sigma * per_atom_to_cm2_g(Z);
 }
 
@@ -226,21 +231,19 @@ double maximon_pair_reduced(double k)
         // Maximon (1968) Eq. 3.1 (low-energy expansion, exact Born, no screening)
         double const eps = (2 * k - 4) / (2 + k + 2 * std::sqrt(2 * k));
         double const r = (k - 2) / k;
-        return 2 * pi / 3 * r * r * r
-               * (1 + eps / 2 + 23 * eps * eps / 40 + 11 * std::pow(eps, 3) / 60
-                  + 29 * std::pow(eps, 4) / 960);
+        return 2 * pi / 3 * r * r * r *
+               (1 + eps / 2 + 23 * eps * eps / 40 + 11 * std::pow(eps, 3) / 60 +
+                29 * std::pow(eps, 4) / 960);
     }
     // Maximon (1968) Eq. 3.2 (high-energy expansion)
     constexpr double zeta3 = 1.2020569031595942;
     double const l = std::log(2 * k);
     double const t = 2 / k;
     double const t2 = t * t;
-    return 28.0 / 9 * l - 218.0 / 27
-           + t2
-                 * (6 * l - 3.5 + 2.0 / 3 * l * l * l - l * l - pi * pi / 3 * l + 2 * zeta3
-                    + pi * pi / 6)
-           - t2 * t2 * (3.0 / 16 * l + 1.0 / 8)
-           - t2 * t2 * t2 * (29.0 / 2304 * l - 77.0 / 13824);
+    return 28.0 / 9 * l - 218.0 / 27 +
+           t2 * (6 * l - 3.5 + 2.0 / 3 * l * l * l - l * l - pi * pi / 3 * l + 2 * zeta3 +
+                 pi * pi / 6) -
+           t2 * t2 * (3.0 / 16 * l + 1.0 / 8) - t2 * t2 * t2 * (29.0 / 2304 * l - 77.0 / 13824);
 }
 
 double pair_nuclear_reduced(int Z, double k)
@@ -255,16 +258,17 @@ double pair_nuclear_reduced(int Z, double k)
     // them; eps runs over [1/k, 1 - 1/k] (each lepton has at least m c^2), symmetric about
     // 1/2.
     double const lo = 1 / k;
-    double const screening = 2 * integrate_gl8(
-                                 [&](double eps) {
-                                     double const e1e2 = eps * (1 - eps);
-                                     double d1;
-                                     double d2;
-                                     bethe_heitler_screening_delta_phi(Z, 1 / (2 * k * e1e2),
-                                                                       &d1, &d2);
-                                     return (1 - 2 * e1e2) * d1 + 2.0 / 3.0 * e1e2 * d2;
-                                 },
-                                 lo, 0.5, 8);
+    double const screening =
+        2 * integrate_gl8(
+                [&](double eps)
+                {
+                    double const e1e2 = eps * (1 - eps);
+                    double d1;
+                    double d2;
+                    bethe_heitler_screening_delta_phi(Z, 1 / (2 * k * e1e2), &d1, &d2);
+                    return (1 - 2 * e1e2) * d1 + 2.0 / 3.0 * e1e2 * d2;
+                },
+                lo, 0.5, 8);
     // Coulomb correction: the fraction -4 f_c int [1 - 4/3 eps(1-eps)] / int [1 - 4/3
     // eps(1-eps)] Phi_u that it removes from the extreme-relativistic spectrum (-> -28/9 f_c
     // per 28/9 ln 2k - 218/27 at high energy). Below k = 8 (4 MeV) that form is not
@@ -273,14 +277,17 @@ double pair_nuclear_reduced(int Z, double k)
     // its k = 8 value there.
     double const kc = std::max(k, 8.0);
     double const a = 1 / kc;
-    double const coulomb_int = (1 - 2 * a) - 4.0 / 3.0 * (1.0 / 6.0 - a * a + 2.0 / 3.0 * a * a * a);
+    double const coulomb_int =
+        (1 - 2 * a) - 4.0 / 3.0 * (1.0 / 6.0 - a * a + 2.0 / 3.0 * a * a * a);
     double const unscreened_int = 2 * integrate_gl8(
-                                      [&](double eps) {
-                                          double const e1e2 = eps * (1 - eps);
-                                          double const phi_u = 4 * (std::log(2 * kc * e1e2) - 0.5);
-                                          return std::max((1 - 4 * e1e2 / 3.0) * phi_u, 0.0);
-                                      },
-                                      a, 0.5, 8);
+                                          [&](double eps)
+                                          {
+                                              double const e1e2 = eps * (1 - eps);
+                                              double const phi_u =
+                                                  4 * (std::log(2 * kc * e1e2) - 0.5);
+                                              return std::max((1 - 4 * e1e2 / 3.0) * phi_u, 0.0);
+                                          },
+                                          a, 0.5, 8);
     MCDOSE_ASSERT(unscreened_int > 0);
     double const coulomb_fraction = -4 * coulomb_correction(Z) * coulomb_int / unscreened_int;
     return std::max(0.0, (maximon_pair_reduced(k) + screening) * (1 + coulomb_fraction));
@@ -295,15 +302,15 @@ double pair_nuclear_cm2_g(int Z, double energy_MeV)
 void photon_structure_functions(double x, double q2, double* f2, double* fl)
 {
     *f2 = *fl = 0;
-    double const w2 = q2 * (1 - x) / x;  // invariant mass^2 of the pair
+    double const w2 = q2 * (1 - x) / x; // invariant mass^2 of the pair
     if (!(w2 > 4) || !(x < 1))
         return;
     double const beta = std::sqrt(1 - 4 / w2);
     double const l = std::log((1 + beta) / (1 - beta));
-    double const r = 1 / q2;  // m^2 / Q^2
-    *f2 = x / pi
-          * ((x * x + (1 - x) * (1 - x) + 4 * x * (1 - 3 * x) * r - 8 * x * x * r * r) * l
-             + beta * (8 * x * (1 - x) - 1 - 4 * x * (1 - x) * r));
+    double const r = 1 / q2; // m^2 / Q^2
+    *f2 = x / pi *
+          ((x * x + (1 - x) * (1 - x) + 4 * x * (1 - 3 * x) * r - 8 * x * x * r * r) * l +
+           beta * (8 * x * (1 - x) - 1 - 4 * x * (1 - x) * r));
     *fl = x / pi * 4 * x * (1 - x) * (beta - 0.5 * (1 - beta * beta) * l);
 }
 
@@ -330,10 +337,11 @@ double triplet_reduced(int Z, double k)
     double const w_max = rs - 1;
     if (!(w_max > 2))
         return 0;
-    double const p_i = (s - 1) / (2 * rs);  // CM momentum and energy of the electron
+    double const p_i = (s - 1) / (2 * rs); // CM momentum and energy of the electron
     double const e_i = (s + 1) / (2 * rs);
     static GaussLegendre<8> const rule;
-    auto at_w = [&](double w) {
+    auto at_w = [&](double w)
+    {
         double const w2 = w * w;
         double const e_f = (s + 1 - w2) / (2 * rs);
         double const p_f = std::sqrt(std::max(e_f * e_f - 1, 0.0));
@@ -406,4 +414,4 @@ std::vector<double> photo_edges_MeV(int Z, double emin_MeV, double emax_MeV)
     edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
     return edges;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -25,7 +25,7 @@ double sauter_k_shell_shape(double energy_MeV);
 //! Integrals over the incoherent (bound Compton) cross section.
 struct IncoherentIntegrals
 {
-    double sigma_cm2_g{0};  //!< int dsigma
+    double sigma_cm2_g{0}; //!< int dsigma
     //! int (T/E) dsigma, T = E - E' the Compton electron's kinetic energy (binding neglected)
     double energy_transfer_cm2_g{0};
     //! int (T/E) Y(T) dsigma with Y the radiation yield (only if a yield is given)
@@ -35,8 +35,8 @@ struct IncoherentIntegrals
 //! Klein–Nishina (Z. Phys. 52, 853 (1929)) times the incoherent scattering function
 //! S(x, Z) (xraylib SF_Compt, Hubbell et al., JPCRD 4, 471 (1975)), integrated over
 //! angle numerically. `yield_of_T_MeV` (optional) gives the electron radiation yield.
-IncoherentIntegrals incoherent_integrals(
-    int Z, double energy_MeV, std::function<double(double)> const& yield_of_T_MeV = {});
+IncoherentIntegrals incoherent_integrals(int Z, double energy_MeV,
+                                         std::function<double(double)> const& yield_of_T_MeV = {});
 
 //! The incoherent cross section resolved into its quadrature nodes: Compton electron
 //! energy fraction T/E and d sigma [cm^2/g] of each node (sum of d sigma = sigma).
@@ -96,4 +96,4 @@ double coulomb_correction(int Z);
 
 //! Absorption edge energies of Z in (emin_MeV, emax_MeV) [MeV], ascending.
 std::vector<double> photo_edges_MeV(int Z, double emin_MeV, double emax_MeV);
-}  // namespace mcdose
+} // namespace mcdose

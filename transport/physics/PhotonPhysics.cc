@@ -50,9 +50,9 @@ double fluorescence_energy_times_photo(int Z, double energy_MeV)
     double sum_keV = 0;
     double const ka = xrl_or_zero(RadRate, Z, KA_LINE);
     double const kb = xrl_or_zero(RadRate, Z, KB_LINE);
-    double const e_k = ka + kb > 0 ? (ka * xrl_or_zero(LineEnergy, Z, KA_LINE)
-                                      + kb * xrl_or_zero(LineEnergy, Z, KB_LINE))
-                                         / (ka + kb)
+    double const e_k = ka + kb > 0 ? (ka * xrl_or_zero(LineEnergy, Z, KA_LINE) +
+                                      kb * xrl_or_zero(LineEnergy, Z, KB_LINE)) /
+                                         (ka + kb)
                                    : 0;
     struct ShellLine
     {
@@ -74,11 +74,12 @@ double fluorescence_energy_times_photo(int Z, double energy_MeV)
     if (energy_MeV > xraylib_photo_limit_MeV)
     {
         // Shell fractions are fixed above the CS_Photo limit: scale with the total.
-        result *= photoelectric_cm2_g(Z, energy_MeV) / photoelectric_cm2_g(Z, xraylib_photo_limit_MeV);
+        result *=
+            photoelectric_cm2_g(Z, energy_MeV) / photoelectric_cm2_g(Z, xraylib_photo_limit_MeV);
     }
     return result;
 }
-}  // namespace
+} // namespace
 
 PhotonElementData photon_element_data(int Z, double energy_MeV)
 {
@@ -138,14 +139,14 @@ PhotonCoefficients photon_coefficients(Material const& material, double energy_M
     PhotonCoefficients sum;
     for (auto const& comp : material.components)
     {
-        add_element(&sum, photon_element_data(comp.atomic_number, energy_MeV),
-                    comp.mass_fraction, energy_MeV, yield);
+        add_element(&sum, photon_element_data(comp.atomic_number, energy_MeV), comp.mass_fraction,
+                    energy_MeV, yield);
     }
     return sum;
 }
 
-std::vector<double> photon_energy_grid(Material const& material, double emin_MeV,
-                                       double emax_MeV, int per_decade)
+std::vector<double> photon_energy_grid(Material const& material, double emin_MeV, double emax_MeV,
+                                       int per_decade)
 {
     MCDOSE_VALIDATE(emin_MeV > 0 && emax_MeV > emin_MeV && per_decade > 0,
                     << "invalid photon grid [" << emin_MeV << ", " << emax_MeV << "] MeV with "
@@ -174,7 +175,8 @@ std::vector<double> photon_energy_grid(Material const& material, double emin_MeV
         grid.push_back(i == n ? emax_MeV : emin_MeV * std::exp(i * h));
     // Drop regular points closer than 1e-3 (relative) to a special point.
     grid.erase(std::remove_if(grid.begin() + 1, grid.end() - 1,
-                              [&](double e) {
+                              [&](double e)
+                              {
                                   for (double s : special)
                                   {
                                       if (std::fabs(e / s - 1) < 1e-3)
@@ -188,4 +190,4 @@ std::vector<double> photon_energy_grid(Material const& material, double emin_MeV
     grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
     return grid;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -18,9 +18,9 @@ struct PhotonCoefficients
     double coherent{0};
     double pair_nuclear{0};
     double pair_electron{0};
-    double mu{0};     //!< total mass attenuation coefficient (sum of the above)
-    double mu_tr{0};  //!< mass energy-transfer coefficient
-    double mu_en{0};  //!< mass energy-absorption coefficient (1 - g) mu_tr
+    double mu{0};    //!< total mass attenuation coefficient (sum of the above)
+    double mu_tr{0}; //!< mass energy-transfer coefficient
+    double mu_en{0}; //!< mass energy-absorption coefficient (1 - g) mu_tr
     double pair() const { return pair_nuclear + pair_electron; }
 };
 
@@ -39,10 +39,10 @@ using YieldFunction = std::function<double(double T_MeV)>;
 //! its coefficients for any material (the tables cache these per (Z, E)).
 struct PhotonElementData
 {
-    PhotonCoefficients c;  //!< mu_tr filled, mu_en = mu_tr (no radiative loss yet)
-    double photo_tr{0};    //!< tau (1 - X/E) [cm^2/g]
-    double pair_tr{0};     //!< kappa (1 - 2 m c^2/E) [cm^2/g]
-    IncoherentSpectrum compton;  //!< for the Compton electrons' radiative loss
+    PhotonCoefficients c;       //!< mu_tr filled, mu_en = mu_tr (no radiative loss yet)
+    double photo_tr{0};         //!< tau (1 - X/E) [cm^2/g]
+    double pair_tr{0};          //!< kappa (1 - 2 m c^2/E) [cm^2/g]
+    IncoherentSpectrum compton; //!< for the Compton electrons' radiative loss
 };
 PhotonElementData photon_element_data(int Z, double energy_MeV);
 
@@ -56,7 +56,8 @@ PhotonCoefficients photon_coefficients(Material const& material, double energy_M
 
 //! Photon energy grid for a material: `per_decade` points per decade, log-spaced over
 //! [emin, emax], plus the points bracketing each absorption edge of its elements
-//! (E_edge (1 -/+ 2e-4): xraylib's tabulated jump lies up to ~3e-5 below EdgeEnergy) the pair thresholds 2 m c^2, 4 m c^2 and 8 m c^2 (kink of the Coulomb fraction).
-std::vector<double> photon_energy_grid(Material const& material, double emin_MeV,
-                                       double emax_MeV, int per_decade);
-}  // namespace mcdose
+//! (E_edge (1 -/+ 2e-4): xraylib's tabulated jump lies up to ~3e-5 below EdgeEnergy) the pair
+//! thresholds 2 m c^2, 4 m c^2 and 8 m c^2 (kink of the Coulomb fraction).
+std::vector<double> photon_energy_grid(Material const& material, double emin_MeV, double emax_MeV,
+                                       int per_decade);
+} // namespace mcdose

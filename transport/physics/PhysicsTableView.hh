@@ -14,16 +14,16 @@ namespace mcdose
 //! Where one (material, quantity) table lives in the flat arrays.
 struct TableRef
 {
-    std::uint32_t grid_offset{0};   //!< first energy in `energy_MeV`
-    std::uint32_t value_offset{0};  //!< first value in `values`
-    std::uint32_t size{0};          //!< number of points
+    std::uint32_t grid_offset{0};  //!< first energy in `energy_MeV`
+    std::uint32_t value_offset{0}; //!< first value in `values`
+    std::uint32_t size{0};         //!< number of points
 };
 
 //! Trivially copyable view of a set of tables: `refs[material * num_quantities + q]`.
 struct PhysicsTableView
 {
-    Span<double const> energy_MeV;  //!< concatenated energy grids (ascending per grid)
-    Span<double const> values;      //!< concatenated values
+    Span<double const> energy_MeV; //!< concatenated energy grids (ascending per grid)
+    Span<double const> values;     //!< concatenated values
     Span<TableRef const> refs;
     std::uint32_t num_materials{0};
     std::uint32_t num_quantities{0};
@@ -69,4 +69,4 @@ MCDOSE_FUNCTION inline double interpolate(PhysicsTableView const& view, std::uin
     double const t = (energy_MeV - e[lo]) / (e[hi] - e[lo]);
     return v0 + t * (v1 - v0);
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -23,19 +23,27 @@ namespace mcdose
 {
 char const* to_cstring(PhotonQuantity q)
 {
-    static char const* const names[] = {"mu",         "mu_en",        "photo",        "incoherent",
-                                        "coherent",   "pair_nuclear", "pair_electron"};
+    static char const* const names[] = {"mu",       "mu_en",        "photo",        "incoherent",
+                                        "coherent", "pair_nuclear", "pair_electron"};
     return names[static_cast<int>(q)];
 }
 
 char const* to_cstring(ElectronQuantity q)
 {
-    static char const* const names[]
-        = {"s_col_electron",          "s_col_positron",        "s_rad",
-           "csda_range_electron",     "radiation_yield",       "density_effect",
-           "restricted_col_electron", "restricted_col_positron", "restricted_rad",
-           "hard_moller",             "hard_bhabha",           "hard_brems",
-           "transport_xs_electron",   "transport_xs_positron"};
+    static char const* const names[] = {"s_col_electron",
+                                        "s_col_positron",
+                                        "s_rad",
+                                        "csda_range_electron",
+                                        "radiation_yield",
+                                        "density_effect",
+                                        "restricted_col_electron",
+                                        "restricted_col_positron",
+                                        "restricted_rad",
+                                        "hard_moller",
+                                        "hard_bhabha",
+                                        "hard_brems",
+                                        "transport_xs_electron",
+                                        "transport_xs_positron"};
     return names[static_cast<int>(q)];
 }
 
@@ -70,7 +78,7 @@ std::vector<double> log_grid(double emin, double emax, int per_decade)
 
 //! Run f(i) for i in [0, n) on the hardware threads (the builders are independent per
 //! index and write only their own slot).
-template<class F>
+template <class F>
 void parallel_for(std::size_t n, F&& f)
 {
     unsigned const hw = std::max(1u, std::thread::hardware_concurrency());
@@ -79,7 +87,8 @@ void parallel_for(std::size_t n, F&& f)
     std::vector<std::thread> threads;
     std::exception_ptr error;
     std::mutex error_mutex;
-    auto work = [&] {
+    auto work = [&]
+    {
         for (std::size_t i = next++; i < n; i = next++)
         {
             try
@@ -106,11 +115,11 @@ void parallel_for(std::size_t n, F&& f)
 //! Per-atom electron quantities of one element on the shared grid.
 struct ElementElectronData
 {
-    std::vector<double> rad_loss;        //!< int_0^T k dsigma/dk [MeV cm^2]
-    std::vector<double> rad_loss_soft;   //!< int_0^kc k dsigma/dk [MeV cm^2]
-    std::vector<double> brems_hard;      //!< int_kc^T dsigma/dk [cm^2]
-    std::vector<double> transport_em;    //!< sigma_1 e- [cm^2]
-    std::vector<double> transport_ep;    //!< sigma_1 e+ [cm^2]
+    std::vector<double> rad_loss;      //!< int_0^T k dsigma/dk [MeV cm^2]
+    std::vector<double> rad_loss_soft; //!< int_0^kc k dsigma/dk [MeV cm^2]
+    std::vector<double> brems_hard;    //!< int_kc^T dsigma/dk [cm^2]
+    std::vector<double> transport_em;  //!< sigma_1 e- [cm^2]
+    std::vector<double> transport_ep;  //!< sigma_1 e+ [cm^2]
 };
 
 ElementElectronData element_electron_data(int Z, std::vector<double> const& grid,
@@ -120,15 +129,17 @@ ElementElectronData element_electron_data(int Z, std::vector<double> const& grid
     std::size_t const n = grid.size();
     for (auto* v : {&d.rad_loss, &d.rad_loss_soft, &d.brems_hard, &d.transport_em, &d.transport_ep})
         v->resize(n);
-    parallel_for(n, [&](std::size_t i) {
-        double const T = grid[i];
-        auto const b = brems_integrals(Z, T, o.photon_cut_MeV);
-        d.rad_loss[i] = b.loss_soft_cm2_MeV + b.loss_hard_cm2_MeV;
-        d.rad_loss_soft[i] = b.loss_soft_cm2_MeV;
-        d.brems_hard[i] = b.xs_hard_cm2;
-        d.transport_em[i] = elastic_transport_cross_section_cm2(Z, T, false);
-        d.transport_ep[i] = elastic_transport_cross_section_cm2(Z, T, true);
-    });
+    parallel_for(n,
+                 [&](std::size_t i)
+                 {
+                     double const T = grid[i];
+                     auto const b = brems_integrals(Z, T, o.photon_cut_MeV);
+                     d.rad_loss[i] = b.loss_soft_cm2_MeV + b.loss_hard_cm2_MeV;
+                     d.rad_loss_soft[i] = b.loss_soft_cm2_MeV;
+                     d.brems_hard[i] = b.xs_hard_cm2;
+                     d.transport_em[i] = elastic_transport_cross_section_cm2(Z, T, false);
+                     d.transport_ep[i] = elastic_transport_cross_section_cm2(Z, T, true);
+                 });
     return d;
 }
 
@@ -141,7 +152,7 @@ double power_law_integral(double e0, double f0, double e1, double f1)
         return f0 * e0 * std::log(e1 / e0);
     return f0 * e0 / (p + 1) * (std::pow(e1 / e0, p + 1) - 1);
 }
-}  // namespace
+} // namespace
 
 PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOptions const& options)
     : materials_(std::move(materials)), options_(options)
@@ -157,8 +168,8 @@ PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOption
     auto const nm = static_cast<std::uint32_t>(materials_.size());
 
     // ---- Electrons and positrons: one shared log grid ----
-    std::vector<double> const grid = log_grid(o.min_energy_MeV, o.max_energy_MeV,
-                                              o.electron_points_per_decade);
+    std::vector<double> const grid =
+        log_grid(o.min_energy_MeV, o.max_energy_MeV, o.electron_points_per_decade);
     std::size_t const n = grid.size();
     electron_.num_materials = nm;
     electron_.num_quantities = n_electron;
@@ -168,7 +179,8 @@ PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOption
         for (auto const& c : m.components)
         {
             if (!per_element.count(c.atomic_number))
-                per_element.emplace(c.atomic_number, element_electron_data(c.atomic_number, grid, o));
+                per_element.emplace(c.atomic_number,
+                                    element_electron_data(c.atomic_number, grid, o));
         }
     }
     for (std::uint32_t mi = 0; mi < nm; ++mi)
@@ -178,27 +190,26 @@ PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOption
         auto const grid_offset = static_cast<std::uint32_t>(electron_.energy_MeV.size());
         electron_.energy_MeV.insert(electron_.energy_MeV.end(), grid.begin(), grid.end());
         std::vector<std::vector<double>> col(n_electron, std::vector<double>(n, 0.0));
-        auto at = [&](ElectronQuantity q) -> std::vector<double>& {
-            return col[static_cast<std::uint32_t>(q)];
-        };
+        auto at = [&](ElectronQuantity q) -> std::vector<double>&
+        { return col[static_cast<std::uint32_t>(q)]; };
         for (std::size_t i = 0; i < n; ++i)
         {
             double const T = grid[i];
             at(ElectronQuantity::s_col_electron)[i] = ep.collision_stopping(T, Lepton::electron);
             at(ElectronQuantity::s_col_positron)[i] = ep.collision_stopping(T, Lepton::positron);
             at(ElectronQuantity::density_effect)[i] = ep.delta(T);
-            at(ElectronQuantity::restricted_col_electron)[i]
-                = ep.restricted_collision_stopping(T, o.electron_cut_MeV, Lepton::electron);
-            at(ElectronQuantity::restricted_col_positron)[i]
-                = ep.restricted_collision_stopping(T, o.electron_cut_MeV, Lepton::positron);
-            at(ElectronQuantity::hard_moller)[i]
-                = ep.hard_collision_cross_section(T, o.electron_cut_MeV, Lepton::electron);
-            at(ElectronQuantity::hard_bhabha)[i]
-                = ep.hard_collision_cross_section(T, o.electron_cut_MeV, Lepton::positron);
+            at(ElectronQuantity::restricted_col_electron)[i] =
+                ep.restricted_collision_stopping(T, o.electron_cut_MeV, Lepton::electron);
+            at(ElectronQuantity::restricted_col_positron)[i] =
+                ep.restricted_collision_stopping(T, o.electron_cut_MeV, Lepton::positron);
+            at(ElectronQuantity::hard_moller)[i] =
+                ep.hard_collision_cross_section(T, o.electron_cut_MeV, Lepton::electron);
+            at(ElectronQuantity::hard_bhabha)[i] =
+                ep.hard_collision_cross_section(T, o.electron_cut_MeV, Lepton::positron);
             for (auto const& c : m.components)
             {
-                double const atoms_per_g = c.mass_fraction * constants::avogadro
-                                           / element_data(c.atomic_number).atomic_weight_g_mol;
+                double const atoms_per_g = c.mass_fraction * constants::avogadro /
+                                           element_data(c.atomic_number).atomic_weight_g_mol;
                 auto const& d = per_element.at(c.atomic_number);
                 at(ElectronQuantity::s_rad)[i] += atoms_per_g * d.rad_loss[i];
                 at(ElectronQuantity::restricted_rad)[i] += atoms_per_g * d.rad_loss_soft[i];
@@ -221,16 +232,16 @@ PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOption
         {
             double const p = std::log(stot[1] / stot[0]) / std::log(grid[1] / grid[0]);
             MCDOSE_VALIDATE(p < 1, << "material '" << m.name
-                                    << "': stopping power rises too steeply at the lowest table "
-                                       "energy to extrapolate the range to 0");
+                                   << "': stopping power rises too steeply at the lowest table "
+                                      "energy to extrapolate the range to 0");
             range[0] = grid[0] / (stot[0] * (1 - p));
         }
         double yield_integral = grid[0] * srad[0] / stot[0];
         yield[0] = srad[0] / stot[0];
         for (std::size_t i = 1; i < n; ++i)
         {
-            range[i] = range[i - 1]
-                       + power_law_integral(grid[i - 1], 1 / stot[i - 1], grid[i], 1 / stot[i]);
+            range[i] = range[i - 1] +
+                       power_law_integral(grid[i - 1], 1 / stot[i - 1], grid[i], 1 / stot[i]);
             yield_integral += power_law_integral(grid[i - 1], srad[i - 1] / stot[i - 1], grid[i],
                                                  srad[i] / stot[i]);
             yield[i] = yield_integral / grid[i];
@@ -253,8 +264,8 @@ PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOption
     std::map<int, std::vector<double>> energies_of_z;
     for (auto const& m : materials_)
     {
-        grids.push_back(photon_energy_grid(m, o.min_energy_MeV, o.max_energy_MeV,
-                                           o.photon_points_per_decade));
+        grids.push_back(
+            photon_energy_grid(m, o.min_energy_MeV, o.max_energy_MeV, o.photon_points_per_decade));
         for (auto const& c : m.components)
         {
             auto& v = energies_of_z[c.atomic_number];
@@ -275,9 +286,8 @@ PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOption
             jobs.push_back({Z, e});
     }
     std::vector<PhotonElementData> results(jobs.size());
-    parallel_for(jobs.size(), [&](std::size_t j) {
-        results[j] = photon_element_data(jobs[j].Z, jobs[j].E);
-    });
+    parallel_for(jobs.size(),
+                 [&](std::size_t j) { results[j] = photon_element_data(jobs[j].Z, jobs[j].E); });
     std::map<std::pair<int, double>, std::size_t> index;
     for (std::size_t j = 0; j < jobs.size(); ++j)
         index[{jobs[j].Z, jobs[j].E}] = j;
@@ -334,7 +344,7 @@ std::uint32_t PhysicsTables::material_index(std::string const& name) const
 
 namespace
 {
-template<class Copy>
+template <class Copy>
 PhysicsTableView device_view_of(TableData const& data, std::unique_ptr<Copy>& copy)
 {
     if (!copy)
@@ -349,7 +359,7 @@ PhysicsTableView device_view_of(TableData const& data, std::unique_ptr<Copy>& co
     }
     return copy->view;
 }
-}  // namespace
+} // namespace
 
 PhysicsTableView PhysicsTables::photon_device_view() const
 {
@@ -360,4 +370,4 @@ PhysicsTableView PhysicsTables::electron_device_view() const
 {
     return device_view_of(electron_, electron_device_);
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -16,33 +16,33 @@ namespace mcdose
 //! Photon table columns [cm^2/g].
 enum class PhotonQuantity : std::uint32_t
 {
-    mu,             //!< total attenuation mu/rho
-    mu_en,          //!< energy absorption mu_en/rho
-    photo,          //!< photoelectric
-    incoherent,     //!< bound Compton
-    coherent,       //!< Rayleigh
-    pair_nuclear,   //!< pair production, nuclear field
-    pair_electron,  //!< triplet production
+    mu,            //!< total attenuation mu/rho
+    mu_en,         //!< energy absorption mu_en/rho
+    photo,         //!< photoelectric
+    incoherent,    //!< bound Compton
+    coherent,      //!< Rayleigh
+    pair_nuclear,  //!< pair production, nuclear field
+    pair_electron, //!< triplet production
     size_
 };
 
 //! Electron/positron table columns (energies: kinetic, MeV).
 enum class ElectronQuantity : std::uint32_t
 {
-    s_col_electron,           //!< MeV cm^2/g
-    s_col_positron,           //!< MeV cm^2/g
-    s_rad,                    //!< MeV cm^2/g (e- and e+)
-    csda_range_electron,      //!< g/cm^2
-    radiation_yield,          //!< [-]
-    density_effect,           //!< delta [-]
-    restricted_col_electron,  //!< MeV cm^2/g, losses below electron_cut_MeV
-    restricted_col_positron,  //!< MeV cm^2/g
-    restricted_rad,           //!< MeV cm^2/g, photons below photon_cut_MeV
-    hard_moller,              //!< cm^2/g, secondaries above electron_cut_MeV
-    hard_bhabha,              //!< cm^2/g
-    hard_brems,               //!< cm^2/g, photons above photon_cut_MeV
-    transport_xs_electron,    //!< elastic transport cross section sigma_1 [cm^2/g]
-    transport_xs_positron,    //!< [cm^2/g]
+    s_col_electron,          //!< MeV cm^2/g
+    s_col_positron,          //!< MeV cm^2/g
+    s_rad,                   //!< MeV cm^2/g (e- and e+)
+    csda_range_electron,     //!< g/cm^2
+    radiation_yield,         //!< [-]
+    density_effect,          //!< delta [-]
+    restricted_col_electron, //!< MeV cm^2/g, losses below electron_cut_MeV
+    restricted_col_positron, //!< MeV cm^2/g
+    restricted_rad,          //!< MeV cm^2/g, photons below photon_cut_MeV
+    hard_moller,             //!< cm^2/g, secondaries above electron_cut_MeV
+    hard_bhabha,             //!< cm^2/g
+    hard_brems,              //!< cm^2/g, photons above photon_cut_MeV
+    transport_xs_electron,   //!< elastic transport cross section sigma_1 [cm^2/g]
+    transport_xs_positron,   //!< [cm^2/g]
     size_
 };
 
@@ -54,10 +54,10 @@ struct PhysicsTableOptions
 {
     double min_energy_MeV{1e-3};
     double max_energy_MeV{50};
-    int photon_points_per_decade{100};   //!< plus edge points
+    int photon_points_per_decade{100}; //!< plus edge points
     int electron_points_per_decade{60};
-    double electron_cut_MeV{0.01};  //!< class II threshold for delta rays (kinetic)
-    double photon_cut_MeV{0.01};    //!< class II threshold for bremsstrahlung photons
+    double electron_cut_MeV{0.01}; //!< class II threshold for delta rays (kinetic)
+    double photon_cut_MeV{0.01};   //!< class II threshold for bremsstrahlung photons
 };
 
 //! Flat host arrays of one table set.
@@ -114,4 +114,4 @@ class PhysicsTables
     mutable std::unique_ptr<DeviceCopy> photon_device_;
     mutable std::unique_ptr<DeviceCopy> electron_device_;
 };
-}  // namespace mcdose
+} // namespace mcdose

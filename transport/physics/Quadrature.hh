@@ -11,7 +11,7 @@ namespace mcdose
 {
 //! Nodes and weights of the N-point Gauss–Legendre rule on [-1, 1], found by
 //! Newton iteration on P_N (Press et al., Numerical Recipes 3rd ed., Sec. 4.6.1).
-template<int N>
+template <int N>
 struct GaussLegendre
 {
     std::array<double, N> x{};
@@ -47,7 +47,7 @@ struct GaussLegendre
 };
 
 //! Integral of f over [a, b] with `panels` equal panels of an 8-point rule.
-template<class F>
+template <class F>
 double integrate_gl8(F&& f, double a, double b, int panels)
 {
     static GaussLegendre<8> const rule;
@@ -61,4 +61,4 @@ double integrate_gl8(F&& f, double a, double b, int panels)
     }
     return 0.5 * h * sum;
 }
-}  // namespace mcdose
+} // namespace mcdose

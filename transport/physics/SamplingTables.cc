@@ -15,7 +15,8 @@ namespace
 {
 std::vector<double> x_grid(int points)
 {
-    MCDOSE_VALIDATE(points >= 10, << "sampling tables need at least 10 points (got " << points << ")");
+    MCDOSE_VALIDATE(points >= 10, << "sampling tables need at least 10 points (got " << points
+                                  << ")");
     std::vector<double> x{0.0};
     for (int i = 0; i < points; ++i)
         x.push_back(1e-3 * std::pow(1e6, i / double(points - 1)));
@@ -32,7 +33,7 @@ double checked(double v, xrl_error* err, char const* what, int Z)
     }
     return v;
 }
-}  // namespace
+} // namespace
 
 IncoherentTableData build_incoherent_table(Material const& material, int points)
 {
@@ -70,12 +71,12 @@ RayleighTableData build_rayleigh_table(Material const& material, int points)
             xrl_error* err = nullptr;
             // F(0) = Z; xraylib's table starts above 0
             double const f = i == 0 ? double(c.atomic_number)
-                                    : checked(FF_Rayl(c.atomic_number, x[i], &err), err,
-                                              "FF_Rayl", c.atomic_number);
+                                    : checked(FF_Rayl(c.atomic_number, x[i], &err), err, "FF_Rayl",
+                                              c.atomic_number);
             t.f2[i] += n * f * f;
         }
     }
     t.cumulative = rayleigh_cumulative(t.x2_per_A2, t.f2, material.name.c_str());
     return t;
 }
-}  // namespace mcdose
+} // namespace mcdose

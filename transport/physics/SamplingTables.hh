@@ -17,7 +17,7 @@ struct IncoherentTableData
 {
     std::vector<double> x_per_A;
     std::vector<double> s;
-    double electrons{0};  //!< sum_i n_i Z_i = Z/A of the material [mol/g]
+    double electrons{0}; //!< sum_i n_i Z_i = Z/A of the material [mol/g]
 };
 IncoherentTableData build_incoherent_table(Material const& material, int points = 240);
 
@@ -31,4 +31,4 @@ struct RayleighTableData
     std::vector<double> cumulative;
 };
 RayleighTableData build_rayleigh_table(Material const& material, int points = 240);
-}  // namespace mcdose
+} // namespace mcdose

@@ -22,4 +22,4 @@ inline void butcher_messel_screening(double delta, double* phi1, double* phi2)
         *phi1 = *phi2 = 21.12 - 4.184 * std::log(delta + 0.952);
     }
 }
-}  // namespace mcdose
+} // namespace mcdose

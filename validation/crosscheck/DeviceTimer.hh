@@ -37,4 +37,4 @@ class DeviceTimer
   private:
     cudaEvent_t start_{}, stop_{};
 };
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

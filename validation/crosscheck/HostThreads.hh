@@ -15,7 +15,7 @@ inline unsigned resolve_threads(unsigned requested)
     return requested ? requested : std::max(1u, std::thread::hardware_concurrency());
 }
 
-template<class F>
+template <class F>
 void run_on_threads(unsigned threads, F&& worker)
 {
     std::vector<std::thread> pool;
@@ -25,4 +25,4 @@ void run_on_threads(unsigned threads, F&& worker)
     for (auto& th : pool)
         th.join();
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -24,4 +24,4 @@ class SeededUniform
   private:
     std::mt19937_64 engine_;
 };
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -56,4 +56,4 @@ TEST(Element, Symbols)
             << e.what();
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

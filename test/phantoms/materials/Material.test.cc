@@ -70,7 +70,8 @@ TEST(Material, BraggAdditivity)
 
 TEST(Material, ValidationNamesTheField)
 {
-    auto expect_error = [](MaterialInput in, char const* fragment) {
+    auto expect_error = [](MaterialInput in, char const* fragment)
+    {
         try
         {
             make_material(std::move(in));
@@ -95,4 +96,4 @@ TEST(Material, DuplicatesMergedAndSorted)
     EXPECT_EQ(m.components[0].atomic_number, 1);
     EXPECT_DOUBLE_EQ(m.components[1].mass_fraction, 0.75);
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

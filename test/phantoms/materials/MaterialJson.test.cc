@@ -21,7 +21,7 @@ std::string error_of(std::string const& text)
     }
     return "(no error)";
 }
-}  // namespace
+} // namespace
 
 TEST(MaterialJson, ReadsMaterials)
 {
@@ -62,4 +62,4 @@ TEST(MaterialJson, ErrorsNameFileAndField)
     e = error_of(R"({"name": "g", "density_g_cm3": 1, )");
     EXPECT_NE(e.find("invalid JSON"), std::string::npos) << e;
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -5,17 +5,17 @@
 #include <vector>
 
 #include "core/GridGeometry.hh"
-#include "phantoms/VoxelGrid.hh"
 #include "core/Particle.hh"
-#include "sources/SourceParams.hh"
+#include "phantoms/VoxelGrid.hh"
 #include "sources/SourceInput.hh"
+#include "sources/SourceParams.hh"
 
 namespace mcdose::test
 {
 //! The product source (a one-source SourceMixParams, what the driver runs on
 //! host and device): a pencil beam along +z at a position given in the grid's
 //! local frame (corner of voxel 0 at 0).
-template<class Real>
+template <class Real>
 SourceMixParams<Real> pencil_source(GridGeometry const& g, ParticleType type, double energy_MeV,
                                     Real3 local_position_cm)
 {
@@ -58,7 +58,7 @@ inline LayeredPhantom layered_phantom(Array3<int> dims, Real3 spacing_cm, int k0
     return p;
 }
 
-template<class Real>
+template <class Real>
 struct TestPencil
 {
     ParticleType type{ParticleType::photon};
@@ -66,7 +66,7 @@ struct TestPencil
     Array3<Real> position_cm{};
     Array3<Real> direction{{0, 0, 1}};
 
-    template<class Engine>
+    template <class Engine>
     MCDOSE_FUNCTION Particle<Real> operator()(Engine&) const
     {
         Particle<Real> p;
@@ -77,4 +77,4 @@ struct TestPencil
         return p;
     }
 };
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -11,8 +11,8 @@
 #include "tally/AtomicPolicies.hh"
 #include "tally/DoseTally.hh"
 #include "transport/engine/HistoryTransport.hh"
-#include "transport/engine/TransportParams.hh"
 #include "transport/engine/TransportDriver.hh"
+#include "transport/engine/TransportParams.hh"
 
 namespace mcdose::test
 {
@@ -20,26 +20,24 @@ namespace
 {
 //! A slab phantom: nz voxels of `thickness_cm` / nz along z, 1 x 1 laterally
 //! of `width_cm`, all of one material at its nominal density.
-VoxelGridParams slab_grid(int nxy, int nz, double width_cm, double thickness_cm,
-                          float density)
+VoxelGridParams slab_grid(int nxy, int nz, double width_cm, double thickness_cm, float density)
 {
     GridGeometry g;
     g.dims = {{nxy, nxy, nz}};
     g.spacing_cm = {{width_cm / nxy, width_cm / nxy, thickness_cm / nz}};
     size_type const n = size_type(nxy) * nxy * nz;
-    return VoxelGridParams(g, std::vector<MaterialIndex>(n, 0), std::vector<float>(n, density),
-                           1);
+    return VoxelGridParams(g, std::vector<MaterialIndex>(n, 0), std::vector<float>(n, density), 1);
 }
 
 TransportOptions table_options(double emax_MeV, PhotonTracking tracking)
 {
     TransportOptions o;
     o.emax_MeV = emax_MeV;
-    o.points_per_decade = 100;  // coarser than the default: tests only need speed
+    o.points_per_decade = 100; // coarser than the default: tests only need speed
     o.tracking = tracking;
     return o;
 }
-}  // namespace
+} // namespace
 
 // Narrow-beam transmission: the fraction of photons crossing the slab with no
 // interaction is exp(-mu x), mu from the same tables (binomial 4-sigma bound).
@@ -68,8 +66,8 @@ TEST(PhotonTransportTest, UncollidedTransmissionMatchesAttenuation)
 
         DoseTally tally({TallyMethod::hb, grid.num_voxels(), 1e9, Backend::cpu});
         auto tv = tally.view<HbPolicy>();
-        auto store = make_rng_store<PhiloxEngine>(RngOptions{RngKind::philox, 2024}, 1,
-                                                  MemSpace::host);
+        auto store =
+            make_rng_store<PhiloxEngine>(RngOptions{RngKind::philox, 2024}, 1, MemSpace::host);
         auto rng_view = store.view();
         PhiloxEngine rng(rng_view, 0);
         TestPencil<double> src;
@@ -100,9 +98,9 @@ TEST(PhotonTransportTest, EnergyBalanceClosesInDouble)
     for (auto tracking : {PhotonTracking::siddon, PhotonTracking::woodcock})
     {
         TransportParams params({find_material("water"), find_material("lead")}, grid,
-                                     table_options(10, tracking));
-        auto const source
-            = pencil_source<double>(grid.geometry(), ParticleType::photon, 8.0, {{5.0, 5.0, -0.5}});
+                               table_options(10, tracking));
+        auto const source =
+            pencil_source<double>(grid.geometry(), ParticleType::photon, 8.0, {{5.0, 5.0, -0.5}});
         auto const& src = source.host_view();
         TransportRunOptions opts;
         opts.backend = Backend::cpu;
@@ -121,8 +119,8 @@ TEST(PhotonTransportTest, EnergyBalanceClosesInDouble)
         EXPECT_GT(r.balance.interactions, 0u);
         EXPECT_NEAR(0.0, r.balance.rest_mass_MeV, 1e-9 * r.balance.emitted_MeV);
         // The tally holds exactly what the bookkeeping says was deposited.
-        double const tallied
-            = std::accumulate(r.dose.energy_MeV.begin(), r.dose.energy_MeV.end(), 0.0);
+        double const tallied =
+            std::accumulate(r.dose.energy_MeV.begin(), r.dose.energy_MeV.end(), 0.0);
         EXPECT_NEAR(r.balance.deposited_MeV, tallied, 1e-9 * r.balance.deposited_MeV);
         EXPECT_EQ(opts.histories, r.histories);
         EXPECT_TRUE(r.complete);
@@ -160,4 +158,4 @@ TEST(PhotonTransportTest, WoodcockAgreesWithSiddon)
         EXPECT_NEAR(a, b, 4 * s) << "slab " << z;
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -25,13 +25,13 @@ TEST(WorkerLoopTest, StepKindRule)
         bool a_was_last, expected;
     };
     Case const cases[] = {
-        {0, 0, false, false},  {0, 0, true, false},    // nothing to step
-        {0, 32, true, false},  {1, 31, false, false},  // 4 * 1 < 31: B
-        {1, 31, true, false},  {7, 25, false, true},   // 4 * 7 >= 25, 4 * 25 >= 7: alternate
-        {7, 25, true, false},  {8, 24, false, true},   {8, 24, true, false},
-        {16, 16, false, true}, {16, 16, true, false},  {25, 7, false, true},
-        {25, 7, true, false},  {25, 6, false, true},   // 4 * 6 < 25: A
-        {25, 6, true, true},   {31, 1, false, true},   {3, 0, false, true},
+        {0, 0, false, false},  {0, 0, true, false},   // nothing to step
+        {0, 32, true, false},  {1, 31, false, false}, // 4 * 1 < 31: B
+        {1, 31, true, false},  {7, 25, false, true},  // 4 * 7 >= 25, 4 * 25 >= 7: alternate
+        {7, 25, true, false},  {8, 24, false, true},  {8, 24, true, false},
+        {16, 16, false, true}, {16, 16, true, false}, {25, 7, false, true},
+        {25, 7, true, false},  {25, 6, false, true}, // 4 * 6 < 25: A
+        {25, 6, true, true},   {31, 1, false, true},  {3, 0, false, true},
         {1, 0, true, true}};
     for (Case const& c : cases)
     {
@@ -48,7 +48,7 @@ TEST(WorkerLoopTest, StepKindRule)
     EXPECT_EQ(StepKind::photon, vote.turn(true, false, false));
     EXPECT_FALSE(vote.idle());
     vote.turn(false, false, false);
-    EXPECT_TRUE(vote.idle());  // no particle in flight: the worker checks for more work
+    EXPECT_TRUE(vote.idle()); // no particle in flight: the worker checks for more work
 }
 
 // One worker (a CPU thread) running 10 MeV electrons through water and lead
@@ -64,8 +64,8 @@ TEST(WorkerLoopTest, WorkerEqualsOneHistoryAtATime)
     o.emax_MeV = 12;
     o.points_per_decade = 100;
     TransportParams params({find_material("water"), find_material("lead")}, grid, o);
-    auto const source
-        = pencil_source<double>(grid.geometry(), ParticleType::electron, 10.0, {{5.0, 5.0, -0.5}});
+    auto const source =
+        pencil_source<double>(grid.geometry(), ParticleType::electron, 10.0, {{5.0, 5.0, -0.5}});
     auto const& src = source.host_view();
     std::uint64_t const histories = 300;
 
@@ -96,7 +96,7 @@ TEST(WorkerLoopTest, WorkerEqualsOneHistoryAtATime)
 
     ASSERT_EQ(one_at_a_time.energy_MeV.size(), run.dose.energy_MeV.size());
     EXPECT_EQ(one_at_a_time.energy_MeV, run.dose.energy_MeV);
-    EXPECT_GT(balance.interactions, 0u);  // photons were transported
+    EXPECT_GT(balance.interactions, 0u); // photons were transported
     EXPECT_EQ(balance.emitted_MeV, run.balance.emitted_MeV);
     EXPECT_EQ(balance.deposited_MeV, run.balance.deposited_MeV);
     EXPECT_EQ(balance.escaped_MeV, run.balance.escaped_MeV);
@@ -105,4 +105,4 @@ TEST(WorkerLoopTest, WorkerEqualsOneHistoryAtATime)
     EXPECT_EQ(balance.rest_mass_MeV, run.balance.rest_mass_MeV);
     EXPECT_EQ(balance.interactions, run.balance.interactions);
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

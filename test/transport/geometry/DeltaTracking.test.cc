@@ -13,7 +13,7 @@ namespace mcdose::test
 {
 namespace
 {
-template<class Real>
+template <class Real>
 using DeltaTrackingTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(DeltaTrackingTest, RealTypes);
 
@@ -66,7 +66,7 @@ TYPED_TEST(DeltaTrackingTest, CollisionVoxelDistribution)
     }
     // Five outcomes, one of probability 0 (the void): 3 degrees of freedom.
     EXPECT_LT(chi_square(counts, prob), chi_square_limit(3));
-    EXPECT_GT(virtual_total, 0);  // the majorant exceeds mu in three voxels
+    EXPECT_GT(virtual_total, 0); // the majorant exceeds mu in three voxels
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

@@ -25,7 +25,7 @@ struct Walk
     std::vector<Array3<int>> voxels;
 };
 
-template<class Real>
+template <class Real>
 Walk walk(VoxelGeometryView<Real> const& g, Array3<double> pos, Array3<double> dir)
 {
     VoxelNavigator<Real> nav(g);
@@ -93,7 +93,7 @@ long double chord(Array3<int> dims, Array3<double> sp, Array3<double> corner, Ar
     return t1 > t0 ? t1 - t0 : 0;
 }
 
-template<class Real>
+template <class Real>
 using VoxelNavigatorTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(VoxelNavigatorTest, RealTypes);
 
@@ -132,9 +132,10 @@ TYPED_TEST(VoxelNavigatorTest, RandomRaysSumToChord)
         {
             EXPECT_TRUE(result.hit) << "ray " << ray;
         }
-        EXPECT_NEAR(double(ref), result.path_cm, tol) << "ray " << ray << ", steps " << result.steps;
+        EXPECT_NEAR(double(ref), result.path_cm, tol)
+            << "ray " << ray << ", steps " << result.steps;
     }
-    EXPECT_GT(hits, 1000);  // the sample exercises both entering and inside starts
+    EXPECT_GT(hits, 1000); // the sample exercises both entering and inside starts
 }
 
 TYPED_TEST(VoxelNavigatorTest, AxisParallelAndFaceGrazing)
@@ -254,8 +255,7 @@ TYPED_TEST(VoxelNavigatorTest, TurnInsideAVoxel)
 
 TEST(VoxelGeometryTest, InvalidInputNamesTheField)
 {
-    EXPECT_THROW(make_voxel_geometry<double>({{0, 1, 1}}, {{1, 1, 1}}, {{0, 0, 0}}),
-                 RuntimeError);
+    EXPECT_THROW(make_voxel_geometry<double>({{0, 1, 1}}, {{1, 1, 1}}, {{0, 0, 0}}), RuntimeError);
     try
     {
         make_voxel_geometry<float>({{2, 2, 2}}, {{1, -1, 1}}, {{0, 0, 0}});
@@ -266,5 +266,5 @@ TEST(VoxelGeometryTest, InvalidInputNamesTheField)
         EXPECT_NE(std::string(e.what()).find("spacing_cm"), std::string::npos) << e.what();
     }
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

@@ -36,10 +36,10 @@ TransportParams water_params(double emax_MeV)
     return TransportParams({find_material("water")}, grid, o);
 }
 
-template<class Real>
+template <class Real>
 using ChargedInteractorTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(ChargedInteractorTest, RealTypes);
-}  // namespace
+} // namespace
 
 // Møller: x = W/T follows the Møller cross section on [cut/T, 1/2]; energy is
 // conserved exactly; the two electrons leave at the two-body angles, in
@@ -49,13 +49,13 @@ TYPED_TEST(ChargedInteractorTest, MollerEnergyTransferAndAngles)
     using Real = TypeParam;
     for (double T : {0.5, 10.0})
     {
-        double const cut = 0.01 * T * 2;  // x_min = 0.02
+        double const cut = 0.01 * T * 2; // x_min = 0.02
         double const gamma = 1 + T / mc2;
         double const g = (2 * gamma - 1) / (gamma * gamma);
         double const c = (gamma - 1) * (gamma - 1) / (gamma * gamma);
-        TabulatedCdf cdf(
-            [&](double x) { return 1 / (x * x) + 1 / ((1 - x) * (1 - x)) - g / (x * (1 - x)) + c; },
-            cut / T, 0.5);
+        TabulatedCdf cdf([&](double x)
+                         { return 1 / (x * x) + 1 / ((1 - x) * (1 - x)) - g / (x * (1 - x)) + c; },
+                         cut / T, 0.5);
         TestEngine rng(5);
         MollerBhabhaInteractor<Real> interact(Real(T), {{0, 0, 1}}, Real(cut), false);
         int const n = 40000;
@@ -74,11 +74,11 @@ TYPED_TEST(ChargedInteractorTest, MollerEnergyTransferAndAngles)
             EXPECT_NEAR(std::sqrt(t2 * (T + 2 * mc2) / (T * (t2 + 2 * mc2))),
                         r.secondaries[0].direction[2], 1e-5);
             // Opposite azimuths: the transverse components are antiparallel.
-            double const cross_t = r.direction[0] * r.secondaries[0].direction[1]
-                                   - r.direction[1] * r.secondaries[0].direction[0];
+            double const cross_t = r.direction[0] * r.secondaries[0].direction[1] -
+                                   r.direction[1] * r.secondaries[0].direction[0];
             EXPECT_NEAR(0, cross_t, 1e-5);
-            EXPECT_LE(r.direction[0] * r.secondaries[0].direction[0]
-                          + r.direction[1] * r.secondaries[0].direction[1],
+            EXPECT_LE(r.direction[0] * r.secondaries[0].direction[0] +
+                          r.direction[1] * r.secondaries[0].direction[1],
                       1e-6);
         }
         EXPECT_LT(equiprobable_chi_square(x, cdf, 40), chi_square_limit(39)) << T << " MeV";
@@ -98,9 +98,9 @@ TYPED_TEST(ChargedInteractorTest, BhabhaEnergyTransfer)
         double const y12 = 1 - 2 * y;
         double const b1 = 2 - y * y, b2 = y12 * (3 + y * y), b4 = y12 * y12 * y12;
         double const b3 = b4 + y12 * y12;
-        TabulatedCdf cdf(
-            [&](double x) { return 1 / (beta2 * x * x) - b1 / x + b2 - b3 * x + b4 * x * x; },
-            cut / T, 1.0);
+        TabulatedCdf cdf([&](double x)
+                         { return 1 / (beta2 * x * x) - b1 / x + b2 - b3 * x + b4 * x * x; },
+                         cut / T, 1.0);
         TestEngine rng(6);
         MollerBhabhaInteractor<Real> interact(Real(T), {{0, 0, 1}}, Real(cut), true);
         int const n = 40000;
@@ -127,7 +127,8 @@ TYPED_TEST(ChargedInteractorTest, AnnihilationInFlight)
         double const z_min = 1 / (gamma + 1 + p);
         TabulatedCdf cdf(
             [&](double z) {
-                return -(gamma + 1) * (gamma + 1) + (gamma * gamma + 4 * gamma + 1) / z - 1 / (z * z);
+                return -(gamma + 1) * (gamma + 1) + (gamma * gamma + 4 * gamma + 1) / z -
+                       1 / (z * z);
             },
             z_min, 1 - z_min);
         TestEngine rng(7);
@@ -148,8 +149,8 @@ TYPED_TEST(ChargedInteractorTest, AnnihilationInFlight)
             // Momentum: photons' vector sum equals the positron's p c along z.
             for (int k = 0; k < 3; ++k)
             {
-                double const sum = double(a.energy_MeV) * a.direction[k]
-                                   + double(b.energy_MeV) * b.direction[k];
+                double const sum =
+                    double(a.energy_MeV) * a.direction[k] + double(b.energy_MeV) * b.direction[k];
                 EXPECT_NEAR(k == 2 ? p * mc2 : 0.0, sum, 20 * tol * (T + 2 * mc2)) << k;
             }
             z[i] = double(a.energy_MeV) / (T + 2 * mc2);
@@ -187,7 +188,7 @@ TEST(ChargedInteractorTest, BremsstrahlungSpectrumMatchesModel)
             auto const r = interact(rng);
             ASSERT_EQ(ParticleType::photon, r.secondaries[0].type);
             EXPECT_DOUBLE_EQ(T, r.energy_MeV + r.secondaries[0].energy_MeV);
-            EXPECT_EQ(1.0, r.direction[2]);  // the electron keeps its direction
+            EXPECT_EQ(1.0, r.direction[2]); // the electron keeps its direction
             lnk[s] = std::log(r.secondaries[0].energy_MeV);
             mean_theta += std::acos(std::fmin(1.0, r.secondaries[0].direction[2])) / n;
         }
@@ -211,9 +212,9 @@ TEST(ChargedInteractorTest, MultipleScatteringMomentsAreExact)
         unsigned i;
         double f;
         el.grid.find(T, i, f);
-        double const s1 = lerp_table(el.transport_xs.data(), i, f);   // water, e-: row 0
+        double const s1 = lerp_table(el.transport_xs.data(), i, f); // water, e-: row 0
         double const s2 = lerp_table(el.transport_xs2.data(), i, f);
-        EXPECT_GT(s2, s1);  // sigma_2 ~ 3 sigma_1 (1 - small): forward-peaked scattering
+        EXPECT_GT(s2, s1); // sigma_2 ~ 3 sigma_1 (1 - small): forward-peaked scattering
         EXPECT_LT(s2, 3 * s1);
         for (double s_over_l1 : {1e-3, 1e-2, 0.1, 0.5, 2.0})
         {
@@ -242,4 +243,4 @@ TEST(ChargedInteractorTest, MultipleScatteringMomentsAreExact)
         }
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -24,7 +24,7 @@ double klein_nishina(double energy_MeV, double mu)
     return eps * eps * (eps + 1 / eps - (1 - mu * mu));
 }
 
-template<class Real>
+template <class Real>
 class ComptonTest : public ::testing::Test
 {
   protected:
@@ -41,7 +41,7 @@ class ComptonTest : public ::testing::Test
         {
             auto const r = interact(rng);
             EXPECT_FALSE(r.absorbed);
-            EXPECT_EQ(energy, energy_out(r));  // exact in floating point
+            EXPECT_EQ(energy, energy_out(r)); // exact in floating point
             EXPECT_EQ(1, r.num_secondaries);
             auto const& e = r.secondaries[0];
             EXPECT_EQ(ParticleType::electron, e.type);
@@ -59,8 +59,8 @@ class ComptonTest : public ::testing::Test
             double const tol = 16 * eps * energy * (1 + (pe > 0 ? (t + mc2) / pe : 0));
             for (int a = 0; a < 3; ++a)
             {
-                double const balance = energy * dir[a] - r.energy_MeV * r.direction[a]
-                                       - pe * e.direction[a];
+                double const balance =
+                    energy * dir[a] - r.energy_MeV * r.direction[a] - pe * e.direction[a];
                 EXPECT_NEAR(0.0, balance, tol) << "axis " << a << " sample " << i;
             }
         }
@@ -110,7 +110,8 @@ TYPED_TEST(ComptonTest, BindingSuppressesForwardScattering)
     double const energy = 0.05;
     auto const mu = this->sample(Real(energy), &table, 20000, 13);
     std::vector<double> xd(x.begin(), x.end()), sd(s.begin(), s.end());
-    auto pdf = [&](double m) {
+    auto pdf = [&](double m)
+    {
         double const xm = energy / hc_MeV_A * std::sqrt((1 - m) / 2);
         double const sm = xm < xd.back() ? interpolate_linear(make_span(std::as_const(xd)),
                                                               make_span(std::as_const(sd)), xm)
@@ -123,5 +124,5 @@ TYPED_TEST(ComptonTest, BindingSuppressesForwardScattering)
     TabulatedCdf kn([energy](double m) { return klein_nishina(energy, m); }, -1, 1);
     EXPECT_GT(equiprobable_chi_square(mu, std::cref(kn)), chi_square_limit(19));
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

@@ -16,7 +16,7 @@ namespace
 {
 double const mc2 = constants::electron_mass_MeV;
 
-template<class Real>
+template <class Real>
 using PairProductionTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(PairProductionTest, RealTypes);
 
@@ -47,14 +47,13 @@ TYPED_TEST(PairProductionTest, EnergySharingAndAngles)
             EXPECT_EQ(ParticleType::positron, ep.type);
             EXPECT_GE(em.energy_MeV, 0);
             EXPECT_GE(ep.energy_MeV, 0);
-            EXPECT_EQ(Real(c.energy), energy_out(r));  // exact
+            EXPECT_EQ(Real(c.energy), energy_out(r)); // exact
             // 2 m c^2 up to the rounding of E - 2 m c^2 (half an ulp of E).
             EXPECT_NEAR(2 * mc2, double(r.rest_energy_created_MeV),
                         c.energy * std::numeric_limits<Real>::epsilon());
             eps[i] = (double(em.energy_MeV) + mc2) / c.energy;
             // Opposite azimuths about the photon direction (+z).
-            EXPECT_LE(em.direction[0] * ep.direction[0] + em.direction[1] * ep.direction[1],
-                      1e-6);
+            EXPECT_LE(em.direction[0] * ep.direction[0] + em.direction[1] * ep.direction[1], 1e-6);
             // Map each polar angle through its CDF (1-b^2)/(2b) [1/(1-b mu) - 1/(1+b)].
             for (auto const* lepton : {&em, &ep})
             {
@@ -99,11 +98,11 @@ TEST(PairProductionDataTest, ElementConstantsAndSelection)
     EXPECT_THROW(pair_selection_cdf({1, 8}, {2}), RuntimeError);
 
     std::vector<PairElementView<double>> elements{make_pair_element<double>(1),
-                                                   make_pair_element<double>(8)};
+                                                  make_pair_element<double>(8)};
     PairMaterialView<double> water{make_span(std::as_const(elements)), make_span(cdf)};
     EXPECT_EQ(1, water.select(0.01).z);
     EXPECT_EQ(8, water.select(0.5).z);
     EXPECT_EQ(8, water.select(1.0).z);
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

@@ -22,11 +22,11 @@ double sauter(double kinetic_MeV, double mu)
     double const gamma = 1 + kinetic_MeV / mc2;
     double const beta = std::sqrt(1 - 1 / (gamma * gamma));
     double const one_minus_bmu = 1 - beta * mu;
-    return (1 - mu * mu) / std::pow(one_minus_bmu, 4)
-           * (1 + 0.5 * gamma * (gamma - 1) * (gamma - 2) * one_minus_bmu);
+    return (1 - mu * mu) / std::pow(one_minus_bmu, 4) *
+           (1 + 0.5 * gamma * (gamma - 1) * (gamma - 2) * one_minus_bmu);
 }
 
-template<class Real>
+template <class Real>
 using PhotoelectricTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(PhotoelectricTest, RealTypes);
 
@@ -41,10 +41,10 @@ TYPED_TEST(PhotoelectricTest, ShellSelectionAndEnergyBalance)
     struct Case
     {
         double energy;
-        std::vector<double> expected;  // K, L, M, none
+        std::vector<double> expected; // K, L, M, none
     };
-    for (auto const& c : {Case{0.1, {0.8, 0.2 * 0.7, 0.2 * 0.3, 0}},
-                          Case{0.05, {0, 0.7, 0.3, 0}}, Case{0.002, {0, 0, 0, 1}}})
+    for (auto const& c : {Case{0.1, {0.8, 0.2 * 0.7, 0.2 * 0.3, 0}}, Case{0.05, {0, 0.7, 0.3, 0}},
+                          Case{0.002, {0, 0, 0, 1}}})
     {
         TestEngine rng(17);
         PhotoelectricInteractor<Real> interact(Real(c.energy), {{0, 0, 1}}, shells);
@@ -56,7 +56,7 @@ TYPED_TEST(PhotoelectricTest, ShellSelectionAndEnergyBalance)
             ASSERT_TRUE(r.absorbed);
             ASSERT_EQ(1, r.num_secondaries);
             EXPECT_EQ(ParticleType::electron, r.secondaries[0].type);
-            EXPECT_EQ(Real(c.energy), energy_out(r));  // exact
+            EXPECT_EQ(Real(c.energy), energy_out(r)); // exact
             int shell = 3;
             for (int s = 0; s < 3; ++s)
             {
@@ -70,8 +70,8 @@ TYPED_TEST(PhotoelectricTest, ShellSelectionAndEnergyBalance)
             counts[shell] += 1;
         }
         int const dof = int(std::count_if(c.expected.begin(), c.expected.end(),
-                                          [](double p) { return p > 0; }))
-                        - 1;
+                                          [](double p) { return p > 0; })) -
+                        1;
         if (dof > 0)
         {
             EXPECT_LT(chi_square(counts, c.expected), chi_square_limit(dof)) << c.energy;
@@ -101,5 +101,5 @@ TYPED_TEST(PhotoelectricTest, SauterAngularDistribution)
             << "T = " << kinetic << " MeV";
     }
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

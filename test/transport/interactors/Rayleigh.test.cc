@@ -14,7 +14,7 @@ namespace mcdose::test
 namespace
 {
 //! Host-owned table in precision Real.
-template<class Real>
+template <class Real>
 struct Table
 {
     std::vector<Real> x2, f2, cumulative;
@@ -30,7 +30,7 @@ struct Table
     }
 };
 
-template<class Real>
+template <class Real>
 std::vector<double> sample_mu(Real energy, RayleighTableView<Real> const& table, int n,
                               std::uint64_t seed)
 {
@@ -48,7 +48,7 @@ std::vector<double> sample_mu(Real energy, RayleighTableView<Real> const& table,
     return mu;
 }
 
-template<class Real>
+template <class Real>
 using RayleighTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(RayleighTest, RealTypes);
 
@@ -83,10 +83,11 @@ TYPED_TEST(RayleighTest, ScreenedFormFactor)
     double const k2 = std::pow(energy / hc_MeV_A, 2);
     ASSERT_LT(k2, x2.back());
     auto const mu = sample_mu(Real(energy), table.view(), 20000, 5);
-    auto pdf = [&](double m) {
+    auto pdf = [&](double m)
+    {
         double const q2 = k2 * (1 - m) / 2;
-        return (1 + m * m) / 2
-               * interpolate_linear(make_span(std::as_const(x2)), make_span(std::as_const(f2)), q2);
+        return (1 + m * m) / 2 *
+               interpolate_linear(make_span(std::as_const(x2)), make_span(std::as_const(f2)), q2);
     };
     TabulatedCdf cdf(pdf, -1, 1);
     EXPECT_LT(equiprobable_chi_square(mu, std::cref(cdf)), chi_square_limit(19));
@@ -100,11 +101,11 @@ TEST(RayleighDataTest, CumulativeAndValidation)
     auto const c = rayleigh_cumulative({0, 1, 3}, {4, 2, 0}, "water");
     ASSERT_EQ(3u, c.size());
     EXPECT_DOUBLE_EQ(0, c[0]);
-    EXPECT_DOUBLE_EQ(3, c[1]);  // (4 + 2)/2 * 1
-    EXPECT_DOUBLE_EQ(5, c[2]);  // + (2 + 0)/2 * 2
+    EXPECT_DOUBLE_EQ(3, c[1]); // (4 + 2)/2 * 1
+    EXPECT_DOUBLE_EQ(5, c[2]); // + (2 + 0)/2 * 2
     EXPECT_THROW(rayleigh_cumulative({0.1, 1}, {1, 1}, "water"), RuntimeError);
     EXPECT_THROW(rayleigh_cumulative({0, 1, 1}, {1, 1, 1}, "water"), RuntimeError);
     EXPECT_THROW(rayleigh_cumulative({0, 1}, {1, -1}, "water"), RuntimeError);
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

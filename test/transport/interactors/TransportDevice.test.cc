@@ -17,7 +17,7 @@ namespace mcdose::test
 {
 namespace
 {
-template<class Real>
+template <class Real>
 using TransportDeviceTest = RealTypedTest<Real>;
 TYPED_TEST_SUITE(TransportDeviceTest, RealTypes);
 
@@ -26,7 +26,7 @@ TYPED_TEST_SUITE(TransportDeviceTest, RealTypes);
 // rejection loop can then rarely take the other branch. Items must agree to
 // `rel_tol` (relative to the energy or length scale), and at least 99.9% of
 // them must.
-template<class Real>
+template <class Real>
 constexpr double rel_tol = sizeof(Real) == 4 ? 1e-4 : 1e-10;
 constexpr double min_agreeing = 0.999;
 
@@ -34,8 +34,8 @@ TYPED_TEST(TransportDeviceTest, Traversal)
 {
     MCDOSE_SKIP_IF_NO_GPU();
     using Real = TypeParam;
-    auto const grid = make_voxel_geometry<Real>({{100, 100, 100}}, {{0.4, 0.4, 0.4}},
-                                                {{-20, -20, -20}});
+    auto const grid =
+        make_voxel_geometry<Real>({{100, 100, 100}}, {{0.4, 0.4, 0.4}}, {{-20, -20, -20}});
     TestEngine rng(99);
     std::vector<Ray<Real>> rays(20000);
     for (auto& ray : rays)
@@ -51,9 +51,9 @@ TYPED_TEST(TransportDeviceTest, Traversal)
     for (std::size_t i = 0; i < rays.size(); ++i)
     {
         auto const host = traverse_ray(grid, rays[i]);
-        agree += host.steps == device[i].steps
-                 && std::fabs(double(host.path_cm) - double(device[i].path_cm))
-                        <= rel_tol<Real> * 70;  // 70 cm: the grid's diagonal
+        agree += host.steps == device[i].steps &&
+                 std::fabs(double(host.path_cm) - double(device[i].path_cm)) <=
+                     rel_tol<Real> * 70; // 70 cm: the grid's diagonal
     }
     EXPECT_GE(agree, min_agreeing * rays.size());
 }
@@ -72,8 +72,8 @@ TYPED_TEST(TransportDeviceTest, PointSourceWithSpectrum)
     field.height_cm = 20;
     field.distance_cm = 100;
     in.field = field;
-    SourceParams<Real> params(in, make_axis_aligned_geometry({{10, 10, 10}}, {{1, 1, 1}},
-                                                             {{0, 0, 0}}));
+    SourceParams<Real> params(in,
+                              make_axis_aligned_geometry({{10, 10, 10}}, {{1, 1, 1}}, {{0, 0, 0}}));
     PhiloxRngParams const rng_params{20261121, 3, 0};
     size_type const n = 50000;
     auto const device = device_sample_source(params.device_view(), rng_params, n);
@@ -84,11 +84,11 @@ TYPED_TEST(TransportDeviceTest, PointSourceWithSpectrum)
     for (size_type i = 0; i < n; ++i)
     {
         auto const host = sample_source(params.host_view(), view, 0, i);
-        bool same = std::fabs(double(host.energy_MeV) - double(device[i].energy_MeV))
-                    <= rel_tol<Real> * 6;
+        bool same =
+            std::fabs(double(host.energy_MeV) - double(device[i].energy_MeV)) <= rel_tol<Real> * 6;
         for (int a = 0; a < 3; ++a)
-            same = same && std::fabs(double(host.direction[a]) - double(device[i].direction[a]))
-                               <= rel_tol<Real>;
+            same = same && std::fabs(double(host.direction[a]) - double(device[i].direction[a])) <=
+                               rel_tol<Real>;
         agree += same;
     }
     EXPECT_GE(agree, min_agreeing * n);
@@ -109,21 +109,20 @@ TYPED_TEST(TransportDeviceTest, Compton)
     for (size_type i = 0; i < n; ++i)
     {
         auto const host = sample_compton(energy, view, 0, i);
-        EXPECT_EQ(energy, energy_out(device[i]));  // exact on the device too
-        bool same = std::fabs(double(host.energy_MeV) - double(device[i].energy_MeV))
-                    <= rel_tol<Real> * energy;
+        EXPECT_EQ(energy, energy_out(device[i])); // exact on the device too
+        bool same = std::fabs(double(host.energy_MeV) - double(device[i].energy_MeV)) <=
+                    rel_tol<Real> * energy;
         for (int a = 0; a < 3; ++a)
         {
-            same = same
-                   && std::fabs(double(host.direction[a]) - double(device[i].direction[a]))
-                          <= rel_tol<Real>
-                   && std::fabs(double(host.secondaries[0].direction[a])
-                                - double(device[i].secondaries[0].direction[a]))
-                          <= 10 * rel_tol<Real>;
+            same = same &&
+                   std::fabs(double(host.direction[a]) - double(device[i].direction[a])) <=
+                       rel_tol<Real> &&
+                   std::fabs(double(host.secondaries[0].direction[a]) -
+                             double(device[i].secondaries[0].direction[a])) <= 10 * rel_tol<Real>;
         }
         agree += same;
     }
     EXPECT_GE(agree, min_agreeing * n);
 }
-}  // namespace
-}  // namespace mcdose::test
+} // namespace
+} // namespace mcdose::test

@@ -10,29 +10,30 @@
 #include "core/Assert.hh"
 #include "core/Config.hh"
 #include "rng/Philox.hh"
+#include "sources/SourceView.hh"
 #include "transport/geometry/VoxelNavigator.hh"
 #include "transport/interactors/ComptonInteractor.hh"
-#include "sources/SourceView.hh"
 
 namespace mcdose::test
 {
 //! One ray for the traversal kernel and its result.
-template<class Real>
+template <class Real>
 struct Ray
 {
     Array3<Real> position_cm;
     Array3<Real> direction;
 };
-template<class Real>
+template <class Real>
 struct RayResult
 {
-    Real path_cm{0};  //!< sum of the step lengths inside the grid
-    int steps{0};     //!< voxels visited
+    Real path_cm{0}; //!< sum of the step lengths inside the grid
+    int steps{0};    //!< voxels visited
     size_type last_voxel{0};
 };
 
-template<class Real>
-MCDOSE_FUNCTION RayResult<Real> traverse_ray(VoxelGeometryView<Real> const& grid, Ray<Real> const& ray)
+template <class Real>
+MCDOSE_FUNCTION RayResult<Real> traverse_ray(VoxelGeometryView<Real> const& grid,
+                                             Ray<Real> const& ray)
 {
     VoxelNavigator<Real> nav(grid);
     VoxelTrackState<Real> s;
@@ -52,9 +53,10 @@ MCDOSE_FUNCTION RayResult<Real> traverse_ray(VoxelGeometryView<Real> const& grid
 }
 
 //! Source particle i (its own Philox history).
-template<class Real>
-MCDOSE_FUNCTION Particle<Real> sample_source(SourceView<Real> const& source, PhiloxView const& rng_view,
-                                             size_type thread, size_type i)
+template <class Real>
+MCDOSE_FUNCTION Particle<Real> sample_source(SourceView<Real> const& source,
+                                             PhiloxView const& rng_view, size_type thread,
+                                             size_type i)
 {
     PhiloxEngine rng(rng_view, thread);
     rng.begin_history(i);
@@ -62,7 +64,7 @@ MCDOSE_FUNCTION Particle<Real> sample_source(SourceView<Real> const& source, Phi
 }
 
 //! Compton interaction i of a photon of energy E along +z.
-template<class Real>
+template <class Real>
 MCDOSE_FUNCTION Interaction<Real> sample_compton(Real energy_MeV, PhiloxView const& rng_view,
                                                  size_type thread, size_type i)
 {
@@ -73,32 +75,32 @@ MCDOSE_FUNCTION Interaction<Real> sample_compton(Real energy_MeV, PhiloxView con
 }
 
 #if MCDOSE_USE_CUDA
-template<class Real>
+template <class Real>
 std::vector<RayResult<Real>> device_traverse(VoxelGeometryView<Real> const& grid,
                                              std::vector<Ray<Real>> const& rays);
-template<class Real>
+template <class Real>
 std::vector<Particle<Real>> device_sample_source(SourceView<Real> const& device_source,
                                                  PhiloxRngParams const& rng, size_type n);
-template<class Real>
+template <class Real>
 std::vector<Interaction<Real>> device_compton(Real energy_MeV, PhiloxRngParams const& rng,
                                               size_type n);
 #else
-template<class Real>
+template <class Real>
 std::vector<RayResult<Real>> device_traverse(VoxelGeometryView<Real> const&,
                                              std::vector<Ray<Real>> const&)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
-template<class Real>
+template <class Real>
 std::vector<Particle<Real>> device_sample_source(SourceView<Real> const&, PhiloxRngParams const&,
                                                  size_type)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
-template<class Real>
+template <class Real>
 std::vector<Interaction<Real>> device_compton(Real, PhiloxRngParams const&, size_type)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -21,7 +21,7 @@
 namespace mcdose::test
 {
 //! Fixture for tests typed on the transport precision (float and double).
-template<class Real>
+template <class Real>
 class RealTypedTest : public ::testing::Test
 {
 };
@@ -132,7 +132,7 @@ inline std::vector<double> bin_probabilities(std::function<double(double)> const
 //! Energy balance of one interaction, summed in the documented order
 //! (outgoing photon, secondaries, local deposit, created rest energy); the
 //! interactors make it exact in floating point.
-template<class Real>
+template <class Real>
 Real energy_out(Interaction<Real> const& r)
 {
     Real sum = r.absorbed ? Real(0) : r.energy_MeV;
@@ -193,4 +193,4 @@ inline double equiprobable_chi_square(std::vector<double> const& samples,
         u[i] = cdf(samples[i]);
     return chi_square(histogram(u, 0.0, 1.0, nbins), std::vector<double>(nbins, 1.0 / nbins));
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -26,11 +26,10 @@ double moller_dsigma_deps(double T, double eps)
     double const beta2 = 1 - 1 / (gamma * gamma);
     double const re2 = classical_electron_radius_cm * classical_electron_radius_cm;
     double const pref = two_pi * re2 * electron_mass_MeV / (beta2 * T);
-    return pref
-           * (1 / (eps * eps) + 1 / ((1 - eps) * (1 - eps)) + (tau / gamma) * (tau / gamma)
-              - (2 * tau + 1) / (gamma * gamma) / (eps * (1 - eps)));
+    return pref * (1 / (eps * eps) + 1 / ((1 - eps) * (1 - eps)) + (tau / gamma) * (tau / gamma) -
+                   (2 * tau + 1) / (gamma * gamma) / (eps * (1 - eps)));
 }
-}  // namespace
+} // namespace
 
 TEST(Bremsstrahlung, BetheHeitlerLimits)
 {
@@ -42,8 +41,8 @@ TEST(Bremsstrahlung, BetheHeitlerLimits)
         double const s = integrate_gl8([&](double k) { return bethe_heitler_3bn_reduced(T, k); },
                                        T * 1e-9, T * (1 - 1e-9), 400);
         double const phi = s / (T + electron_mass_MeV);
-        double const expected = T < 1 ? 16.0 / 3.0
-                                      : 4 * std::log(2 * (1 + T / electron_mass_MeV)) - 4.0 / 3;
+        double const expected =
+            T < 1 ? 16.0 / 3.0 : 4 * std::log(2 * (1 + T / electron_mass_MeV)) - 4.0 / 3;
         EXPECT_NEAR(phi / expected, 1.0, 2e-3) << T;
     }
 }
@@ -53,14 +52,16 @@ TEST(Bremsstrahlung, ScreeningLowersSoftPhotonsAtHighEnergy)
     double const T = 20;
     double const k = 1e-3;
     double const screened = brems_nuclear_k_dsigma_dk_cm2(8, T, k);
-    double const unscreened = fine_structure * classical_electron_radius_cm
-                              * classical_electron_radius_cm * 64 * bethe_heitler_3bn_reduced(T, k);
+    double const unscreened = fine_structure * classical_electron_radius_cm *
+                              classical_electron_radius_cm * 64 * bethe_heitler_3bn_reduced(T, k);
     EXPECT_LT(screened, 0.8 * unscreened);
     // ... but not hard photons at low energy (large momentum transfer): there the only
-    // change to 3BN is the Elwert factor (beta0/beta)(1 - exp(-2 pi a/beta0))/(1 - exp(-2 pi a/beta))
+    // change to 3BN is the Elwert factor (beta0/beta)(1 - exp(-2 pi a/beta0))/(1 - exp(-2 pi
+    // a/beta))
     double const T0 = 0.01;
     double const k0 = 0.005;
-    auto beta_of = [](double T) {
+    auto beta_of = [](double T)
+    {
         double const g = 1 + T / electron_mass_MeV;
         return std::sqrt(1 - 1 / (g * g));
     };
@@ -68,16 +69,16 @@ TEST(Bremsstrahlung, ScreeningLowersSoftPhotonsAtHighEnergy)
     double const b = beta_of(T0 - k0);
     double const a = two_pi * fine_structure * 8;
     double const elwert = b0 / b * (1 - std::exp(-a / b0)) / (1 - std::exp(-a / b));
-    EXPECT_NEAR(brems_nuclear_k_dsigma_dk_cm2(8, T0, k0)
-                    / (fine_structure * classical_electron_radius_cm * classical_electron_radius_cm
-                       * 64 * bethe_heitler_3bn_reduced(T0, k0) * elwert),
-                1.0, 0.03);  // screening factor 0.98 there
+    EXPECT_NEAR(brems_nuclear_k_dsigma_dk_cm2(8, T0, k0) /
+                    (fine_structure * classical_electron_radius_cm * classical_electron_radius_cm *
+                     64 * bethe_heitler_3bn_reduced(T0, k0) * elwert),
+                1.0, 0.03); // screening factor 0.98 there
 }
 
 TEST(ElectronPhysics, RestrictedLimitsAndMollerConsistency)
 {
     ElectronPhysics const ep(find_material("water"));
-    double const n_e = find_material("water").z_over_a() * avogadro;  // electrons/g
+    double const n_e = find_material("water").z_over_a() * avogadro; // electrons/g
     for (double T : {0.05, 1.0, 10.0})
     {
         for (Lepton l : {Lepton::electron, Lepton::positron})
@@ -94,12 +95,12 @@ TEST(ElectronPhysics, RestrictedLimitsAndMollerConsistency)
         // is n_e int dsigma/dW dW: checked by quadrature of the differential Møller formula.
         double const cut = 0.02 * T;
         double const x0 = cut / T;
-        double const loss = integrate_gl8([&](double e) { return T * e * moller_dsigma_deps(T, e); },
-                                          x0, 0.5, 64);
-        double const xs = integrate_gl8([&](double e) { return moller_dsigma_deps(T, e); }, x0,
-                                        0.5, 64);
-        double const s_diff = ep.collision_stopping(T, Lepton::electron)
-                              - ep.restricted_collision_stopping(T, cut, Lepton::electron);
+        double const loss =
+            integrate_gl8([&](double e) { return T * e * moller_dsigma_deps(T, e); }, x0, 0.5, 64);
+        double const xs =
+            integrate_gl8([&](double e) { return moller_dsigma_deps(T, e); }, x0, 0.5, 64);
+        double const s_diff = ep.collision_stopping(T, Lepton::electron) -
+                              ep.restricted_collision_stopping(T, cut, Lepton::electron);
         EXPECT_NEAR(s_diff / (n_e * loss), 1.0, 1e-6) << T;
         EXPECT_NEAR(ep.hard_collision_cross_section(T, cut, Lepton::electron) / (n_e * xs), 1.0,
                     1e-6)
@@ -115,9 +116,9 @@ TEST(DensityEffect, HighEnergyLimitAndConductors)
     double const T = 1e5;
     double const g = 1 + T / electron_mass_MeV;
     double const bg = std::sqrt(g * g - 1);
-    double const asym = 2 * std::log(bg)
-                        - 2 * std::log(w.mean_excitation_energy_eV / ep.density_effect().plasma_energy_eV())
-                        - 1;
+    double const asym =
+        2 * std::log(bg) -
+        2 * std::log(w.mean_excitation_energy_eV / ep.density_effect().plasma_energy_eV()) - 1;
     EXPECT_NEAR(ep.delta(T), asym, 2e-3);
     // Water plasma energy 21.47 eV (ICRU-37 Table 5.5)
     EXPECT_NEAR(ep.density_effect().plasma_energy_eV(), 21.47, 0.02);
@@ -145,4 +146,4 @@ TEST(ElasticScattering, ScreeningAndMottSign)
     EXPECT_GT(elastic_transport_cross_section_cm2(8, 0.1, false),
               elastic_transport_cross_section_cm2(8, 1.0, false));
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -65,4 +65,4 @@ inline CsvTable read_reference_csv(std::string const& relative)
         ADD_FAILURE() << "reference data " << path << " has no rows";
     return t;
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -34,7 +34,7 @@ double rel(double a, double b)
 {
     return (a - b) / b;
 }
-}  // namespace
+} // namespace
 
 TEST(NistXcom, MassAttenuation)
 {
@@ -128,4 +128,4 @@ TEST(NistEstar, RadiationYield)
         }
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -22,16 +22,16 @@ double klein_nishina_total_cm2(double energy_MeV)
     double const k = energy_MeV / electron_mass_MeV;
     double const re2 = classical_electron_radius_cm * classical_electron_radius_cm;
     double const l = std::log(1 + 2 * k);
-    return 2 * pi * re2
-           * ((1 + k) / (k * k) * (2 * (1 + k) / (1 + 2 * k) - l / k) + l / (2 * k)
-              - (1 + 3 * k) / ((1 + 2 * k) * (1 + 2 * k)));
+    return 2 * pi * re2 *
+           ((1 + k) / (k * k) * (2 * (1 + k) / (1 + 2 * k) - l / k) + l / (2 * k) -
+            (1 + 3 * k) / ((1 + 2 * k) * (1 + 2 * k)));
 }
 
 double per_atom(int Z)
 {
     return element_data(Z).atomic_weight_g_mol / avogadro;
 }
-}  // namespace
+} // namespace
 
 TEST(PhotonCrossSections, IncoherentTendsToKleinNishinaPerElectron)
 {
@@ -82,8 +82,8 @@ TEST(PhotonCrossSections, PhotoelectricHighEnergyForm)
     // Absorption edges are jumps: O K (0.543 keV is below the grid; use Pb K at 88 keV)
     auto const edges = photo_edges_MeV(82, 0.05, 0.1);
     ASSERT_EQ(edges.size(), 1u);
-    double const jump = photoelectric_cm2_g(82, edges[0] * (1 + 2e-4))
-                        / photoelectric_cm2_g(82, edges[0] * (1 - 2e-4));
+    double const jump = photoelectric_cm2_g(82, edges[0] * (1 + 2e-4)) /
+                        photoelectric_cm2_g(82, edges[0] * (1 - 2e-4));
     EXPECT_GT(jump, 4.0);
     EXPECT_LT(jump, 7.0);
 }
@@ -101,9 +101,9 @@ TEST(PhotonCrossSections, PairThresholdsAndExpansions)
     double const k = 1e5;
     EXPECT_NEAR(maximon_pair_reduced(k), 28.0 / 9 * std::log(2 * k) - 218.0 / 27, 1e-6);
     // Screening lowers the high-energy cross section below the unscreened one
-    double const unscreened = fine_structure * classical_electron_radius_cm
-                              * classical_electron_radius_cm * 64 * maximon_pair_reduced(100 / m)
-                              / per_atom(8);
+    double const unscreened = fine_structure * classical_electron_radius_cm *
+                              classical_electron_radius_cm * 64 * maximon_pair_reduced(100 / m) /
+                              per_atom(8);
     EXPECT_LT(pair_nuclear_cm2_g(8, 100.0), unscreened);
     // Coulomb correction f_c(Z = 82) ~ 0.33 (Davies, Bethe & Maximon 1954)
     EXPECT_NEAR(coulomb_correction(82), 0.33, 0.01);
@@ -126,7 +126,7 @@ TEST(PhotonCrossSections, PhotonStructureFunctionLimits)
         double const l = std::log((1 + b) / (1 - b));
         double const bw = 2 * pi / w2 * ((3 - b * b * b * b) * l - 2 * b * (2 - b * b));
         EXPECT_NEAR(4 * pi * pi * f2 / q2 / bw, 1.0, 1e-5) << w2;
-        EXPECT_LT(fl / f2, 1e-6) << w2;  // longitudinal part ~ Q^2
+        EXPECT_LT(fl / f2, 1e-6) << w2; // longitudinal part ~ Q^2
     }
     // m^2 << Q^2: the leading-logarithm forms
     // F_2 = x/pi [(x^2 + (1-x)^2) ln(Q^2 (1-x) / (m^2 x)) + 8 x (1-x) - 1], F_L = 4 x^2 (1-x)/pi
@@ -136,9 +136,9 @@ TEST(PhotonCrossSections, PhotonStructureFunctionLimits)
         double f2;
         double fl;
         photon_structure_functions(x, q2, &f2, &fl);
-        double const f2_ll = x / pi
-                             * ((x * x + (1 - x) * (1 - x)) * std::log(q2 * (1 - x) / x)
-                                + 8 * x * (1 - x) - 1);
+        double const f2_ll =
+            x / pi *
+            ((x * x + (1 - x) * (1 - x)) * std::log(q2 * (1 - x) / x) + 8 * x * (1 - x) - 1);
         EXPECT_NEAR(f2 / f2_ll, 1.0, 1e-6) << x;
         EXPECT_NEAR(fl / (4 * x * x * (1 - x) / pi), 1.0, 1e-6) << x;
     }
@@ -158,4 +158,4 @@ TEST(PhotonCrossSections, TripletLimits)
     EXPECT_GT(triplet_reduced(8, k10), 0.99 * triplet_reduced(0, k10));
     EXPECT_LT(triplet_reduced(8, 1000), 0.97 * triplet_reduced(0, 1000));
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

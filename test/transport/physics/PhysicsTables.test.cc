@@ -38,14 +38,14 @@ std::vector<double> midpoints(TableData const& d, std::uint32_t m, std::uint32_t
     for (std::uint32_t i = 0; i + 1 < r.size; i += stride)
     {
         if (e(i + 1) / e(i) < 1 + 1e-3)
-            continue;  // edge doublet
+            continue; // edge doublet
         if (skip_after_edge && i > 0 && e(i) / e(i - 1) < 1 + 1e-3)
             continue;
         result.push_back(std::sqrt(e(i) * e(i + 1)));
     }
     return result;
 }
-}  // namespace
+} // namespace
 
 TEST(PhysicsTables, ElectronInterpolationBelowPointOnePercent)
 {
@@ -56,7 +56,8 @@ TEST(PhysicsTables, ElectronInterpolationBelowPointOnePercent)
         ElectronPhysics const ep(tables().materials()[mi]);
         for (double T : midpoints(tables().electron_data(), mi, 0, 3))
         {
-            auto check = [&](Q q, double direct) {
+            auto check = [&](Q q, double direct)
+            {
                 double const interp = tables().electron(mi, q, T);
                 EXPECT_NEAR(interp / direct, 1.0, 1e-3)
                     << tables().materials()[mi].name << " " << to_cstring(q) << " T=" << T;
@@ -86,14 +87,17 @@ TEST(PhysicsTables, PhotonInterpolationBelowPointOnePercent)
     {
         auto const& m = tables().materials()[mi];
         YieldFunction yield = [&](double T) {
-            return interpolate(ev, mi, static_cast<std::uint32_t>(ElectronQuantity::radiation_yield), T);
+            return interpolate(ev, mi,
+                               static_cast<std::uint32_t>(ElectronQuantity::radiation_yield), T);
         };
         for (double e : midpoints(tables().photon_data(), mi, 0, 2, /* skip_after_edge = */ true))
         {
             auto const c = photon_coefficients(m, e, yield);
-            auto check = [&](Q q, double direct) {
+            auto check = [&](Q q, double direct)
+            {
                 double const interp = tables().photon(mi, q, e);
-                EXPECT_NEAR(interp / direct, 1.0, 1e-3) << m.name << " " << to_cstring(q) << " E=" << e;
+                EXPECT_NEAR(interp / direct, 1.0, 1e-3)
+                    << m.name << " " << to_cstring(q) << " E=" << e;
             };
             check(Q::mu, c.mu);
             check(Q::mu_en, c.mu_en);
@@ -118,7 +122,8 @@ TEST(PhysicsTables, RangeAndYieldAreMonotonic)
             auto const r = d.refs[mi * d.num_quantities + static_cast<std::uint32_t>(q)];
             for (std::uint32_t i = 1; i < r.size; ++i)
             {
-                if (q == ElectronQuantity::radiation_yield && d.energy_MeV[r.grid_offset + i - 1] < 0.1)
+                if (q == ElectronQuantity::radiation_yield &&
+                    d.energy_MeV[r.grid_offset + i - 1] < 0.1)
                     continue;
                 EXPECT_GT(d.values[r.value_offset + i], d.values[r.value_offset + i - 1])
                     << to_cstring(q) << " at " << d.energy_MeV[r.grid_offset + i];
@@ -131,7 +136,7 @@ TEST(PhysicsTables, LookupAndErrors)
 {
     EXPECT_EQ(tables().material_index("lead"), 1u);
     EXPECT_THROW(tables().material_index("lede"), RuntimeError);
-    EXPECT_THROW(tables().material_index("air"), RuntimeError);  // catalogue, not in tables
+    EXPECT_THROW(tables().material_index("air"), RuntimeError); // catalogue, not in tables
     PhysicsTableOptions bad;
     bad.electron_cut_MeV = 0;
     EXPECT_THROW(PhysicsTables({find_material("water")}, bad), RuntimeError);
@@ -139,4 +144,4 @@ TEST(PhysicsTables, LookupAndErrors)
     double const lo = tables().photon(0, PhotonQuantity::mu, 1e-6);
     EXPECT_DOUBLE_EQ(lo, tables().photon(0, PhotonQuantity::mu, 1e-3));
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -40,4 +40,4 @@ TEST(PhysicsTablesDevice, HostAndDeviceInterpolationAgree)
         }
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

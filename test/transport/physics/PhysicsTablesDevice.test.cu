@@ -16,7 +16,7 @@ MCDOSE_KERNEL void interpolate_kernel(PhysicsTableView view, std::uint32_t mater
     if (i < energies.size())
         out[i] = interpolate(view, material, quantity, energies[i]);
 }
-}  // namespace
+} // namespace
 
 std::vector<double> device_interpolate(PhysicsTableView const& device_view, std::uint32_t material,
                                        std::uint32_t quantity, std::vector<double> const& energies)
@@ -30,4 +30,4 @@ std::vector<double> device_interpolate(PhysicsTableView const& device_view, std:
     MCDOSE_CUDA_CHECK_LAUNCH();
     return out.to_host();
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

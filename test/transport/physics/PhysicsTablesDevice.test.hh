@@ -15,10 +15,10 @@ namespace mcdose::test
 std::vector<double> device_interpolate(PhysicsTableView const& device_view, std::uint32_t material,
                                        std::uint32_t quantity, std::vector<double> const& energies);
 #else
-inline std::vector<double> device_interpolate(PhysicsTableView const&, std::uint32_t,
-                                              std::uint32_t, std::vector<double> const&)
+inline std::vector<double> device_interpolate(PhysicsTableView const&, std::uint32_t, std::uint32_t,
+                                              std::vector<double> const&)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -44,7 +44,8 @@ TEST(CrosscheckDevice, MdMethodsOnTheGpu)
 
     // Device and host double-precision references agree to round-off
     // (nvcc may contract multiply-adds into FMAs).
-    AccumConfig const config = make_accum_config(measure_force_bound_host(sys, ExclusionMode::none));
+    AccumConfig const config =
+        make_accum_config(measure_force_bound_host(sys, ExclusionMode::none));
     ForceRequest const g{AccumMethod::G, ExclusionMode::none, config};
     DeviceLJSystem const dev(sys);
     EXPECT_LE(compare_forces(compute_forces_device(dev, g), compute_forces_host(sys, g)).avg_error,
@@ -116,4 +117,4 @@ TEST(CrosscheckDevice, GemmStudyOnTheGpu)
     double const gamma = 256 * 0x1.0p-24 / (1 - 256 * 0x1.0p-24);
     EXPECT_LE(ec, 2 * gamma * 256);
 }
-}  // namespace mcdose::crosscheck::test
+} // namespace mcdose::crosscheck::test

@@ -45,8 +45,14 @@ TEST(MolShift, GraphColouringMakesSplitMoleculesWhole)
         double r2 = 0;
         for (int d = 0; d < 3; ++d)
         {
-            double const xa = (d == 0 ? sys.x : d == 1 ? sys.y : sys.z)[b[0]] + shift[b[0]][d] * box;
-            double const xb = (d == 0 ? sys.x : d == 1 ? sys.y : sys.z)[b[1]] + shift[b[1]][d] * box;
+            double const xa = (d == 0   ? sys.x
+                               : d == 1 ? sys.y
+                                        : sys.z)[b[0]] +
+                              shift[b[0]][d] * box;
+            double const xb = (d == 0   ? sys.x
+                               : d == 1 ? sys.y
+                                        : sys.z)[b[1]] +
+                              shift[b[1]][d] * box;
             r2 += (xa - xb) * (xa - xb);
         }
         EXPECT_NEAR(std::sqrt(r2), 0.5, 1e-5);
@@ -69,8 +75,7 @@ TEST(Virial, SingleSumEqualsPairwiseSumToRoundoff)
                 << "entry " << r << c;
         }
     std::cout << "virial scale " << scale << ", max |single - pair| " << max_diff
-              << ", rounding bound " << cmp.rounding_bound << ", shift term " << shift_term
-              << '\n';
+              << ", rounding bound " << cmp.rounding_bound << ", shift term " << shift_term << '\n';
     // Counting the shift term twice (not halving) is far beyond round-off.
     EXPECT_GT(shift_term, 100 * cmp.rounding_bound);
 }
@@ -80,25 +85,23 @@ TEST(InvSqrtTable, MeetsClaimOverTwoFullBinadesAndSampledRange)
     // Exhaustive over [1, 4): the method is exactly scale invariant under
     // x -> 4x (y -> y/2, every float operation exact in the exponent), so two
     // binades with both exponent parities cover every mantissa path.
-    auto const two_binades
-        = scan_inv_sqrt_host(float_to_bits(1.0f), float_to_bits(4.0f) - 1, 1);
+    auto const two_binades = scan_inv_sqrt_host(float_to_bits(1.0f), float_to_bits(4.0f) - 1, 1);
     EXPECT_EQ(two_binades.inputs, std::uint64_t(1) << 24);
     EXPECT_LE(two_binades.max_table, inv_sqrt_table_claimed_rel_error);
     // Seed bound 2^-13 (1 + 2^-12) from the minimax table construction, plus
     // the rounding of the table entry to 23 fraction bits.
     EXPECT_LE(two_binades.max_seed, std::ldexp(1.0, -13) * (1 + std::ldexp(1.0, -12)) + 0x1.0p-23);
-    EXPECT_GT(two_binades.max_seed, std::ldexp(1.0, -14));  // the table alone is coarse
+    EXPECT_GT(two_binades.max_seed, std::ldexp(1.0, -14)); // the table alone is coarse
     // 1/sqrtf: two correctly rounded operations, |e| <= u + u + u^2 (u = 2^-24).
     EXPECT_LE(two_binades.max_division, 2 * 0x1.0p-24 + 0x1.0p-48);
 
     // Sampled over every normal float (stride 4099 keeps it fast; the full
     // scan is `mcdose crosscheck md --rsqrt-scan`).
-    auto const sampled
-        = scan_inv_sqrt_host(first_normal_float_bits, last_normal_float_bits, 4099);
+    auto const sampled = scan_inv_sqrt_host(first_normal_float_bits, last_normal_float_bits, 4099);
     EXPECT_LE(sampled.max_table, inv_sqrt_table_claimed_rel_error);
     EXPECT_LE(sampled.max_division, 2 * 0x1.0p-24 + 0x1.0p-48);
     std::cout << "table max rel error " << two_binades.max_table << " (claim "
               << inv_sqrt_table_claimed_rel_error << "), seed " << two_binades.max_seed
               << ", 1/sqrtf " << two_binades.max_division << '\n';
 }
-}  // namespace mcdose::crosscheck::test
+} // namespace mcdose::crosscheck::test

@@ -15,9 +15,8 @@ namespace
 {
 SmallGemm host_small()
 {
-    return [](Matrix<float> const& a, Matrix<float> const& b, Matrix<float>& c) {
-        host_gemm(a, b, c);
-    };
+    return [](Matrix<float> const& a, Matrix<float> const& b, Matrix<float>& c)
+    { host_gemm(a, b, c); };
 }
 
 GemmRecord const& find(std::vector<GemmRecord> const& rs, GemmMethod m, double delta = -1)
@@ -28,14 +27,14 @@ GemmRecord const& find(std::vector<GemmRecord> const& rs, GemmMethod m, double d
     ADD_FAILURE() << "no record for " << to_cstring(m) << " delta " << delta;
     return rs.front();
 }
-}  // namespace
+} // namespace
 
 TEST(Tf32, RoundingAndErrorFreeSplit)
 {
-    EXPECT_EQ(round_to_tf32(1.0f + 0x1.0p-11f), 1.0f);                  // tie to even
-    EXPECT_EQ(round_to_tf32(1.0f + 3 * 0x1.0p-11f), 1.0f + 0x1.0p-9f);  // tie to even (up)
-    EXPECT_EQ(round_to_tf32(1.0f + 0x1.8p-11f), 1.0f + 0x1.0p-10f);     // above half: up
-    EXPECT_EQ(round_to_tf32(-(2.0f - 0x1.0p-23f)), -2.0f);              // carry into exponent
+    EXPECT_EQ(round_to_tf32(1.0f + 0x1.0p-11f), 1.0f);                 // tie to even
+    EXPECT_EQ(round_to_tf32(1.0f + 3 * 0x1.0p-11f), 1.0f + 0x1.0p-9f); // tie to even (up)
+    EXPECT_EQ(round_to_tf32(1.0f + 0x1.8p-11f), 1.0f + 0x1.0p-10f);    // above half: up
+    EXPECT_EQ(round_to_tf32(-(2.0f - 0x1.0p-23f)), -2.0f);             // carry into exponent
     Matrix<float> m(1, 3);
     m(0, 0) = 0.1f;
     m(0, 1) = -3.14159265f;
@@ -55,7 +54,7 @@ TEST(Mgemm, ErrorFallsAsDeltaFalls)
     struct Case
     {
         MatrixKind kind;
-        std::vector<double> deltas;  // first: above every element; last: 0
+        std::vector<double> deltas; // first: above every element; last: 0
     };
     // Salted: 1% of elements at 5e3..1e4 on a [-1, 1] background. Decaying:
     // 12 decades from the diagonal to the corner.
@@ -108,17 +107,17 @@ TEST(Mgemm, CleavingGivesTheUnsplitResult)
     MgemmResult const w = mgemm(a, b, whole, host_small());
     EXPECT_EQ(w.tiles, 1u);
     MgemmOptions cleaved = whole;
-    cleaved.memory_budget_bytes = 16 * 1024;  // forces tiles of a few rows and columns
+    cleaved.memory_budget_bytes = 16 * 1024; // forces tiles of a few rows and columns
     MgemmResult const c = mgemm(a, b, cleaved, host_small());
     EXPECT_GT(c.tiles, 10u);
     EXPECT_LT(c.tile_rows, 150u);
-    double const floats = double(c.tile_rows) * 70 + 70.0 * c.tile_cols
-                          + double(c.tile_rows) * c.tile_cols;
+    double const floats =
+        double(c.tile_rows) * 70 + 70.0 * c.tile_cols + double(c.tile_rows) * c.tile_cols;
     EXPECT_LE(floats * 4, cleaved.memory_budget_bytes);
     // The host GEMM sums every element in the same order in any tile.
     EXPECT_EQ(c.c.values(), w.c.values());
 
-    cleaved.memory_budget_bytes = 100;  // not even one row and column of K = 70
+    cleaved.memory_budget_bytes = 100; // not even one row and column of K = 70
     EXPECT_THROW(mgemm(a, b, cleaved, host_small()), RuntimeError);
 }
 
@@ -138,4 +137,4 @@ TEST(Mgemm, Tf32BaselinesOrdering)
     // ... and the compensated 3xTF32 recovers FP32-level accuracy.
     EXPECT_LE(t3, 4 * s);
 }
-}  // namespace mcdose::crosscheck::test
+} // namespace mcdose::crosscheck::test

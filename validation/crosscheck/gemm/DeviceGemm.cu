@@ -18,8 +18,8 @@ namespace
 void check_cublas(cublasStatus_t status, char const* call)
 {
     MCDOSE_VALIDATE(status == CUBLAS_STATUS_SUCCESS,
-                    << "cuBLAS call " << call << " failed with status " << int(status)
-                    << " (" << cublasGetStatusString(status) << ")");
+                    << "cuBLAS call " << call << " failed with status " << int(status) << " ("
+                    << cublasGetStatusString(status) << ")");
 }
 #define MCDOSE_CUBLAS_CALL(STMT) check_cublas((STMT), #STMT)
 
@@ -48,18 +48,18 @@ cublasHandle_t shared_handle()
 
 int as_int(size_type n)
 {
-    MCDOSE_VALIDATE(n < (size_type(1) << 31), << "matrix dimension " << n
-                                              << " exceeds cuBLAS's 32-bit int");
+    MCDOSE_VALIDATE(n < (size_type(1) << 31),
+                    << "matrix dimension " << n << " exceeds cuBLAS's 32-bit int");
     return int(n);
 }
 
 //! One warm-up call, then the median of `repeats` event-timed calls.
-template<class F>
+template <class F>
 void time_calls(F&& call, int repeats, DeviceGemmTiming* timing)
 {
     if (!timing)
     {
-        call();  // untimed (MGEMM tiles: their time is measured end to end)
+        call(); // untimed (MGEMM tiles: their time is measured end to end)
         return;
     }
     call();
@@ -76,7 +76,7 @@ void time_calls(F&& call, int repeats, DeviceGemmTiming* timing)
     timing->repeats = int(t.size());
 }
 
-template<class T>
+template <class T>
 Matrix<T> download(DeviceBuffer<T> const& d, size_type rows, size_type cols)
 {
     Matrix<T> m(rows, cols);
@@ -95,7 +95,7 @@ void gemm_ex(cublasHandle_t h, DeviceBuffer<float> const& a, DeviceBuffer<float>
                                     as_int(k), &beta, c.data(), CUDA_R_32F, as_int(m), compute,
                                     CUBLAS_GEMM_DEFAULT));
 }
-}  // namespace
+} // namespace
 
 Matrix<double> device_dgemm(Matrix<double> const& a, Matrix<double> const& b, int repeats,
                             DeviceGemmTiming* timing)
@@ -106,7 +106,8 @@ Matrix<double> device_dgemm(Matrix<double> const& a, Matrix<double> const& b, in
     DeviceBuffer<double> da(a.values()), db(b.values()), dc(m * n);
     double const alpha = 1, beta = 0;
     time_calls(
-        [&] {
+        [&]
+        {
             MCDOSE_CUBLAS_CALL(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n),
                                            as_int(k), &alpha, da.data(), as_int(m), db.data(),
                                            as_int(k), &beta, dc.data(), as_int(m)));
@@ -115,15 +116,16 @@ Matrix<double> device_dgemm(Matrix<double> const& a, Matrix<double> const& b, in
     return download(dc, m, n);
 }
 
-Matrix<float> device_sgemm(Matrix<float> const& a, Matrix<float> const& b, bool tf32,
-                           int repeats, DeviceGemmTiming* timing)
+Matrix<float> device_sgemm(Matrix<float> const& a, Matrix<float> const& b, bool tf32, int repeats,
+                           DeviceGemmTiming* timing)
 {
     MCDOSE_VALIDATE(a.cols() == b.rows(), << "SGEMM shapes do not match");
     size_type const m = a.rows(), k = a.cols(), n = b.cols();
     cublasHandle_t const h = shared_handle();
     DeviceBuffer<float> da(a.values()), db(b.values()), dc(m * n);
     time_calls(
-        [&] {
+        [&]
+        {
             if (tf32)
             {
                 gemm_ex(h, da, db, dc, m, k, n, 0.0f, CUBLAS_COMPUTE_32F_FAST_TF32);
@@ -149,7 +151,8 @@ std::pair<Matrix<float>, Matrix<float>> device_tf32x3(Tf32Split const& a, Tf32Sp
     DeviceBuffer<float> ahi(a.hi.values()), alo(a.lo_scaled.values()), bhi(b.hi.values()),
         blo(b.lo_scaled.values()), hh(m * n), cross(m * n);
     time_calls(
-        [&] {
+        [&]
+        {
             auto const tc = CUBLAS_COMPUTE_32F_FAST_TF32;
             gemm_ex(h, ahi, bhi, hh, m, k, n, 0.0f, tc);
             gemm_ex(h, ahi, blo, cross, m, k, n, 0.0f, tc);
@@ -163,4 +166,4 @@ void device_sgemm_tile(Matrix<float> const& a, Matrix<float> const& b, Matrix<fl
 {
     c = device_sgemm(a, b, /*tf32=*/false, /*repeats=*/1, /*timing=*/nullptr);
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

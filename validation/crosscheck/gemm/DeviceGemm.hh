@@ -8,16 +8,16 @@
 
 #include <utility>
 
-#include "core/Assert.hh"
-#include "core/Config.hh"
 #include "Matrix.hh"
 #include "Tf32.hh"
+#include "core/Assert.hh"
+#include "core/Config.hh"
 
 namespace mcdose::crosscheck
 {
 struct DeviceGemmTiming
 {
-    double seconds{0};  //!< median of the timed calls
+    double seconds{0}; //!< median of the timed calls
     int repeats{0};
 };
 
@@ -26,8 +26,8 @@ struct DeviceGemmTiming
 Matrix<double> device_dgemm(Matrix<double> const& a, Matrix<double> const& b, int repeats,
                             DeviceGemmTiming* timing);
 //! cublasSgemm (tf32 = false) or cublasGemmEx with CUBLAS_COMPUTE_32F_FAST_TF32.
-Matrix<float> device_sgemm(Matrix<float> const& a, Matrix<float> const& b, bool tf32,
-                           int repeats, DeviceGemmTiming* timing);
+Matrix<float> device_sgemm(Matrix<float> const& a, Matrix<float> const& b, bool tf32, int repeats,
+                           DeviceGemmTiming* timing);
 //! 3xTF32 (Tf32.hh): returns (A_hi B_hi, A_hi B_lo' + A_lo' B_hi); the three
 //! GemmEx calls are timed together.
 std::pair<Matrix<float>, Matrix<float>> device_tf32x3(Tf32Split const& a, Tf32Split const& b,
@@ -55,4 +55,4 @@ inline void device_sgemm_tile(Matrix<float> const&, Matrix<float> const&, Matrix
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

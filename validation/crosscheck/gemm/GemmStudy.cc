@@ -4,11 +4,11 @@
 #include <chrono>
 #include <cmath>
 
-#include "core/Assert.hh"
 #include "DeviceGemm.hh"
 #include "HostGemm.hh"
 #include "Mgemm.hh"
 #include "Tf32.hh"
+#include "core/Assert.hh"
 
 namespace mcdose::crosscheck
 {
@@ -16,11 +16,16 @@ char const* to_cstring(GemmMethod m)
 {
     switch (m)
     {
-        case GemmMethod::dgemm: return "dgemm";
-        case GemmMethod::sgemm: return "sgemm";
-        case GemmMethod::tf32: return "tf32";
-        case GemmMethod::tf32x3: return "tf32x3";
-        case GemmMethod::mgemm: return "mgemm";
+    case GemmMethod::dgemm:
+        return "dgemm";
+    case GemmMethod::sgemm:
+        return "sgemm";
+    case GemmMethod::tf32:
+        return "tf32";
+    case GemmMethod::tf32x3:
+        return "tf32x3";
+    case GemmMethod::mgemm:
+        return "mgemm";
     }
     return "?";
 }
@@ -40,14 +45,14 @@ std::pair<double, double> max_abs_error(std::vector<double> const& x,
 
 namespace
 {
-template<class F>
+template <class F>
 double wall_seconds(F&& f)
 {
     auto const t0 = std::chrono::steady_clock::now();
     f();
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
-}  // namespace
+} // namespace
 
 std::vector<GemmRecord> run_gemm_study(GemmStudyOptions const& opts)
 {
@@ -62,8 +67,9 @@ std::vector<GemmRecord> run_gemm_study(GemmStudyOptions const& opts)
     Matrix<float> const af = convert_matrix<float>(a), bf = convert_matrix<float>(b);
 
     std::vector<GemmRecord> records;
-    auto record = [&](GemmMethod method, Matrix<double> const& c, Matrix<double> const& ref,
-                      double seconds) {
+    auto record =
+        [&](GemmMethod method, Matrix<double> const& c, Matrix<double> const& ref, double seconds)
+    {
         GemmRecord r;
         r.method = method;
         r.backend = opts.backend;
@@ -132,4 +138,4 @@ std::vector<GemmRecord> run_gemm_study(GemmStudyOptions const& opts)
         r.speedup_vs_dgemm = r.seconds > 0 ? dgemm_seconds / r.seconds : 0;
     return records;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

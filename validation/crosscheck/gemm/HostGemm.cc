@@ -9,7 +9,7 @@
 
 namespace mcdose::crosscheck
 {
-template<class T>
+template <class T>
 void host_gemm(Matrix<T> const& a, Matrix<T> const& b, Matrix<T>& c, unsigned threads)
 {
     MCDOSE_VALIDATE(a.cols() == b.rows(), << "GEMM shapes do not match: A is " << a.rows() << "x"
@@ -21,7 +21,8 @@ void host_gemm(Matrix<T> const& a, Matrix<T> const& b, Matrix<T>& c, unsigned th
     // are swept; the p loop is never split, so the summation order of every
     // element is p = 0, 1, ..., K-1.
     size_type const row_block = 512;
-    auto worker = [&](unsigned t) {
+    auto worker = [&](unsigned t)
+    {
         for (size_type i0 = 0; i0 < m; i0 += row_block)
         {
             size_type const i1 = std::min(m, i0 + row_block);
@@ -45,4 +46,4 @@ template void host_gemm<float>(Matrix<float> const&, Matrix<float> const&, Matri
                                unsigned);
 template void host_gemm<double>(Matrix<double> const&, Matrix<double> const&, Matrix<double>&,
                                 unsigned);
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -10,11 +10,11 @@
 namespace mcdose::crosscheck
 {
 //! C (resized to A.rows() x B.cols()) = A B. `threads` = 0: all hardware threads.
-template<class T>
+template <class T>
 void host_gemm(Matrix<T> const& a, Matrix<T> const& b, Matrix<T>& c, unsigned threads = 0);
 
 extern template void host_gemm<float>(Matrix<float> const&, Matrix<float> const&, Matrix<float>&,
                                       unsigned);
 extern template void host_gemm<double>(Matrix<double> const&, Matrix<double> const&,
                                        Matrix<double>&, unsigned);
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -10,7 +10,7 @@
 
 namespace mcdose::crosscheck
 {
-template<class T>
+template <class T>
 class Matrix
 {
   public:
@@ -44,7 +44,7 @@ class Matrix
 };
 
 //! Element-wise conversion (rounding to nearest when narrowing).
-template<class To, class From>
+template <class To, class From>
 Matrix<To> convert_matrix(Matrix<From> const& m)
 {
     Matrix<To> out(m.rows(), m.cols());
@@ -52,4 +52,4 @@ Matrix<To> convert_matrix(Matrix<From> const& m)
         out.data()[k] = To(m.data()[k]);
     return out;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

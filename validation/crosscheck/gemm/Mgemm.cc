@@ -18,17 +18,18 @@ double seconds_since(std::chrono::steady_clock::time_point t0)
 }
 
 //! Runs f(j) for j in [0, n) on `threads` threads (interleaved columns).
-template<class F>
+template <class F>
 void parallel_columns(size_type n, unsigned threads, F&& f)
 {
     threads = unsigned(std::max<size_type>(1, std::min<size_type>(resolve_threads(threads), n)));
-    auto worker = [&](unsigned t) {
+    auto worker = [&](unsigned t)
+    {
         for (size_type j = t; j < n; j += threads)
             f(j);
     };
     run_on_threads(threads, worker);
 }
-}  // namespace
+} // namespace
 
 SplitMatrix split_at(Matrix<double> const& m, double delta)
 {
@@ -62,7 +63,8 @@ SplitMatrix split_at(Matrix<double> const& m, double delta)
 std::pair<size_type, size_type> cleave_tile_shape(size_type m, size_type k, size_type n,
                                                   double budget_bytes)
 {
-    auto fits = [&](size_type mt, size_type nt) {
+    auto fits = [&](size_type mt, size_type nt)
+    {
         double const floats = double(mt) * k + double(k) * nt + double(mt) * nt;
         return floats * sizeof(float) <= budget_bytes;
     };
@@ -121,7 +123,7 @@ MgemmResult mgemm(Matrix<double> const& a, Matrix<double> const& b, MgemmOptions
             }
             else
             {
-                Matrix<float> b_tile(k, nt);  // columns are contiguous
+                Matrix<float> b_tile(k, nt); // columns are contiguous
                 std::copy_n(sb.small.data() + j0 * k, k * nt, b_tile.data());
                 small_gemm(a_tile, b_tile, c_tile);
             }
@@ -136,26 +138,29 @@ MgemmResult mgemm(Matrix<double> const& a, Matrix<double> const& b, MgemmOptions
 
     // A B_L + A_L B_s in double on the host, column by column of C.
     t0 = std::chrono::steady_clock::now();
-    parallel_columns(n, opts.threads, [&](size_type j) {
-        double* cj = r.c.data() + j * m;
-        for (size_type q = sb.large.col_start[j]; q < sb.large.col_start[j + 1]; ++q)
+    parallel_columns(
+        n, opts.threads,
+        [&](size_type j)
         {
-            double const v = sb.large.value[q];
-            double const* ap = a.data() + sb.large.row[q] * m;
-            for (size_type i = 0; i < m; ++i)
-                cj[i] += ap[i] * v;
-        }
-        for (size_type p = 0; p < k; ++p)
-        {
-            double const bpj = double(sb.small(p, j));
-            if (bpj == 0)
-                continue;
-            for (size_type q = sa.large.col_start[p]; q < sa.large.col_start[p + 1]; ++q)
-                cj[sa.large.row[q]] += sa.large.value[q] * bpj;
-        }
-    });
+            double* cj = r.c.data() + j * m;
+            for (size_type q = sb.large.col_start[j]; q < sb.large.col_start[j + 1]; ++q)
+            {
+                double const v = sb.large.value[q];
+                double const* ap = a.data() + sb.large.row[q] * m;
+                for (size_type i = 0; i < m; ++i)
+                    cj[i] += ap[i] * v;
+            }
+            for (size_type p = 0; p < k; ++p)
+            {
+                double const bpj = double(sb.small(p, j));
+                if (bpj == 0)
+                    continue;
+                for (size_type q = sa.large.col_start[p]; q < sa.large.col_start[p + 1]; ++q)
+                    cj[sa.large.row[q]] += sa.large.value[q] * bpj;
+            }
+        });
     r.seconds_sparse = seconds_since(t0);
     r.seconds_total = seconds_since(t_start);
     return r;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

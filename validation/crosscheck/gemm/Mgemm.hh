@@ -23,7 +23,7 @@ namespace mcdose::crosscheck
 struct SparseColumns
 {
     size_type rows{0}, cols{0};
-    std::vector<size_type> col_start;  //!< size cols + 1
+    std::vector<size_type> col_start; //!< size cols + 1
     std::vector<std::uint32_t> row;
     std::vector<double> value;
     size_type nnz() const { return value.size(); }
@@ -39,13 +39,14 @@ struct SplitMatrix
 SplitMatrix split_at(Matrix<double> const& m, double delta);
 
 //! c = a b in single precision (c resized by the callee).
-using SmallGemm = std::function<void(Matrix<float> const& a, Matrix<float> const& b, Matrix<float>& c)>;
+using SmallGemm =
+    std::function<void(Matrix<float> const& a, Matrix<float> const& b, Matrix<float>& c)>;
 
 struct MgemmOptions
 {
-    double delta{1};                          //!< split cutoff
-    double memory_budget_bytes{256.0 * (1 << 20)};  //!< per SGEMM tile: A, B and C tiles in float
-    unsigned threads{0};                      //!< host threads for the sparse parts
+    double delta{1};                               //!< split cutoff
+    double memory_budget_bytes{256.0 * (1 << 20)}; //!< per SGEMM tile: A, B and C tiles in float
+    unsigned threads{0};                           //!< host threads for the sparse parts
 };
 
 struct MgemmResult
@@ -53,7 +54,7 @@ struct MgemmResult
     Matrix<double> c;
     size_type tiles{0};
     size_type tile_rows{0}, tile_cols{0};
-    size_type large_a{0}, large_b{0};  //!< elements above delta
+    size_type large_a{0}, large_b{0}; //!< elements above delta
     double seconds_split{0}, seconds_small{0}, seconds_sparse{0}, seconds_total{0};
 };
 
@@ -66,4 +67,4 @@ std::pair<size_type, size_type> cleave_tile_shape(size_type m, size_type k, size
 
 MgemmResult mgemm(Matrix<double> const& a, Matrix<double> const& b, MgemmOptions const& opts,
                   SmallGemm const& small_gemm);
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -25,12 +25,12 @@ char const* to_cstring(MatrixKind k)
 
 Matrix<double> make_test_matrix(size_type rows, size_type cols, TestMatrixOptions const& opts)
 {
-    MCDOSE_VALIDATE(rows > 0 && cols > 0, << "matrix size must be positive (got " << rows << "x"
-                                          << cols << ")");
+    MCDOSE_VALIDATE(rows > 0 && cols > 0,
+                    << "matrix size must be positive (got " << rows << "x" << cols << ")");
     MCDOSE_VALIDATE(opts.salt_fraction >= 0 && opts.salt_fraction <= 1,
                     << "'large_fraction' must be in [0, 1] (got " << opts.salt_fraction << ")");
-    MCDOSE_VALIDATE(opts.salt_magnitude > 1, << "'salt' magnitude must exceed 1 (got "
-                                             << opts.salt_magnitude << ")");
+    MCDOSE_VALIDATE(opts.salt_magnitude > 1,
+                    << "'salt' magnitude must exceed 1 (got " << opts.salt_magnitude << ")");
     MCDOSE_VALIDATE(opts.decades >= 0 && opts.decades <= 300,
                     << "'decades' must be in [0, 300] (got " << opts.decades << ")");
     SeededUniform rng(opts.seed);
@@ -59,4 +59,4 @@ Matrix<double> make_test_matrix(size_type rows, size_type cols, TestMatrixOption
     }
     return m;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <cstring>
 
+#include "HostGemm.hh"
 #include "core/Assert.hh"
 #include "tally/accum/TwoSum.hh"
-#include "HostGemm.hh"
 
 namespace mcdose::crosscheck
 {
@@ -62,7 +62,7 @@ Matrix<float> rounded_tf32(Matrix<float> const& m)
         r.data()[k] = round_to_tf32(m.data()[k]);
     return r;
 }
-}  // namespace
+} // namespace
 
 Matrix<double> host_tf32_gemm(Matrix<float> const& a, Matrix<float> const& b, unsigned threads)
 {
@@ -83,4 +83,4 @@ Matrix<double> host_tf32x3_gemm(Matrix<float> const& a, Matrix<float> const& b, 
         hl.data()[k] += lh.data()[k];
     return combine_tf32x3(hh, hl);
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -39,4 +39,4 @@ Matrix<double> combine_tf32x3(Matrix<float> const& hi_hi, Matrix<float> const& c
 Matrix<double> host_tf32_gemm(Matrix<float> const& a, Matrix<float> const& b, unsigned threads = 0);
 Matrix<double> host_tf32x3_gemm(Matrix<float> const& a, Matrix<float> const& b,
                                 unsigned threads = 0);
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

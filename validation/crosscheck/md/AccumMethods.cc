@@ -18,22 +18,31 @@ char const* describe(AccumMethod m)
 {
     switch (m)
     {
-        case AccumMethod::A: return "float force, float sum";
-        case AccumMethod::B: return "float force, double sum";
-        case AccumMethod::C: return "float force, Takahashi-Iitaka double-float";
-        case AccumMethod::D: return "float force, Nitadori 4-flop double-float";
-        case AccumMethod::E: return "float force, modified Nitadori (LARGE offset)";
-        case AccumMethod::F: return "float force, Narumi float+int32 (LOWER_SHIFT=7)";
-        case AccumMethod::G: return "double force, double sum (reference)";
-        case AccumMethod::H: return "float force, 64-bit fixed point";
+    case AccumMethod::A:
+        return "float force, float sum";
+    case AccumMethod::B:
+        return "float force, double sum";
+    case AccumMethod::C:
+        return "float force, Takahashi-Iitaka double-float";
+    case AccumMethod::D:
+        return "float force, Nitadori 4-flop double-float";
+    case AccumMethod::E:
+        return "float force, modified Nitadori (LARGE offset)";
+    case AccumMethod::F:
+        return "float force, Narumi float+int32 (LOWER_SHIFT=7)";
+    case AccumMethod::G:
+        return "double force, double sum (reference)";
+    case AccumMethod::H:
+        return "float force, 64-bit fixed point";
     }
     return "?";
 }
 
 AccumMethod to_accum_method(std::string const& name)
 {
-    MCDOSE_VALIDATE(name.size() == 1 && std::toupper(name[0]) >= 'A' && std::toupper(name[0]) <= 'H',
-                    << "unknown accumulation method '" << name << "'; use one of A B C D E F G H");
+    MCDOSE_VALIDATE(
+        name.size() == 1 && std::toupper(name[0]) >= 'A' && std::toupper(name[0]) <= 'H',
+        << "unknown accumulation method '" << name << "'; use one of A B C D E F G H");
     return AccumMethod(std::toupper(name[0]) - 'A');
 }
 
@@ -46,15 +55,15 @@ AccumConfig make_accum_config(double force_bound)
     c.force_bound = force_bound;
     // E: |x| and |S_k| <= LARGE/2 (OffsetNitadoriSum's precondition).
     int e = 0;
-    std::frexp(2 * force_bound, &e);  // 2 bound < 2^e
+    std::frexp(2 * force_bound, &e); // 2 bound < 2^e
     c.large_offset = std::ldexp(1.0f, e);
     // F: int32 word range 2^(31+B) q; keep a factor of 2 of headroom.
-    c.narumi_quantum_exp2
-        = accum::fixed_point_quantum_exp2(force_bound, 31 + NarumiAccum::lower_bits - 1);
+    c.narumi_quantum_exp2 =
+        accum::fixed_point_quantum_exp2(force_bound, 31 + NarumiAccum::lower_bits - 1);
     // H: |units| <= 2^52, so that every per-particle result converts to double
     // exactly and the net force can be summed exactly (the zero-offset test);
     // the quantum is still 2^-52 of the bound, far below float rounding.
     c.fixed_quantum_exp2 = accum::fixed_point_quantum_exp2(force_bound, 52);
     return c;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -5,26 +5,26 @@
 //! them afterwards.
 #pragma once
 
-#include "core/Macros.hh"
 #include "AccumMethods.hh"
 #include "LJSystem.hh"
 #include "PairForce.hh"
+#include "core/Macros.hh"
 
 namespace mcdose::crosscheck
 {
 //! How excluded (bonded 1-2, 1-3) pairs are treated.
 enum class ExclusionMode
 {
-    none,            //!< no exclusions (all pairs interact)
-    on_the_fly,      //!< skip excluded j inside the pair loop
-    subtract_after   //!< sum all pairs, then add -f_ij of each excluded pair
+    none,          //!< no exclusions (all pairs interact)
+    on_the_fly,    //!< skip excluded j inside the pair loop
+    subtract_after //!< sum all pairs, then add -f_ij of each excluded pair
 };
 
 char const* to_cstring(ExclusionMode m);
 
 //! Per-particle force with the accumulation of `Traits` (force_real,
 //! accumulator); `j_order` (optional) permutes the j loop.
-template<class Traits>
+template <class Traits>
 struct ForceOnParticle
 {
     using Real = typename Traits::force_real;
@@ -75,4 +75,4 @@ struct ForceOnParticle
         return {fx.value(), fy.value(), fz.value()};
     }
 };
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -13,8 +13,8 @@ namespace mcdose::crosscheck
 InvSqrtScanResult scan_inv_sqrt_host(std::uint32_t first_bits, std::uint32_t last_bits,
                                      std::uint32_t stride, unsigned threads)
 {
-    MCDOSE_VALIDATE(first_bits >= first_normal_float_bits && last_bits <= last_normal_float_bits
-                        && first_bits <= last_bits,
+    MCDOSE_VALIDATE(first_bits >= first_normal_float_bits && last_bits <= last_normal_float_bits &&
+                        first_bits <= last_bits,
                     << "inverse-square-root scan range must lie within the positive normal "
                        "floats [0x00800000, 0x7f7fffff]");
     MCDOSE_VALIDATE(stride >= 1, << "scan stride must be at least 1");
@@ -25,7 +25,8 @@ InvSqrtScanResult scan_inv_sqrt_host(std::uint32_t first_bits, std::uint32_t las
 
     std::vector<InvSqrtScanResult> partial(threads);
     auto const start = std::chrono::steady_clock::now();
-    auto worker = [&](unsigned t) {
+    auto worker = [&](unsigned t)
+    {
         InvSqrtScanResult& r = partial[t];
         // Contiguous slices: thread t scans inputs [t count / threads, (t+1) count / threads).
         for (std::uint64_t k = t * count / threads; k < (t + 1) * count / threads; ++k)
@@ -56,8 +57,8 @@ InvSqrtScanResult scan_inv_sqrt_host(std::uint32_t first_bits, std::uint32_t las
         result.max_seed = std::max(result.max_seed, r.max_seed);
         result.max_division = std::max(result.max_division, r.max_division);
     }
-    result.seconds
-        = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     return result;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

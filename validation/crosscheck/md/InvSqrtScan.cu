@@ -50,13 +50,13 @@ double bits_to_double(unsigned long long b)
     memcpy(&d, &b, sizeof d);
     return d;
 }
-}  // namespace
+} // namespace
 
 InvSqrtScanResult scan_inv_sqrt_device(std::uint32_t first_bits, std::uint32_t last_bits,
                                        std::uint32_t stride)
 {
-    MCDOSE_VALIDATE(first_bits >= first_normal_float_bits && last_bits <= last_normal_float_bits
-                        && first_bits <= last_bits && stride >= 1,
+    MCDOSE_VALIDATE(first_bits >= first_normal_float_bits && last_bits <= last_normal_float_bits &&
+                        first_bits <= last_bits && stride >= 1,
                     << "inverse-square-root scan range must lie within the positive normal "
                        "floats [0x00800000, 0x7f7fffff] with stride >= 1");
     InvSqrtTables const host_tables = make_inv_sqrt_tables();
@@ -69,8 +69,8 @@ InvSqrtScanResult scan_inv_sqrt_device(std::uint32_t first_bits, std::uint32_t l
     result.backend = Backend::gpu;
     result.inputs = count;
     DeviceTimer timer;
-    scan_kernel<<<4096, 256>>>({exponent.device_span(), fraction.device_span()}, first_bits,
-                               stride, count, maxima.data());
+    scan_kernel<<<4096, 256>>>({exponent.device_span(), fraction.device_span()}, first_bits, stride,
+                               count, maxima.data());
     MCDOSE_CUDA_CHECK_LAUNCH();
     result.seconds = timer.stop_seconds();
     ScanMaxima const m = maxima.to_host().front();
@@ -80,4 +80,4 @@ InvSqrtScanResult scan_inv_sqrt_device(std::uint32_t first_bits, std::uint32_t l
     result.max_rsqrtf = bits_to_double(m.rsqrt);
     return result;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

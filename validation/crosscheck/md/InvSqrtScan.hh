@@ -9,11 +9,11 @@
 #include <cmath>
 #include <cstdint>
 
+#include "TableInvSqrt.hh"
 #include "core/Assert.hh"
 #include "core/Config.hh"
 #include "core/Macros.hh"
 #include "core/Types.hh"
-#include "TableInvSqrt.hh"
 
 namespace mcdose::crosscheck
 {
@@ -26,9 +26,9 @@ inline constexpr double inv_sqrt_table_claimed_rel_error = 2.0e-7;
 //! Relative errors at one input.
 struct InvSqrtErrors
 {
-    double table{0};     //!< table + Newton-Raphson
-    double seed{0};      //!< table only
-    double division{0};  //!< 1.0f / sqrtf(x)
+    double table{0};    //!< table + Newton-Raphson
+    double seed{0};     //!< table only
+    double division{0}; //!< 1.0f / sqrtf(x)
 };
 
 MCDOSE_FORCEINLINE_FUNCTION double relative_error(float y, double ref)
@@ -56,8 +56,8 @@ struct InvSqrtScanResult
     double max_table{0};
     double max_seed{0};
     double max_division{0};
-    double max_rsqrtf{-1};          //!< GPU intrinsic; -1 when not measured (CPU)
-    float worst_table_input{0};     //!< CPU only (0 on the GPU)
+    double max_rsqrtf{-1};      //!< GPU intrinsic; -1 when not measured (CPU)
+    float worst_table_input{0}; //!< CPU only (0 on the GPU)
     double seconds{0};
 };
 
@@ -75,4 +75,4 @@ inline InvSqrtScanResult scan_inv_sqrt_device(std::uint32_t, std::uint32_t, std:
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 #endif
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -44,18 +44,17 @@ void assign_types(LJSystem& sys, int num_types, size_type n, SeededUniform& rng)
 class PlacementGrid
 {
   public:
-    PlacementGrid(double box, double min_dist, bool periodic)
-        : box_(box), periodic_(periodic)
+    PlacementGrid(double box, double min_dist, bool periodic) : box_(box), periodic_(periodic)
     {
         cells_per_side_ = std::max(1, int(std::floor(box / min_dist)));
         if (periodic_ && cells_per_side_ < 3)
-            cells_per_side_ = 1;  // every neighbour search then scans everything
+            cells_per_side_ = 1; // every neighbour search then scans everything
         cell_size_ = box / cells_per_side_;
         cells_.resize(size_type(cells_per_side_) * cells_per_side_ * cells_per_side_);
     }
 
     //! Calls visit(k) for every stored point k in the 27 cells around p.
-    template<class F>
+    template <class F>
     void for_neighbours(std::array<double, 3> const& p, F&& visit) const
     {
         auto const c = cell_of(p);
@@ -79,7 +78,10 @@ class PlacementGrid
                         visit(k);
                 }
     }
-    void insert(std::array<double, 3> const& p, std::uint32_t k) { cells_[flat(cell_of(p))].push_back(k); }
+    void insert(std::array<double, 3> const& p, std::uint32_t k)
+    {
+        cells_[flat(cell_of(p))].push_back(k);
+    }
     void remove_last(std::array<double, 3> const& p) { cells_[flat(cell_of(p))].pop_back(); }
 
   private:
@@ -132,16 +134,17 @@ void store_positions(LJSystem& sys, std::vector<std::array<double, 3>> const& po
         sys.z[k] = float(pos[k][2]);
     }
 }
-}  // namespace
+} // namespace
 
 LJSystem make_lj_cloud(LJCloudOptions const& opts)
 {
     MCDOSE_VALIDATE(opts.num_particles >= 2 && opts.num_particles < (size_type(1) << 31),
                     << "'particles' must be in [2, 2^31) (got " << opts.num_particles << ")");
-    MCDOSE_VALIDATE(opts.number_density > 0 && opts.number_density * std::pow(opts.min_distance, 3) < 0.5,
-                    << "'density' times min_distance^3 must be in (0, 0.5) for random placement "
-                       "without overlaps (got density "
-                    << opts.number_density << ", min_distance " << opts.min_distance << ")");
+    MCDOSE_VALIDATE(
+        opts.number_density > 0 && opts.number_density * std::pow(opts.min_distance, 3) < 0.5,
+        << "'density' times min_distance^3 must be in (0, 0.5) for random placement "
+           "without overlaps (got density "
+        << opts.number_density << ", min_distance " << opts.min_distance << ")");
     SeededUniform rng(opts.seed);
     LJSystem sys;
     double const box = std::cbrt(opts.num_particles / opts.number_density);
@@ -157,7 +160,8 @@ LJSystem make_lj_cloud(LJCloudOptions const& opts)
                         << " particles without overlaps; lower 'density'");
         std::array<double, 3> p{rng(0, box), rng(0, box), rng(0, box)};
         bool ok = true;
-        grid.for_neighbours(p, [&](std::uint32_t k) { ok = ok && distance2(p, pos[k], 0) >= rmin2; });
+        grid.for_neighbours(p,
+                            [&](std::uint32_t k) { ok = ok && distance2(p, pos[k], 0) >= rmin2; });
         if (!ok)
             continue;
         grid.insert(p, std::uint32_t(pos.size()));
@@ -172,18 +176,20 @@ LJSystem make_lj_cloud(LJCloudOptions const& opts)
 
 LJSystem make_lj_chains(LJChainOptions const& opts)
 {
-    MCDOSE_VALIDATE(opts.chain_length >= 3, << "'chain_length' must be at least 3 (got "
-                                            << opts.chain_length << ")");
+    MCDOSE_VALIDATE(opts.chain_length >= 3,
+                    << "'chain_length' must be at least 3 (got " << opts.chain_length << ")");
     MCDOSE_VALIDATE(opts.num_chains >= 1, << "'chains' must be positive");
     MCDOSE_VALIDATE(opts.bond_length > 0 && opts.bond_length < opts.min_distance,
-                    << "'bond_length' must be in (0, min_distance) (got " << opts.bond_length << ")");
+                    << "'bond_length' must be in (0, min_distance) (got " << opts.bond_length
+                    << ")");
     size_type const n = opts.num_chains * opts.chain_length;
     double const box = std::cbrt(n / opts.number_density);
     MCDOSE_VALIDATE(box > 4 * opts.min_distance,
-                    << "periodic box edge " << box << " is too small; use more chains or lower density");
+                    << "periodic box edge " << box
+                    << " is too small; use more chains or lower density");
     SeededUniform rng(opts.seed);
     PlacementGrid grid(box, opts.min_distance, /*periodic=*/true);
-    std::vector<std::array<double, 3>> pos;  // unwrapped
+    std::vector<std::array<double, 3>> pos; // unwrapped
     pos.reserve(n);
     double const rmin2 = opts.min_distance * opts.min_distance;
     double const b = opts.bond_length;
@@ -218,10 +224,12 @@ LJSystem make_lj_chains(LJChainOptions const& opts)
                 }
                 std::uint32_t const self = std::uint32_t(pos.size());
                 bool ok = true;
-                grid.for_neighbours(p, [&](std::uint32_t k) {
-                    bool const excluded = k >= start && self - k <= 2;
-                    ok = ok && (excluded || distance2(p, pos[k], box) >= rmin2);
-                });
+                grid.for_neighbours(p,
+                                    [&](std::uint32_t k)
+                                    {
+                                        bool const excluded = k >= start && self - k <= 2;
+                                        ok = ok && (excluded || distance2(p, pos[k], box) >= rmin2);
+                                    });
                 if (!ok)
                     continue;
                 grid.insert(p, self);
@@ -296,4 +304,4 @@ LJView make_host_view(LJSystem const& sys)
     v.box_length = float(sys.box_length);
     return v;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -13,9 +13,12 @@ char const* to_cstring(ExclusionMode m)
 {
     switch (m)
     {
-        case ExclusionMode::none: return "none";
-        case ExclusionMode::on_the_fly: return "on_the_fly";
-        case ExclusionMode::subtract_after: return "subtract_after";
+    case ExclusionMode::none:
+        return "none";
+    case ExclusionMode::on_the_fly:
+        return "on_the_fly";
+    case ExclusionMode::subtract_after:
+        return "subtract_after";
     }
     return "?";
 }
@@ -26,9 +29,12 @@ double count_interactions(size_type num_particles, size_type num_excluded, Exclu
     double const excluded = double(num_excluded);
     switch (mode)
     {
-        case ExclusionMode::none: return n * (n - 1);
-        case ExclusionMode::on_the_fly: return n * (n - 1) - excluded;
-        case ExclusionMode::subtract_after: return n * (n - 1) + excluded;
+    case ExclusionMode::none:
+        return n * (n - 1);
+    case ExclusionMode::on_the_fly:
+        return n * (n - 1) - excluded;
+    case ExclusionMode::subtract_after:
+        return n * (n - 1) + excluded;
     }
     return 0;
 }
@@ -36,7 +42,7 @@ double count_interactions(size_type num_particles, size_type num_excluded, Exclu
 namespace
 {
 //! Threaded CPU loop over particles with the accumulation of Traits.
-template<class Traits>
+template <class Traits>
 ForceResult host_force_loop(LJSystem const& sys, ExclusionMode exclusions,
                             AccumConfig const& config, std::vector<std::uint32_t> const& j_order,
                             unsigned threads)
@@ -61,7 +67,8 @@ ForceResult host_force_loop(LJSystem const& sys, ExclusionMode exclusions,
     // analogue of the GPU's thread index).
     std::atomic<size_type> next{0};
     size_type const block = 16;
-    auto worker = [&](unsigned) {
+    auto worker = [&](unsigned)
+    {
         for (size_type b = next.fetch_add(block); b < n; b = next.fetch_add(block))
         {
             for (size_type i = b; i < std::min(n, b + block); ++i)
@@ -74,20 +81,22 @@ ForceResult host_force_loop(LJSystem const& sys, ExclusionMode exclusions,
         }
     };
     run_on_threads(threads, worker);
-    result.seconds
-        = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    result.seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     result.interactions = count_interactions(n, sys.excl_index.size(), exclusions);
     return result;
 }
-}  // namespace
+} // namespace
 
 ForceResult compute_forces_host(LJSystem const& sys, ForceRequest const& req,
                                 std::vector<std::uint32_t> const& j_order, unsigned threads)
 {
-    return dispatch_accum_method(req.method, [&](auto tag) {
-        return host_force_loop<AccumTraits<decltype(tag)::value>>(sys, req.exclusions, req.config,
-                                                                  j_order, threads);
-    });
+    return dispatch_accum_method(req.method,
+                                 [&](auto tag)
+                                 {
+                                     return host_force_loop<AccumTraits<decltype(tag)::value>>(
+                                         sys, req.exclusions, req.config, j_order, threads);
+                                 });
 }
 
 double max_component(ForceResult const& r)
@@ -111,14 +120,8 @@ ForceResult exact_float_forces_host(LJSystem const& sys, ExclusionMode exclusion
 }
 
 DeviceLJSystem::DeviceLJSystem(LJSystem const& sys)
-    : x_(sys.x)
-    , y_(sys.y)
-    , z_(sys.z)
-    , sigma2_(sys.sigma2)
-    , eps24_(sys.eps24)
-    , type_(sys.type)
-    , num_types_(sys.num_types)
-    , box_length_(sys.box_length)
+    : x_(sys.x), y_(sys.y), z_(sys.z), sigma2_(sys.sigma2), eps24_(sys.eps24), type_(sys.type),
+      num_types_(sys.num_types), box_length_(sys.box_length)
 {
     if (!sys.excl_offset.empty())
     {
@@ -142,4 +145,4 @@ LJView DeviceLJSystem::view() const
     v.box_length = float(box_length_);
     return v;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -9,7 +9,7 @@ namespace mcdose::crosscheck
 {
 namespace
 {
-template<class Traits>
+template <class Traits>
 MCDOSE_KERNEL void force_kernel(ForceOnParticle<Traits> force, Span<double> fx, Span<double> fy,
                                 Span<double> fz)
 {
@@ -22,11 +22,11 @@ MCDOSE_KERNEL void force_kernel(ForceOnParticle<Traits> force, Span<double> fx, 
     fz[i] = f.z;
 }
 
-}  // namespace
+} // namespace
 
 namespace
 {
-template<class Traits>
+template <class Traits>
 ForceResult device_force_loop(DeviceLJSystem const& sys, ExclusionMode exclusions,
                               AccumConfig const& config)
 {
@@ -50,14 +50,15 @@ ForceResult device_force_loop(DeviceLJSystem const& sys, ExclusionMode exclusion
     result.interactions = count_interactions(n, view.excl_index.size(), exclusions);
     return result;
 }
-}  // namespace
+} // namespace
 
 ForceResult compute_forces_device(DeviceLJSystem const& sys, ForceRequest const& req)
 {
-    return dispatch_accum_method(req.method, [&](auto tag) {
-        return device_force_loop<AccumTraits<decltype(tag)::value>>(sys, req.exclusions,
-                                                                    req.config);
-    });
+    return dispatch_accum_method(req.method,
+                                 [&](auto tag) {
+                                     return device_force_loop<AccumTraits<decltype(tag)::value>>(
+                                         sys, req.exclusions, req.config);
+                                 });
 }
 
 double measure_force_bound_device(DeviceLJSystem const& sys, ExclusionMode exclusions)
@@ -69,4 +70,4 @@ ForceResult exact_float_forces_device(DeviceLJSystem const& sys, ExclusionMode e
 {
     return device_force_loop<ExactFloatForceTraits>(sys, exclusions, AccumConfig{});
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

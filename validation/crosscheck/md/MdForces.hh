@@ -6,12 +6,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "core/Assert.hh"
-#include "core/Config.hh"
-#include "core/DeviceBuffer.hh"
 #include "AccumMethods.hh"
 #include "ForceKernel.hh"
 #include "LJSystem.hh"
+#include "core/Assert.hh"
+#include "core/Config.hh"
+#include "core/DeviceBuffer.hh"
 
 namespace mcdose::crosscheck
 {
@@ -19,8 +19,8 @@ namespace mcdose::crosscheck
 struct ForceResult
 {
     std::vector<double> fx, fy, fz;
-    double seconds{0};       //!< wall time of the force loop (GPU: kernel time by events)
-    double interactions{0};  //!< pair-force evaluations
+    double seconds{0};      //!< wall time of the force loop (GPU: kernel time by events)
+    double interactions{0}; //!< pair-force evaluations
 };
 
 //! What to compute.
@@ -89,4 +89,4 @@ inline ForceResult compute_forces_device(DeviceLJSystem const&, ForceRequest con
 //! Pair-force evaluations of one force computation (both directions of each
 //! pair are evaluated: the loops are per particle, as on GRAPE hardware).
 double count_interactions(size_type num_particles, size_type num_excluded, ExclusionMode mode);
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

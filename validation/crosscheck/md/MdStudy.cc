@@ -23,9 +23,9 @@ ForceMetrics compare_forces(ForceResult const& forces, ForceResult const& refere
     {
         double const f = std::hypot(forces.fx[i], forces.fy[i], forces.fz[i]);
         double const fref = std::hypot(reference.fx[i], reference.fy[i], reference.fz[i]);
-        double const err = std::hypot(forces.fx[i] - reference.fx[i],
-                                      forces.fy[i] - reference.fy[i],
-                                      forces.fz[i] - reference.fz[i]);
+        double const err =
+            std::hypot(forces.fx[i] - reference.fx[i], forces.fy[i] - reference.fy[i],
+                       forces.fz[i] - reference.fz[i]);
         net_x.add(forces.fx[i]);
         net_y.add(forces.fy[i]);
         net_z.add(forces.fz[i]);
@@ -64,11 +64,13 @@ std::vector<MdRecord> run_md_study(LJSystem const& sys, std::string const& syste
     std::unique_ptr<DeviceLJSystem> device;
     if (opts.backend == Backend::gpu)
         device = std::make_unique<DeviceLJSystem>(sys);
-    auto compute = [&](ForceRequest const& req) {
+    auto compute = [&](ForceRequest const& req)
+    {
         return device ? compute_forces_device(*device, req)
                       : compute_forces_host(sys, req, {}, opts.threads);
     };
-    auto config_for = [&](ExclusionMode mode) {
+    auto config_for = [&](ExclusionMode mode)
+    {
         return make_accum_config(device ? measure_force_bound_device(*device, mode)
                                         : measure_force_bound_host(sys, mode, opts.threads));
     };
@@ -79,10 +81,9 @@ std::vector<MdRecord> run_md_study(LJSystem const& sys, std::string const& syste
     ref_req.exclusions = bonded ? ExclusionMode::on_the_fly : ExclusionMode::none;
     ref_req.config = config_for(ref_req.exclusions);
     ForceResult const reference = compute(ref_req);
-    ForceResult const exact_float = device
-                                        ? exact_float_forces_device(*device, ref_req.exclusions)
-                                        : exact_float_forces_host(sys, ref_req.exclusions,
-                                                                  opts.threads);
+    ForceResult const exact_float =
+        device ? exact_float_forces_device(*device, ref_req.exclusions)
+               : exact_float_forces_host(sys, ref_req.exclusions, opts.threads);
 
     std::vector<MdRecord> records;
     for (ExclusionMode mode : modes)
@@ -111,4 +112,4 @@ std::vector<MdRecord> run_md_study(LJSystem const& sys, std::string const& syste
     }
     return records;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -13,16 +13,16 @@ namespace
 {
 enum class Colour : std::uint8_t
 {
-    white,  //!< not reached yet
-    grey,   //!< reached, shift fixed, bonds not yet followed
-    black   //!< all bonds followed
+    white, //!< not reached yet
+    grey,  //!< reached, shift fixed, bonds not yet followed
+    black  //!< all bonds followed
 };
 
 std::array<double, 3> position(LJSystem const& s, size_type i)
 {
     return {double(s.x[i]), double(s.y[i]), double(s.z[i])};
 }
-}  // namespace
+} // namespace
 
 std::vector<std::array<int, 3>> make_molecule_shifts(LJSystem const& sys)
 {
@@ -55,7 +55,7 @@ std::vector<std::array<int, 3>> make_molecule_shifts(LJSystem const& sys)
     {
         if (colour[first_white] != Colour::white)
             continue;
-        colour[first_white] = Colour::grey;  // new molecule, shift 0
+        colour[first_white] = Colour::grey; // new molecule, shift 0
         grey.push_back(std::uint32_t(first_white));
         while (!grey.empty())
         {
@@ -80,7 +80,8 @@ std::vector<std::array<int, 3>> make_molecule_shifts(LJSystem const& sys)
                     // the made-whole bond must still be shorter than half the box.
                     for (int d = 0; d < 3; ++d)
                     {
-                        double const bond = (xj[d] + shift[aj][d] * box) - (xi[d] + shift[ai][d] * box);
+                        double const bond =
+                            (xj[d] + shift[aj][d] * box) - (xi[d] + shift[ai][d] * box);
                         MCDOSE_VALIDATE(std::abs(bond) < box / 2,
                                         << "bond " << ai << "-" << aj
                                         << " spans more than half the periodic box after making "
@@ -93,4 +94,4 @@ std::vector<std::array<int, 3>> make_molecule_shifts(LJSystem const& sys)
     }
     return shift;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

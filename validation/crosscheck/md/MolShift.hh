@@ -19,4 +19,4 @@ namespace mcdose::crosscheck
 //! molecule (lowest index) has shift 0. Throws if a bond is longer than half
 //! the box in the made-whole molecule (no consistent shift exists).
 std::vector<std::array<int, 3>> make_molecule_shifts(LJSystem const& sys);
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

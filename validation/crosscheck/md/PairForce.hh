@@ -9,12 +9,12 @@
 
 #include <cmath>
 
-#include "core/Macros.hh"
 #include "LJSystem.hh"
+#include "core/Macros.hh"
 
 namespace mcdose::crosscheck
 {
-template<class T>
+template <class T>
 struct Vec3
 {
     T x, y, z;
@@ -31,7 +31,7 @@ MCDOSE_FORCEINLINE_FUNCTION double round_to_integer(double v)
 
 //! Minimum-image component (box <= 0: open box). rint is odd, so the image of
 //! -d is exactly minus the image of d.
-template<class T>
+template <class T>
 MCDOSE_FORCEINLINE_FUNCTION T minimum_image(T d, T box, T inv_box)
 {
     return box > T(0) ? d - box * round_to_integer(d * inv_box) : d;
@@ -39,7 +39,7 @@ MCDOSE_FORCEINLINE_FUNCTION T minimum_image(T d, T box, T inv_box)
 
 //! Force for the separation (dx, dy, dz) = r_i - r_j and pair parameters
 //! sigma^2, 24 eps, in the r^-2 form.
-template<class T>
+template <class T>
 MCDOSE_FORCEINLINE_FUNCTION Vec3<T> lj_force(T dx, T dy, T dz, T sigma2, T eps24)
 {
     T const r2inv = T(1) / (dx * dx + dy * dy + dz * dz);
@@ -50,7 +50,7 @@ MCDOSE_FORCEINLINE_FUNCTION Vec3<T> lj_force(T dx, T dy, T dz, T sigma2, T eps24
 }
 
 //! Force on i from j in precision T, reading the float inputs of the view.
-template<class T>
+template <class T>
 MCDOSE_FORCEINLINE_FUNCTION Vec3<T> lj_pair_force(LJView const& v, size_type i, size_type j)
 {
     T const box = v.box_length > 0 ? T(v.box_length) : T(0);
@@ -61,4 +61,4 @@ MCDOSE_FORCEINLINE_FUNCTION Vec3<T> lj_pair_force(LJView const& v, size_type i, 
     int const pair = v.type[i] * v.num_types + v.type[j];
     return lj_force<T>(dx, dy, dz, T(v.sigma2[pair]), T(v.eps24[pair]));
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

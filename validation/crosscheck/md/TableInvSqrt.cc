@@ -17,7 +17,7 @@ InvSqrtTables make_inv_sqrt_tables()
     for (int e = 0; e < int(B::exponent_entries); ++e)
     {
         int const result_exp = (e % 2 == 1) ? 126 - (e - 127) / 2 : 126 - (e - 128) / 2;
-        bool const in_domain = e >= 1 && e <= 254;  // normal floats only
+        bool const in_domain = e >= 1 && e <= 254; // normal floats only
         t.exponent[e] = in_domain ? std::uint32_t(result_exp) << B::exponent_shift : 0u;
     }
     t.fraction.resize(B::fraction_entries);
@@ -31,11 +31,11 @@ InvSqrtTables make_inv_sqrt_tables()
         double const a = scale * (1 + j * cell), b = scale * (1 + (j + 1) * cell);
         double const fa = 1 / std::sqrt(a), fb = 1 / std::sqrt(b);
         // Minimax constant for relative error over [fb, fa]: v/fb - 1 = 1 - v/fa.
-        double const v = 2 / (1 / fa + 1 / fb);  // in [1/2, 1)
+        double const v = 2 / (1 / fa + 1 / fb); // in [1/2, 1)
         // Fraction bits of v as a float with exponent -1: (2v - 1) 2^23, rounded.
         double const frac = std::rint((2 * v - 1) * std::ldexp(1.0, B::exponent_shift));
         t.fraction[k] = std::uint32_t(frac) & B::fraction_mask;
     }
     return t;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

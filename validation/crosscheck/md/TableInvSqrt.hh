@@ -31,10 +31,10 @@ struct Float32Bits
     static constexpr std::uint32_t fraction_mask = 0x007fffffu;
     static constexpr std::uint32_t exponent_lsb = 0x00800000u;
     static constexpr int exponent_shift = 23;
-    static constexpr int table_fraction_bits = 11;  //!< fraction bits that index the table
+    static constexpr int table_fraction_bits = 11; //!< fraction bits that index the table
     static constexpr int fraction_shift = exponent_shift - table_fraction_bits;
     static constexpr std::uint32_t exponent_entries = 256;
-    static constexpr std::uint32_t fraction_entries = 2u << table_fraction_bits;  // + exponent LSB
+    static constexpr std::uint32_t fraction_entries = 2u << table_fraction_bits; // + exponent LSB
 };
 
 MCDOSE_FORCEINLINE_FUNCTION std::uint32_t float_to_bits(float x)
@@ -53,8 +53,8 @@ MCDOSE_FORCEINLINE_FUNCTION float bits_to_float(std::uint32_t b)
 //! Device-visible view of the two tables.
 struct InvSqrtTableView
 {
-    Span<std::uint32_t const> exponent;  //!< result exponent bits per input exponent
-    Span<std::uint32_t const> fraction;  //!< result fraction bits per (exponent LSB, 11 bits)
+    Span<std::uint32_t const> exponent; //!< result exponent bits per input exponent
+    Span<std::uint32_t const> fraction; //!< result fraction bits per (exponent LSB, 11 bits)
 };
 
 //! Tables (host-owned).
@@ -72,8 +72,8 @@ MCDOSE_FORCEINLINE_FUNCTION float inv_sqrt_table_seed(InvSqrtTableView const& t,
 {
     std::uint32_t const b = float_to_bits(x);
     std::uint32_t const e = (b & Float32Bits::exponent_mask) >> Float32Bits::exponent_shift;
-    std::uint32_t const f = (b & (Float32Bits::fraction_mask | Float32Bits::exponent_lsb))
-                            >> Float32Bits::fraction_shift;
+    std::uint32_t const f = (b & (Float32Bits::fraction_mask | Float32Bits::exponent_lsb)) >>
+                            Float32Bits::fraction_shift;
     return bits_to_float(t.exponent[e] | t.fraction[f]);
 }
 
@@ -83,4 +83,4 @@ MCDOSE_FORCEINLINE_FUNCTION float inv_sqrt_table(InvSqrtTableView const& t, floa
     float const y = inv_sqrt_table_seed(t, x);
     return y * (1.5f - 0.5f * x * y * y);
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

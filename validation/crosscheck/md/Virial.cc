@@ -5,8 +5,8 @@
 #include <cmath>
 #include <map>
 
-#include "core/Assert.hh"
 #include "PairForce.hh"
+#include "core/Assert.hh"
 
 namespace mcdose::crosscheck
 {
@@ -30,7 +30,7 @@ void scale(Tensor3& t, double s)
         for (auto& v : row)
             v *= s;
 }
-}  // namespace
+} // namespace
 
 VirialComparison compare_virials(LJSystem const& sys,
                                  std::vector<std::array<int, 3>> const& mol_shift,
@@ -38,16 +38,16 @@ VirialComparison compare_virials(LJSystem const& sys,
 {
     MCDOSE_VALIDATE(sys.periodic() && !sys.excl_offset.empty(),
                     << "the virial comparison needs the bonded periodic system");
-    MCDOSE_VALIDATE(mol_shift.size() == sys.size(),
-                    << "molecule shift list has " << mol_shift.size() << " entries for "
-                    << sys.size() << " atoms");
+    MCDOSE_VALIDATE(mol_shift.size() == sys.size(), << "molecule shift list has "
+                                                    << mol_shift.size() << " entries for "
+                                                    << sys.size() << " atoms");
     size_type const n = sys.size();
     double const box = sys.box_length;
     auto pos = [&](size_type i) { return Vec{sys.x[i], sys.y[i], sys.z[i]}; };
 
     VirialComparison out;
-    double abs_terms = 0;        // sum of |products| entering the tensors
-    double abs_force_terms = 0;  // sum of |f| |x| over the terms of the force sums
+    double abs_terms = 0;       // sum of |products| entering the tensors
+    double abs_force_terms = 0; // sum of |f| |x| over the terms of the force sums
     std::vector<Vec> force(n, Vec{0, 0, 0});
     std::map<std::array<int, 3>, Vec> shift_force_nb, shift_force_graph;
 
@@ -74,8 +74,8 @@ VirialComparison compare_virials(LJSystem const& sys,
             auto const f = lj_force<double>(r[0], r[1], r[2], sys.sigma2[pair], sys.eps24[pair]);
             Vec const fv{f.x, f.y, f.z};
             double const fabs_sum = std::abs(f.x) + std::abs(f.y) + std::abs(f.z);
-            abs_force_terms += fabs_sum * (std::abs(xi[0]) + std::abs(xi[1]) + std::abs(xi[2])
-                                           + std::abs(t[0]) + std::abs(t[1]) + std::abs(t[2]));
+            abs_force_terms += fabs_sum * (std::abs(xi[0]) + std::abs(xi[1]) + std::abs(xi[2]) +
+                                           std::abs(t[0]) + std::abs(t[1]) + std::abs(t[2]));
             auto& fs = shift_force_nb[s];
             for (int d = 0; d < 3; ++d)
             {
@@ -90,7 +90,8 @@ VirialComparison compare_virials(LJSystem const& sys,
     }
 
     // Bonds on the molecules made whole by the graph shifts.
-    auto whole = [&](size_type i) {
+    auto whole = [&](size_type i)
+    {
         Vec w = pos(i);
         for (int d = 0; d < 3; ++d)
             w[d] += mol_shift[i][d] * box;
@@ -114,8 +115,8 @@ VirialComparison compare_virials(LJSystem const& sys,
         for (auto a : b)
         {
             Vec const w = whole(a);
-            abs_force_terms += (std::abs(fv[0]) + std::abs(fv[1]) + std::abs(fv[2]))
-                               * (std::abs(w[0]) + std::abs(w[1]) + std::abs(w[2]));
+            abs_force_terms += (std::abs(fv[0]) + std::abs(fv[1]) + std::abs(fv[2])) *
+                               (std::abs(w[0]) + std::abs(w[1]) + std::abs(w[2]));
         }
         add_outer(out.pair_sum, r, fv, abs_terms);
     }
@@ -132,8 +133,9 @@ VirialComparison compare_virials(LJSystem const& sys,
     // Single sum.
     for (size_type i = 0; i < n; ++i)
         add_outer(out.single_sum, pos(i), force[i], abs_terms);
-    auto add_shift_term = [&](Tensor3& target, std::map<std::array<int, 3>, Vec> const& bins,
-                              double weight) {
+    auto add_shift_term =
+        [&](Tensor3& target, std::map<std::array<int, 3>, Vec> const& bins, double weight)
+    {
         for (auto const& [s, fs] : bins)
         {
             Vec const t{s[0] * box, s[1] * box, s[2] * box};
@@ -141,7 +143,7 @@ VirialComparison compare_virials(LJSystem const& sys,
             add_outer(target, t, wf, abs_terms);
         }
     };
-    add_shift_term(out.single_sum, shift_force_nb, 0.5);  // each pair was visited twice
+    add_shift_term(out.single_sum, shift_force_nb, 0.5); // each pair was visited twice
     add_shift_term(out.single_sum, shift_force_graph, 1.0);
     double unused_abs = 0;
     for (auto const& [s, fs] : shift_force_nb)
@@ -161,4 +163,4 @@ VirialComparison compare_virials(LJSystem const& sys,
     out.rounding_bound = nn * u / (1 - nn * u) * (abs_terms + abs_force_terms);
     return out;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

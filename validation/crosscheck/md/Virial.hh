@@ -34,15 +34,15 @@ struct HarmonicBond
 
 struct VirialComparison
 {
-    Tensor3 pair_sum{};     //!< pairwise double sum [eps]
-    Tensor3 single_sum{};   //!< single sum with shift vectors [eps]
+    Tensor3 pair_sum{};   //!< pairwise double sum [eps]
+    Tensor3 single_sum{}; //!< single sum with shift vectors [eps]
     //! Forward rounding-error bound of the difference (per entry): gamma_{N^2}
     //! times the sum of |terms| of both evaluations (Higham 2002, eq. 4.4).
     double rounding_bound{0};
     //! -1/2 x the (halved) non-bonded shift term: what the single sum would be
     //! off by if the doubly counted shift forces were not halved [eps].
     Tensor3 nonbonded_shift_term{};
-    size_type shifted_pairs{0};  //!< ordered pairs that needed a non-zero image shift
+    size_type shifted_pairs{0}; //!< ordered pairs that needed a non-zero image shift
 };
 
 //! Both virials for the bonded periodic system; `mol_shift` from
@@ -50,4 +50,4 @@ struct VirialComparison
 VirialComparison compare_virials(LJSystem const& sys,
                                  std::vector<std::array<int, 3>> const& mol_shift,
                                  HarmonicBond const& bond = {});
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck
