@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -92,8 +93,18 @@ struct ElementPhotonColumns
     std::vector<double> photo, incoherent, coherent, pair;
 };
 
-std::map<int, ElementPhotonColumns>
-element_photon_columns(std::vector<int> const& zs, TableGrid const& grid, bool compton_binding)
+//! Receives the energy-transfer data of element z at grid point i (for mu_en).
+using ElementDataSink = std::function<void(int z, unsigned i, PhotonElementData const&)>;
+
+//! The columns of each element. With a sink (the dosimetry columns), each (element, point)
+//! is evaluated once by photon_element_data (PhotonPhysics.hh), which calls the same
+//! cross-section functions and sums the same Compton nodes in the same order, so the
+//! transported columns are the same bit for bit (PhysicsTables.PrintedTablesAreTheTransportedOnes),
+//! and its energy-transfer data go to the sink.
+std::map<int, ElementPhotonColumns> element_photon_columns(std::vector<int> const& zs,
+                                                           TableGrid const& grid,
+                                                           bool compton_binding,
+                                                           ElementDataSink const& sink)
 {
     std::size_t const n = grid.size;
     std::map<int, ElementPhotonColumns> result;
@@ -112,6 +123,18 @@ element_photon_columns(std::vector<int> const& zs, TableGrid const& grid, bool c
                      auto& c = result.at(z);
                      double const electrons_per_g =
                          z * constants::avogadro / element_data(z).atomic_weight_g_mol;
+                     if (sink)
+                     {
+                         PhotonElementData const d = photon_element_data(z, E);
+                         c.photo[i] = d.c.photo;
+                         c.incoherent[i] =
+                             compton_binding ? d.c.incoherent
+                                             : electrons_per_g * klein_nishina_per_electron_cm2(E);
+                         c.coherent[i] = d.c.coherent;
+                         c.pair[i] = d.c.pair();
+                         sink(z, i, d);
+                         return;
+                     }
                      c.photo[i] = photoelectric_cm2_g(z, E);
                      c.incoherent[i] = compton_binding
                                            ? incoherent_cm2_g(z, E)
@@ -226,8 +249,6 @@ PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOption
             build_range_and_yield();
     }
     build_photon_columns();
-    if (options_.dosimetry)
-        build_mu_en();
 }
 
 double* PhysicsTables::photon_data(std::uint32_t m, PhotonColumn c)
@@ -243,13 +264,14 @@ double* PhysicsTables::electron_data(std::uint32_t m, ElectronColumn c)
 }
 
 //! The transported photon columns: per-element cross sections mixed by mass fraction
-//! (component order), mu their sum.
+//! (component order), mu their sum. With the dosimetry columns also mu_en/rho
+//! (PhotonPhysics.hh: Seltzer 1993) with the radiation yield of the electron tables,
+//! looked up as the transport reads them: each component's share w (mu_tr - radiated) is
+//! formed where its element is evaluated, and the shares summed in component order.
 void PhysicsTables::build_photon_columns()
 {
     TableGrid const& grid = options_.photon_grid;
     unsigned const n = grid.size;
-    auto const el =
-        element_photon_columns(unique_elements(materials_), grid, options_.compton_binding);
     photon_.assign(std::size_t(num_materials()) * n_photon * n, 0);
     partial_offset_.clear();
     std::uint32_t parts = 0;
@@ -259,12 +281,37 @@ void PhysicsTables::build_photon_columns()
         parts += static_cast<std::uint32_t>(m.components.size());
     }
     photo_partial_.assign(std::size_t(parts) * n, 0);
+    std::vector<double> mu_en_parts;
+    ElementDataSink sink;
+    if (options_.dosimetry)
+    {
+        mu_en_parts.assign(std::size_t(parts) * n, 0);
+        sink = [&](int z, unsigned i, PhotonElementData const& d)
+        {
+            for (std::uint32_t m = 0; m < num_materials(); ++m)
+            {
+                YieldFunction const yield = [this, m](double T)
+                { return electron(m, ElectronColumn::radiation_yield, T); };
+                auto const& comps = materials_[m].components;
+                for (std::size_t k = 0; k < comps.size(); ++k)
+                {
+                    if (comps[k].atomic_number != z)
+                        continue;
+                    PhotonCoefficients share;
+                    add_element(&share, d, comps[k].mass_fraction, grid.energy_MeV(i), yield);
+                    mu_en_parts[(partial_offset_[m] + k) * n + i] = share.mu_en;
+                }
+            }
+        };
+    }
+    auto const el =
+        element_photon_columns(unique_elements(materials_), grid, options_.compton_binding, sink);
     for (std::uint32_t m = 0; m < num_materials(); ++m)
     {
         auto const& comps = materials_[m].components;
         for (unsigned i = 0; i < n; ++i)
         {
-            double photo = 0, inc = 0, coh = 0, pair = 0;
+            double photo = 0, inc = 0, coh = 0, pair = 0, mu_en = 0;
             for (std::size_t k = 0; k < comps.size(); ++k)
             {
                 auto const& t = el.at(comps[k].atomic_number);
@@ -275,6 +322,8 @@ void PhysicsTables::build_photon_columns()
                 inc += w * t.incoherent[i];
                 coh += w * t.coherent[i];
                 pair += w * t.pair[i];
+                if (!mu_en_parts.empty())
+                    mu_en += mu_en_parts[(partial_offset_[m] + k) * n + i];
             }
             double const mu = photo + inc + coh + pair;
             MCDOSE_VALIDATE(mu > 0 && std::isfinite(mu),
@@ -286,6 +335,7 @@ void PhysicsTables::build_photon_columns()
             photon_data(m, PhotonColumn::coherent)[i] = coh;
             photon_data(m, PhotonColumn::pair)[i] = pair;
             photon_data(m, PhotonColumn::mu)[i] = mu;
+            photon_data(m, PhotonColumn::mu_en)[i] = mu_en;
         }
     }
 }
@@ -367,40 +417,6 @@ void PhysicsTables::build_range_and_yield()
             yield[i] = yield_integral / e[i];
         }
     }
-}
-
-//! mu_en/rho (PhotonPhysics.hh: Seltzer 1993) with the radiation yield of the electron
-//! tables, looked up as the transport reads them. Per grid point, each element's data
-//! are computed once and mixed into every material that has it.
-void PhysicsTables::build_mu_en()
-{
-    TableGrid const& grid = options_.photon_grid;
-    std::vector<int> const zs = unique_elements(materials_);
-    std::vector<YieldFunction> yields;
-    for (std::uint32_t m = 0; m < num_materials(); ++m)
-        yields.push_back([this, m](double T)
-                         { return electron(m, ElectronColumn::radiation_yield, T); });
-    parallel_for(grid.size,
-                 [&](std::size_t j)
-                 {
-                     auto const i = static_cast<unsigned>(j);
-                     double const E = grid.energy_MeV(i);
-                     std::vector<PhotonElementData> data;
-                     for (int z : zs)
-                         data.push_back(photon_element_data(z, E));
-                     for (std::uint32_t m = 0; m < num_materials(); ++m)
-                     {
-                         PhotonCoefficients sum;
-                         for (auto const& c : materials_[m].components)
-                         {
-                             auto const k =
-                                 std::lower_bound(zs.begin(), zs.end(), c.atomic_number) -
-                                 zs.begin();
-                             add_element(&sum, data[k], c.mass_fraction, E, yields[m]);
-                         }
-                         photon_data(m, PhotonColumn::mu_en)[i] = sum.mu_en;
-                     }
-                 });
 }
 
 //---------------------------------------------------------------------------//

@@ -133,7 +133,6 @@ class PhysicsTables
     void build_photon_columns();
     void build_electron_columns();
     void build_range_and_yield();
-    void build_mu_en();
     double* photon_data(std::uint32_t m, PhotonColumn c);
     double* electron_data(std::uint32_t m, ElectronColumn c);
 };
