@@ -1,7 +1,8 @@
 //! \file test/transport/physics/NistValidation.test.cc
 //! Acceptance of the physics tables (the transported ones, as `mcdose materials` prints
-//! them) against NIST XCOM (photons) and ESTAR (electrons) for water and dry air. Tolerances are those of issue 5; where a model is
-//! documented in docs/physics.md as limited, the tested range says so explicitly.
+//! them) against NIST XCOM (photons) and ESTAR (electrons) for water and dry air.
+//! Tolerances are the physics data's acceptance tolerances; where a model is documented
+//! in docs/physics.md as limited, the tested range says so explicitly.
 #include <cmath>
 
 #include <gtest/gtest.h>
