@@ -239,11 +239,11 @@ PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOption
     : materials_(std::move(materials)), options_(options)
 {
     validate(materials_, options_);
-    for (auto const& m : materials_)
-        physics_.emplace_back(m);
     // Electrons first: the photons' mu_en needs the radiation yield.
     if (has_electrons())
     {
+        for (auto const& m : materials_)
+            physics_.emplace_back(m);
         build_electron_columns();
         if (options_.dosimetry)
             build_range_and_yield();
@@ -432,6 +432,13 @@ std::uint32_t PhysicsTables::material_index(std::string const& name) const
                            << "' is in the catalogue but not among the materials of these "
                               "tables; add it to the study's materials");
     return 0;
+}
+
+ElectronPhysics const& PhysicsTables::electron_physics(std::uint32_t m) const
+{
+    MCDOSE_VALIDATE(has_electrons() && m < num_materials(),
+                    << "no electron models of material " << m << " in these physics tables");
+    return physics_[m];
 }
 
 Span<double const> PhysicsTables::photon_column(std::uint32_t m, PhotonColumn c) const

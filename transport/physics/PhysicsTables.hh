@@ -106,8 +106,9 @@ class PhysicsTables
     bool has_electrons() const { return options_.electron_grid.size > 0; }
     //! Index of a material by name (throws with the closest name).
     std::uint32_t material_index(std::string const& name) const;
-    //! The models of material m (ElectronPhysics: stopping, cross sections, brems spectrum).
-    ElectronPhysics const& electron_physics(std::uint32_t m) const { return physics_.at(m); }
+    //! The electron models of material m (stopping, cross sections, brems spectrum), made
+    //! only with electron tables (a study with local deposition never needs them).
+    ElectronPhysics const& electron_physics(std::uint32_t m) const;
 
     //! Column c of material m at the grid points.
     Span<double const> photon_column(std::uint32_t m, PhotonColumn c) const;
