@@ -7,6 +7,7 @@
 #include "core/Assert.hh"
 #include "transport/interactors/MultipleScattering.hh"
 #include "transport/physics/ElectronPhysics.hh"
+#include "transport/physics/PhysicsTables.hh"
 
 namespace mcdose
 {
@@ -66,66 +67,90 @@ void validate_electron_options(ElectronTransportOptions const& o)
                     << o.points_per_decade << ")");
 }
 
-ElectronHostTables build_electron_tables(std::vector<Material> const& materials, double emax_MeV,
-                                         ElectronTransportOptions const& o)
+TableGrid electron_table_grid(double emax_MeV, ElectronTransportOptions const& o)
 {
     validate_electron_options(o);
-    ElectronHostTables t;
     double const emax = std::max({emax_MeV, 2 * o.delta_cut_MeV, o.brems_cut_MeV, 0.01}) * 1.001;
-    t.ln_emin = std::log(table_emin_MeV);
-    t.delta = std::log(10.0) / o.points_per_decade;
-    t.size = static_cast<unsigned>(std::ceil((std::log(emax) - t.ln_emin) / t.delta)) + 1;
+    TableGrid g;
+    g.ln_emin = std::log(table_emin_MeV);
+    g.delta = std::log(10.0) / o.points_per_decade;
+    g.size = static_cast<unsigned>(std::ceil((std::log(emax) - g.ln_emin) / g.delta)) + 1;
+    return g;
+}
+
+namespace
+{
+//! Stopping (restricted collision + restricted radiative), transport and hard cross
+//! sections per (material, lepton) row, from the builder's columns.
+void lay_out_columns(PhysicsTables const& tables, ElectronHostTables& t)
+{
+    using C = ElectronColumn;
+    C const col[2] = {C::restricted_col_electron, C::restricted_col_positron};
+    C const hard[2] = {C::hard_moller, C::hard_bhabha};
+    C const xs1[2] = {C::transport_xs_electron, C::transport_xs_positron};
+    C const xs2[2] = {C::transport_xs2_electron, C::transport_xs2_positron};
     unsigned const n = t.size;
-    std::size_t const nm = materials.size();
+    std::size_t const nm = tables.num_materials();
     t.stopping.assign(nm * 2 * n, 0);
     t.transport_xs.assign(nm * 2 * n, 0);
     t.transport_xs2.assign(nm * 2 * n, 0);
     t.hard_xs.assign(nm * 2 * n * 3, 0);
-    t.brems_points = brems_points;
-    t.brems_shape.assign(nm * n * brems_points, 0);
-
-    Lepton const leptons[2] = {Lepton::electron, Lepton::positron};
-    for (std::size_t m = 0; m < nm; ++m)
+    for (std::uint32_t m = 0; m < nm; ++m)
     {
-        ElectronPhysics const phys(materials[m]);
+        auto const rad_soft = tables.electron_column(m, C::restricted_rad);
+        auto const brems = tables.electron_column(m, C::hard_brems);
+        auto const annihilation = tables.electron_column(m, C::annihilation);
         for (unsigned i = 0; i < n; ++i)
         {
-            double const E = std::exp(t.ln_emin + t.delta * i);
-            double const rad_soft = phys.restricted_radiative_stopping(E, o.brems_cut_MeV);
-            double const brems = phys.hard_brems_cross_section(E, o.brems_cut_MeV);
             for (unsigned l = 0; l < 2; ++l)
             {
                 std::size_t const r = (m * 2 + l) * n + i;
-                t.stopping[r] =
-                    phys.restricted_collision_stopping(E, o.delta_cut_MeV, leptons[l]) + rad_soft;
+                t.stopping[r] = tables.electron_column(m, col[l])[i] + rad_soft[i];
                 MCDOSE_VALIDATE(t.stopping[r] > 0 && std::isfinite(t.stopping[r]),
-                                << "material '" << materials[m].name
-                                << "': stopping power is not positive at " << E << " MeV");
-                t.transport_xs[r] = phys.transport_cross_section(E, leptons[l]);
-                t.transport_xs2[r] = phys.second_transport_cross_section(E, leptons[l]);
-                t.hard_xs[r * 3 + 0] =
-                    phys.hard_collision_cross_section(E, o.delta_cut_MeV, leptons[l]);
-                t.hard_xs[r * 3 + 1] = brems;
-                t.hard_xs[r * 3 + 2] = l == 1 ? phys.annihilation_cross_section(E) : 0.0;
+                                << "material '" << tables.materials()[m].name
+                                << "': stopping power is not positive at "
+                                << tables.options().electron_grid.energy_MeV(i) << " MeV");
+                t.transport_xs[r] = tables.electron_column(m, xs1[l])[i];
+                t.transport_xs2[r] = tables.electron_column(m, xs2[l])[i];
+                t.hard_xs[r * 3 + 0] = tables.electron_column(m, hard[l])[i];
+                t.hard_xs[r * 3 + 1] = brems[i];
+                t.hard_xs[r * 3 + 2] = l == 1 ? annihilation[i] : 0.0;
             }
-            // Bremsstrahlung spectrum shape in x = ln(k/W_cr)/ln(E/W_cr).
-            if (E > o.brems_cut_MeV * (1 + 1e-9))
+        }
+    }
+}
+
+//! Bremsstrahlung spectrum shape in x = ln(k/W_cr)/ln(E/W_cr), per material and grid
+//! point, normalised to its peak (the sampler's rejection envelope).
+void fill_brems_shapes(PhysicsTables const& tables, double brems_cut_MeV, ElectronHostTables& t)
+{
+    unsigned const n = t.size;
+    std::size_t const nm = tables.num_materials();
+    TableGrid const& grid = tables.options().electron_grid;
+    t.brems_points = brems_points;
+    t.brems_shape.assign(nm * n * brems_points, 0);
+    for (std::uint32_t m = 0; m < nm; ++m)
+    {
+        ElectronPhysics const& phys = tables.electron_physics(m);
+        for (unsigned i = 0; i < n; ++i)
+        {
+            double const E = grid.energy_MeV(i);
+            if (!(E > brems_cut_MeV * (1 + 1e-9)))
+                continue;
+            double* row = &t.brems_shape[(m * n + i) * brems_points];
+            double const span = std::log(E / brems_cut_MeV);
+            double peak = 0;
+            for (unsigned j = 0; j < brems_points; ++j)
             {
-                double* row = &t.brems_shape[(m * n + i) * brems_points];
-                double const span = std::log(E / o.brems_cut_MeV);
-                double peak = 0;
-                for (unsigned j = 0; j < brems_points; ++j)
-                {
-                    double const x = double(j) / (brems_points - 1);
-                    double const k = std::min(o.brems_cut_MeV * std::exp(x * span), E * (1 - 1e-9));
-                    row[j] = phys.brems_k_dsigma_dk(E, k);
-                    peak = std::max(peak, row[j]);
-                }
-                MCDOSE_VALIDATE(peak > 0, << "material '" << materials[m].name
-                                          << "': empty bremsstrahlung spectrum at " << E << " MeV");
-                for (unsigned j = 0; j < brems_points; ++j)
-                    row[j] /= peak;
+                double const x = double(j) / (brems_points - 1);
+                double const k = std::min(brems_cut_MeV * std::exp(x * span), E * (1 - 1e-9));
+                row[j] = phys.brems_k_dsigma_dk(E, k);
+                peak = std::max(peak, row[j]);
             }
+            MCDOSE_VALIDATE(peak > 0, << "material '" << tables.materials()[m].name
+                                      << "': empty bremsstrahlung spectrum at " << E << " MeV");
+            for (unsigned j = 0; j < brems_points; ++j)
+                row[j] /= peak;
         }
         // Grid points at or below W_cr have no hard bremsstrahlung; the sampler
         // may still pick them as the lower neighbour: give them the next row.
@@ -136,38 +161,44 @@ ElectronHostTables build_electron_tables(std::vector<Material> const& materials,
                 std::copy(row + brems_points, row + 2 * brems_points, row);
         }
     }
+}
 
-    // Hard-event majorants. A step starting at E in bin i (E_i <= E < E_i+1)
-    // loses at most max_loss_fraction E at the stopping power of its midpoint,
-    // which is within a factor 2 of that at E for any allowed fraction, so it
-    // ends above E_i (1 - 2 f), i.e. at most k bins lower (2 f <= 0.5 by
-    // ElectronOptionLimits). The tables are interpolated linearly in each bin,
-    // so the largest node value over bins [i - k, i + 1] bounds the cross
-    // section along the whole step exactly.
+//! Hard-event majorants. A step starting at E in bin i (E_i <= E < E_i+1)
+//! loses at most max_loss_fraction E at the stopping power of its midpoint,
+//! which is within a factor 2 of that at E for any allowed fraction, so it
+//! ends above E_i (1 - 2 f), i.e. at most k bins lower (2 f <= 0.5 by
+//! ElectronOptionLimits). The tables are interpolated linearly in each bin,
+//! so the largest node value over bins [i - k, i + 1] bounds the cross
+//! section along the whole step exactly.
+void fill_hard_majorants(std::size_t num_materials, double max_loss_fraction, ElectronHostTables& t)
+{
+    static_assert(2 * ElectronOptionLimits::max_loss_fraction < 1,
+                  "the majorant window needs 2 f < 1");
+    unsigned const n = t.size;
+    unsigned const k =
+        static_cast<unsigned>(std::ceil(-std::log1p(-2 * max_loss_fraction) / t.delta)) + 1;
+    t.hard_majorant.assign(num_materials * 2 * n, 0);
+    for (std::size_t row = 0; row < num_materials * 2; ++row)
     {
-        static_assert(2 * ElectronOptionLimits::max_loss_fraction < 1,
-                      "the majorant window needs 2 f < 1");
-        unsigned const k =
-            static_cast<unsigned>(std::ceil(-std::log1p(-2 * o.max_loss_fraction) / t.delta)) + 1;
-        t.hard_majorant.assign(nm * 2 * n, 0);
-        for (std::size_t row = 0; row < nm * 2; ++row)
+        auto total = [&](unsigned j)
         {
-            auto total = [&](unsigned j)
-            {
-                std::size_t const r = row * n + j;
-                return t.hard_xs[r * 3 + 0] + t.hard_xs[r * 3 + 1] + t.hard_xs[r * 3 + 2];
-            };
-            for (unsigned i = 0; i < n; ++i)
-            {
-                double m = 0;
-                for (unsigned j = i > k ? i - k : 0; j <= std::min(i + 1, n - 1); ++j)
-                    m = std::max(m, total(j));
-                t.hard_majorant[row * n + i] = m;
-            }
+            std::size_t const r = row * n + j;
+            return t.hard_xs[r * 3 + 0] + t.hard_xs[r * 3 + 1] + t.hard_xs[r * 3 + 2];
+        };
+        for (unsigned i = 0; i < n; ++i)
+        {
+            double m = 0;
+            for (unsigned j = i > k ? i - k : 0; j <= std::min(i + 1, n - 1); ++j)
+                m = std::max(m, total(j));
+            t.hard_majorant[row * n + i] = m;
         }
     }
+}
 
-    // MW multiple-scattering tables.
+//! MW multiple-scattering tables (material independent): the screening parameter A as a
+//! function of the first moment and of the moment ratio.
+void fill_msc_tables(ElectronHostTables& t)
+{
     t.msc_m1_min = msc_m1_min;
     t.msc_m1_max = msc_m1_max;
     t.msc_ln_m1_min = std::log(msc_m1_min);
@@ -194,6 +225,25 @@ ElectronHostTables build_electron_tables(std::vector<Material> const& materials,
         t.msc_ln_screening_of_ratio[j] = ln_a;
         t.msc_mean_of_ratio[j] = wentzel_mean_one_minus_mu(std::exp(ln_a));
     }
+}
+} // namespace
+
+ElectronHostTables build_electron_tables(PhysicsTables const& tables,
+                                         ElectronTransportOptions const& o)
+{
+    validate_electron_options(o);
+    auto const& to = tables.options();
+    MCDOSE_VALIDATE(tables.has_electrons() && to.delta_cut_MeV == o.delta_cut_MeV &&
+                        to.brems_cut_MeV == o.brems_cut_MeV,
+                    << "the physics tables were not built with these electron cuts");
+    ElectronHostTables t;
+    t.ln_emin = to.electron_grid.ln_emin;
+    t.delta = to.electron_grid.delta;
+    t.size = to.electron_grid.size;
+    lay_out_columns(tables, t);
+    fill_brems_shapes(tables, o.brems_cut_MeV, t);
+    fill_hard_majorants(tables.num_materials(), o.max_loss_fraction, t);
+    fill_msc_tables(t);
     return t;
 }
 } // namespace mcdose

@@ -1,14 +1,17 @@
 //! \file transport/engine/ElectronTables.hh
-//! Host construction of the condensed-history tables of ElectronTransportView
-//! from transport/physics/ElectronPhysics (cuts and step control included).
+//! Host construction of the condensed-history tables of ElectronTransportView: the
+//! columns of the physics-table builder (transport/physics/PhysicsTables.hh, built with
+//! the study's cuts) laid out for the kernel, plus the sampling data the builder does not
+//! hold (bremsstrahlung spectrum shapes, multiple-scattering tables) and the hard-event
+//! majorants that depend on the step control.
 #pragma once
 
 #include <vector>
 
-#include "phantoms/materials/Material.hh"
-
 namespace mcdose
 {
+class PhysicsTables; // transport/physics/PhysicsTables.hh
+struct TableGrid;
 //! Class II condensed-history options (study JSON "physics"; defaults and the
 //! measured effect of each on the depth dose: docs/physics.md).
 struct ElectronTransportOptions
@@ -54,9 +57,14 @@ struct ElectronHostTables
     std::vector<double> msc_ln_screening_of_ratio, msc_mean_of_ratio;
 };
 
-//! Build the tables for kinetic energies [emin, emax] (emax: the largest
-//! source energy, at least the cuts). Throws with the option name on bad cuts.
-ElectronHostTables build_electron_tables(std::vector<Material> const& materials, double emax_MeV,
+//! The electron grid of the tables: 1 keV (the lowest cut the study accepts) to above
+//! `emax_MeV` (the largest source energy), the cuts and 2 W_cc (where Møller events begin),
+//! `options.points_per_decade` points per decade. Throws with the option name on bad cuts.
+TableGrid electron_table_grid(double emax_MeV, ElectronTransportOptions const& options);
+
+//! Lay out the tables from `tables` (built on electron_table_grid with the cuts of
+//! `options`, physics_table_options in TransportParams.hh) and add the sampling data.
+ElectronHostTables build_electron_tables(PhysicsTables const& tables,
                                          ElectronTransportOptions const& options);
 
 //! Check the options (called by build_electron_tables and the study checks).

@@ -3,36 +3,20 @@
 
 #include <algorithm>
 #include <cmath>
-#include <functional>
 #include <map>
 #include <memory>
 #include <mutex>
 
 #include <xraylib.h>
 
-#include "core/Constants.hh"
 #include "core/DeviceBuffer.hh"
 #include "phantoms/materials/Element.hh"
-#include "transport/physics/PhotonCrossSections.hh"
 #include "transport/physics/SamplingTables.hh"
 
 namespace mcdose
 {
 namespace
 {
-//! Free-electron Klein-Nishina total cross section per electron [cm^2]
-//! (Klein & Nishina, Z. Phys. 52 (1929) 853; e.g. Evans, The Atomic Nucleus, Eq. 22.1).
-double klein_nishina_per_electron_cm2(double energy_MeV)
-{
-    double const k = energy_MeV / constants::electron_mass_MeV;
-    double const re2 =
-        constants::classical_electron_radius_cm * constants::classical_electron_radius_cm;
-    double const a = 1 + 2 * k;
-    double const l = std::log(a);
-    return 2 * constants::pi * re2 *
-           ((1 + k) / (k * k) * (2 * (1 + k) / a - l / k) + l / (2 * k) - (1 + 3 * k) / (a * a));
-}
-
 //! Relative atom counts n_i = w_i / A_i of a material (per gram / N_A).
 std::vector<double> atoms_per_gram(Material const& m)
 {
@@ -41,13 +25,54 @@ std::vector<double> atoms_per_gram(Material const& m)
         n.push_back(c.mass_fraction / element_data(c.atomic_number).atomic_weight_g_mol);
     return n;
 }
+
+void validate_inputs(std::vector<Material> const& materials, VoxelGridParams const& grid)
+{
+    MCDOSE_VALIDATE(!materials.empty(), << "the phantom has no materials");
+    MCDOSE_VALIDATE(materials.size() == grid.num_materials(),
+                    << "phantom uses " << grid.num_materials() << " materials but "
+                    << materials.size() << " were resolved");
+    for (auto const& m : materials)
+    {
+        MCDOSE_VALIDATE(!m.components.empty(), << "material '" << m.name << "' has no elements");
+        MCDOSE_VALIDATE(m.components.size() < 256, << "a material has more than 255 elements");
+    }
+}
 } // namespace
+
+PhysicsTableOptions physics_table_options(TransportOptions const& options)
+{
+    MCDOSE_VALIDATE(options.emin_MeV > 0 && options.emax_MeV > options.emin_MeV,
+                    << "photon table range [" << options.emin_MeV << ", " << options.emax_MeV
+                    << "] MeV is empty");
+    MCDOSE_VALIDATE(options.emin_MeV >= 1e-3 && options.emax_MeV <= 100,
+                    << "photon tables cover 1 keV to 100 MeV (asked [" << options.emin_MeV << ", "
+                    << options.emax_MeV << "] MeV)");
+    MCDOSE_VALIDATE(options.points_per_decade >= 20,
+                    << "'points_per_decade' must be at least 20 (got " << options.points_per_decade
+                    << ")");
+    PhysicsTableOptions t;
+    TableGrid& g = t.photon_grid;
+    g.ln_emin = std::log(options.emin_MeV);
+    g.delta = std::log(10.0) / options.points_per_decade;
+    g.size =
+        static_cast<unsigned>(std::ceil(std::log(options.emax_MeV / options.emin_MeV) / g.delta)) +
+        1;
+    t.compton_binding = options.compton_binding;
+    if (options.electron.condensed_history)
+    {
+        t.electron_grid = electron_table_grid(options.emax_MeV, options.electron);
+        t.delta_cut_MeV = options.electron.delta_cut_MeV;
+        t.brems_cut_MeV = options.electron.brems_cut_MeV;
+    }
+    return t;
+}
 
 //---------------------------------------------------------------------------//
 //! Everything in double on the host; views convert to the transport precision.
 struct TransportParams::HostData
 {
-    double ln_emin{0}, delta{0};
+    TableGrid grid; //!< the photon grid
     std::vector<double> mu_rho, branch_cdf, element_cdf, majorant_per_cm;
     std::vector<std::uint16_t> element_index;
     std::vector<std::uint8_t> num_elements;
@@ -71,6 +96,11 @@ struct TransportParams::HostData
 
     // Electrons and positrons
     ElectronHostTables electron;
+
+    void fill_photon_tables(PhysicsTables const& tables);
+    void fill_majorant(VoxelGridParams const& voxels);
+    void fill_photoelectric_shells();
+    void fill_sampling_tables(std::vector<Material> const& materials);
 };
 
 //! Typed copies of the host data in one memory space, with the views into them.
@@ -97,142 +127,128 @@ struct TransportParams::Store
     {
         return std::vector<Real>(v.begin(), v.end());
     }
+
+    //! The electron part of the view: options, and the tables with condensed history.
+    void place_electron(ElectronHostTables const& et, ElectronTransportOptions const& eo,
+                        MemSpace where)
+    {
+        auto& ev = view.electron;
+        ev.condensed_history = eo.condensed_history;
+        ev.absorption_MeV = Real(eo.absorption_MeV);
+        ev.delta_cut_MeV = Real(eo.delta_cut_MeV);
+        ev.brems_cut_MeV = Real(eo.brems_cut_MeV);
+        ev.max_loss_fraction = Real(eo.max_loss_fraction);
+        ev.max_mfp_fraction = Real(eo.max_mfp_fraction);
+        if (!eo.condensed_history)
+            return;
+        ev.grid = make_log_grid<Real>(et.ln_emin, et.delta, et.size);
+        ev.stopping = place(convert(et.stopping), where);
+        ev.transport_xs = place(convert(et.transport_xs), where);
+        ev.hard_xs = place(convert(et.hard_xs), where);
+        ev.hard_majorant = place(convert(et.hard_majorant), where);
+        ev.brems.points = et.brems_points;
+        ev.brems.grid_size = et.size;
+        ev.brems.shape = place(convert(et.brems_shape), where);
+        ev.transport_xs2 = place(convert(et.transport_xs2), where);
+        ev.msc.m1_min = Real(et.msc_m1_min);
+        ev.msc.m1_max = Real(et.msc_m1_max);
+        ev.msc.m1_grid =
+            make_log_grid<Real>(et.msc_ln_m1_min, et.msc_m1_delta, et.msc_ln_screening.size());
+        ev.msc.ln_screening = place(convert(et.msc_ln_screening), where);
+        ev.msc.second_moment = place(convert(et.msc_second_moment), where);
+        ev.msc.ratio_grid = make_log_grid<Real>(et.msc_ln_ratio_min, et.msc_ratio_delta,
+                                                et.msc_ln_screening_of_ratio.size());
+        ev.msc.ln_screening_of_ratio = place(convert(et.msc_ln_screening_of_ratio), where);
+        ev.msc.mean_of_ratio = place(convert(et.msc_mean_of_ratio), where);
+    }
 };
 
 //---------------------------------------------------------------------------//
-TransportParams::TransportParams(std::vector<Material> const& materials,
-                                 VoxelGridParams const& grid, TransportOptions const& options)
-    : options_(options), host_(std::make_unique<HostData>()), grid_(&grid)
+//! mu/rho, the process CDF (photo, + incoherent, + coherent; pair the rest) and the
+//! photoabsorbing element's CDF per material and grid point, from the builder's columns.
+void TransportParams::HostData::fill_photon_tables(PhysicsTables const& tables)
 {
-    MCDOSE_VALIDATE(!materials.empty(), << "the phantom has no materials");
-    MCDOSE_VALIDATE(materials.size() == grid.num_materials(),
-                    << "phantom uses " << grid.num_materials() << " materials but "
-                    << materials.size() << " were resolved");
-    MCDOSE_VALIDATE(options.emin_MeV > 0 && options.emax_MeV > options.emin_MeV,
-                    << "photon table range [" << options.emin_MeV << ", " << options.emax_MeV
-                    << "] MeV is empty");
-    MCDOSE_VALIDATE(options.emin_MeV >= 1e-3 && options.emax_MeV <= 100,
-                    << "photon tables cover 1 keV to 100 MeV (asked [" << options.emin_MeV << ", "
-                    << options.emax_MeV << "] MeV)");
-    MCDOSE_VALIDATE(options.points_per_decade >= 20,
-                    << "'points_per_decade' must be at least 20 (got " << options.points_per_decade
-                    << ")");
-    auto& h = *host_;
-    h.num_materials = materials.size();
-    h.ln_emin = std::log(options.emin_MeV);
-    h.delta = std::log(10.0) / options.points_per_decade;
-    n_ = static_cast<unsigned>(std::ceil(std::log(options.emax_MeV / options.emin_MeV) / h.delta)) +
-         1;
-    std::vector<double> const energy = this->energies_MeV();
-
-    // Unique elements and their per-element coefficients on the grid.
+    auto const& materials = tables.materials();
+    unsigned const n = grid.size;
+    num_materials = tables.num_materials();
     std::map<int, std::uint16_t> z_to_index;
     for (auto const& m : materials)
     {
-        MCDOSE_VALIDATE(!m.components.empty(), << "material '" << m.name << "' has no elements");
-        h.max_elements = std::max<unsigned>(h.max_elements, m.components.size());
+        max_elements = std::max<unsigned>(max_elements, m.components.size());
         for (auto const& c : m.components)
             z_to_index.emplace(c.atomic_number, 0);
     }
-    MCDOSE_VALIDATE(h.max_elements < 256, << "a material has more than 255 elements");
     for (auto& [z, idx] : z_to_index)
     {
-        idx = static_cast<std::uint16_t>(h.elements_z.size());
-        h.elements_z.push_back(z);
+        idx = static_cast<std::uint16_t>(elements_z.size());
+        elements_z.push_back(z);
     }
-    struct ElementTables
-    {
-        std::vector<double> photo, incoherent, coherent, pair;
-    };
-    std::vector<ElementTables> el(h.elements_z.size());
-    for (std::size_t e = 0; e < h.elements_z.size(); ++e)
-    {
-        int const z = h.elements_z[e];
-        double const electrons_per_g =
-            z * constants::avogadro / element_data(z).atomic_weight_g_mol;
-        for (double E : energy)
-        {
-            el[e].photo.push_back(photoelectric_cm2_g(z, E));
-            el[e].incoherent.push_back(options.compton_binding
-                                           ? incoherent_cm2_g(z, E)
-                                           : electrons_per_g * klein_nishina_per_electron_cm2(E));
-            el[e].coherent.push_back(coherent_cm2_g(z, E));
-            el[e].pair.push_back(pair_nuclear_cm2_g(z, E) + pair_electron_cm2_g(z, E));
-        }
-    }
-
-    // Per-material mixtures (mass-fraction rule), process and element CDFs.
-    unsigned const me = h.max_elements;
-    h.mu_rho.assign(h.num_materials * n_, 0);
-    h.branch_cdf.assign(h.num_materials * n_ * 3, 0);
-    h.element_cdf.assign(h.num_materials * n_ * me, 1);
-    h.element_index.assign(h.num_materials * me, 0);
-    h.num_elements.assign(h.num_materials, 0);
-    for (unsigned m = 0; m < h.num_materials; ++m)
+    unsigned const me = max_elements;
+    mu_rho.assign(num_materials * n, 0);
+    branch_cdf.assign(num_materials * n * 3, 0);
+    element_cdf.assign(num_materials * n * me, 1);
+    element_index.assign(num_materials * me, 0);
+    num_elements.assign(num_materials, 0);
+    for (unsigned m = 0; m < num_materials; ++m)
     {
         auto const& comps = materials[m].components;
-        h.num_elements[m] = comps.size();
+        num_elements[m] = comps.size();
         for (std::size_t k = 0; k < comps.size(); ++k)
-            h.element_index[m * me + k] = z_to_index.at(comps[k].atomic_number);
-        for (unsigned i = 0; i < n_; ++i)
+            element_index[m * me + k] = z_to_index.at(comps[k].atomic_number);
+        auto const photo = tables.photon_column(m, PhotonColumn::photo);
+        auto const inc = tables.photon_column(m, PhotonColumn::incoherent);
+        auto const coh = tables.photon_column(m, PhotonColumn::coherent);
+        auto const mu = tables.photon_column(m, PhotonColumn::mu);
+        for (unsigned i = 0; i < n; ++i)
         {
-            double photo = 0, inc = 0, coh = 0, pair = 0;
-            std::vector<double> photo_parts(comps.size());
-            for (std::size_t k = 0; k < comps.size(); ++k)
-            {
-                auto const& t = el[z_to_index.at(comps[k].atomic_number)];
-                double const w = comps[k].mass_fraction;
-                photo_parts[k] = w * t.photo[i];
-                photo += photo_parts[k];
-                inc += w * t.incoherent[i];
-                coh += w * t.coherent[i];
-                pair += w * t.pair[i];
-            }
-            double const mu = photo + inc + coh + pair;
-            MCDOSE_VALIDATE(mu > 0 && std::isfinite(mu),
-                            << "material '" << materials[m].name
-                            << "': photon attenuation is not positive at " << energy[i] << " MeV");
-            h.mu_rho[m * n_ + i] = mu;
-            double* cdf = &h.branch_cdf[(m * n_ + i) * 3];
-            cdf[0] = photo / mu;
-            cdf[1] = (photo + inc) / mu;
-            cdf[2] = (photo + inc + coh) / mu;
+            mu_rho[m * n + i] = mu[i];
+            double* cdf = &branch_cdf[(m * n + i) * 3];
+            cdf[0] = photo[i] / mu[i];
+            cdf[1] = (photo[i] + inc[i]) / mu[i];
+            cdf[2] = (photo[i] + inc[i] + coh[i]) / mu[i];
             double acc = 0;
             for (std::size_t k = 0; k < comps.size(); ++k)
             {
-                acc += photo_parts[k];
-                h.element_cdf[(m * n_ + i) * me + k] = photo > 0 ? acc / photo : 1.0;
+                acc += tables.photo_partial(m, k)[i];
+                element_cdf[(m * n + i) * me + k] = photo[i] > 0 ? acc / photo[i] : 1.0;
             }
-            h.element_cdf[(m * n_ + i) * me + comps.size() - 1] = 1.0;
+            element_cdf[(m * n + i) * me + comps.size() - 1] = 1.0;
         }
     }
+}
 
-    // Woodcock majorant: per material the densest voxel, per bin the larger end.
-    std::vector<float> max_density(h.num_materials, 0.f);
-    auto const& mat = grid.material();
-    auto const& rho = grid.density_g_cm3();
+//! Woodcock majorant: per material the densest voxel, per bin the larger end.
+void TransportParams::HostData::fill_majorant(VoxelGridParams const& voxels)
+{
+    unsigned const n = grid.size;
+    std::vector<float> max_density(num_materials, 0.f);
+    auto const& mat = voxels.material();
+    auto const& rho = voxels.density_g_cm3();
     for (std::size_t v = 0; v < mat.size(); ++v)
         max_density[mat[v]] = std::max(max_density[mat[v]], rho[v]);
-    h.majorant_per_cm.assign(n_, 0);
-    for (unsigned i = 0; i < n_; ++i)
+    majorant_per_cm.assign(n, 0);
+    for (unsigned i = 0; i < n; ++i)
     {
         double maj = 0;
-        for (unsigned m = 0; m < h.num_materials; ++m)
+        for (unsigned m = 0; m < num_materials; ++m)
         {
             double const mu_hi =
-                std::max(h.mu_rho[m * n_ + i], h.mu_rho[m * n_ + std::min(i + 1, n_ - 1)]);
+                std::max(mu_rho[m * n + i], mu_rho[m * n + std::min(i + 1, n - 1)]);
             maj = std::max(maj, mu_hi * max_density[m]);
         }
         // Slightly above the float rounding of the tables (so mu <= majorant holds
         // in float transport too).
-        h.majorant_per_cm[i] = maj * (1 + 1e-6);
+        majorant_per_cm[i] = maj * (1 + 1e-6);
     }
+}
 
-    // Photoelectric shells (xraylib EdgeEnergy and JumpFactor; jump-ratio
-    // approximation, see PhotoelectricData.hh): K, L1, L2, L3 with probability
-    // 1 - 1/J, then an outer shell (M1 edge, or 0) taking the rest.
-    h.shell_offset.push_back(0);
-    for (int z : h.elements_z)
+//! Photoelectric shells (xraylib EdgeEnergy and JumpFactor; jump-ratio
+//! approximation, see PhotoelectricData.hh): K, L1, L2, L3 with probability
+//! 1 - 1/J, then an outer shell (M1 edge, or 0) taking the rest.
+void TransportParams::HostData::fill_photoelectric_shells()
+{
+    shell_offset.push_back(0);
+    for (int z : elements_z)
     {
         int const shells[] = {K_SHELL, L1_SHELL, L2_SHELL, L3_SHELL};
         for (int s : shells)
@@ -252,8 +268,8 @@ TransportParams::TransportParams(std::vector<Material> const& materials,
                     xrl_error_free(err);
                 continue;
             }
-            h.shell_binding_MeV.push_back(edge_keV * 1e-3);
-            h.shell_probability.push_back(1 - 1 / jump);
+            shell_binding_MeV.push_back(edge_keV * 1e-3);
+            shell_probability.push_back(1 - 1 / jump);
         }
         xrl_error* err = nullptr;
         double outer_keV = EdgeEnergy(z, M1_SHELL, &err);
@@ -262,43 +278,62 @@ TransportParams::TransportParams(std::vector<Material> const& materials,
             xrl_error_free(err);
             outer_keV = 0;
         }
-        h.shell_binding_MeV.push_back(outer_keV * 1e-3);
-        h.shell_probability.push_back(1.0);
-        h.shell_offset.push_back(h.shell_binding_MeV.size());
+        shell_binding_MeV.push_back(outer_keV * 1e-3);
+        shell_probability.push_back(1.0);
+        shell_offset.push_back(shell_binding_MeV.size());
     }
+}
 
-    // Rayleigh F^2 and Compton S per material (transport/physics/SamplingTables).
-    h.ray_offset.push_back(0);
-    h.inc_offset.push_back(0);
-    for (unsigned m = 0; m < h.num_materials; ++m)
+//! Rayleigh F^2 and Compton S per material (transport/physics/SamplingTables), and the
+//! pair target selection.
+void TransportParams::HostData::fill_sampling_tables(std::vector<Material> const& materials)
+{
+    ray_offset.push_back(0);
+    inc_offset.push_back(0);
+    for (unsigned m = 0; m < num_materials; ++m)
     {
         auto const& comps = materials[m].components;
         auto const n_atoms = atoms_per_gram(materials[m]);
         auto const ray = build_rayleigh_table(materials[m]);
-        h.ray_x2.insert(h.ray_x2.end(), ray.x2_per_A2.begin(), ray.x2_per_A2.end());
-        h.ray_f2.insert(h.ray_f2.end(), ray.f2.begin(), ray.f2.end());
-        h.ray_cum.insert(h.ray_cum.end(), ray.cumulative.begin(), ray.cumulative.end());
-        h.ray_offset.push_back(h.ray_x2.size());
+        ray_x2.insert(ray_x2.end(), ray.x2_per_A2.begin(), ray.x2_per_A2.end());
+        ray_f2.insert(ray_f2.end(), ray.f2.begin(), ray.f2.end());
+        ray_cum.insert(ray_cum.end(), ray.cumulative.begin(), ray.cumulative.end());
+        ray_offset.push_back(ray_x2.size());
 
         auto const inc = build_incoherent_table(materials[m]);
-        h.inc_x.insert(h.inc_x.end(), inc.x_per_A.begin(), inc.x_per_A.end());
-        h.inc_s.insert(h.inc_s.end(), inc.s.begin(), inc.s.end());
-        h.inc_electrons.push_back(inc.electrons);
-        h.inc_offset.push_back(h.inc_x.size());
+        inc_x.insert(inc_x.end(), inc.x_per_A.begin(), inc.x_per_A.end());
+        inc_s.insert(inc_s.end(), inc.s.begin(), inc.s.end());
+        inc_electrons.push_back(inc.electrons);
+        inc_offset.push_back(inc_x.size());
 
         // Pair: target selection weights n_i Z_i (Z_i + 1) (PairProductionData.hh).
         std::vector<int> zs;
         for (auto const& c : comps)
             zs.push_back(c.atomic_number);
         auto const cdf = pair_selection_cdf(zs, n_atoms);
-        h.pair_z.insert(h.pair_z.end(), zs.begin(), zs.end());
-        h.pair_cdf.insert(h.pair_cdf.end(), cdf.begin(), cdf.end());
-        h.pair_offset.push_back(h.pair_z.size() - zs.size());
+        pair_z.insert(pair_z.end(), zs.begin(), zs.end());
+        pair_cdf.insert(pair_cdf.end(), cdf.begin(), cdf.end());
+        pair_offset.push_back(pair_z.size() - zs.size());
     }
-    h.pair_offset.push_back(h.pair_z.size());
+    pair_offset.push_back(pair_z.size());
+}
 
+//---------------------------------------------------------------------------//
+TransportParams::TransportParams(std::vector<Material> const& materials,
+                                 VoxelGridParams const& grid, TransportOptions const& options)
+    : options_(options), host_(std::make_unique<HostData>()), grid_(&grid)
+{
+    validate_inputs(materials, grid);
+    PhysicsTables const tables(materials, physics_table_options(options));
+    auto& h = *host_;
+    h.grid = tables.options().photon_grid;
+    n_ = h.grid.size;
+    h.fill_photon_tables(tables);
+    h.fill_majorant(grid);
+    h.fill_photoelectric_shells();
+    h.fill_sampling_tables(materials);
     if (options.electron.condensed_history)
-        h.electron = build_electron_tables(materials, options.emax_MeV, options.electron);
+        h.electron = build_electron_tables(tables, options.electron);
 }
 
 TransportParams::~TransportParams() = default;
@@ -306,10 +341,7 @@ TransportParams::TransportParams(TransportParams&&) noexcept = default;
 
 std::vector<double> TransportParams::energies_MeV() const
 {
-    std::vector<double> e(n_);
-    for (unsigned i = 0; i < n_; ++i)
-        e[i] = std::exp(host_->ln_emin + host_->delta * i);
-    return e;
+    return host_->grid.energies_MeV();
 }
 
 std::vector<double> TransportParams::mu_rho(unsigned m) const
@@ -345,7 +377,7 @@ TransportView<Real> TransportParams::view(MemSpace where) const
     v.material = grid_view.material;
     v.density_g_cm3 = grid_view.density_g_cm3;
 
-    v.grid = make_log_grid<Real>(h.ln_emin, h.delta, n_);
+    v.grid = make_log_grid<Real>(h.grid.ln_emin, h.grid.delta, n_);
     v.num_materials = h.num_materials;
     v.max_elements = h.max_elements;
     v.mu_rho = s.place(S::convert(h.mu_rho), where);
@@ -400,39 +432,7 @@ TransportView<Real> TransportParams::view(MemSpace where) const
         v.pair.materials = s.place(std::move(mats), where);
     }
 
-    {
-        auto const& eo = options_.electron;
-        auto const& et = h.electron;
-        auto& ev = v.electron;
-        ev.condensed_history = eo.condensed_history;
-        ev.absorption_MeV = Real(eo.absorption_MeV);
-        ev.delta_cut_MeV = Real(eo.delta_cut_MeV);
-        ev.brems_cut_MeV = Real(eo.brems_cut_MeV);
-        ev.max_loss_fraction = Real(eo.max_loss_fraction);
-        ev.max_mfp_fraction = Real(eo.max_mfp_fraction);
-        if (eo.condensed_history)
-        {
-            ev.grid = make_log_grid<Real>(et.ln_emin, et.delta, et.size);
-            ev.stopping = s.place(S::convert(et.stopping), where);
-            ev.transport_xs = s.place(S::convert(et.transport_xs), where);
-            ev.hard_xs = s.place(S::convert(et.hard_xs), where);
-            ev.hard_majorant = s.place(S::convert(et.hard_majorant), where);
-            ev.brems.points = et.brems_points;
-            ev.brems.grid_size = et.size;
-            ev.brems.shape = s.place(S::convert(et.brems_shape), where);
-            ev.transport_xs2 = s.place(S::convert(et.transport_xs2), where);
-            ev.msc.m1_min = Real(et.msc_m1_min);
-            ev.msc.m1_max = Real(et.msc_m1_max);
-            ev.msc.m1_grid =
-                make_log_grid<Real>(et.msc_ln_m1_min, et.msc_m1_delta, et.msc_ln_screening.size());
-            ev.msc.ln_screening = s.place(S::convert(et.msc_ln_screening), where);
-            ev.msc.second_moment = s.place(S::convert(et.msc_second_moment), where);
-            ev.msc.ratio_grid = make_log_grid<Real>(et.msc_ln_ratio_min, et.msc_ratio_delta,
-                                                    et.msc_ln_screening_of_ratio.size());
-            ev.msc.ln_screening_of_ratio = s.place(S::convert(et.msc_ln_screening_of_ratio), where);
-            ev.msc.mean_of_ratio = s.place(S::convert(et.msc_mean_of_ratio), where);
-        }
-    }
+    s.place_electron(h.electron, options_.electron, where);
 
     v.photon_cutoff_MeV = Real(options_.photon_cutoff_MeV);
     v.tracking = options_.tracking;

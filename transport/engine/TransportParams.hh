@@ -1,9 +1,11 @@
 //! \file transport/engine/TransportParams.hh
-//! Host owner of the transport data: builds the per-material photon tables
-//! on a uniform ln(E) grid from transport/physics (cross sections) and the
-//! sampling data of transport/interactors from xraylib, plus the electron and
-//! positron condensed-history tables (ElectronTables.hh), and hands out views
-//! in float or double, in host or device memory (uploaded once, lazily).
+//! Host owner of the transport data: lays out the per-material photon tables
+//! of the physics-table builder (transport/physics/PhysicsTables.hh, on a
+//! uniform ln(E) grid) for the kernel (process and element CDFs, Woodcock
+//! majorant), adds the sampling data of transport/interactors from xraylib,
+//! and the electron and positron condensed-history tables (ElectronTables.hh),
+//! and hands out views in float or double, in host or device memory (uploaded
+//! once, lazily).
 #pragma once
 
 #include <memory>
@@ -15,9 +17,11 @@
 #include "rng/PerThreadStates.hh"
 #include "transport/engine/ElectronTables.hh"
 #include "transport/engine/TransportView.hh"
+#include "transport/physics/PhysicsTables.hh"
 
 namespace mcdose
 {
+//! What the transport builds its tables with (study JSON "physics"; StudyRunner fills it).
 struct TransportOptions
 {
     double emin_MeV{1e-3};      //!< low end of the tables (<= photon cut-off)
@@ -28,6 +32,13 @@ struct TransportOptions
     bool compton_binding{true};        //!< incoherent scattering function S(x, Z)
     ElectronTransportOptions electron; //!< condensed history of e-/e+
 };
+
+//! The physics-table options the transport uses for `options`: its photon grid
+//! (points_per_decade from emin_MeV to at least emax_MeV), its electron grid and cuts
+//! (electron_table_grid; none with local deposition) and its Compton model. `mcdose
+//! materials` builds its tables with this too, so it prints the transported tables.
+//! Throws on options out of range.
+PhysicsTableOptions physics_table_options(TransportOptions const& options);
 
 class TransportParams
 {

@@ -3,8 +3,8 @@
 
 #include <algorithm>
 #include <atomic>
-#include <cmath>
 #include <exception>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -13,71 +13,20 @@
 #include "core/Constants.hh"
 #include "phantoms/materials/Element.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
-#include "transport/physics/Bremsstrahlung.hh"
-#include "transport/physics/ElasticScattering.hh"
-#include "transport/physics/ElectronPhysics.hh"
+#include "transport/LogGrid.hh"
+#include "transport/physics/PhotonCrossSections.hh"
 #include "transport/physics/PhotonPhysics.hh"
-#include "transport/physics/Quadrature.hh"
 
 namespace mcdose
 {
-char const* to_cstring(PhotonQuantity q)
-{
-    static char const* const names[] = {"mu",       "mu_en",        "photo",        "incoherent",
-                                        "coherent", "pair_nuclear", "pair_electron"};
-    return names[static_cast<int>(q)];
-}
-
-char const* to_cstring(ElectronQuantity q)
-{
-    static char const* const names[] = {"s_col_electron",
-                                        "s_col_positron",
-                                        "s_rad",
-                                        "csda_range_electron",
-                                        "radiation_yield",
-                                        "density_effect",
-                                        "restricted_col_electron",
-                                        "restricted_col_positron",
-                                        "restricted_rad",
-                                        "hard_moller",
-                                        "hard_bhabha",
-                                        "hard_brems",
-                                        "transport_xs_electron",
-                                        "transport_xs_positron"};
-    return names[static_cast<int>(q)];
-}
-
-PhysicsTableView TableData::host_view() const
-{
-    return {make_span(energy_MeV), make_span(values), make_span(refs), num_materials,
-            num_quantities};
-}
-
-struct PhysicsTables::DeviceCopy
-{
-    DeviceBuffer<double> energy;
-    DeviceBuffer<double> values;
-    DeviceBuffer<TableRef> refs;
-    PhysicsTableView view;
-};
-
 namespace
 {
-constexpr auto n_photon = static_cast<std::uint32_t>(PhotonQuantity::size_);
-constexpr auto n_electron = static_cast<std::uint32_t>(ElectronQuantity::size_);
+constexpr auto n_photon = static_cast<std::uint32_t>(PhotonColumn::size_);
+constexpr auto n_electron = static_cast<std::uint32_t>(ElectronColumn::size_);
 
-std::vector<double> log_grid(double emin, double emax, int per_decade)
-{
-    int const n = static_cast<int>(std::ceil(std::log10(emax / emin) * per_decade));
-    std::vector<double> grid(n + 1);
-    double const h = std::log(emax / emin) / n;
-    for (int i = 0; i <= n; ++i)
-        grid[i] = i == n ? emax : emin * std::exp(i * h);
-    return grid;
-}
-
-//! Run f(i) for i in [0, n) on the hardware threads (the builders are independent per
-//! index and write only their own slot).
+//! Run f(i) for i in [0, n) on the hardware threads (the callers' work items are
+//! independent and write only their own slots, so the result does not depend on the
+//! thread count or the order).
 template <class F>
 void parallel_for(std::size_t n, F&& f)
 {
@@ -112,39 +61,92 @@ void parallel_for(std::size_t n, F&& f)
         std::rethrow_exception(error);
 }
 
-//! Per-atom electron quantities of one element on the shared grid.
-struct ElementElectronData
+//! Free-electron Klein-Nishina total cross section per electron [cm^2]
+//! (Klein & Nishina, Z. Phys. 52 (1929) 853; e.g. Evans, The Atomic Nucleus, Eq. 22.1).
+double klein_nishina_per_electron_cm2(double energy_MeV)
 {
-    std::vector<double> rad_loss;      //!< int_0^T k dsigma/dk [MeV cm^2]
-    std::vector<double> rad_loss_soft; //!< int_0^kc k dsigma/dk [MeV cm^2]
-    std::vector<double> brems_hard;    //!< int_kc^T dsigma/dk [cm^2]
-    std::vector<double> transport_em;  //!< sigma_1 e- [cm^2]
-    std::vector<double> transport_ep;  //!< sigma_1 e+ [cm^2]
+    double const k = energy_MeV / constants::electron_mass_MeV;
+    double const re2 =
+        constants::classical_electron_radius_cm * constants::classical_electron_radius_cm;
+    double const a = 1 + 2 * k;
+    double const l = std::log(a);
+    return 2 * constants::pi * re2 *
+           ((1 + k) / (k * k) * (2 * (1 + k) / a - l / k) + l / (2 * k) - (1 + 3 * k) / (a * a));
+}
+
+//! The atomic numbers of the materials' elements, ascending, each once.
+std::vector<int> unique_elements(std::vector<Material> const& materials)
+{
+    std::vector<int> zs;
+    for (auto const& m : materials)
+        for (auto const& c : m.components)
+            zs.push_back(c.atomic_number);
+    std::sort(zs.begin(), zs.end());
+    zs.erase(std::unique(zs.begin(), zs.end()), zs.end());
+    return zs;
+}
+
+//! Cross sections of one element at the photon grid points [cm^2/g], in the form the
+//! materials mix them (mass-fraction rule, PhotonCrossSections.hh).
+struct ElementPhotonColumns
+{
+    std::vector<double> photo, incoherent, coherent, pair;
 };
 
-ElementElectronData element_electron_data(int Z, std::vector<double> const& grid,
-                                          PhysicsTableOptions const& o)
+//! Receives the energy-transfer data of element z at grid point i (for mu_en).
+using ElementDataSink = std::function<void(int z, unsigned i, PhotonElementData const&)>;
+
+//! The columns of each element. With a sink (the dosimetry columns), each (element, point)
+//! is evaluated once by photon_element_data (PhotonPhysics.hh), which calls the same
+//! cross-section functions and sums the same Compton nodes in the same order, so the
+//! transported columns are the same bit for bit (PhysicsTables.PrintedTablesAreTheTransportedOnes),
+//! and its energy-transfer data go to the sink.
+std::map<int, ElementPhotonColumns> element_photon_columns(std::vector<int> const& zs,
+                                                           TableGrid const& grid,
+                                                           bool compton_binding,
+                                                           ElementDataSink const& sink)
 {
-    ElementElectronData d;
-    std::size_t const n = grid.size();
-    for (auto* v : {&d.rad_loss, &d.rad_loss_soft, &d.brems_hard, &d.transport_em, &d.transport_ep})
-        v->resize(n);
-    parallel_for(n,
-                 [&](std::size_t i)
+    std::size_t const n = grid.size;
+    std::map<int, ElementPhotonColumns> result;
+    for (int z : zs)
+    {
+        auto& c = result[z];
+        for (auto* v : {&c.photo, &c.incoherent, &c.coherent, &c.pair})
+            v->resize(n);
+    }
+    parallel_for(zs.size() * n,
+                 [&](std::size_t j)
                  {
-                     double const T = grid[i];
-                     auto const b = brems_integrals(Z, T, o.photon_cut_MeV);
-                     d.rad_loss[i] = b.loss_soft_cm2_MeV + b.loss_hard_cm2_MeV;
-                     d.rad_loss_soft[i] = b.loss_soft_cm2_MeV;
-                     d.brems_hard[i] = b.xs_hard_cm2;
-                     d.transport_em[i] = elastic_transport_cross_section_cm2(Z, T, false);
-                     d.transport_ep[i] = elastic_transport_cross_section_cm2(Z, T, true);
+                     int const z = zs[j / n];
+                     auto const i = static_cast<unsigned>(j % n);
+                     double const E = grid.energy_MeV(i);
+                     auto& c = result.at(z);
+                     double const electrons_per_g =
+                         z * constants::avogadro / element_data(z).atomic_weight_g_mol;
+                     if (sink)
+                     {
+                         PhotonElementData const d = photon_element_data(z, E);
+                         c.photo[i] = d.c.photo;
+                         c.incoherent[i] =
+                             compton_binding ? d.c.incoherent
+                                             : electrons_per_g * klein_nishina_per_electron_cm2(E);
+                         c.coherent[i] = d.c.coherent;
+                         c.pair[i] = d.c.pair();
+                         sink(z, i, d);
+                         return;
+                     }
+                     c.photo[i] = photoelectric_cm2_g(z, E);
+                     c.incoherent[i] = compton_binding
+                                           ? incoherent_cm2_g(z, E)
+                                           : electrons_per_g * klein_nishina_per_electron_cm2(E);
+                     c.coherent[i] = coherent_cm2_g(z, E);
+                     c.pair[i] = pair_nuclear_cm2_g(z, E) + pair_electron_cm2_g(z, E);
                  });
-    return d;
+    return result;
 }
 
 //! int_{e0}^{e1} f(E) dE for a positive function known at the two ends, assuming a power
-//! law between them (exact for the log–log interpolant of the tables).
+//! law between them.
 double power_law_integral(double e0, double f0, double e1, double f1)
 {
     double const p = std::log(f1 / f0) / std::log(e1 / e0);
@@ -152,182 +154,272 @@ double power_law_integral(double e0, double f0, double e1, double f1)
         return f0 * e0 * std::log(e1 / e0);
     return f0 * e0 / (p + 1) * (std::pow(e1 / e0, p + 1) - 1);
 }
+
+//! The value at E [MeV] of a column on `grid`, as the transport reads its tables.
+double lookup(TableGrid const& grid, double const* values, double energy_MeV)
+{
+    auto const view = make_log_grid<double>(grid.ln_emin, grid.delta, grid.size);
+    unsigned i = 0;
+    double f = 0;
+    view.find(energy_MeV, i, f);
+    return lerp_table(values, i, f);
+}
+
+void validate(std::vector<Material> const& materials, PhysicsTableOptions const& o)
+{
+    MCDOSE_VALIDATE(!materials.empty(), << "no materials to build physics tables for");
+    for (auto const& m : materials)
+        MCDOSE_VALIDATE(!m.components.empty(), << "material '" << m.name << "' has no elements");
+    for (TableGrid const* g : {&o.photon_grid, &o.electron_grid})
+    {
+        MCDOSE_VALIDATE((g == &o.electron_grid && g->size == 0) || (g->size >= 2 && g->delta > 0),
+                        << "a physics table grid needs at least 2 points and a positive step "
+                           "(got "
+                        << g->size << " points, step " << g->delta << ")");
+    }
+    MCDOSE_VALIDATE(o.electron_grid.size == 0 || (o.delta_cut_MeV > 0 && o.brems_cut_MeV > 0),
+                    << "production cuts must be positive (delta rays " << o.delta_cut_MeV
+                    << " MeV, bremsstrahlung " << o.brems_cut_MeV << " MeV)");
+    MCDOSE_VALIDATE(!o.dosimetry || o.electron_grid.size > 0,
+                    << "the dosimetry columns need the electron tables (mu_en uses the "
+                       "electron radiation yield)");
+}
 } // namespace
 
+char const* to_cstring(PhotonColumn c)
+{
+    static char const* const names[] = {"photo", "incoherent", "coherent", "pair", "mu", "mu_en"};
+    static_assert(sizeof(names) / sizeof(names[0]) == n_photon, "one name per column");
+    return names[static_cast<int>(c)];
+}
+
+char const* to_cstring(ElectronColumn c)
+{
+    static char const* const names[] = {"restricted_col_electron",
+                                        "restricted_col_positron",
+                                        "restricted_rad",
+                                        "hard_moller",
+                                        "hard_bhabha",
+                                        "hard_brems",
+                                        "annihilation",
+                                        "transport_xs_electron",
+                                        "transport_xs_positron",
+                                        "transport_xs2_electron",
+                                        "transport_xs2_positron",
+                                        "s_col_electron",
+                                        "s_col_positron",
+                                        "s_rad",
+                                        "csda_range_electron",
+                                        "radiation_yield",
+                                        "density_effect"};
+    static_assert(sizeof(names) / sizeof(names[0]) == n_electron, "one name per column");
+    return names[static_cast<int>(c)];
+}
+
+bool is_dosimetry(PhotonColumn c)
+{
+    return c == PhotonColumn::mu_en;
+}
+
+bool is_dosimetry(ElectronColumn c)
+{
+    return c >= ElectronColumn::s_col_electron;
+}
+
+std::vector<double> TableGrid::energies_MeV() const
+{
+    std::vector<double> e(size);
+    for (unsigned i = 0; i < size; ++i)
+        e[i] = energy_MeV(i);
+    return e;
+}
+
+//---------------------------------------------------------------------------//
 PhysicsTables::PhysicsTables(std::vector<Material> materials, PhysicsTableOptions const& options)
     : materials_(std::move(materials)), options_(options)
 {
-    auto const& o = options_;
-    MCDOSE_VALIDATE(!materials_.empty(), << "no materials to build physics tables for");
-    MCDOSE_VALIDATE(o.min_energy_MeV > 0 && o.max_energy_MeV > o.min_energy_MeV,
-                    << "physics table energy range [" << o.min_energy_MeV << ", "
-                    << o.max_energy_MeV << "] MeV is empty; use 0 < min < max");
-    MCDOSE_VALIDATE(o.electron_cut_MeV > 0 && o.photon_cut_MeV > 0,
-                    << "production cuts must be positive (electron " << o.electron_cut_MeV
-                    << " MeV, photon " << o.photon_cut_MeV << " MeV)");
-    auto const nm = static_cast<std::uint32_t>(materials_.size());
+    validate(materials_, options_);
+    // Electrons first: the photons' mu_en needs the radiation yield.
+    if (has_electrons())
+    {
+        for (auto const& m : materials_)
+            physics_.emplace_back(m);
+        build_electron_columns();
+        if (options_.dosimetry)
+            build_range_and_yield();
+    }
+    build_photon_columns();
+}
 
-    // ---- Electrons and positrons: one shared log grid ----
-    std::vector<double> const grid =
-        log_grid(o.min_energy_MeV, o.max_energy_MeV, o.electron_points_per_decade);
-    std::size_t const n = grid.size();
-    electron_.num_materials = nm;
-    electron_.num_quantities = n_electron;
-    std::map<int, ElementElectronData> per_element;
+double* PhysicsTables::photon_data(std::uint32_t m, PhotonColumn c)
+{
+    auto const n = options_.photon_grid.size;
+    return photon_.data() + (std::size_t(m) * n_photon + static_cast<std::uint32_t>(c)) * n;
+}
+
+double* PhysicsTables::electron_data(std::uint32_t m, ElectronColumn c)
+{
+    auto const n = options_.electron_grid.size;
+    return electron_.data() + (std::size_t(m) * n_electron + static_cast<std::uint32_t>(c)) * n;
+}
+
+//! The transported photon columns: per-element cross sections mixed by mass fraction
+//! (component order), mu their sum. With the dosimetry columns also mu_en/rho
+//! (PhotonPhysics.hh: Seltzer 1993) with the radiation yield of the electron tables,
+//! looked up as the transport reads them: each component's share w (mu_tr - radiated) is
+//! formed where its element is evaluated, and the shares summed in component order.
+void PhysicsTables::build_photon_columns()
+{
+    TableGrid const& grid = options_.photon_grid;
+    unsigned const n = grid.size;
+    photon_.assign(std::size_t(num_materials()) * n_photon * n, 0);
+    partial_offset_.clear();
+    std::uint32_t parts = 0;
     for (auto const& m : materials_)
     {
-        for (auto const& c : m.components)
-        {
-            if (!per_element.count(c.atomic_number))
-                per_element.emplace(c.atomic_number,
-                                    element_electron_data(c.atomic_number, grid, o));
-        }
+        partial_offset_.push_back(parts);
+        parts += static_cast<std::uint32_t>(m.components.size());
     }
-    for (std::uint32_t mi = 0; mi < nm; ++mi)
+    photo_partial_.assign(std::size_t(parts) * n, 0);
+    std::vector<double> mu_en_parts;
+    ElementDataSink sink;
+    if (options_.dosimetry)
     {
-        auto const& m = materials_[mi];
-        ElectronPhysics ep(m);
-        auto const grid_offset = static_cast<std::uint32_t>(electron_.energy_MeV.size());
-        electron_.energy_MeV.insert(electron_.energy_MeV.end(), grid.begin(), grid.end());
-        std::vector<std::vector<double>> col(n_electron, std::vector<double>(n, 0.0));
-        auto at = [&](ElectronQuantity q) -> std::vector<double>&
-        { return col[static_cast<std::uint32_t>(q)]; };
-        for (std::size_t i = 0; i < n; ++i)
+        mu_en_parts.assign(std::size_t(parts) * n, 0);
+        sink = [&](int z, unsigned i, PhotonElementData const& d)
         {
-            double const T = grid[i];
-            at(ElectronQuantity::s_col_electron)[i] = ep.collision_stopping(T, Lepton::electron);
-            at(ElectronQuantity::s_col_positron)[i] = ep.collision_stopping(T, Lepton::positron);
-            at(ElectronQuantity::density_effect)[i] = ep.delta(T);
-            at(ElectronQuantity::restricted_col_electron)[i] =
-                ep.restricted_collision_stopping(T, o.electron_cut_MeV, Lepton::electron);
-            at(ElectronQuantity::restricted_col_positron)[i] =
-                ep.restricted_collision_stopping(T, o.electron_cut_MeV, Lepton::positron);
-            at(ElectronQuantity::hard_moller)[i] =
-                ep.hard_collision_cross_section(T, o.electron_cut_MeV, Lepton::electron);
-            at(ElectronQuantity::hard_bhabha)[i] =
-                ep.hard_collision_cross_section(T, o.electron_cut_MeV, Lepton::positron);
-            for (auto const& c : m.components)
+            for (std::uint32_t m = 0; m < num_materials(); ++m)
             {
-                double const atoms_per_g = c.mass_fraction * constants::avogadro /
-                                           element_data(c.atomic_number).atomic_weight_g_mol;
-                auto const& d = per_element.at(c.atomic_number);
-                at(ElectronQuantity::s_rad)[i] += atoms_per_g * d.rad_loss[i];
-                at(ElectronQuantity::restricted_rad)[i] += atoms_per_g * d.rad_loss_soft[i];
-                at(ElectronQuantity::hard_brems)[i] += atoms_per_g * d.brems_hard[i];
-                at(ElectronQuantity::transport_xs_electron)[i] += atoms_per_g * d.transport_em[i];
-                at(ElectronQuantity::transport_xs_positron)[i] += atoms_per_g * d.transport_ep[i];
+                YieldFunction const yield = [this, m](double T)
+                { return electron(m, ElectronColumn::radiation_yield, T); };
+                auto const& comps = materials_[m].components;
+                for (std::size_t k = 0; k < comps.size(); ++k)
+                {
+                    if (comps[k].atomic_number != z)
+                        continue;
+                    PhotonCoefficients share;
+                    add_element(&share, d, comps[k].mass_fraction, grid.energy_MeV(i), yield);
+                    mu_en_parts[(partial_offset_[m] + k) * n + i] = share.mu_en;
+                }
             }
-        }
-        // CSDA range R(T) = int_0^T dT'/S_tot(T') (ICRU-37 Eq. 2.14) and radiation yield
-        // Y(T) = (1/T) int_0^T S_rad/S_tot dT' (Eq. 2.16): exact integrals of the power-law
-        // (log–log) interpolants between grid points; below the first point S_tot is
-        // extended as the power law of the first interval, and S_rad/S_tot as a constant.
-        auto const& scol = at(ElectronQuantity::s_col_electron);
-        auto const& srad = at(ElectronQuantity::s_rad);
-        auto& range = at(ElectronQuantity::csda_range_electron);
-        auto& yield = at(ElectronQuantity::radiation_yield);
-        std::vector<double> stot(n);
-        for (std::size_t i = 0; i < n; ++i)
-            stot[i] = scol[i] + srad[i];
-        {
-            double const p = std::log(stot[1] / stot[0]) / std::log(grid[1] / grid[0]);
-            MCDOSE_VALIDATE(p < 1, << "material '" << m.name
-                                   << "': stopping power rises too steeply at the lowest table "
-                                      "energy to extrapolate the range to 0");
-            range[0] = grid[0] / (stot[0] * (1 - p));
-        }
-        double yield_integral = grid[0] * srad[0] / stot[0];
-        yield[0] = srad[0] / stot[0];
-        for (std::size_t i = 1; i < n; ++i)
-        {
-            range[i] = range[i - 1] +
-                       power_law_integral(grid[i - 1], 1 / stot[i - 1], grid[i], 1 / stot[i]);
-            yield_integral += power_law_integral(grid[i - 1], srad[i - 1] / stot[i - 1], grid[i],
-                                                 srad[i] / stot[i]);
-            yield[i] = yield_integral / grid[i];
-        }
-        for (std::uint32_t q = 0; q < n_electron; ++q)
-        {
-            electron_.refs.push_back({grid_offset,
-                                      static_cast<std::uint32_t>(electron_.values.size()),
-                                      static_cast<std::uint32_t>(n)});
-            electron_.values.insert(electron_.values.end(), col[q].begin(), col[q].end());
-        }
+        };
     }
-
-    // ---- Photons: per-material grid with absorption-edge points ----
-    // Element data are material independent: compute each (Z, E) once (the regular grid
-    // points are shared by all materials), spread over threads, then mix per material.
-    photon_.num_materials = nm;
-    photon_.num_quantities = n_photon;
-    std::vector<std::vector<double>> grids;
-    std::map<int, std::vector<double>> energies_of_z;
-    for (auto const& m : materials_)
+    auto const el =
+        element_photon_columns(unique_elements(materials_), grid, options_.compton_binding, sink);
+    for (std::uint32_t m = 0; m < num_materials(); ++m)
     {
-        grids.push_back(
-            photon_energy_grid(m, o.min_energy_MeV, o.max_energy_MeV, o.photon_points_per_decade));
-        for (auto const& c : m.components)
+        auto const& comps = materials_[m].components;
+        for (unsigned i = 0; i < n; ++i)
         {
-            auto& v = energies_of_z[c.atomic_number];
-            v.insert(v.end(), grids.back().begin(), grids.back().end());
-        }
-    }
-    struct Job
-    {
-        int Z;
-        double E;
-    };
-    std::vector<Job> jobs;
-    for (auto& [Z, v] : energies_of_z)
-    {
-        std::sort(v.begin(), v.end());
-        v.erase(std::unique(v.begin(), v.end()), v.end());
-        for (double e : v)
-            jobs.push_back({Z, e});
-    }
-    std::vector<PhotonElementData> results(jobs.size());
-    parallel_for(jobs.size(),
-                 [&](std::size_t j) { results[j] = photon_element_data(jobs[j].Z, jobs[j].E); });
-    std::map<std::pair<int, double>, std::size_t> index;
-    for (std::size_t j = 0; j < jobs.size(); ++j)
-        index[{jobs[j].Z, jobs[j].E}] = j;
-
-    auto const ev = electron_.host_view();
-    for (std::uint32_t mi = 0; mi < nm; ++mi)
-    {
-        auto const& m = materials_[mi];
-        auto const& pgrid = grids[mi];
-        auto const grid_offset = static_cast<std::uint32_t>(photon_.energy_MeV.size());
-        photon_.energy_MeV.insert(photon_.energy_MeV.end(), pgrid.begin(), pgrid.end());
-        auto const yield_q = static_cast<std::uint32_t>(ElectronQuantity::radiation_yield);
-        YieldFunction yield = [&](double T) { return interpolate(ev, mi, yield_q, T); };
-        std::vector<std::vector<double>> col(n_photon, std::vector<double>(pgrid.size()));
-        for (std::size_t i = 0; i < pgrid.size(); ++i)
-        {
-            PhotonCoefficients c;
-            for (auto const& comp : m.components)
+            double photo = 0, inc = 0, coh = 0, pair = 0, mu_en = 0;
+            for (std::size_t k = 0; k < comps.size(); ++k)
             {
-                add_element(&c, results[index.at({comp.atomic_number, pgrid[i]})],
-                            comp.mass_fraction, pgrid[i], yield);
+                auto const& t = el.at(comps[k].atomic_number);
+                double const w = comps[k].mass_fraction;
+                double const part = w * t.photo[i];
+                photo_partial_[(partial_offset_[m] + k) * n + i] = part;
+                photo += part;
+                inc += w * t.incoherent[i];
+                coh += w * t.coherent[i];
+                pair += w * t.pair[i];
+                if (!mu_en_parts.empty())
+                    mu_en += mu_en_parts[(partial_offset_[m] + k) * n + i];
             }
-            double const vals[] = {c.mu,       c.mu_en,        c.photo,        c.incoherent,
-                                   c.coherent, c.pair_nuclear, c.pair_electron};
-            for (std::uint32_t q = 0; q < n_photon; ++q)
-                col[q][i] = vals[q];
-        }
-        for (std::uint32_t q = 0; q < n_photon; ++q)
-        {
-            photon_.refs.push_back({grid_offset, static_cast<std::uint32_t>(photon_.values.size()),
-                                    static_cast<std::uint32_t>(pgrid.size())});
-            photon_.values.insert(photon_.values.end(), col[q].begin(), col[q].end());
+            double const mu = photo + inc + coh + pair;
+            MCDOSE_VALIDATE(mu > 0 && std::isfinite(mu),
+                            << "material '" << materials_[m].name
+                            << "': photon attenuation is not positive at " << grid.energy_MeV(i)
+                            << " MeV");
+            photon_data(m, PhotonColumn::photo)[i] = photo;
+            photon_data(m, PhotonColumn::incoherent)[i] = inc;
+            photon_data(m, PhotonColumn::coherent)[i] = coh;
+            photon_data(m, PhotonColumn::pair)[i] = pair;
+            photon_data(m, PhotonColumn::mu)[i] = mu;
+            photon_data(m, PhotonColumn::mu_en)[i] = mu_en;
         }
     }
 }
 
-PhysicsTables::~PhysicsTables() = default;
-PhysicsTables::PhysicsTables(PhysicsTables&&) noexcept = default;
-PhysicsTables& PhysicsTables::operator=(PhysicsTables&&) noexcept = default;
+//! The electron columns from ElectronPhysics, point by point; the dosimetry ones too
+//! when asked.
+void PhysicsTables::build_electron_columns()
+{
+    TableGrid const& grid = options_.electron_grid;
+    auto const& o = options_;
+    electron_.assign(std::size_t(num_materials()) * n_electron * grid.size, 0);
+    for (std::uint32_t m = 0; m < num_materials(); ++m)
+    {
+        ElectronPhysics const& phys = physics_[m];
+        parallel_for(
+            grid.size,
+            [&](std::size_t j)
+            {
+                auto const i = static_cast<unsigned>(j);
+                double const E = grid.energy_MeV(i);
+                auto set = [&](ElectronColumn c, double value) { electron_data(m, c)[i] = value; };
+                using C = ElectronColumn;
+                Lepton const em = Lepton::electron;
+                Lepton const ep = Lepton::positron;
+                set(C::restricted_col_electron,
+                    phys.restricted_collision_stopping(E, o.delta_cut_MeV, em));
+                set(C::restricted_col_positron,
+                    phys.restricted_collision_stopping(E, o.delta_cut_MeV, ep));
+                set(C::restricted_rad, phys.restricted_radiative_stopping(E, o.brems_cut_MeV));
+                set(C::hard_moller, phys.hard_collision_cross_section(E, o.delta_cut_MeV, em));
+                set(C::hard_bhabha, phys.hard_collision_cross_section(E, o.delta_cut_MeV, ep));
+                set(C::hard_brems, phys.hard_brems_cross_section(E, o.brems_cut_MeV));
+                set(C::annihilation, phys.annihilation_cross_section(E));
+                set(C::transport_xs_electron, phys.transport_cross_section(E, em));
+                set(C::transport_xs_positron, phys.transport_cross_section(E, ep));
+                set(C::transport_xs2_electron, phys.second_transport_cross_section(E, em));
+                set(C::transport_xs2_positron, phys.second_transport_cross_section(E, ep));
+                if (!o.dosimetry)
+                    return;
+                set(C::s_col_electron, phys.collision_stopping(E, em));
+                set(C::s_col_positron, phys.collision_stopping(E, ep));
+                set(C::s_rad, phys.radiative_stopping(E));
+                set(C::density_effect, phys.delta(E));
+            });
+    }
+}
 
+//! CSDA range R(T) = int_0^T dT'/S_tot(T') (ICRU-37 Eq. 2.14) and radiation yield
+//! Y(T) = (1/T) int_0^T S_rad/S_tot dT' (Eq. 2.16) of electrons: exact integrals of power
+//! laws between grid points; below the first point S_tot is extended as the power law of
+//! the first interval, and S_rad/S_tot as a constant.
+void PhysicsTables::build_range_and_yield()
+{
+    TableGrid const& g = options_.electron_grid;
+    std::size_t const n = g.size;
+    std::vector<double> const e = g.energies_MeV();
+    for (std::uint32_t m = 0; m < num_materials(); ++m)
+    {
+        double const* scol = electron_data(m, ElectronColumn::s_col_electron);
+        double const* srad = electron_data(m, ElectronColumn::s_rad);
+        double* range = electron_data(m, ElectronColumn::csda_range_electron);
+        double* yield = electron_data(m, ElectronColumn::radiation_yield);
+        std::vector<double> stot(n);
+        for (std::size_t i = 0; i < n; ++i)
+            stot[i] = scol[i] + srad[i];
+        double const p = std::log(stot[1] / stot[0]) / std::log(e[1] / e[0]);
+        MCDOSE_VALIDATE(p < 1, << "material '" << materials_[m].name
+                               << "': stopping power rises too steeply at the lowest table "
+                                  "energy to extrapolate the range to 0");
+        range[0] = e[0] / (stot[0] * (1 - p));
+        double yield_integral = e[0] * srad[0] / stot[0];
+        yield[0] = srad[0] / stot[0];
+        for (std::size_t i = 1; i < n; ++i)
+        {
+            range[i] =
+                range[i - 1] + power_law_integral(e[i - 1], 1 / stot[i - 1], e[i], 1 / stot[i]);
+            yield_integral +=
+                power_law_integral(e[i - 1], srad[i - 1] / stot[i - 1], e[i], srad[i] / stot[i]);
+            yield[i] = yield_integral / e[i];
+        }
+    }
+}
+
+//---------------------------------------------------------------------------//
 std::uint32_t PhysicsTables::material_index(std::string const& name) const
 {
     Material const& m = find_material(name, materials_);
@@ -342,32 +434,51 @@ std::uint32_t PhysicsTables::material_index(std::string const& name) const
     return 0;
 }
 
-namespace
+ElectronPhysics const& PhysicsTables::electron_physics(std::uint32_t m) const
 {
-template <class Copy>
-PhysicsTableView device_view_of(TableData const& data, std::unique_ptr<Copy>& copy)
-{
-    if (!copy)
-    {
-        auto c = std::make_unique<Copy>();
-        c->energy = DeviceBuffer<double>(data.energy_MeV);
-        c->values = DeviceBuffer<double>(data.values);
-        c->refs = DeviceBuffer<TableRef>(data.refs);
-        c->view = {c->energy.device_span(), c->values.device_span(), c->refs.device_span(),
-                   data.num_materials, data.num_quantities};
-        copy = std::move(c);
-    }
-    return copy->view;
-}
-} // namespace
-
-PhysicsTableView PhysicsTables::photon_device_view() const
-{
-    return device_view_of(photon_, photon_device_);
+    MCDOSE_VALIDATE(has_electrons() && m < num_materials(),
+                    << "no electron models of material " << m << " in these physics tables");
+    return physics_[m];
 }
 
-PhysicsTableView PhysicsTables::electron_device_view() const
+Span<double const> PhysicsTables::photon_column(std::uint32_t m, PhotonColumn c) const
 {
-    return device_view_of(electron_, electron_device_);
+    MCDOSE_VALIDATE(m < num_materials() && c < PhotonColumn::size_,
+                    << "no photon column " << static_cast<unsigned>(c) << " of material " << m);
+    MCDOSE_VALIDATE(options_.dosimetry || !is_dosimetry(c),
+                    << "photon column '" << to_cstring(c)
+                    << "' is built only with the dosimetry option");
+    auto const n = options_.photon_grid.size;
+    return {photon_.data() + (std::size_t(m) * n_photon + static_cast<std::uint32_t>(c)) * n, n};
+}
+
+Span<double const> PhysicsTables::electron_column(std::uint32_t m, ElectronColumn c) const
+{
+    MCDOSE_VALIDATE(has_electrons(), << "these physics tables have no electron tables");
+    MCDOSE_VALIDATE(m < num_materials() && c < ElectronColumn::size_,
+                    << "no electron column " << static_cast<unsigned>(c) << " of material " << m);
+    MCDOSE_VALIDATE(options_.dosimetry || !is_dosimetry(c),
+                    << "electron column '" << to_cstring(c)
+                    << "' is built only with the dosimetry option");
+    auto const n = options_.electron_grid.size;
+    return {electron_.data() + (std::size_t(m) * n_electron + static_cast<std::uint32_t>(c)) * n,
+            n};
+}
+
+Span<double const> PhysicsTables::photo_partial(std::uint32_t m, std::uint32_t k) const
+{
+    MCDOSE_EXPECT(m < num_materials() && k < materials_[m].components.size());
+    auto const n = options_.photon_grid.size;
+    return {photo_partial_.data() + (std::size_t(partial_offset_[m]) + k) * n, n};
+}
+
+double PhysicsTables::photon(std::uint32_t m, PhotonColumn c, double energy_MeV) const
+{
+    return lookup(options_.photon_grid, photon_column(m, c).data(), energy_MeV);
+}
+
+double PhysicsTables::electron(std::uint32_t m, ElectronColumn c, double energy_MeV) const
+{
+    return lookup(options_.electron_grid, electron_column(m, c).data(), energy_MeV);
 }
 } // namespace mcdose

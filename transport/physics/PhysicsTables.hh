@@ -1,117 +1,140 @@
 //! \file transport/physics/PhysicsTables.hh
-//! Per-material photon and electron/positron tables (params: host data + lazy device copy).
+//! The one builder of the per-material physics tables: every cross section and stopping
+//! power the transport reads, and the dosimetric quantities `mcdose materials` prints
+//! beside them, evaluated from the models of transport/physics on the transport's uniform
+//! ln E grids. The printed tables are therefore the transported ones, and a change of a
+//! model (e.g. of the density-effect correction) is made in one place. Host only:
+//! transport/engine (TransportParams, ElectronTables) lays the columns out for the kernel
+//! and adds its sampling data and majorants; `physics_table_options` (TransportParams.hh)
+//! turns a study's transport options into the options here.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
-#include <memory>
 #include <string>
 #include <vector>
 
-#include "core/DeviceBuffer.hh"
+#include "core/Span.hh"
 #include "phantoms/materials/Material.hh"
-#include "transport/physics/PhysicsTableView.hh"
+#include "transport/physics/ElectronPhysics.hh"
 
 namespace mcdose
 {
-//! Photon table columns [cm^2/g].
-enum class PhotonQuantity : std::uint32_t
+//! A uniform grid in ln E: E_i = exp(ln_emin + i delta), i < size (transport/LogGrid.hh
+//! is its device view and states the error of interpolating on it).
+struct TableGrid
 {
-    mu,            //!< total attenuation mu/rho
-    mu_en,         //!< energy absorption mu_en/rho
-    photo,         //!< photoelectric
-    incoherent,    //!< bound Compton
-    coherent,      //!< Rayleigh
-    pair_nuclear,  //!< pair production, nuclear field
-    pair_electron, //!< triplet production
+    double ln_emin{0}; //!< ln(E_0 / MeV)
+    double delta{0};   //!< step in ln E
+    unsigned size{0};  //!< number of points (0: no table)
+
+    //! Energy of point i [MeV] (the same expression the tables were evaluated at).
+    double energy_MeV(unsigned i) const { return std::exp(ln_emin + delta * i); }
+    std::vector<double> energies_MeV() const;
+};
+
+//! Photon columns, per material on the photon grid [cm^2/g].
+enum class PhotonColumn : std::uint32_t
+{
+    photo,      //!< photoelectric (transported)
+    incoherent, //!< bound (or free-electron) Compton (transported)
+    coherent,   //!< Rayleigh (transported)
+    pair,       //!< pair + triplet production (transported)
+    mu,         //!< total mu/rho = photo + incoherent + coherent + pair (transported)
+    mu_en,      //!< energy absorption mu_en/rho (dosimetry only)
     size_
 };
 
-//! Electron/positron table columns (energies: kinetic, MeV).
-enum class ElectronQuantity : std::uint32_t
+//! Electron/positron columns, per material on the electron grid (kinetic energy).
+enum class ElectronColumn : std::uint32_t
 {
-    s_col_electron,          //!< MeV cm^2/g
-    s_col_positron,          //!< MeV cm^2/g
-    s_rad,                   //!< MeV cm^2/g (e- and e+)
-    csda_range_electron,     //!< g/cm^2
-    radiation_yield,         //!< [-]
-    density_effect,          //!< delta [-]
-    restricted_col_electron, //!< MeV cm^2/g, losses below electron_cut_MeV
-    restricted_col_positron, //!< MeV cm^2/g
-    restricted_rad,          //!< MeV cm^2/g, photons below photon_cut_MeV
-    hard_moller,             //!< cm^2/g, secondaries above electron_cut_MeV
-    hard_bhabha,             //!< cm^2/g
-    hard_brems,              //!< cm^2/g, photons above photon_cut_MeV
-    transport_xs_electron,   //!< elastic transport cross section sigma_1 [cm^2/g]
+    // Transported (class II with the cuts W_cc = delta_cut_MeV, W_cr = brems_cut_MeV)
+    restricted_col_electron, //!< collision stopping, losses < W_cc [MeV cm^2/g]
+    restricted_col_positron, //!< [MeV cm^2/g]
+    restricted_rad,          //!< radiative stopping, photons < W_cr (e- and e+) [MeV cm^2/g]
+    hard_moller,             //!< Møller secondaries above W_cc [cm^2/g]
+    hard_bhabha,             //!< Bhabha secondaries above W_cc [cm^2/g]
+    hard_brems,              //!< photons above W_cr [cm^2/g]
+    annihilation,            //!< two-photon annihilation in flight (e+) [cm^2/g]
+    transport_xs_electron,   //!< elastic sigma_1 [cm^2/g]
     transport_xs_positron,   //!< [cm^2/g]
+    transport_xs2_electron,  //!< elastic sigma_2 [cm^2/g]
+    transport_xs2_positron,  //!< [cm^2/g]
+
+    // Dosimetry only
+    s_col_electron,      //!< unrestricted collision stopping [MeV cm^2/g]
+    s_col_positron,      //!< [MeV cm^2/g]
+    s_rad,               //!< unrestricted radiative stopping [MeV cm^2/g]
+    csda_range_electron, //!< [g/cm^2]
+    radiation_yield,     //!< [-]
+    density_effect,      //!< Sternheimer delta [-]
     size_
 };
 
-char const* to_cstring(PhotonQuantity q);
-char const* to_cstring(ElectronQuantity q);
+char const* to_cstring(PhotonColumn c);
+char const* to_cstring(ElectronColumn c);
+//! Whether a column is built only with PhysicsTableOptions::dosimetry.
+bool is_dosimetry(PhotonColumn c);
+bool is_dosimetry(ElectronColumn c);
 
-//! Options of the table build.
+//! What to build. The grids and cuts come from the transport options
+//! (physics_table_options in TransportParams.hh), so that the tables are the transported ones.
 struct PhysicsTableOptions
 {
-    double min_energy_MeV{1e-3};
-    double max_energy_MeV{50};
-    int photon_points_per_decade{100}; //!< plus edge points
-    int electron_points_per_decade{60};
-    double electron_cut_MeV{0.01}; //!< class II threshold for delta rays (kinetic)
-    double photon_cut_MeV{0.01};   //!< class II threshold for bremsstrahlung photons
+    TableGrid photon_grid;
+    TableGrid electron_grid;    //!< size 0: no electron tables (local deposition)
+    bool compton_binding{true}; //!< S(x, Z) in the incoherent; false: free-electron KN
+    double delta_cut_MeV{0};    //!< W_cc (electron tables only)
+    double brems_cut_MeV{0};    //!< W_cr (electron tables only)
+    //! Also mu_en, the unrestricted stopping powers, CSDA range, radiation yield and delta
+    //! (what `mcdose materials` prints; the transport does not need them).
+    bool dosimetry{false};
 };
 
-//! Flat host arrays of one table set.
-struct TableData
-{
-    std::vector<double> energy_MeV;
-    std::vector<double> values;
-    std::vector<TableRef> refs;
-    std::uint32_t num_materials{0};
-    std::uint32_t num_quantities{0};
-
-    PhysicsTableView host_view() const;
-};
-
-//! Owns the photon and electron tables of a list of materials. Build time for ten
-//! materials: see docs/physics.md (`mcdose materials --all --timing`).
+//! The tables of a list of materials (index = the phantom's material index). Columns are
+//! evaluated point by point on the hardware threads (each value on its own, so the result
+//! does not depend on the thread count); per-element photon data are shared by the
+//! materials. Build time: docs/physics.md (`mcdose materials --all --timing`).
 class PhysicsTables
 {
   public:
-    PhysicsTables(std::vector<Material> materials, PhysicsTableOptions const& options = {});
-    ~PhysicsTables();
-    PhysicsTables(PhysicsTables&&) noexcept;
-    PhysicsTables& operator=(PhysicsTables&&) noexcept;
+    PhysicsTables(std::vector<Material> materials, PhysicsTableOptions const& options);
 
     std::vector<Material> const& materials() const { return materials_; }
     PhysicsTableOptions const& options() const { return options_; }
+    std::uint32_t num_materials() const { return static_cast<std::uint32_t>(materials_.size()); }
+    bool has_electrons() const { return options_.electron_grid.size > 0; }
     //! Index of a material by name (throws with the closest name).
     std::uint32_t material_index(std::string const& name) const;
+    //! The electron models of material m (stopping, cross sections, brems spectrum), made
+    //! only with electron tables (a study with local deposition never needs them).
+    ElectronPhysics const& electron_physics(std::uint32_t m) const;
 
-    TableData const& photon_data() const { return photon_; }
-    TableData const& electron_data() const { return electron_; }
-    PhysicsTableView photon_host_view() const { return photon_.host_view(); }
-    PhysicsTableView electron_host_view() const { return electron_.host_view(); }
-    //! Device views (copied to the device on first use; throws without CUDA).
-    PhysicsTableView photon_device_view() const;
-    PhysicsTableView electron_device_view() const;
+    //! Column c of material m at the grid points.
+    Span<double const> photon_column(std::uint32_t m, PhotonColumn c) const;
+    Span<double const> electron_column(std::uint32_t m, ElectronColumn c) const;
+    //! w_k tau_k of component k of material m at the photon grid points [cm^2/g] (the
+    //! photoabsorbing element's share; the photo column is their sum in component order).
+    Span<double const> photo_partial(std::uint32_t m, std::uint32_t k) const;
 
-    double photon(std::uint32_t material, PhotonQuantity q, double energy_MeV) const
-    {
-        return interpolate(photon_host_view(), material, static_cast<std::uint32_t>(q), energy_MeV);
-    }
-    double electron(std::uint32_t material, ElectronQuantity q, double energy_MeV) const
-    {
-        return interpolate(electron_host_view(), material, static_cast<std::uint32_t>(q),
-                           energy_MeV);
-    }
+    //! Column c of material m at energy E [MeV], looked up as the transport does
+    //! (LogGridView: linear in ln E within a bin, clamped to the end values).
+    double photon(std::uint32_t m, PhotonColumn c, double energy_MeV) const;
+    double electron(std::uint32_t m, ElectronColumn c, double energy_MeV) const;
 
   private:
-    struct DeviceCopy;
     std::vector<Material> materials_;
     PhysicsTableOptions options_;
-    TableData photon_;
-    TableData electron_;
-    mutable std::unique_ptr<DeviceCopy> photon_device_;
-    mutable std::unique_ptr<DeviceCopy> electron_device_;
+    std::vector<ElectronPhysics> physics_;
+    std::vector<double> photon_;        //!< [(m * columns + c) * size + i]
+    std::vector<double> photo_partial_; //!< [(partial_offset_[m] + k) * size + i]
+    std::vector<std::uint32_t> partial_offset_;
+    std::vector<double> electron_; //!< [(m * columns + c) * size + i]
+
+    void build_photon_columns();
+    void build_electron_columns();
+    void build_range_and_yield();
+    double* photon_data(std::uint32_t m, PhotonColumn c);
+    double* electron_data(std::uint32_t m, ElectronColumn c);
 };
 } // namespace mcdose

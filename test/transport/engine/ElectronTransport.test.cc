@@ -156,8 +156,12 @@ TEST(ElectronTransportTest, PracticalRangeMatchesEmpiricalAndCsda)
         run_electrons(grid, {find_material("water")}, ParticleType::electron, 10.0, 20000, 23, 140);
     auto const& curve = r.depth_dose;
     double const rp = depth_dose_practical_range_cm(curve);
-    PhysicsTables tables({find_material("water")});
-    double const csda = tables.electron(0, ElectronQuantity::csda_range_electron, 10.0);
+    TransportOptions o;
+    o.emax_MeV = 10;
+    PhysicsTableOptions t = physics_table_options(o);
+    t.dosimetry = true;
+    PhysicsTables const tables({find_material("water")}, t);
+    double const csda = tables.electron(0, ElectronColumn::csda_range_electron, 10.0);
     EXPECT_NEAR(4.975, csda, 0.02);
     double const rp_markus =
         (-1.98 + std::sqrt(1.98 * 1.98 + 4 * 0.0025 * (10.0 - 0.22))) / (2 * 0.0025);

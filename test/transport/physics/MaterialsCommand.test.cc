@@ -37,6 +37,38 @@ TEST(MaterialsCommand, ElectronCsvColumns)
     EXPECT_NEAR(std::stod(r.output.substr(row + 3)), 1.661, 0.01661) << r.output;
 }
 
+// --transported prints the columns the kernel reads, with the study's cuts: the restricted
+// stopping power lies below the unrestricted one, and the larger the cut the closer to it.
+TEST(MaterialsCommand, TransportedElectronColumnsFollowTheCuts)
+{
+    auto stopping_at_1MeV = [](std::string const& cuts)
+    {
+        auto const r = run_command(mcdose_exe() +
+                                   " materials --material water --particle electron --csv "
+                                   "--transported --energies 1" +
+                                   cuts);
+        EXPECT_EQ(r.exit_code, 0) << r.output;
+        EXPECT_EQ(r.output.substr(0, r.output.find('\n')),
+                  "energy_MeV,stopping_electron_MeV_cm2_g,stopping_positron_MeV_cm2_g,"
+                  "moller_cm2_g,bhabha_cm2_g,brems_cm2_g,annihilation_cm2_g,"
+                  "transport_xs_electron_cm2_g,transport_xs_positron_cm2_g")
+            << r.output;
+        auto const row = r.output.find("\n1,");
+        EXPECT_NE(row, std::string::npos) << r.output;
+        return row == std::string::npos ? 0.0 : std::stod(r.output.substr(row + 3));
+    };
+    double const study_default = stopping_at_1MeV("");
+    double const wide = stopping_at_1MeV(" --delta-ray-cut-MeV 0.45 --brems-cut-MeV 0.9");
+    // ESTAR water at 1 MeV: S_col 1.849, S_tot 1.862 MeV cm^2/g
+    EXPECT_LT(study_default, wide);
+    EXPECT_LT(wide, 1.862);
+    EXPECT_GT(study_default, 0.8 * 1.849);
+    auto const bad =
+        run_command(mcdose_exe() + " materials --material water --brems-cut-MeV 0 --csv");
+    EXPECT_EQ(bad.exit_code, 1) << bad.output;
+    EXPECT_NE(bad.output.find("brems_cut_MeV"), std::string::npos) << bad.output;
+}
+
 TEST(MaterialsCommand, TypoGivesOneLineHint)
 {
     auto const r = run_command(mcdose_exe() + " materials --material watr --csv");

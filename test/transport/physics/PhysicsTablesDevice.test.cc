@@ -1,5 +1,6 @@
 //! \file test/transport/physics/PhysicsTablesDevice.test.cc
-//! The same interpolation on host and device gives the same numbers.
+//! The device reads the tables as the host prints them: the transport's lookup of every
+//! column in a kernel gives the host's numbers.
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -7,36 +8,45 @@
 #include "PhysicsTablesDevice.test.hh"
 #include "TestMacros.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
-#include "transport/physics/PhysicsTables.hh"
+#include "transport/engine/TransportParams.hh"
 
 namespace mcdose::test
 {
-TEST(PhysicsTablesDevice, HostAndDeviceInterpolationAgree)
+TEST(PhysicsTablesDevice, HostAndDeviceLookupAgree)
 {
     MCDOSE_SKIP_IF_NO_GPU();
-    PhysicsTables const tables({find_material("water"), find_material("lead")});
+    TransportOptions o;
+    o.emax_MeV = 50;
+    PhysicsTableOptions options = physics_table_options(o);
+    options.dosimetry = true;
+    PhysicsTables const tables({find_material("water"), find_material("lead")}, options);
     std::vector<double> energies;
     for (int i = 0; i < 1000; ++i)
         energies.push_back(1e-3 * std::pow(5e4, i / 999.0));
+    auto check = [&](TableGrid const& grid, Span<double const> column, auto host, char const* name)
+    {
+        auto const dev = device_lookup(grid, {column.begin(), column.end()}, energies);
+        for (std::size_t i = 0; i < energies.size(); ++i)
+        {
+            double const h = host(energies[i]);
+            EXPECT_NEAR(dev[i], h, 1e-12 * std::fabs(h)) << name << " E=" << energies[i];
+        }
+    };
     for (std::uint32_t m = 0; m < 2; ++m)
     {
-        for (std::uint32_t q = 0; q < static_cast<std::uint32_t>(PhotonQuantity::size_); ++q)
+        for (std::uint32_t c = 0; c < static_cast<std::uint32_t>(PhotonColumn::size_); ++c)
         {
-            auto const dev = device_interpolate(tables.photon_device_view(), m, q, energies);
-            for (std::size_t i = 0; i < energies.size(); ++i)
-            {
-                double const host = interpolate(tables.photon_host_view(), m, q, energies[i]);
-                EXPECT_NEAR(dev[i], host, 1e-12 * std::fabs(host)) << m << " " << q << " " << i;
-            }
+            auto const col = static_cast<PhotonColumn>(c);
+            check(
+                options.photon_grid, tables.photon_column(m, col),
+                [&](double e) { return tables.photon(m, col, e); }, to_cstring(col));
         }
-        for (std::uint32_t q = 0; q < static_cast<std::uint32_t>(ElectronQuantity::size_); ++q)
+        for (std::uint32_t c = 0; c < static_cast<std::uint32_t>(ElectronColumn::size_); ++c)
         {
-            auto const dev = device_interpolate(tables.electron_device_view(), m, q, energies);
-            for (std::size_t i = 0; i < energies.size(); ++i)
-            {
-                double const host = interpolate(tables.electron_host_view(), m, q, energies[i]);
-                EXPECT_NEAR(dev[i], host, 1e-12 * std::fabs(host)) << m << " " << q << " " << i;
-            }
+            auto const col = static_cast<ElectronColumn>(c);
+            check(
+                options.electron_grid, tables.electron_column(m, col),
+                [&](double e) { return tables.electron(m, col, e); }, to_cstring(col));
         }
     }
 }

@@ -3,30 +3,36 @@
 
 #include "core/DeviceBuffer.hh"
 #include "core/DeviceCall.hh"
+#include "transport/LogGrid.hh"
 
 namespace mcdose::test
 {
 namespace
 {
-MCDOSE_KERNEL void interpolate_kernel(PhysicsTableView view, std::uint32_t material,
-                                      std::uint32_t quantity, Span<double const> energies,
-                                      Span<double> out)
+MCDOSE_KERNEL void lookup_kernel(LogGridView<double> grid, Span<double const> column,
+                                 Span<double const> energies, Span<double> out)
 {
     auto i = blockIdx.x * blockDim.x + threadIdx.x;
     if (i < energies.size())
-        out[i] = interpolate(view, material, quantity, energies[i]);
+    {
+        unsigned bin = 0;
+        double f = 0;
+        grid.find(energies[i], bin, f);
+        out[i] = lerp_table(column.data(), bin, f);
+    }
 }
 } // namespace
 
-std::vector<double> device_interpolate(PhysicsTableView const& device_view, std::uint32_t material,
-                                       std::uint32_t quantity, std::vector<double> const& energies)
+std::vector<double> device_lookup(TableGrid const& grid, std::vector<double> const& column,
+                                  std::vector<double> const& energies)
 {
+    DeviceBuffer<double> c(column);
     DeviceBuffer<double> e(energies);
     DeviceBuffer<double> out(energies.size());
     unsigned const threads = 128;
     unsigned const blocks = (energies.size() + threads - 1) / threads;
-    interpolate_kernel<<<blocks, threads>>>(device_view, material, quantity, e.device_span(),
-                                            out.device_span());
+    lookup_kernel<<<blocks, threads>>>(make_log_grid<double>(grid.ln_emin, grid.delta, grid.size),
+                                       c.device_span(), e.device_span(), out.device_span());
     MCDOSE_CUDA_CHECK_LAUNCH();
     return out.to_host();
 }

@@ -1,22 +1,22 @@
 //! \file test/transport/physics/PhysicsTablesDevice.test.hh
 #pragma once
 
-#include <cstdint>
 #include <vector>
 
 #include "core/Assert.hh"
 #include "core/Config.hh"
-#include "transport/physics/PhysicsTableView.hh"
+#include "transport/physics/PhysicsTables.hh"
 
 namespace mcdose::test
 {
 #if MCDOSE_USE_CUDA
-//! interpolate(view, material, quantity, e) for each e, evaluated in a kernel.
-std::vector<double> device_interpolate(PhysicsTableView const& device_view, std::uint32_t material,
-                                       std::uint32_t quantity, std::vector<double> const& energies);
+//! The transport's lookup (LogGridView::find, lerp_table) of `column` on `grid` at each
+//! energy, evaluated in a kernel in double.
+std::vector<double> device_lookup(TableGrid const& grid, std::vector<double> const& column,
+                                  std::vector<double> const& energies);
 #else
-inline std::vector<double> device_interpolate(PhysicsTableView const&, std::uint32_t, std::uint32_t,
-                                              std::vector<double> const&)
+inline std::vector<double> device_lookup(TableGrid const&, std::vector<double> const&,
+                                         std::vector<double> const&)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
