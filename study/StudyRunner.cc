@@ -200,7 +200,7 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
     TransportRunOptions run_options;
     run_options.backend = backend;
     run_options.cpu_threads = options.cpu_threads ? *options.cpu_threads : study.cpu_threads;
-    run_options.rng.kind = to_rng_kind(study.rng.generator);
+    run_options.rng.kind = study.rng.generator;
     run_options.rng.seed = study.rng.seed;
     run_options.histories = histories;
     run_options.max_primary_energy_MeV = max_primary_MeV;
@@ -302,7 +302,7 @@ TransportRunResult run_typed_transport(StudyInput const& study, GridGeometry con
 {
     bool const gpu = run_options.backend == Backend::gpu;
     std::vector<int> const& gpus = run_options.gpus;
-    TallyMethod const method = to_tally_method(study.tally.method);
+    TallyMethod const method = study.tally.method;
     return dispatch_precision(study.physics.precision, [&](auto p) {
         using Real = ::mcdose::Real<decltype(p)::value>;
         using Inputs = TransportGroupInputs<Real, SourceMixView<Real>>;
@@ -408,8 +408,8 @@ RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& su
     meta.version = std::string(BuildInfo::version) + " (" + BuildInfo::git_describe + ")";
     meta.started_utc = started_utc;
     meta.seed = study.rng.seed;
-    meta.rng_generator = study.rng.generator;
-    meta.tally_method = study.tally.method;
+    meta.rng_generator = to_cstring(study.rng.generator);
+    meta.tally_method = to_cstring(study.tally.method);
     meta.precision = to_cstring(study.physics.precision);
     meta.backend = summary.backend;
     meta.device = summary.device;

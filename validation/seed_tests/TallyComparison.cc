@@ -31,7 +31,7 @@ RunOutput run_one(TallyComparisonInput const& input, std::uint64_t histories, Pr
 {
     StudyInput study = input.study;
     study.physics.precision = precision;
-    study.tally.method = to_cstring(method);
+    study.tally.method = method;
     study.tally.batches = input.batches;
 
     StudyRunOptions opts;
