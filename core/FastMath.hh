@@ -60,7 +60,7 @@ inline MCDOSE_FUNCTION MCDOSE_NOINLINE double fast_exp(double x)
 //! (exp within 1 ulp; exact subtraction for |x| < 0.69, so relative to
 //! |e^x - 1| >= 0.0308 the error is <= 3.6e-15; smaller further out). CUDA's
 //! double expm1 was the kernel's most executed source line (8.7 % of its
-//! instructions, docs/benchmarks.md, session 7). The host keeps std::expm1.
+//! instructions, H100 profile in docs/benchmarks.md). The host keeps std::expm1.
 MCDOSE_FORCEINLINE_FUNCTION float fast_expm1(float x)
 {
 #if MCDOSE_DEVICE_COMPILE

@@ -1,5 +1,5 @@
-//! \file validation/seed_tests/TallyComparison.cc
-#include "validation/seed_tests/TallyComparison.hh"
+//! \file validation/archer_tests/TallyComparison.cc
+#include "validation/archer_tests/TallyComparison.hh"
 
 #include <algorithm>
 #include <cmath>
