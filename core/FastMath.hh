@@ -112,7 +112,7 @@ MCDOSE_FORCEINLINE_FUNCTION double fast_div(double x, double y)
 }
 
 //! sin and cos of one angle.
-template<class Real>
+template <class Real>
 struct SinCos
 {
     Real s, c;
@@ -151,4 +151,4 @@ inline MCDOSE_FUNCTION MCDOSE_NOINLINE SinCos<double> fast_sincos_turns(double t
     return {std::sin(x), std::cos(x)};
 #endif
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "core/Span.hh"
 #include "core/GridGeometry.hh"
+#include "core/Span.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "tally/EnergyBalance.hh"
 

@@ -36,8 +36,8 @@ PhysicsInput parse_physics(JsonNode const& node)
     auto const cut_range = NumberRange::closed(L::cut_min_MeV, L::cut_max_MeV);
     if (auto e = node.optional_child("electron_cutoff_MeV"))
     {
-        p.electron_cutoff_MeV = e->number(cut_range,
-                                          "kinetic energy in MeV below which e-/e+ stop");
+        p.electron_cutoff_MeV =
+            e->number(cut_range, "kinetic energy in MeV below which e-/e+ stop");
     }
     if (auto g = node.optional_child("photon_cutoff_MeV"))
     {
@@ -46,15 +46,15 @@ PhysicsInput parse_physics(JsonNode const& node)
     }
     if (auto d = node.optional_child("delta_ray_cut_MeV"))
     {
-        p.delta_ray_cut_MeV = d->number(cut_range,
-                                        "energy transfer in MeV above which Møller/Bhabha "
-                                        "delta rays are produced");
+        p.delta_ray_cut_MeV =
+            d->number(cut_range, "energy transfer in MeV above which Møller/Bhabha "
+                                 "delta rays are produced");
     }
     if (auto b = node.optional_child("brems_cut_MeV"))
     {
-        p.brems_cut_MeV = b->number(cut_range,
-                                    "photon energy in MeV above which bremsstrahlung photons "
-                                    "are produced");
+        p.brems_cut_MeV =
+            b->number(cut_range, "photon energy in MeV above which bremsstrahlung photons "
+                                 "are produced");
     }
     if (auto f = node.optional_child("max_step_energy_loss"))
     {
@@ -83,8 +83,8 @@ RngInput parse_rng(JsonNode const& node)
     node.allow_only({"generator", "seed"});
     RngInput r;
     if (auto g = node.optional_child("generator"))
-        r.generator = to_rng_kind(
-            g->choice({"philox", "hybrid-taus", "lagged-fibonacci", "lcg", "ran2"}));
+        r.generator =
+            to_rng_kind(g->choice({"philox", "hybrid-taus", "lagged-fibonacci", "lcg", "ran2"}));
     if (auto s = node.optional_child("seed"))
     {
         if (s->value().is_number_unsigned())

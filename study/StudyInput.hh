@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "core/Array3.hh"
-#include "core/Types.hh"
 #include "core/GridGeometry.hh"
+#include "core/Types.hh"
 #include "phantoms/PhantomInput.hh"
 #include "rng/RngKind.hh"
 #include "sources/SourceInput.hh"
@@ -27,7 +27,7 @@ struct PhysicsInput
 {
     //! kinetic; below it, e-/e+ deposit locally
     double electron_cutoff_MeV{ElectronTransportOptions{}.absorption_MeV};
-    double photon_cutoff_MeV{0.01};  //!< below it, photons deposit locally
+    double photon_cutoff_MeV{0.01}; //!< below it, photons deposit locally
     //! W_cc: Møller/Bhabha secondaries above it are produced
     double delta_ray_cut_MeV{ElectronTransportOptions{}.delta_cut_MeV};
     //! W_cr: bremsstrahlung photons above it are produced
@@ -38,7 +38,7 @@ struct PhysicsInput
     double max_step_transport_mfp{ElectronTransportOptions{}.max_mfp_fraction};
     //! "electron_transport": "condensed" | "local"
     bool condensed_history{ElectronTransportOptions{}.condensed_history};
-    bool woodcock{true};            //!< "photon_tracking": "woodcock" (default) | "siddon"
+    bool woodcock{true}; //!< "photon_tracking": "woodcock" (default) | "siddon"
     Precision precision{Precision::double_};
 };
 
@@ -55,8 +55,8 @@ struct RngInput
 struct TallyInput
 {
     TallyMethod method{TallyMethod::wib}; //!< "fa" | "cas" | "wag" | "kas" | "hb" | "wib" | "fx"
-    std::string uncertainty{"batch"}; //!< "batch", the only method (docs/tally.md)
-    int batches{10};                  //!< batch method: number of batches
+    std::string uncertainty{"batch"};     //!< "batch", the only method (docs/tally.md)
+    int batches{10};                      //!< batch method: number of batches
 };
 
 //! Stopping rule: a number of histories, or a target uncertainty with a time limit.

@@ -5,8 +5,8 @@
 #include <chrono>
 #include <ctime>
 #include <iomanip>
-#include <optional>
 #include <memory>
+#include <optional>
 #include <sstream>
 
 #include "core/Comm.hh"
@@ -14,12 +14,12 @@
 #include "core/Constants.hh"
 #include "core/Device.hh"
 #include "core/Hash.hh"
-#include "phantoms/materials/MaterialCatalogue.hh"
-#include "transport/engine/TransportInstantiate.hh"
 #include "dose/ProfileCsv.hh"
-#include "study/RunOutputs.hh"
+#include "phantoms/materials/MaterialCatalogue.hh"
 #include "sources/SourceParams.hh"
+#include "study/RunOutputs.hh"
 #include "study/StudyMaterials.hh"
+#include "transport/engine/TransportInstantiate.hh"
 
 namespace mcdose
 {
@@ -48,7 +48,7 @@ double max_source_energy_MeV(SourceInput const& s)
 //! What the sources imply for the physics tables, the FX quantum and the dose in Gy.
 struct SourceBounds
 {
-    double max_kinetic_MeV{0};  //!< largest kinetic energy a source emits (table range)
+    double max_kinetic_MeV{0}; //!< largest kinetic energy a source emits (table range)
     //! Largest energy a history brings, 2 m c^2 of a positron's annihilation included
     //! (the FX quantum is set from it).
     double max_primary_MeV{0};
@@ -89,8 +89,8 @@ SourceBounds check_sources(StudyInput const& study)
 //! 0 means open-ended (a target uncertainty).
 std::uint64_t resolve_histories(StudyInput const& study, StudyRunOptions const& options)
 {
-    std::uint64_t const histories = options.histories ? *options.histories
-                                                      : study.run.histories.value_or(0);
+    std::uint64_t const histories =
+        options.histories ? *options.histories : study.run.histories.value_or(0);
     MCDOSE_VALIDATE(histories > 0 || study.run.target_uncertainty,
                     << "'run': give 'histories' or a 'target_uncertainty'");
     return histories;
@@ -100,7 +100,7 @@ std::uint64_t resolve_histories(StudyInput const& study, StudyRunOptions const& 
 struct StudyPhantom
 {
     Phantom phantom;
-    std::vector<Material> materials;  //!< by MaterialIndex
+    std::vector<Material> materials; //!< by MaterialIndex
 };
 
 StudyPhantom build_study_phantom(StudyInput const& study, std::vector<std::string>* warnings)
@@ -122,8 +122,7 @@ Backend resolve_backend(Backend requested)
         MCDOSE_VALIDATE(MCDOSE_USE_CUDA, << "backend 'gpu' requested but mcdose was built "
                                             "without CUDA; use 'cpu' or 'auto'");
         MCDOSE_VALIDATE(device_count() > 0, << "backend 'gpu' requested but no GPU is usable ("
-                                               << no_device_reason()
-                                               << "); use 'cpu' or 'auto'");
+                                            << no_device_reason() << "); use 'cpu' or 'auto'");
     }
     return requested;
 }
@@ -144,8 +143,8 @@ TransportOptions make_transport_options(PhysicsInput const& physics, double max_
     TransportOptions transport_options;
     transport_options.emax_MeV = std::max(0.01, 1.001 * max_kinetic_MeV);
     transport_options.photon_cutoff_MeV = physics.photon_cutoff_MeV;
-    transport_options.tracking = physics.woodcock ? PhotonTracking::woodcock
-                                                  : PhotonTracking::siddon;
+    transport_options.tracking =
+        physics.woodcock ? PhotonTracking::woodcock : PhotonTracking::siddon;
     auto& electron_options = transport_options.electron;
     electron_options.condensed_history = physics.condensed_history;
     electron_options.absorption_MeV = physics.electron_cutoff_MeV;
@@ -177,8 +176,8 @@ std::vector<DeviceReplica> make_device_replicas(StudyPhantom const& study_phanto
     {
         r.grid = std::make_unique<VoxelGridParams>(grid.geometry(), grid.material(),
                                                    grid.density_g_cm3(), grid.num_materials());
-        r.physics = std::make_unique<TransportParams>(study_phantom.materials, *r.grid,
-                                                      transport_options);
+        r.physics =
+            std::make_unique<TransportParams>(study_phantom.materials, *r.grid, transport_options);
     }
     return replicas;
 }
@@ -215,8 +214,7 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
     run_options.input_fingerprint = "study=" + hex64(fnv1a64(study.study_json)) + "\n";
     if (histories > 0)
     {
-        run_options.batches
-            = std::min<std::uint64_t>(std::max(1, study.tally.batches), histories);
+        run_options.batches = std::min<std::uint64_t>(std::max(1, study.tally.batches), histories);
     }
     return run_options;
 }
@@ -235,15 +233,16 @@ void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom
     double const target = *study.run.target_uncertainty;
     double const limit_s = study.run.time_limit_s.value_or(3600);
     run_options.batch_histories = study.run.batch_histories > 0 ? study.run.batch_histories
-                                  : gpu                          ? 1000000
-                                                                 : 20000;
-    run_options.max_histories = study.run.max_histories.value_or(
-        run_options.batch_histories * std::uint64_t(1000000));
+                                  : gpu                         ? 1000000
+                                                                : 20000;
+    run_options.max_histories =
+        study.run.max_histories.value_or(run_options.batch_histories * std::uint64_t(1000000));
     run_options.max_histories = std::max(run_options.max_histories, run_options.batch_histories);
     double const fraction = study.run.uncertainty_dose_fraction;
     auto const user_callback = run_options.on_batch;
     run_options.on_batch = [&stop_reason, &phantom, target, limit_s, fraction,
-                            user_callback](TransportProgress const& p) {
+                            user_callback](TransportProgress const& p)
+    {
         if (user_callback && !user_callback(p))
         {
             stop_reason = "interrupted";
@@ -274,15 +273,19 @@ void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom
 }
 
 //! The production generators (the baselines are for RNG studies only).
-template<class F>
+template <class F>
 decltype(auto) visit_transport_rng(RngKind kind, F&& f)
 {
     switch (kind)
     {
-        case RngKind::hybrid_taus: return f(EngineTag<HybridTausEngine>{});
-        case RngKind::lagged_fibonacci: return f(EngineTag<LaggedFibonacciEngine>{});
-        case RngKind::philox: return f(EngineTag<PhiloxEngine>{});
-        default: break;
+    case RngKind::hybrid_taus:
+        return f(EngineTag<HybridTausEngine>{});
+    case RngKind::lagged_fibonacci:
+        return f(EngineTag<LaggedFibonacciEngine>{});
+    case RngKind::philox:
+        return f(EngineTag<PhiloxEngine>{});
+    default:
+        break;
     }
     MCDOSE_VALIDATE(false, << "rng.generator '" << to_cstring(kind)
                            << "' is a baseline for RNG studies only; use philox, hybrid-taus "
@@ -303,31 +306,43 @@ TransportRunResult run_typed_transport(StudyInput const& study, GridGeometry con
     bool const gpu = run_options.backend == Backend::gpu;
     std::vector<int> const& gpus = run_options.gpus;
     TallyMethod const method = study.tally.method;
-    return dispatch_precision(study.physics.precision, [&](auto p) {
-        using Real = ::mcdose::Real<decltype(p)::value>;
-        using Inputs = TransportGroupInputs<Real, SourceMixView<Real>>;
-        std::vector<SourceMixParams<Real>> sources;  // one per GPU (device tables), one on the CPU
-        sources.reserve(std::max<std::size_t>(1, gpus.size()));
-        for (std::size_t i = 0; i < std::max<std::size_t>(1, gpus.size()); ++i)
-            sources.emplace_back(study.sources, geometry);
-        // Called on each group's thread with its GPU current (-1 on the CPU).
-        std::function<Inputs(int)> const inputs = [&](int device) {
-            std::size_t const i
-                = gpu ? std::size_t(std::find(gpus.begin(), gpus.end(), device) - gpus.begin()) : 0;
-            TransportParams const& params = i == 0 ? physics : *replicas.at(i - 1).physics;
-            MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
-            return Inputs{params.view<Real>(where),
-                          gpu ? sources.at(i).device_view() : sources.at(i).host_view()};
-        };
-        return visit_transport_rng(run_options.rng.kind, [&](auto tag) {
-            using Engine = typename decltype(tag)::type;
-            return dispatch_tally_method(method, [&](auto policy) {
-                using Policy = decltype(policy);
-                return run_transport_groups<Real, Engine, Policy, SourceMixView<Real>>(
-                    inputs, method, geometry.num_voxels(), run_options);
-            });
+    return dispatch_precision(
+        study.physics.precision,
+        [&](auto p)
+        {
+            using Real = ::mcdose::Real<decltype(p)::value>;
+            using Inputs = TransportGroupInputs<Real, SourceMixView<Real>>;
+            std::vector<SourceMixParams<Real>>
+                sources; // one per GPU (device tables), one on the CPU
+            sources.reserve(std::max<std::size_t>(1, gpus.size()));
+            for (std::size_t i = 0; i < std::max<std::size_t>(1, gpus.size()); ++i)
+                sources.emplace_back(study.sources, geometry);
+            // Called on each group's thread with its GPU current (-1 on the CPU).
+            std::function<Inputs(int)> const inputs = [&](int device)
+            {
+                std::size_t const i =
+                    gpu ? std::size_t(std::find(gpus.begin(), gpus.end(), device) - gpus.begin())
+                        : 0;
+                TransportParams const& params = i == 0 ? physics : *replicas.at(i - 1).physics;
+                MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
+                return Inputs{params.view<Real>(where),
+                              gpu ? sources.at(i).device_view() : sources.at(i).host_view()};
+            };
+            return visit_transport_rng(
+                run_options.rng.kind,
+                [&](auto tag)
+                {
+                    using Engine = typename decltype(tag)::type;
+                    return dispatch_tally_method(
+                        method,
+                        [&](auto policy)
+                        {
+                            using Policy = decltype(policy);
+                            return run_transport_groups<Real, Engine, Policy, SourceMixView<Real>>(
+                                inputs, method, geometry.num_voxels(), run_options);
+                        });
+                });
         });
-    });
 }
 
 //! What ran, where, and how fast.
@@ -482,7 +497,7 @@ std::vector<std::string> write_outputs(StudyInput const& study, StudyRunOptions 
     }
     return write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr);
 }
-}  // namespace
+} // namespace
 
 StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options)
 {
@@ -498,28 +513,26 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
 
     Backend const backend = resolve_backend(options.backend ? *options.backend : study.backend);
     bool const gpu = backend == Backend::gpu;
-    TransportOptions const transport_options
-        = make_transport_options(study.physics, source_bounds.max_kinetic_MeV);
+    TransportOptions const transport_options =
+        make_transport_options(study.physics, source_bounds.max_kinetic_MeV);
     TransportParams const physics(study_phantom.materials, phantom.grid, transport_options);
     Comm const& comm = Comm::world();
     std::vector<int> const gpus = gpu ? resolve_gpus(options.gpus, comm) : std::vector<int>{};
-    std::vector<DeviceReplica> const replicas
-        = make_device_replicas(study_phantom, transport_options, gpus.size());
+    std::vector<DeviceReplica> const replicas =
+        make_device_replicas(study_phantom, transport_options, gpus.size());
 
-    TransportRunOptions run_options = make_run_options(study, options, backend, gpus, histories,
-                                                       source_bounds.max_primary_MeV);
+    TransportRunOptions run_options =
+        make_run_options(study, options, backend, gpus, histories, source_bounds.max_primary_MeV);
     std::string stop_reason = "histories";
     if (histories == 0)
         add_target_uncertainty_rule(study, phantom, stop_reason, run_options);
     int const depth_axis = resolve_depth_axis(study, geometry);
     if (study.outputs.depth_dose && options.write_outputs && run_options.batches >= 2)
-        run_options.batch_digest = [&geometry, depth_axis](std::vector<double> const& e) {
-            return laterally_integrate(geometry, depth_axis, make_span(e));
-        };
+        run_options.batch_digest = [&geometry, depth_axis](std::vector<double> const& e)
+        { return laterally_integrate(geometry, depth_axis, make_span(e)); };
 
     auto const t_setup = std::chrono::steady_clock::now();
-    TransportRunResult run
-        = run_typed_transport(study, geometry, physics, replicas, run_options);
+    TransportRunResult run = run_typed_transport(study, geometry, physics, replicas, run_options);
     if (stop_reason == "interrupted")
         run.complete = false;
     summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
@@ -527,13 +540,13 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
 
     EnergyPerParticle const energy = energy_per_particle(run.dose, run.histories);
     DoseGridData const data = make_dose_grid_data(phantom, energy);
-    summary.uncertainty_reached
-        = mean_relative_uncertainty(data, study.run.uncertainty_dose_fraction);
+    summary.uncertainty_reached =
+        mean_relative_uncertainty(data, study.run.uncertainty_dose_fraction);
 
     if (options.write_outputs && comm.rank() == 0)
     {
-        double const wall_time_s
-            = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        double const wall_time_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         RunMetadata const meta = make_run_metadata(study, summary, run, started, wall_time_s,
                                                    stop_reason, source_bounds.source_particles);
         summary.files = write_outputs(study, options, data, meta, run, run_options, depth_axis,
@@ -541,4 +554,4 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     }
     return summary;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -102,8 +102,8 @@ nlohmann::json to_json(TallyRunRecord const& r, std::string const& mode)
             {"voxels_compared", r.voxels_compared}};
 }
 
-void print_header(TallyComparisonInput const& in,
-                  std::optional<ArcherTestInfo> const& archer_test, std::string const& mode)
+void print_header(TallyComparisonInput const& in, std::optional<ArcherTestInfo> const& archer_test,
+                  std::string const& mode)
 {
     std::cout << "mcdose compare-tallies (" << mode << "): " << in.label << ", seed "
               << in.study.rng.seed << ", " << in.batches << " batch(es), voxels above "

@@ -35,9 +35,9 @@ Backend resolve_backend(std::string const& name)
     Backend b = to_backend(name);
     if (b == Backend::automatic)
         b = device_count() > 0 ? Backend::gpu : Backend::cpu;
-    MCDOSE_VALIDATE(b == Backend::cpu || device_count() > 0,
-                    << "--backend gpu needs a GPU (" << no_device_reason()
-                    << "); use --backend cpu");
+    MCDOSE_VALIDATE(b == Backend::cpu || device_count() > 0, << "--backend gpu needs a GPU ("
+                                                             << no_device_reason()
+                                                             << "); use --backend cpu");
     return b;
 }
 
@@ -70,8 +70,8 @@ struct MdArgs
 {
     std::string backend{"auto"};
     std::string system{"both"};
-    size_type particles{0};  // 0: 65536 on the GPU, 4096 on the CPU
-    size_type chains{0};     // 0: 512 on the GPU, 128 on the CPU
+    size_type particles{0}; // 0: 65536 on the GPU, 4096 on the CPU
+    size_type chains{0};    // 0: 512 on the GPU, 128 on the CPU
     size_type chain_length{8};
     std::string methods{"ABCDEFGH"};
     unsigned threads{0};
@@ -134,9 +134,9 @@ void run_md(MdArgs const& args)
     }
 
     std::cout << std::left << std::setw(7) << "system" << std::setw(15) << "exclusions"
-              << std::setw(3) << "m" << std::setw(48) << "method" << std::right
-              << std::setw(11) << "force err" << std::setw(11) << "accum err" << std::setw(11)
-              << "offset" << std::setw(11) << "max rel" << std::setw(12) << "inter/s" << '\n';
+              << std::setw(3) << "m" << std::setw(48) << "method" << std::right << std::setw(11)
+              << "force err" << std::setw(11) << "accum err" << std::setw(11) << "offset"
+              << std::setw(11) << "max rel" << std::setw(12) << "inter/s" << '\n';
     out["records"] = json::array();
     for (auto const& r : records)
     {
@@ -175,23 +175,22 @@ struct RsqrtArgs
 void run_rsqrt(RsqrtArgs const& args)
 {
     Backend const backend = resolve_backend(args.backend);
-    InvSqrtScanResult const r
-        = backend == Backend::gpu
-              ? scan_inv_sqrt_device(first_normal_float_bits, last_normal_float_bits, args.stride)
-              : scan_inv_sqrt_host(first_normal_float_bits, last_normal_float_bits, args.stride,
-                                   args.threads);
+    InvSqrtScanResult const r =
+        backend == Backend::gpu
+            ? scan_inv_sqrt_device(first_normal_float_bits, last_normal_float_bits, args.stride)
+            : scan_inv_sqrt_host(first_normal_float_bits, last_normal_float_bits, args.stride,
+                                 args.threads);
     std::cout << "inverse square root over " << r.inputs
               << " positive normal float32 inputs (stride " << args.stride << ") on "
               << to_cstring(backend) << " in " << std::fixed << std::setprecision(2) << r.seconds
               << " s\n"
-              << "  table + 1 Newton-Raphson : max rel error " << sci(r.max_table, 3)
-              << " (claim " << sci(inv_sqrt_table_claimed_rel_error, 1) << ": "
+              << "  table + 1 Newton-Raphson : max rel error " << sci(r.max_table, 3) << " (claim "
+              << sci(inv_sqrt_table_claimed_rel_error, 1) << ": "
               << (r.max_table <= inv_sqrt_table_claimed_rel_error ? "met" : "NOT met") << ")\n"
               << "  table seed only           : max rel error " << sci(r.max_seed, 3) << '\n'
               << "  1.0f / sqrtf              : max rel error " << sci(r.max_division, 3) << '\n';
     if (r.max_rsqrtf >= 0)
-        std::cout << "  rsqrtf (device)           : max rel error " << sci(r.max_rsqrtf, 3)
-                  << '\n';
+        std::cout << "  rsqrtf (device)           : max rel error " << sci(r.max_rsqrtf, 3) << '\n';
     if (backend == Backend::cpu)
         std::cout << "  worst table input: " << std::hexfloat << r.worst_table_input
                   << std::defaultfloat << '\n';
@@ -212,12 +211,12 @@ void run_rsqrt(RsqrtArgs const& args)
 struct GemmArgs
 {
     std::string backend{"auto"};
-    std::vector<size_type> sizes;  // empty: 1024..16384 on the GPU, 256 and 512 on the CPU
+    std::vector<size_type> sizes; // empty: 1024..16384 on the GPU, 256 and 512 on the CPU
     std::string matrix{"salted"};
     double large_fraction{0.01};
     double salt{1e4};
     double decades{12};
-    std::vector<double> deltas;  // empty: per matrix kind
+    std::vector<double> deltas; // empty: per matrix kind
     double memory_budget_mib{256};
     unsigned threads{0};
     int repeats{5};
@@ -270,13 +269,12 @@ void run_gemm(GemmArgs const& args)
         {
             bool const mg = r.method == GemmMethod::mgemm;
             std::cout << std::setw(6) << r.n << std::setw(8) << to_cstring(r.method)
-                      << std::setw(10) << (mg ? sci(r.delta, 1) : std::string("-"))
-                      << std::setw(10)
-                      << (mg ? sci(100 * r.large_fraction, 1) : std::string("-"))
-                      << std::setw(7) << (mg ? std::to_string(r.tiles) : std::string("-"))
-                      << std::setw(13) << sci(r.max_abs_error) << std::setw(11)
-                      << sci(r.max_abs_reference) << std::setw(11) << sci(r.seconds)
-                      << std::setw(11) << sci(r.speedup_vs_dgemm) << '\n';
+                      << std::setw(10) << (mg ? sci(r.delta, 1) : std::string("-")) << std::setw(10)
+                      << (mg ? sci(100 * r.large_fraction, 1) : std::string("-")) << std::setw(7)
+                      << (mg ? std::to_string(r.tiles) : std::string("-")) << std::setw(13)
+                      << sci(r.max_abs_error) << std::setw(11) << sci(r.max_abs_reference)
+                      << std::setw(11) << sci(r.seconds) << std::setw(11) << sci(r.speedup_vs_dgemm)
+                      << '\n';
             json rec{{"n", r.n},
                      {"method", to_cstring(r.method)},
                      {"backend", to_cstring(r.backend)},
@@ -303,8 +301,9 @@ void setup(CLI::App& sub, GlobalOptions const&)
 
     auto md = std::make_shared<MdArgs>();
     auto* m = sub.add_subcommand(
-        "md", "MD force accumulation (Narumi et al. 2008): methods A-H on an LJ cloud and on "
-              "bonded chains (exclusions on the fly vs subtracted afterwards), plus the virial check");
+        "md",
+        "MD force accumulation (Narumi et al. 2008): methods A-H on an LJ cloud and on "
+        "bonded chains (exclusions on the fly vs subtracted afterwards), plus the virial check");
     m->add_option("--backend", md->backend, "auto, cpu or gpu")->capture_default_str();
     m->add_option("--system", md->system, "cloud, chains or both")->capture_default_str();
     m->add_option("--particles", md->particles, "cloud size (default 65536 GPU, 4096 CPU)");
@@ -357,5 +356,5 @@ bool const registered = register_command(
      "Cross-check studies on the compensated-sum primitives: MD force accumulation (md), "
      "table 1/sqrt (rsqrt), mixed-precision GEMM (gemm)",
      setup});
-}  // namespace
-}  // namespace mcdose::app
+} // namespace
+} // namespace mcdose::app

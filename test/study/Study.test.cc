@@ -1,13 +1,13 @@
 //! The study reader through the API: defaults, examples, and each kind of input error.
 #include <gtest/gtest.h>
 
-#include "transport/engine/ElectronTables.hh"
 #include "StudyFixture.hh"
 #include "TestMacros.hh"
 #include "io/ImageIO.hh"
 #include "io/InputError.hh"
 #include "study/StudyChecks.hh"
 #include "study/StudyInput.hh"
+#include "transport/engine/ElectronTables.hh"
 
 namespace mcdose::test
 {

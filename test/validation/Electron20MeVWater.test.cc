@@ -18,8 +18,8 @@ TEST(ValidationTest, Electron20MeVWater)
     // 83 % of its maximum beyond the peak (7.4 cm; R50 = 8.5 cm).
     auto const cmp = expect_within_two_percent(c, 0.0, 7.4);
     EXPECT_NEAR(depth_dose_r50_cm(c.reference), depth_dose_r50_cm(c.test), 0.1);
-    EXPECT_NEAR(depth_dose_practical_range_cm(c.reference),
-                depth_dose_practical_range_cm(c.test), 0.1);
+    EXPECT_NEAR(depth_dose_practical_range_cm(c.reference), depth_dose_practical_range_cm(c.test),
+                0.1);
     EXPECT_NEAR(cmp.ref_total_MeV, cmp.test_total_MeV, 0.01 * cmp.ref_total_MeV);
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -20,4 +20,4 @@ TEST(ValidationTest, Photon6MeVWater)
     auto const cmp = expect_within_two_percent(c, 0.0, 1e30);
     EXPECT_NEAR(cmp.ref_total_MeV, cmp.test_total_MeV, 0.01 * cmp.ref_total_MeV);
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -21,8 +21,8 @@ namespace mcdose::test
 struct ValidationCurves
 {
     DepthDoseCurve test, reference;
-    std::string output;  //!< the CLI's output
-    bool ok{false};      //!< false: a failure was recorded (missing data or failed run)
+    std::string output; //!< the CLI's output
+    bool ok{false};     //!< false: a failure was recorded (missing data or failed run)
 };
 
 //! `name`: case folder and output stem (e.g. "electron_20MeV_water"); the
@@ -44,10 +44,10 @@ inline ValidationCurves run_validation_case(std::string const& name, std::string
     char const* full = std::getenv("MCDOSE_VALIDATION_HISTORIES");
     fs::path const out = fs::temp_directory_path() / ("mcdose_validation_" + name);
     fs::remove_all(out);
-    auto const r = run_command(mcdose_exe() + " run " + source_dir() + "/validation/" + name
-                               + "/study.json --backend " + (backend ? backend : "cpu")
-                               + " --histories " + (full ? full : histories)
-                               + " --output-dir " + out.string());
+    auto const r =
+        run_command(mcdose_exe() + " run " + source_dir() + "/validation/" + name +
+                    "/study.json --backend " + (backend ? backend : "cpu") + " --histories " +
+                    (full ? full : histories) + " --output-dir " + out.string());
     c.output = r.output;
     if (r.exit_code != 0)
     {
@@ -76,4 +76,4 @@ inline DepthDoseComparison expect_within_two_percent(ValidationCurves const& c, 
     EXPECT_TRUE(cmp.passed()) << report.str();
     return cmp;
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

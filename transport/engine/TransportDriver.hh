@@ -30,8 +30,8 @@
 #include "tally/DoseTally.hh"
 #include "transport/engine/Checkpoint.hh"
 #include "transport/engine/CpuThreads.hh"
-#include "transport/engine/TransportParams.hh"
 #include "transport/engine/TransportLaunch.hh"
+#include "transport/engine/TransportParams.hh"
 
 namespace mcdose
 {
@@ -42,16 +42,16 @@ struct TransportProgress
     std::uint64_t histories_total{0};
     std::uint64_t batches_done{0};
     double elapsed_s{0};
-    DoseTally const* tally{nullptr};  //!< folded results so far (tally->result())
+    DoseTally const* tally{nullptr}; //!< folded results so far (tally->result())
 };
 
 //! How to run (the physics lives in the params and the source).
 struct TransportRunOptions
 {
-    Backend backend{Backend::cpu};        //!< cpu or gpu (resolved by the caller)
-    int cpu_threads{0};                   //!< 0: all cores (split over cpu_groups)
-    int gpu_block_unit{128};              //!< threads; the block is whole units (persistent_transport_grid)
-    std::uint32_t chunk{0};               //!< histories per grab (0: automatic)
+    Backend backend{Backend::cpu}; //!< cpu or gpu (resolved by the caller)
+    int cpu_threads{0};            //!< 0: all cores (split over cpu_groups)
+    int gpu_block_unit{128}; //!< threads; the block is whole units (persistent_transport_grid)
+    std::uint32_t chunk{0};  //!< histories per grab (0: automatic)
     RngOptions rng;
     //! Fixed mode: `histories` split into `batches` equal batches. Open-ended
     //! mode (histories == 0): batches of `batch_histories` histories, batch b
@@ -61,7 +61,7 @@ struct TransportRunOptions
     std::uint64_t batches{10};
     std::uint64_t batch_histories{0};
     std::uint64_t max_histories{0};
-    double max_primary_energy_MeV{0};     //!< for the FX quantum (kinetic + 2 m c^2 for e+)
+    double max_primary_energy_MeV{0}; //!< for the FX quantum (kinetic + 2 m c^2 for e+)
     //! GPU backend: the devices this process drives, one host thread each
     //! (empty: the calling thread's current device).
     std::vector<int> gpus;
@@ -93,22 +93,22 @@ struct TransportRunOptions
 
 struct TransportRunResult
 {
-    DoseResult dose;                 //!< energy per voxel [MeV] with batch uncertainty
-    EnergyBalance balance;           //!< over all ranks and devices
-    std::uint64_t histories{0};      //!< histories actually run (all batches completed)
-    bool complete{true};             //!< false if stopped early by on_batch
-    double transport_time_s{0};      //!< wall time of the batches (transport + reductions)
-    size_type workers{0};            //!< CPU threads or GPU threads of this rank
-    size_type groups{0};             //!< GPUs or CPU worker groups of this rank
+    DoseResult dose;            //!< energy per voxel [MeV] with batch uncertainty
+    EnergyBalance balance;      //!< over all ranks and devices
+    std::uint64_t histories{0}; //!< histories actually run (all batches completed)
+    bool complete{true};        //!< false if stopped early by on_batch
+    double transport_time_s{0}; //!< wall time of the batches (transport + reductions)
+    size_type workers{0};       //!< CPU threads or GPU threads of this rank
+    size_type groups{0};        //!< GPUs or CPU worker groups of this rank
     int ranks{1};
-    std::uint64_t first_batch{0};    //!< batches restored from a checkpoint
-    PersistentGrid grid;             //!< GPU launch shape (GPU backend, first device)
-    std::vector<std::vector<double>> batch_digests;  //!< one per batch (if batch_digest)
+    std::uint64_t first_batch{0}; //!< batches restored from a checkpoint
+    PersistentGrid grid;          //!< GPU launch shape (GPU backend, first device)
+    std::vector<std::vector<double>> batch_digests; //!< one per batch (if batch_digest)
 };
 
 //! What one worker group transports with: physics tables and source in the
 //! memory of its device (or the host).
-template<class Real, class Source>
+template <class Real, class Source>
 struct TransportGroupInputs
 {
     TransportView<Real> physics;
@@ -118,11 +118,11 @@ struct TransportGroupInputs
 namespace detail
 {
 //! Resources of one worker group (a GPU, or a CPU thread team).
-template<class Real, class Engine, class Policy, class Source>
+template <class Real, class Engine, class Policy, class Source>
 struct TransportGroup
 {
     using Args = TransportArgs<Real, Engine, Policy, Source>;
-    int device{-1};  //!< GPU index (-1: CPU, or the current device)
+    int device{-1}; //!< GPU index (-1: CPU, or the current device)
     PersistentGrid grid;
     size_type workers{0};
     std::unique_ptr<RngStore<Engine>> rng;
@@ -135,8 +135,8 @@ struct TransportGroup
 
     EnergyBalance balance() const
     {
-        std::vector<EnergyBalance> const b
-            = device_balances.empty() ? host_balances : device_balances.to_host();
+        std::vector<EnergyBalance> const b =
+            device_balances.empty() ? host_balances : device_balances.to_host();
         EnergyBalance sum;
         for (auto const& x : b)
             sum += x;
@@ -146,26 +146,28 @@ struct TransportGroup
 
 //! Run f(g) for every group on its own host thread with its GPU current;
 //! errors name the GPU or group.
-template<class Group, class F>
+template <class Group, class F>
 void for_each_group(std::vector<std::unique_ptr<Group>>& groups, bool gpu, F&& f)
 {
-    run_cpu_threads(static_cast<int>(groups.size()), [&](size_type g) {
-        Group& group = *groups[g];
-        try
-        {
-            if (group.device >= 0)
-                activate_device(group.device);
-            f(g, group);
-        }
-        catch (RuntimeError const& e)
-        {
-            if (groups.size() == 1)
-                throw;
-            throw RuntimeError((gpu ? "GPU " + std::to_string(group.device)
-                                    : "worker group " + std::to_string(g))
-                               + ": " + e.what());
-        }
-    });
+    run_cpu_threads(static_cast<int>(groups.size()),
+                    [&](size_type g)
+                    {
+                        Group& group = *groups[g];
+                        try
+                        {
+                            if (group.device >= 0)
+                                activate_device(group.device);
+                            f(g, group);
+                        }
+                        catch (RuntimeError const& e)
+                        {
+                            if (groups.size() == 1)
+                                throw;
+                            throw RuntimeError((gpu ? "GPU " + std::to_string(group.device)
+                                                    : "worker group " + std::to_string(g)) +
+                                               ": " + e.what());
+                        }
+                    });
 }
 
 //! Generator options of global group `global_group` for a run segment
@@ -173,7 +175,7 @@ void for_each_group(std::vector<std::unique_ptr<Group>>& groups, bool gpu, F&& f
 //! uses the same key, so a history's numbers do not depend on where it runs.
 //! Per-thread engines get distinct streams per group (and, after a resume,
 //! a seed mixed with the first batch, so no stream is replayed).
-template<class Engine>
+template <class Engine>
 RngOptions group_rng_options(RngOptions options, std::uint64_t global_group, size_type workers,
                              std::uint64_t first_batch)
 {
@@ -207,35 +209,35 @@ inline EnergyBalance reduce_balance(EnergyBalance b, Comm const& comm)
 }
 
 //! The driver's part of the checkpoint fingerprint.
-template<class Real>
+template <class Real>
 std::string run_fingerprint(TransportRunOptions const& options, TallyMethod method,
                             size_type voxels, int fx_quantum_exp2)
 {
     std::string s = options.input_fingerprint;
     if (!s.empty() && s.back() != '\n')
         s += '\n';
-    s += "histories=" + std::to_string(options.histories) + "\nbatches="
-         + std::to_string(options.histories ? options.batches : 0) + "\nbatch_histories="
-         + std::to_string(options.histories ? 0 : options.batch_histories) + "\nmax_histories="
-         + std::to_string(options.histories ? 0 : options.max_histories)
-         + "\ntally=" + to_cstring(method) + "\nrng=" + to_cstring(options.rng.kind)
-         + "\nseed=" + std::to_string(options.rng.seed)
-         + "\nstream=" + std::to_string(options.rng.stream)
-         + "\nprecision=" + (sizeof(Real) == 4 ? "float" : "double")
-         + "\nvoxels=" + std::to_string(voxels)
-         + "\nfx_quantum_exp2=" + std::to_string(fx_quantum_exp2) + "\n";
+    s += "histories=" + std::to_string(options.histories) +
+         "\nbatches=" + std::to_string(options.histories ? options.batches : 0) +
+         "\nbatch_histories=" + std::to_string(options.histories ? 0 : options.batch_histories) +
+         "\nmax_histories=" + std::to_string(options.histories ? 0 : options.max_histories) +
+         "\ntally=" + to_cstring(method) + "\nrng=" + to_cstring(options.rng.kind) +
+         "\nseed=" + std::to_string(options.rng.seed) +
+         "\nstream=" + std::to_string(options.rng.stream) +
+         "\nprecision=" + (sizeof(Real) == 4 ? "float" : "double") +
+         "\nvoxels=" + std::to_string(voxels) +
+         "\nfx_quantum_exp2=" + std::to_string(fx_quantum_exp2) + "\n";
     return s;
 }
 
 //! The batches of a run and the worker groups of this rank, from validated options.
 struct BatchPlan
 {
-    bool open_ended{false};            //!< no history count: until on_batch stops it
-    std::uint64_t total_histories{0};  //!< the history count, or the open-ended maximum
+    bool open_ended{false};           //!< no history count: until on_batch stops it
+    std::uint64_t total_histories{0}; //!< the history count, or the open-ended maximum
     std::uint64_t num_batches{0};
     bool gpu{false};
-    std::vector<int> devices;          //!< one per group (-1: CPU, or the current GPU)
-    int cpu_threads_per_group{0};      //!< CPU backend
+    std::vector<int> devices;     //!< one per group (-1: CPU, or the current GPU)
+    int cpu_threads_per_group{0}; //!< CPU backend
 };
 
 inline BatchPlan plan_batches(TransportRunOptions const& options)
@@ -244,11 +246,11 @@ inline BatchPlan plan_batches(TransportRunOptions const& options)
     plan.open_ended = options.histories == 0;
     if (plan.open_ended)
     {
-        MCDOSE_VALIDATE(options.batch_histories > 0
-                            && options.max_histories >= options.batch_histories,
-                        << "a run without a history count needs positive batch histories ("
-                        << options.batch_histories << ") and a maximum ("
-                        << options.max_histories << ") of at least one batch");
+        MCDOSE_VALIDATE(
+            options.batch_histories > 0 && options.max_histories >= options.batch_histories,
+            << "a run without a history count needs positive batch histories ("
+            << options.batch_histories << ") and a maximum (" << options.max_histories
+            << ") of at least one batch");
     }
     else
     {
@@ -257,8 +259,8 @@ inline BatchPlan plan_batches(TransportRunOptions const& options)
                         << options.batches << ")");
     }
     plan.total_histories = plan.open_ended ? options.max_histories : options.histories;
-    plan.num_batches = plan.open_ended ? (options.max_histories / options.batch_histories)
-                                       : options.batches;
+    plan.num_batches =
+        plan.open_ended ? (options.max_histories / options.batch_histories) : options.batches;
     plan.gpu = options.backend == Backend::gpu;
     if (plan.gpu)
     {
@@ -269,8 +271,8 @@ inline BatchPlan plan_batches(TransportRunOptions const& options)
         MCDOSE_VALIDATE(options.cpu_groups >= 1, << "CPU worker groups must be at least 1 (got "
                                                  << options.cpu_groups << ")");
         plan.devices.assign(options.cpu_groups, -1);
-        plan.cpu_threads_per_group = std::max(
-            1, resolve_cpu_threads(options.cpu_threads) / static_cast<int>(plan.devices.size()));
+        plan.cpu_threads_per_group = std::max(1, resolve_cpu_threads(options.cpu_threads) /
+                                                     static_cast<int>(plan.devices.size()));
     }
     return plan;
 }
@@ -280,7 +282,7 @@ inline BatchPlan plan_batches(TransportRunOptions const& options)
  * set up the worker groups, then per batch transport and fold it, report
  * progress and checkpoint; finish with the totals.
  */
-template<class Real, class Engine, class Policy, class Source>
+template <class Real, class Engine, class Policy, class Source>
 class GroupedTransportRun
 {
   public:
@@ -288,15 +290,10 @@ class GroupedTransportRun
 
     GroupedTransportRun(Inputs const& inputs, TallyMethod method, size_type voxels,
                         TransportRunOptions const& options)
-        : inputs_(inputs)
-        , method_(method)
-        , voxels_(voxels)
-        , options_(options)
-        , comm_(options.comm ? *options.comm : Comm::world())
-        , plan_(plan_batches(options))
-        , tally_input_(make_tally_input())
-        , master_(host_tally_input())
-        , fingerprint_(run_fingerprint<Real>(options, method, voxels, master_.fx_quantum_exp2()))
+        : inputs_(inputs), method_(method), voxels_(voxels), options_(options),
+          comm_(options.comm ? *options.comm : Comm::world()), plan_(plan_batches(options)),
+          tally_input_(make_tally_input()), master_(host_tally_input()),
+          fingerprint_(run_fingerprint<Real>(options, method, voxels, master_.fx_quantum_exp2()))
     {
     }
 
@@ -330,8 +327,8 @@ class GroupedTransportRun
     TransportRunOptions const& options_;
     Comm const& comm_;
     BatchPlan const plan_;
-    DoseTallyInput const tally_input_;  //!< of each group's batch grid
-    DoseTally master_;                  //!< folded totals (identical on every rank)
+    DoseTallyInput const tally_input_; //!< of each group's batch grid
+    DoseTally master_;                 //!< folded totals (identical on every rank)
     std::string const fingerprint_;
 
     TransportRunResult result_;
@@ -340,7 +337,7 @@ class GroupedTransportRun
     std::uint64_t first_batch_{0};
     bool finished_{false};
     std::vector<std::unique_ptr<Group>> groups_;
-    std::vector<std::vector<std::uint64_t>> words_;  //!< each group's batch grid, raw
+    std::vector<std::vector<std::uint64_t>> words_; //!< each group's batch grid, raw
     std::chrono::steady_clock::time_point start_;
     double last_checkpoint_s_{0};
 
@@ -350,8 +347,8 @@ class GroupedTransportRun
         tally_input.method = method_;
         tally_input.voxels = voxels_;
         // The same bound (hence FX quantum) on every group and rank: the words add up.
-        tally_input.max_total_energy_MeV
-            = double(plan_.total_histories) * options_.max_primary_energy_MeV;
+        tally_input.max_total_energy_MeV =
+            double(plan_.total_histories) * options_.max_primary_energy_MeV;
         tally_input.backend = plan_.gpu ? Backend::gpu : Backend::cpu;
         return tally_input;
     }
@@ -374,9 +371,8 @@ class GroupedTransportRun
         TransportCheckpoint checkpoint = deserialize_checkpoint(bytes, options_.resume_path);
         check_checkpoint_fingerprint(checkpoint, fingerprint_, options_.resume_path);
         MCDOSE_VALIDATE(checkpoint.batches_done <= plan_.num_batches,
-                        << "--resume '" << options_.resume_path << "': "
-                        << checkpoint.batches_done << " batches done but the run has "
-                        << plan_.num_batches);
+                        << "--resume '" << options_.resume_path << "': " << checkpoint.batches_done
+                        << " batches done but the run has " << plan_.num_batches);
         master_.restore(std::move(checkpoint.tally));
         restored_balance_ = checkpoint.balance;
         restored_time_s_ = checkpoint.transport_time_s;
@@ -391,19 +387,18 @@ class GroupedTransportRun
     {
         size_type const num_groups = plan_.devices.size();
         // Chunks: small enough to balance the load at the end of a batch.
-        std::uint64_t const per_batch
-            = plan_.open_ended ? options_.batch_histories
-                               : (options_.histories + options_.batches - 1) / options_.batches;
-        std::uint64_t const per_group
-            = std::max<std::uint64_t>(1, per_batch / (std::uint64_t(comm_.size()) * num_groups));
+        std::uint64_t const per_batch =
+            plan_.open_ended ? options_.batch_histories
+                             : (options_.histories + options_.batches - 1) / options_.batches;
+        std::uint64_t const per_group =
+            std::max<std::uint64_t>(1, per_batch / (std::uint64_t(comm_.size()) * num_groups));
         for (size_type g = 0; g < num_groups; ++g)
         {
             groups_.push_back(std::make_unique<Group>());
             groups_.back()->device = plan_.devices[g];
         }
-        for_each_group(groups_, plan_.gpu, [&](size_type g, Group& group) {
-            set_up_group(g, group, per_group);
-        });
+        for_each_group(groups_, plan_.gpu,
+                       [&](size_type g, Group& group) { set_up_group(g, group, per_group); });
         for (auto const& group : groups_)
             result_.workers += group->workers;
         result_.grid = groups_.front()->grid;
@@ -423,13 +418,11 @@ class GroupedTransportRun
         {
             group.workers = plan_.cpu_threads_per_group;
         }
-        std::uint64_t const global_group
-            = std::uint64_t(comm_.rank()) * plan_.devices.size() + g;
+        std::uint64_t const global_group = std::uint64_t(comm_.rank()) * plan_.devices.size() + g;
         MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
-        group.rng = std::make_unique<RngStore<Engine>>(
-            make_rng_store<Engine>(group_rng_options<Engine>(options_.rng, global_group,
-                                                             group.workers, first_batch_),
-                                   group.workers, where));
+        group.rng = std::make_unique<RngStore<Engine>>(make_rng_store<Engine>(
+            group_rng_options<Engine>(options_.rng, global_group, group.workers, first_batch_),
+            group.workers, where));
         group.tally = std::make_unique<DoseTally>(tally_input_);
         group.host_balances.resize(group.workers);
         if (gpu)
@@ -457,15 +450,15 @@ class GroupedTransportRun
 
     HistoryRange batch_range(std::uint64_t b) const
     {
-        return plan_.open_ended ? HistoryRange{b * options_.batch_histories,
-                                               (b + 1) * options_.batch_histories}
-                                : batch_history_range(options_.histories, options_.batches, b);
+        return plan_.open_ended
+                   ? HistoryRange{b * options_.batch_histories, (b + 1) * options_.batch_histories}
+                   : batch_history_range(options_.histories, options_.batches, b);
     }
 
     double elapsed_s() const
     {
-        return restored_time_s_
-               + std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        return restored_time_s_ +
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
     }
 
     //! Restored balance plus every group's, groups in order, ranks in rank order.
@@ -473,7 +466,7 @@ class GroupedTransportRun
     {
         EnergyBalance local;
         for (auto const& group : groups_)
-            local += group->balance();  // group order: fixed
+            local += group->balance(); // group order: fixed
         EnergyBalance total = restored_balance_;
         total += reduce_balance(local, comm_);
         return total;
@@ -486,31 +479,33 @@ class GroupedTransportRun
         size_type const num_groups = plan_.devices.size();
         bool const gpu = plan_.gpu;
         HistoryRange const mine = split_history_range(range, comm_.size(), comm_.rank());
-        for_each_group(groups_, gpu, [&](size_type g, Group& group) {
-            HistoryRange const piece = split_history_range(mine, num_groups, g);
-            auto& args = group.args;
-            unsigned long long first = piece.begin;
-            if (gpu)
-                group.device_counter.copy_to_device({&first, 1});
-            else
-                group.host_counter = first;
-            args.queue.end = piece.end;
-            args.rng = group.rng->begin_batch();
-            if (gpu)
-            {
-                launch_transport_kernel(args, group.grid);
-            }
-            else
-            {
-                run_cpu_threads(static_cast<int>(group.workers),
-                                [&args](size_type t) { transport_worker(args, args.tally, t); });
-            }
-            group.rng->end_batch();
-            words_[g] = group.tally->batch_words();
-            group.tally->clear_batch();
-        });
-        std::vector<double> const batch
-            = reduce_batch(method_, master_.fx_quantum_exp2(), words_, voxels_, comm_);
+        for_each_group(groups_, gpu,
+                       [&](size_type g, Group& group)
+                       {
+                           HistoryRange const piece = split_history_range(mine, num_groups, g);
+                           auto& args = group.args;
+                           unsigned long long first = piece.begin;
+                           if (gpu)
+                               group.device_counter.copy_to_device({&first, 1});
+                           else
+                               group.host_counter = first;
+                           args.queue.end = piece.end;
+                           args.rng = group.rng->begin_batch();
+                           if (gpu)
+                           {
+                               launch_transport_kernel(args, group.grid);
+                           }
+                           else
+                           {
+                               run_cpu_threads(static_cast<int>(group.workers), [&args](size_type t)
+                                               { transport_worker(args, args.tally, t); });
+                           }
+                           group.rng->end_batch();
+                           words_[g] = group.tally->batch_words();
+                           group.tally->clear_batch();
+                       });
+        std::vector<double> const batch =
+            reduce_batch(method_, master_.fx_quantum_exp2(), words_, voxels_, comm_);
         if (options_.batch_digest)
             result_.batch_digests.push_back(options_.batch_digest(batch));
         master_.fold_batch(batch, range.end - range.begin);
@@ -528,16 +523,15 @@ class GroupedTransportRun
         progress.tally = &master_;
         progress.elapsed_s = elapsed_s();
         bool const want_stop = options_.on_batch && !options_.on_batch(progress);
-        bool const due = !options_.checkpoint_path.empty() && comm_.rank() == 0
-                         && progress.elapsed_s - last_checkpoint_s_
-                                >= options_.checkpoint_interval_s;
+        bool const due = !options_.checkpoint_path.empty() && comm_.rank() == 0 &&
+                         progress.elapsed_s - last_checkpoint_s_ >= options_.checkpoint_interval_s;
         // Agree on stopping and checkpointing (time limits and signals differ by rank).
         std::uint64_t votes[2] = {want_stop ? 1u : 0u, due ? 1u : 0u};
         comm_.allreduce_sum({votes, 2});
         bool const last = b + 1 == plan_.num_batches;
         bool const stop = votes[0] > 0 && !last;
         if (stop)
-            result_.complete = plan_.open_ended;  // fixed mode: interrupted; open-ended: the goal
+            result_.complete = plan_.open_ended; // fixed mode: interrupted; open-ended: the goal
         if (votes[1] > 0 || (!options_.checkpoint_path.empty() && (stop || last)))
             save_checkpoint(b, range, progress.elapsed_s, last || (stop && plan_.open_ended));
         return stop;
@@ -565,36 +559,38 @@ class GroupedTransportRun
     {
         result_.transport_time_s = elapsed_s();
         result_.balance = balance_now();
-        for_each_group(groups_, plan_.gpu, [](size_type, Group& group) {
-            // Free device memory with the group's device current.
-            group.device_balances = DeviceBuffer<EnergyBalance>();
-            group.device_counter = DeviceBuffer<unsigned long long>();
-            group.rng.reset();
-            group.tally.reset();
-        });
+        for_each_group(groups_, plan_.gpu,
+                       [](size_type, Group& group)
+                       {
+                           // Free device memory with the group's device current.
+                           group.device_balances = DeviceBuffer<EnergyBalance>();
+                           group.device_counter = DeviceBuffer<unsigned long long>();
+                           group.rng.reset();
+                           group.tally.reset();
+                       });
         result_.dose = master_.result();
         return std::move(result_);
     }
 };
-}  // namespace detail
+} // namespace detail
 
 /*!
  * Run with per-group inputs: `inputs(device)` is called on each group's
  * thread with that group's GPU current (device -1 for CPU groups) and returns
  * views in that device's memory (see StudyRunner.cc for per-device params).
  */
-template<class Real, class Engine, class Policy, class Source>
-TransportRunResult run_transport_groups(
-    std::function<TransportGroupInputs<Real, Source>(int device)> const& inputs,
-    TallyMethod method, size_type voxels, TransportRunOptions const& options)
+template <class Real, class Engine, class Policy, class Source>
+TransportRunResult
+run_transport_groups(std::function<TransportGroupInputs<Real, Source>(int device)> const& inputs,
+                     TallyMethod method, size_type voxels, TransportRunOptions const& options)
 {
     return detail::GroupedTransportRun<Real, Engine, Policy, Source>(inputs, method, voxels,
-                                                                      options)();
+                                                                     options)();
 }
 
 //! Run with one set of inputs for every group (host views on the CPU, the
 //! current device's views on one GPU).
-template<class Real, class Engine, class Policy, class Source>
+template <class Real, class Engine, class Policy, class Source>
 TransportRunResult run_transport_typed(TransportParams const& physics, Source const& source,
                                        TallyMethod method, size_type voxels,
                                        TransportRunOptions const& options)
@@ -609,4 +605,4 @@ TransportRunResult run_transport_typed(TransportParams const& physics, Source co
         },
         method, voxels, options);
 }
-}  // namespace mcdose
+} // namespace mcdose

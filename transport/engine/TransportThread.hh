@@ -7,8 +7,8 @@
 #include <cstdint>
 
 #include "core/Macros.hh"
-#include "core/WarpVote.hh"
 #include "core/Span.hh"
+#include "core/WarpVote.hh"
 #include "tally/DoseTallyView.hh"
 #include "tally/EnergyBalance.hh"
 #include "transport/engine/HistoryQueue.hh"
@@ -18,17 +18,17 @@
 namespace mcdose
 {
 //! Kernel/thread arguments (trivially copyable: passed by value to kernels).
-template<class Real, class Engine, class Policy, class Source>
+template <class Real, class Engine, class Policy, class Source>
 struct TransportArgs
 {
     using policy_type = Policy;
 
     TransportView<Real> physics;
-    Source source;                   //!< `Particle<Real> operator()(Engine&) const`, local frame
+    Source source; //!< `Particle<Real> operator()(Engine&) const`, local frame
     typename Engine::View rng;
     DoseTallyView<Policy> tally;
     HistoryQueueView queue;
-    Span<EnergyBalance> balances;    //!< one per worker
+    Span<EnergyBalance> balances; //!< one per worker
 };
 
 /*!
@@ -118,7 +118,7 @@ class StepKindVote
  * vote needs all of them). `tally` is `args.tally`, or the GPU kernel's copy
  * of it with the block's cache in front (TransportKernel.hh).
  */
-template<class Real, class Engine, class Policy, class Source>
+template <class Real, class Engine, class Policy, class Source>
 MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source> const& args,
                                       DoseTallyView<Policy> const& tally, size_type worker)
 {
@@ -128,7 +128,7 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
     Transport transport(args.physics, tally, rng, balance);
     typename Transport::Lane lane;
     std::uint64_t next = 0, last = 0;
-    bool more = true;  // the queue may hold histories for this worker
+    bool more = true; // the queue may hold histories for this worker
     StepKindVote vote;
     for (;;)
     {
@@ -144,9 +144,9 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
         }
         StepKind const kind = Transport::next_step_kind(lane);
         bool const alive = lane.alive;
-        StepKind const turn = vote.turn(alive && kind == StepKind::photon,
-                                        alive && kind == StepKind::charged,
-                                        alive && kind == StepKind::hard);
+        StepKind const turn =
+            vote.turn(alive && kind == StepKind::photon, alive && kind == StepKind::charged,
+                      alive && kind == StepKind::hard);
         if (vote.idle())
         {
             // No particle in flight in the block: done unless a thread still
@@ -163,4 +163,4 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
     }
     args.balances[worker] = balance;
 }
-}  // namespace mcdose
+} // namespace mcdose

@@ -5,8 +5,8 @@
 #include <cmath>
 
 #include "core/Assert.hh"
-#include "tally/accum/CompensatedSum.hh"
 #include "study/StudyRunner.hh"
+#include "tally/accum/CompensatedSum.hh"
 
 namespace mcdose
 {

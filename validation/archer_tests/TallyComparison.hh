@@ -23,8 +23,8 @@
 #include <vector>
 
 #include "core/Types.hh"
-#include "tally/TallyMethod.hh"
 #include "study/StudyInput.hh"
+#include "tally/TallyMethod.hh"
 
 namespace mcdose
 {

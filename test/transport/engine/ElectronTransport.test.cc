@@ -7,13 +7,13 @@
 #include <gtest/gtest.h>
 
 #include "EngineTestSources.hh"
+#include "dose/ProfileCsv.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "rng/Rng.hh"
 #include "tally/AtomicPolicies.hh"
 #include "tally/DoseTally.hh"
-#include "transport/engine/TransportParams.hh"
 #include "transport/engine/TransportDriver.hh"
-#include "dose/ProfileCsv.hh"
+#include "transport/engine/TransportParams.hh"
 #include "transport/physics/PhysicsTables.hh"
 #include "validation/DepthDoseComparison.hh"
 
@@ -35,7 +35,7 @@ struct ElectronRun
 {
     DoseResult dose;
     EnergyBalance balance;
-    DepthDoseCurve depth_dose;  //!< per source particle, batch uncertainty
+    DepthDoseCurve depth_dose; //!< per source particle, batch uncertainty
 };
 
 //! Run a +z pencil beam through the grid's lateral centre (10 batches). The
@@ -43,7 +43,7 @@ struct ElectronRun
 //! z slices grouped evenly) with the run's own batch machinery
 //! (laterally_integrate per batch, depth_dose_from_batch_slabs), so its sigma
 //! is that of the slab sums, whatever the number of voxels per slab.
-template<class Real = double>
+template <class Real = double>
 ElectronRun run_electrons(VoxelGridParams const& grid, std::vector<Material> const& materials,
                           ParticleType type, double energy_MeV, std::uint64_t histories,
                           std::uint64_t seed, int slabs,
@@ -68,7 +68,8 @@ ElectronRun run_electrons(VoxelGridParams const& grid, std::vector<Material> con
     run_options.max_primary_energy_MeV = energy_MeV + 2 * constants::electron_mass_MeV;
     int const per = geo.dims[2] / slabs;
     double const per_particle = double(run_options.batches) / double(histories);
-    run_options.batch_digest = [&](std::vector<double> const& e) {
+    run_options.batch_digest = [&](std::vector<double> const& e)
+    {
         auto const z = laterally_integrate(geo, 2, make_span(e));
         std::vector<double> grouped(slabs, 0.0);
         for (std::size_t k = 0; k < z.size(); ++k)
@@ -76,7 +77,7 @@ ElectronRun run_electrons(VoxelGridParams const& grid, std::vector<Material> con
         return grouped;
     };
     auto r = run_transport_typed<Real, PhiloxEngine, FxPolicy>(params, src, TallyMethod::fx,
-                                                              grid.num_voxels(), run_options);
+                                                               grid.num_voxels(), run_options);
     GridGeometry slab_geo = geo;
     slab_geo.dims[2] = slabs;
     slab_geo.spacing_cm[2] = geo.spacing_cm[2] * per;
@@ -93,7 +94,7 @@ void expect_same_depth_dose(DepthDoseCurve const& a, DepthDoseCurve const& b)
         EXPECT_NEAR(a.edep_MeV[z], b.edep_MeV[z], 4 * s) << "slab " << z;
     }
 }
-}  // namespace
+} // namespace
 
 // Energy bookkeeping closes to 1e-9 relative in double for electrons and
 // positrons through water and lead (brems, delta rays, annihilation in flight
@@ -104,7 +105,7 @@ TEST(ElectronTransportTest, EnergyBalanceClosesInDouble)
     for (size_type v = 0; v < p.material.size(); ++v)
     {
         if (p.material[v] == 0 && p.geometry.ijk(v)[0] == 2)
-            p.density[v] = 0.3f;  // a low-density column: density changes stop steps too
+            p.density[v] = 0.3f; // a low-density column: density changes stop steps too
     }
     VoxelGridParams grid(p.geometry, p.material, p.density, 2);
     ElectronTransportOptions eo;
@@ -120,10 +121,10 @@ TEST(ElectronTransportTest, EnergyBalanceClosesInDouble)
             << to_cstring(type) << ": emitted " << r.balance.emitted_MeV << " deposited "
             << r.balance.deposited_MeV << " escaped " << r.balance.escaped_MeV << " rest "
             << r.balance.rest_mass_MeV;
-        double const tallied
-            = std::accumulate(r.dose.energy_MeV.begin(), r.dose.energy_MeV.end(), 0.0);
+        double const tallied =
+            std::accumulate(r.dose.energy_MeV.begin(), r.dose.energy_MeV.end(), 0.0);
         EXPECT_NEAR(r.balance.deposited_MeV, tallied, 1e-9 * r.balance.deposited_MeV);
-        EXPECT_GT(r.balance.escaped_MeV, 0);  // bremsstrahlung and backscatter leave
+        EXPECT_GT(r.balance.escaped_MeV, 0); // bremsstrahlung and backscatter leave
         if (type == ParticleType::positron)
         {
             // Every positron annihilates once (inside or outside): net rest mass
@@ -138,8 +139,8 @@ TEST(ElectronTransportTest, EnergyBalanceClosesInDouble)
 TEST(ElectronTransportTest, EnergyBalanceInFloat)
 {
     auto grid = water_box(3, 20, 20.0, 10.0);
-    auto const r = run_electrons<float>(grid, {find_material("water")}, ParticleType::electron,
-                                        6.0, 2000, 22, 20);
+    auto const r = run_electrons<float>(grid, {find_material("water")}, ParticleType::electron, 6.0,
+                                        2000, 22, 20);
     EXPECT_LT(std::fabs(r.balance.relative_imbalance()), 1e-5);
 }
 
@@ -152,18 +153,18 @@ TEST(ElectronTransportTest, EnergyBalanceInFloat)
 TEST(ElectronTransportTest, PracticalRangeMatchesEmpiricalAndCsda)
 {
     auto grid = water_box(1, 140, 40.0, 7.0);
-    auto const r = run_electrons(grid, {find_material("water")}, ParticleType::electron, 10.0,
-                                 20000, 23, 140);
+    auto const r =
+        run_electrons(grid, {find_material("water")}, ParticleType::electron, 10.0, 20000, 23, 140);
     auto const& curve = r.depth_dose;
     double const rp = depth_dose_practical_range_cm(curve);
     PhysicsTables tables({find_material("water")});
     double const csda = tables.electron(0, ElectronQuantity::csda_range_electron, 10.0);
     EXPECT_NEAR(4.975, csda, 0.02);
-    double const rp_markus = (-1.98 + std::sqrt(1.98 * 1.98 + 4 * 0.0025 * (10.0 - 0.22)))
-                             / (2 * 0.0025);
+    double const rp_markus =
+        (-1.98 + std::sqrt(1.98 * 1.98 + 4 * 0.0025 * (10.0 - 0.22))) / (2 * 0.0025);
     EXPECT_NEAR(rp_markus, rp, 0.02 * rp_markus);
     EXPECT_LT(rp, csda);
-    EXPECT_GT(depth_dose_r50_cm(curve), 0.8 * rp);  // a sharp fall-off, not a smeared one
+    EXPECT_GT(depth_dose_r50_cm(curve), 0.8 * rp); // a sharp fall-off, not a smeared one
 }
 
 // Step-size convergence (docs/physics.md, "Step size"): halving both step limits changes the depth
@@ -174,8 +175,8 @@ TEST(ElectronTransportTest, DepthDoseConvergesWithStepSize)
     ElectronTransportOptions fine;
     fine.max_loss_fraction /= 2;
     fine.max_mfp_fraction /= 2;
-    auto const a = run_electrons(grid, {find_material("water")}, ParticleType::electron, 10.0,
-                                 20000, 24, 30);
+    auto const a =
+        run_electrons(grid, {find_material("water")}, ParticleType::electron, 10.0, 20000, 24, 30);
     auto const b = run_electrons(grid, {find_material("water")}, ParticleType::electron, 10.0,
                                  20000, 25, 30, fine);
     expect_same_depth_dose(a.depth_dose, b.depth_dose);
@@ -188,10 +189,10 @@ TEST(ElectronTransportTest, DepthDoseIndependentOfVoxelSize)
 {
     auto fine = water_box(20, 20, 8.0, 8.0);
     auto coarse = water_box(4, 4, 8.0, 8.0);
-    auto const a = run_electrons(fine, {find_material("water")}, ParticleType::electron, 6.0,
-                                 20000, 26, 4);
-    auto const b = run_electrons(coarse, {find_material("water")}, ParticleType::electron, 6.0,
-                                 20000, 27, 4);
+    auto const a =
+        run_electrons(fine, {find_material("water")}, ParticleType::electron, 6.0, 20000, 26, 4);
+    auto const b =
+        run_electrons(coarse, {find_material("water")}, ParticleType::electron, 6.0, 20000, 27, 4);
     expect_same_depth_dose(a.depth_dose, b.depth_dose);
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -11,9 +11,8 @@ namespace mcdose::test
 {
 TEST(MaterialsCommand, PhotonCsvColumns)
 {
-    auto const r = run_command(mcdose_exe()
-                               + " materials --material water --particle photon --csv "
-                                 "--energies 0.1,1");
+    auto const r = run_command(mcdose_exe() + " materials --material water --particle photon --csv "
+                                              "--energies 0.1,1");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.output.substr(0, r.output.find('\n')),
               "energy_MeV,mu_rho_cm2_g,mu_en_rho_cm2_g,photo_cm2_g,incoherent_cm2_g,"
@@ -26,9 +25,8 @@ TEST(MaterialsCommand, PhotonCsvColumns)
 
 TEST(MaterialsCommand, ElectronCsvColumns)
 {
-    auto const r = run_command(mcdose_exe()
-                               + " materials --material air --particle electron --csv "
-                                 "--energies 1");
+    auto const r = run_command(mcdose_exe() + " materials --material air --particle electron --csv "
+                                              "--energies 1");
     ASSERT_EQ(r.exit_code, 0) << r.output;
     EXPECT_EQ(r.output.substr(0, r.output.find('\n')),
               "energy_MeV,s_col_MeV_cm2_g,s_rad_MeV_cm2_g,s_tot_MeV_cm2_g,csda_g_cm2,"
@@ -48,4 +46,4 @@ TEST(MaterialsCommand, TypoGivesOneLineHint)
     EXPECT_EQ(e.exit_code, 1) << e.output;
     EXPECT_NE(e.output.find("--energies"), std::string::npos) << e.output;
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

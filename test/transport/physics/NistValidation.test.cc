@@ -1,7 +1,7 @@
 //! \file test/transport/physics/NistValidation.test.cc
 //! Acceptance of the generated physics data against NIST XCOM (photons) and ESTAR
-//! (electrons) for water and dry air. Tolerances are the physics data's acceptance criteria; where a model is
-//! documented in docs/physics.md as limited, the tested range says so explicitly.
+//! (electrons) for water and dry air. Tolerances are the physics data's acceptance criteria; where
+//! a model is documented in docs/physics.md as limited, the tested range says so explicitly.
 #include <cmath>
 
 #include <gtest/gtest.h>
@@ -34,7 +34,7 @@ double rel(double a, double b)
 {
     return (a - b) / b;
 }
-}  // namespace
+} // namespace
 
 TEST(NistXcom, MassAttenuation)
 {
@@ -46,8 +46,8 @@ TEST(NistXcom, MassAttenuation)
         {
             double const e = ref["energy_MeV"][i];
             double const mu = tables().photon(mi, PhotonQuantity::mu, e);
-            // 1% from 10 keV to 20 MeV (the acceptance criterion). Measured: -0.80% at 20 MeV, where the
-            // radiative corrections that XCOM includes (pair, Compton) are not modelled.
+            // 1% from 10 keV to 20 MeV (the acceptance criterion). Measured: -0.80% at 20 MeV,
+            // where the radiative corrections that XCOM includes (pair, Compton) are not modelled.
             double const tol = 0.01;
             EXPECT_LT(std::fabs(rel(mu, ref["mu_rho_cm2_g"][i])), tol)
                 << c.material << " E=" << e << " MeV: mu/rho " << mu << " vs XCOM "
@@ -128,4 +128,4 @@ TEST(NistEstar, RadiationYield)
         }
     }
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

@@ -160,4 +160,4 @@ TEST_F(CompareTalliesCliTest, ArcherTestHeaderShowsThePapersTime)
     EXPECT_NE(r.output.find("V100, 4000000 histories): HB 1.9 s"), std::string::npos) << r.output;
     EXPECT_TRUE(has_row(r.output, "hb", "double")) << r.output;
 }
-}  // namespace mcdose::test
+} // namespace mcdose::test

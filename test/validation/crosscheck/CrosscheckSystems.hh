@@ -9,7 +9,8 @@ namespace mcdose::crosscheck::test
 //! 1024 LJ particles in an open box (the MD study's system, scaled down).
 inline LJSystem const& ci_cloud()
 {
-    static LJSystem const sys = [] {
+    static LJSystem const sys = []
+    {
         LJCloudOptions o;
         o.num_particles = 1024;
         return make_lj_cloud(o);
@@ -20,7 +21,8 @@ inline LJSystem const& ci_cloud()
 //! 96 chains of 8 atoms in a periodic box.
 inline LJSystem const& ci_chains()
 {
-    static LJSystem const sys = [] {
+    static LJSystem const sys = []
+    {
         LJChainOptions o;
         o.num_chains = 96;
         o.chain_length = 8;
@@ -28,4 +30,4 @@ inline LJSystem const& ci_chains()
     }();
     return sys;
 }
-}  // namespace mcdose::crosscheck::test
+} // namespace mcdose::crosscheck::test

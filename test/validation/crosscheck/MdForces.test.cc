@@ -33,7 +33,7 @@ bool same_bits(ForceResult const& a, ForceResult const& b)
 {
     return a.fx == b.fx && a.fy == b.fy && a.fz == b.fz;
 }
-}  // namespace
+} // namespace
 
 TEST(LJSystem, CloudHasNoOverlapsAndRandomTypes)
 {
@@ -60,7 +60,8 @@ TEST(LJSystem, CloudHasNoOverlapsAndRandomTypes)
 TEST(MdForces, FixedPointMethodsHaveZeroOffsetAndIgnoreOrder)
 {
     auto const& sys = ci_cloud();
-    AccumConfig const config = make_accum_config(measure_force_bound_host(sys, ExclusionMode::none));
+    AccumConfig const config =
+        make_accum_config(measure_force_bound_host(sys, ExclusionMode::none));
     std::vector<std::uint32_t> reversed(sys.size()), shuffled(sys.size());
     std::iota(reversed.rbegin(), reversed.rend(), 0u);
     std::iota(shuffled.begin(), shuffled.end(), 0u);
@@ -146,14 +147,15 @@ TEST(MdForces, ExclusionsOnTheFlyVersusSubtractedAfterwards)
     }
     // F and H add -f_ij for the very bits of f_ij they added: with the same
     // quantum both modes give the same integers.
-    AccumConfig const config
-        = make_accum_config(measure_force_bound_host(sys, ExclusionMode::subtract_after));
+    AccumConfig const config =
+        make_accum_config(measure_force_bound_host(sys, ExclusionMode::subtract_after));
     for (AccumMethod k : {AccumMethod::F, AccumMethod::H})
     {
         SCOPED_TRACE(to_cstring(k));
-        EXPECT_TRUE(same_bits(compute_forces_host(sys, {k, ExclusionMode::on_the_fly, config}),
-                              compute_forces_host(sys, {k, ExclusionMode::subtract_after, config})));
+        EXPECT_TRUE(
+            same_bits(compute_forces_host(sys, {k, ExclusionMode::on_the_fly, config}),
+                      compute_forces_host(sys, {k, ExclusionMode::subtract_after, config})));
         EXPECT_EQ(after[k].offset, 0.0);
     }
 }
-}  // namespace mcdose::crosscheck::test
+} // namespace mcdose::crosscheck::test

@@ -19,14 +19,14 @@ namespace mcdose::crosscheck
 {
 enum class AccumMethod
 {
-    A,  //!< float force, float accumulation
-    B,  //!< float force, double accumulation
-    C,  //!< float force, Takahashi-Iitaka double-float accumulation
-    D,  //!< float force, Nitadori's 4-flop double-float accumulation
-    E,  //!< float force, modified Nitadori (LARGE offset)
-    F,  //!< float force, Narumi float + int32 (LOWER_SHIFT = 7)
-    G,  //!< double force, double accumulation (the reference)
-    H   //!< float force, 64-bit fixed point (AMBER SPFP style)
+    A, //!< float force, float accumulation
+    B, //!< float force, double accumulation
+    C, //!< float force, Takahashi-Iitaka double-float accumulation
+    D, //!< float force, Nitadori's 4-flop double-float accumulation
+    E, //!< float force, modified Nitadori (LARGE offset)
+    F, //!< float force, Narumi float + int32 (LOWER_SHIFT = 7)
+    G, //!< double force, double accumulation (the reference)
+    H  //!< float force, 64-bit fixed point (AMBER SPFP style)
 };
 inline constexpr int num_accum_methods = 8;
 
@@ -54,12 +54,12 @@ struct AccumConfig
 AccumConfig make_accum_config(double force_bound);
 
 //! Plain sum in Acc precision of terms given in float or double.
-template<class Acc>
+template <class Acc>
 class PlainSum
 {
   public:
     MCDOSE_FUNCTION explicit PlainSum(AccumConfig const&) {}
-    template<class T>
+    template <class T>
     MCDOSE_FORCEINLINE_FUNCTION void add(T x)
     {
         sum_ += Acc(x);
@@ -134,14 +134,14 @@ class FixedForceAccum : public accum::FixedPointSum
 };
 
 //! Pair-force precision and accumulator of a method.
-template<class ForceReal, class Accumulator>
+template <class ForceReal, class Accumulator>
 struct MethodTraits
 {
     using force_real = ForceReal;
     using accumulator = Accumulator;
 };
 
-template<AccumMethod M>
+template <AccumMethod M>
 struct AccumTraits;
 // clang-format off
 template<> struct AccumTraits<AccumMethod::A> : MethodTraits<float, PlainSum<float>> {};
@@ -182,24 +182,32 @@ struct ExactFloatForceTraits : MethodTraits<float, DoubleDoubleAccum>
 {
 };
 
-template<AccumMethod M>
+template <AccumMethod M>
 using AccumTag = std::integral_constant<AccumMethod, M>;
 
 //! Call f(AccumTag<M>{}) for the run-time method.
-template<class F>
+template <class F>
 decltype(auto) dispatch_accum_method(AccumMethod m, F&& f)
 {
     switch (m)
     {
-        case AccumMethod::A: return f(AccumTag<AccumMethod::A>{});
-        case AccumMethod::B: return f(AccumTag<AccumMethod::B>{});
-        case AccumMethod::C: return f(AccumTag<AccumMethod::C>{});
-        case AccumMethod::D: return f(AccumTag<AccumMethod::D>{});
-        case AccumMethod::E: return f(AccumTag<AccumMethod::E>{});
-        case AccumMethod::F: return f(AccumTag<AccumMethod::F>{});
-        case AccumMethod::G: return f(AccumTag<AccumMethod::G>{});
-        case AccumMethod::H: return f(AccumTag<AccumMethod::H>{});
+    case AccumMethod::A:
+        return f(AccumTag<AccumMethod::A>{});
+    case AccumMethod::B:
+        return f(AccumTag<AccumMethod::B>{});
+    case AccumMethod::C:
+        return f(AccumTag<AccumMethod::C>{});
+    case AccumMethod::D:
+        return f(AccumTag<AccumMethod::D>{});
+    case AccumMethod::E:
+        return f(AccumTag<AccumMethod::E>{});
+    case AccumMethod::F:
+        return f(AccumTag<AccumMethod::F>{});
+    case AccumMethod::G:
+        return f(AccumTag<AccumMethod::G>{});
+    case AccumMethod::H:
+        return f(AccumTag<AccumMethod::H>{});
     }
     return f(AccumTag<AccumMethod::G>{});
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

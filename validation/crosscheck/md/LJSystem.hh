@@ -19,20 +19,20 @@ namespace mcdose::crosscheck
 //! same numbers, so the double path (method G) is the exact reference for them.
 struct LJSystem
 {
-    std::vector<float> x, y, z;         //!< positions [sigma]; wrapped into [0, L) when periodic
-    std::vector<std::int32_t> type;     //!< atom type in [0, num_types)
+    std::vector<float> x, y, z;     //!< positions [sigma]; wrapped into [0, L) when periodic
+    std::vector<std::int32_t> type; //!< atom type in [0, num_types)
     int num_types{0};
-    std::vector<float> sigma2;          //!< sigma_ab^2 [sigma^2], num_types^2 entries
-    std::vector<float> eps24;           //!< 24 eps_ab [eps], num_types^2 entries
-    double box_length{0};               //!< periodic box edge [sigma]; 0 for an open box
-    double min_pair_distance{0};        //!< guaranteed minimum distance of non-excluded pairs [sigma]
-    double min_excluded_distance{0};    //!< minimum distance of excluded pairs [sigma] (0: none)
+    std::vector<float> sigma2;       //!< sigma_ab^2 [sigma^2], num_types^2 entries
+    std::vector<float> eps24;        //!< 24 eps_ab [eps], num_types^2 entries
+    double box_length{0};            //!< periodic box edge [sigma]; 0 for an open box
+    double min_pair_distance{0};     //!< guaranteed minimum distance of non-excluded pairs [sigma]
+    double min_excluded_distance{0}; //!< minimum distance of excluded pairs [sigma] (0: none)
 
     // Bonded systems only (empty otherwise)
-    std::vector<std::array<std::uint32_t, 2>> bonds;  //!< bonded pairs (i < j)
-    std::vector<std::int32_t> molecule;               //!< molecule index per atom
-    std::vector<std::uint32_t> excl_offset;           //!< CSR offsets, size N+1
-    std::vector<std::uint32_t> excl_index;            //!< excluded partners, sorted per atom
+    std::vector<std::array<std::uint32_t, 2>> bonds; //!< bonded pairs (i < j)
+    std::vector<std::int32_t> molecule;              //!< molecule index per atom
+    std::vector<std::uint32_t> excl_offset;          //!< CSR offsets, size N+1
+    std::vector<std::uint32_t> excl_index;           //!< excluded partners, sorted per atom
     //! Truth for tests: periodic image of each atom of the chains as built
     //! (unwrapped = wrapped + image * L).
     std::vector<std::array<int, 3>> image;
@@ -46,8 +46,8 @@ struct LJCloudOptions
 {
     size_type num_particles{65536};
     int num_types{16};
-    double number_density{0.3};   //!< particles per sigma^3
-    double min_distance{0.8};     //!< no two particles closer than this [sigma]
+    double number_density{0.3}; //!< particles per sigma^3
+    double min_distance{0.8};   //!< no two particles closer than this [sigma]
     std::uint64_t seed{20080313};
 };
 
@@ -57,9 +57,9 @@ struct LJChainOptions
     size_type num_chains{128};
     size_type chain_length{8};
     int num_types{16};
-    double number_density{0.3};   //!< atoms per sigma^3 (sets the box edge)
-    double bond_length{0.5};      //!< [sigma]; shorter than sigma so excluded pairs repel hard
-    double min_distance{0.8};     //!< minimum distance of non-excluded pairs [sigma]
+    double number_density{0.3}; //!< atoms per sigma^3 (sets the box edge)
+    double bond_length{0.5};    //!< [sigma]; shorter than sigma so excluded pairs repel hard
+    double min_distance{0.8};   //!< minimum distance of non-excluded pairs [sigma]
     std::uint64_t seed{20080314};
 };
 
@@ -85,4 +85,4 @@ struct LJView
 
 //! View of host memory.
 LJView make_host_view(LJSystem const& sys);
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

@@ -6,20 +6,20 @@
 #include <string>
 #include <vector>
 
-#include "core/Types.hh"
 #include "AccumMethods.hh"
 #include "ForceKernel.hh"
 #include "LJSystem.hh"
 #include "MdForces.hh"
+#include "core/Types.hh"
 
 namespace mcdose::crosscheck
 {
 //! Accuracy of one force computation against a reference.
 struct ForceMetrics
 {
-    double avg_error{0};      //!< sum_i |F_i - F_ref,i| / sum_i |F_ref,i|
-    double offset{0};         //!< |sum_i F_i| / sum_i |F_i| (Newton III: exact value 0)
-    double max_rel_error{0};  //!< max_i |F_i - F_ref,i| / |F_ref,i|
+    double avg_error{0};     //!< sum_i |F_i - F_ref,i| / sum_i |F_ref,i|
+    double offset{0};        //!< |sum_i F_i| / sum_i |F_i| (Newton III: exact value 0)
+    double max_rel_error{0}; //!< max_i |F_i - F_ref,i| / |F_ref,i|
     //! sum_i |F_i - F_exact,i| / sum_i |F_exact,i| against the float pair forces
     //! summed exactly: the accumulation error alone (0 for method G, which has
     //! double pair forces, is not meaningful and is reported as the force error).
@@ -36,7 +36,7 @@ ForceMetrics compare_forces(ForceResult const& forces, ForceResult const& refere
 //! One row of the study.
 struct MdRecord
 {
-    std::string system;      //!< "cloud" or "chains"
+    std::string system; //!< "cloud" or "chains"
     ExclusionMode exclusions{ExclusionMode::none};
     AccumMethod method{AccumMethod::G};
     Backend backend{Backend::cpu};
@@ -48,19 +48,19 @@ struct MdRecord
 
 struct MdStudyOptions
 {
-    Backend backend{Backend::cpu};           //!< cpu or gpu (resolve `automatic` before)
-    std::vector<AccumMethod> methods;        //!< empty: all eight
-    unsigned threads{0};                     //!< CPU threads (0: all)
+    Backend backend{Backend::cpu};    //!< cpu or gpu (resolve `automatic` before)
+    std::vector<AccumMethod> methods; //!< empty: all eight
+    unsigned threads{0};              //!< CPU threads (0: all)
 };
 
 /*!
  * Run the methods on `sys` for each exclusion mode. The reference of every
  * row is method G with exclusions applied on the fly (the correct physics),
  * computed on the same backend; the accumulation error is measured against
- * the float pair forces summed exactly, with exclusions on the fly. The fixed-point ranges come from the
- * measured bound on partial sums (measure_force_bound_*) for each mode.
+ * the float pair forces summed exactly, with exclusions on the fly. The fixed-point ranges come
+ * from the measured bound on partial sums (measure_force_bound_*) for each mode.
  */
 std::vector<MdRecord> run_md_study(LJSystem const& sys, std::string const& system_name,
                                    std::vector<ExclusionMode> const& modes,
                                    MdStudyOptions const& opts);
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck

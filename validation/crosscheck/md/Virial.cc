@@ -5,8 +5,8 @@
 #include <cmath>
 #include <map>
 
-#include "core/Assert.hh"
 #include "PairForce.hh"
+#include "core/Assert.hh"
 
 namespace mcdose::crosscheck
 {
@@ -76,9 +76,9 @@ void add_nonbonded(LJSystem const& sys, VirialSums& sums, VirialComparison& out)
             auto const f = lj_force<double>(r[0], r[1], r[2], sys.sigma2[pair], sys.eps24[pair]);
             Vec const fv{f.x, f.y, f.z};
             double const fabs_sum = std::abs(f.x) + std::abs(f.y) + std::abs(f.z);
-            sums.abs_force_terms += fabs_sum
-                                    * (std::abs(xi[0]) + std::abs(xi[1]) + std::abs(xi[2])
-                                       + std::abs(t[0]) + std::abs(t[1]) + std::abs(t[2]));
+            sums.abs_force_terms +=
+                fabs_sum * (std::abs(xi[0]) + std::abs(xi[1]) + std::abs(xi[2]) + std::abs(t[0]) +
+                            std::abs(t[1]) + std::abs(t[2]));
             auto& fs = sums.shift_force_nb[s];
             for (int d = 0; d < 3; ++d)
             {
@@ -99,7 +99,8 @@ void add_bonds(LJSystem const& sys, std::vector<std::array<int, 3>> const& mol_s
 {
     size_type const n = sys.size();
     double const box = sys.box_length;
-    auto whole = [&](size_type i) {
+    auto whole = [&](size_type i)
+    {
         Vec w = position(sys, i);
         for (int d = 0; d < 3; ++d)
             w[d] += mol_shift[i][d] * box;
@@ -123,8 +124,8 @@ void add_bonds(LJSystem const& sys, std::vector<std::array<int, 3>> const& mol_s
         for (auto a : b)
         {
             Vec const w = whole(a);
-            sums.abs_force_terms += (std::abs(fv[0]) + std::abs(fv[1]) + std::abs(fv[2]))
-                                    * (std::abs(w[0]) + std::abs(w[1]) + std::abs(w[2]));
+            sums.abs_force_terms += (std::abs(fv[0]) + std::abs(fv[1]) + std::abs(fv[2])) *
+                                    (std::abs(w[0]) + std::abs(w[1]) + std::abs(w[2]));
         }
         add_outer(out.pair_sum, r, fv, sums.abs_terms);
     }
@@ -146,7 +147,8 @@ void add_single_sum(LJSystem const& sys, VirialSums& sums, VirialComparison& out
     double const box = sys.box_length;
     for (size_type i = 0; i < sys.size(); ++i)
         add_outer(out.single_sum, position(sys, i), sums.force[i], sums.abs_terms);
-    auto add_shift_term = [&](Tensor3& target, VirialSums::ShiftBins const& bins, double weight) {
+    auto add_shift_term = [&](Tensor3& target, VirialSums::ShiftBins const& bins, double weight)
+    {
         for (auto const& [s, fs] : bins)
         {
             Vec const t{s[0] * box, s[1] * box, s[2] * box};
@@ -154,14 +156,14 @@ void add_single_sum(LJSystem const& sys, VirialSums& sums, VirialComparison& out
             add_outer(target, t, wf, sums.abs_terms);
         }
     };
-    add_shift_term(out.single_sum, sums.shift_force_nb, 0.5);  // each pair was visited twice
+    add_shift_term(out.single_sum, sums.shift_force_nb, 0.5); // each pair was visited twice
     add_shift_term(out.single_sum, sums.shift_force_graph, 1.0);
     double unused_abs = 0;
     for (auto const& [s, fs] : sums.shift_force_nb)
         add_outer(out.nonbonded_shift_term, Vec{s[0] * box, s[1] * box, s[2] * box},
                   Vec{0.5 * fs[0], 0.5 * fs[1], 0.5 * fs[2]}, unused_abs);
 }
-}  // namespace
+} // namespace
 
 VirialComparison compare_virials(LJSystem const& sys,
                                  std::vector<std::array<int, 3>> const& mol_shift,
@@ -169,9 +171,9 @@ VirialComparison compare_virials(LJSystem const& sys,
 {
     MCDOSE_VALIDATE(sys.periodic() && !sys.excl_offset.empty(),
                     << "the virial comparison needs the bonded periodic system");
-    MCDOSE_VALIDATE(mol_shift.size() == sys.size(),
-                    << "molecule shift list has " << mol_shift.size() << " entries for "
-                    << sys.size() << " atoms");
+    MCDOSE_VALIDATE(mol_shift.size() == sys.size(), << "molecule shift list has "
+                                                    << mol_shift.size() << " entries for "
+                                                    << sys.size() << " atoms");
     size_type const n = sys.size();
 
     VirialComparison out;
@@ -194,4 +196,4 @@ VirialComparison compare_virials(LJSystem const& sys,
     out.rounding_bound = nn * u / (1 - nn * u) * (sums.abs_terms + sums.abs_force_terms);
     return out;
 }
-}  // namespace mcdose::crosscheck
+} // namespace mcdose::crosscheck
