@@ -2,8 +2,10 @@
 # GPU checks and benchmarks, run from the repository root on the GPU machine with
 # the relocatable bundle in bundle/ (scripts/bootstrap.sh bundle). Results go to
 # $OUT (or ./gpu_results). Usage:
-#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|seed|seed-fast|steps|sweep|crosscheck|scale|profile ...
-# scale: SCALE_HISTORIES (default 4e7) histories of the seed's test 2 on 1, 2 and 4 GPUs
+#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|archer|archer-fast|steps|sweep|crosscheck|scale|profile ...
+# (archer, archer-fast: the ARCHER tally tests of Liu et al. 2018; seed, seed-fast: their old
+# names, still accepted.)
+# scale: SCALE_HISTORIES (default 4e7) histories of ARCHER test 2 on 1, 2 and 4 GPUs
 # (one process, --gpus N) and with one MPI rank per GPU, FX + Philox; times each and
 # checks that the FX datasets are bitwise identical; writes $OUT/scale.json.
 set -u
@@ -13,7 +15,7 @@ M=$PWD/bundle/bin/mcdose
 export MCDOSE_EXE=$M MCDOSE_SOURCE_DIR=$PWD MCDOSE_REFDATA=$PWD/.refdata
 log() { echo "== $* ($(date -u +%H:%M:%S))"; }
 
-# Strong scaling of one study over GPUs (issue 9). Test 2 is the 20 MeV electron
+# Strong scaling of one study over GPUs. ARCHER test 2 is the 20 MeV electron
 # pencil beam (examples/water_20MeV_electrons.json); if a build refuses electron
 # sources, the 6 MeV photon pencil beam on the same phantom is used instead and
 # scale.json says so. SCALE_HISTORIES must be an integer (e.g. 40000000).
@@ -27,7 +29,7 @@ scale_scale() {
   log "scale: probe electron sources"
   if timeout 120 $M run "$d/study_electrons.json" --backend gpu --gpus 1 --histories 100000 \
        --output-dir "$d/probe" > "$d/probe.log" 2>&1; then
-    study=$d/study_electrons.json; kind="20 MeV electron pencil beam (seed test 2)"
+    study=$d/study_electrons.json; kind="20 MeV electron pencil beam (ARCHER test 2)"
   else
     study=$d/study_photons.json; kind="6 MeV photon pencil beam (electron sources refused: see probe.log)"
   fi
@@ -107,7 +109,7 @@ for part in "$@"; do
       log "rng bench"
       timeout 240 $M rng bench --backend gpu --threads 1e3,1e4,1e5,1e6,1e7 --words 4096 --repeats 5 --json "$OUT/rng_bench.json" ;;
     tally)
-      # CAS and WAG with 8 bins take minutes at 1e7 (see docs/benchmarks.md): run separately.
+      # CAS and WAG with 8 bins take minutes at 1e7 (see docs/performance.md): run separately.
       log "tally bench 1e7"
       timeout 200 $M tally-bench --backend gpu --particles 1e7 --bins 8,1000,1000000 --methods fa,kas,hb,wib,fx --launch both --json "$OUT/tally_1e7.json"
       log "tally bench 3e9, 8 bins"
@@ -136,22 +138,22 @@ for part in "$@"; do
       log "validation photon 6 MeV (2e6 histories)"
       timeout 120 $M run validation/photon_6MeV_water/study.json --backend gpu --output-dir "$OUT"
       for P in double single; do
-        sed "s/\"precision\": \"single\"/\"precision\": \"$P\"/" examples/water_20MeV_electrons.json > /tmp/seed2_$P.json
-        sed -i 's/"method": "wib"/"method": "hb"/' /tmp/seed2_$P.json
-        log "seed test 2 (4e6 histories, hb, $P)"
-        timeout 120 $M run /tmp/seed2_$P.json --backend gpu --histories 4000000 --output-dir /tmp/seed2_out
+        sed "s/\"precision\": \"single\"/\"precision\": \"$P\"/" examples/water_20MeV_electrons.json > /tmp/archer2_$P.json
+        sed -i 's/"method": "wib"/"method": "hb"/' /tmp/archer2_$P.json
+        log "ARCHER test 2 (4e6 histories, hb, $P)"
+        timeout 120 $M run /tmp/archer2_$P.json --backend gpu --histories 4000000 --output-dir /tmp/archer2_out
       done ;;
-    seed)
+    archer|seed)
       log "compare-tallies test 2"; timeout 200 $M compare-tallies --test 2 --backend gpu --json "$OUT/test2_table.json"
       log "compare-tallies test 3"; timeout 200 $M compare-tallies --test 3 --backend gpu --json "$OUT/test3_table.json"
       log "compare-tallies test 4"; timeout 200 $M compare-tallies --test 4 --backend gpu --json "$OUT/test4_table.json" ;;
-    seed-fast)
-      # The seed-test timings that track transport speed (HB, WIB, FX; both precisions).
+    archer-fast|seed-fast)
+      # The ARCHER-test timings that track transport speed (HB, WIB, FX; both precisions).
       log "compare-tallies test 2 hb,wib,fx"; timeout 200 $M compare-tallies --test 2 --backend gpu --methods hb,wib,fx --json "$OUT/test2_fast.json"
       log "compare-tallies test 3 hb,fx"; timeout 120 $M compare-tallies --test 3 --backend gpu --methods hb,fx --json "$OUT/test3_fast.json" ;;
     tracking)
-      # Woodcock against Siddon photon tracking (issue 6): the photon benchmarks and
-      # seed test 2 (brems photons), HB, both precisions, same seeds.
+      # Woodcock against Siddon photon tracking: the photon benchmarks and
+      # ARCHER test 2 (brems photons), HB, both precisions, same seeds.
       for E in 1.25 6; do
         for T in siddon woodcock; do
           for P in double single; do
@@ -165,14 +167,14 @@ for part in "$@"; do
       done
       for T in siddon woodcock; do
         sed -e "s/\"precision\": \"double\"/\"precision\": \"double\", \"photon_tracking\": \"$T\"/" \
-          validation/seed_tests/test2.json > /tmp/test2_$T.json
-        log "tracking: seed test 2, $T"
+          validation/archer_tests/test2.json > /tmp/test2_$T.json
+        log "tracking: ARCHER test 2, $T"
         timeout 120 $M compare-tallies --study /tmp/test2_$T.json --backend gpu --methods hb --json "$OUT/test2_$T.json" | tail -3
       done ;;
     steps)
       # Step-size study (validation/step_size/step_study.py, docs/physics.md "Step size"):
       # the two validation cases at each loss fraction with STEP_HISTORIES (default 1e7)
-      # histories, and seed test 2 (HB, float and double). Depth doses and summaries go
+      # histories, and ARCHER test 2 (HB, float and double). Depth doses and summaries go
       # to $OUT/steps.tgz (the device returns few files); analyse them with
       # `step_study.py analyze` where numpy is.
       d=/tmp/steps; rm -rf "$d"; mkdir -p "$d"
@@ -200,7 +202,7 @@ for part in "$@"; do
       scale_scale
       ;;
     profile)
-      # Seed test 2 (20 MeV electrons, 100^3 water, HB) under Nsight Compute: one
+      # ARCHER test 2 (20 MeV electrons, 100^3 water, HB) under Nsight Compute: one
       # batch's transport kernel with the full section set, the summary page and the
       # per-SASS-line stall samples (needs the -lineinfo the build adds). PROFILE_PRECISION
       # (double|single) and PROFILE_HISTORIES (default 2000000, in 2 batches: the profiled

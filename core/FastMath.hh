@@ -6,7 +6,7 @@
 //! __sincosf (absolute error <= 2^-21.41 on [-pi, pi]; the argument is reduced
 //! to that range first), __fdividef (2 ulp). These replace inlined libm
 //! sequences that made up a sixth of the transport kernel's code, which does
-//! not fit the instruction cache (docs/benchmarks.md, "Where the GPU time
+//! not fit the instruction cache (docs/history/benchmarks-log.md, "Where the GPU time
 //! goes"). Their errors are far below the float transport's own (tables
 //! interpolated to 1e-3, sampling in 24-bit uniforms). In double precision and
 //! on the host they are the standard functions, so CPU results do not change;
@@ -60,7 +60,7 @@ inline MCDOSE_FUNCTION MCDOSE_NOINLINE double fast_exp(double x)
 //! (exp within 1 ulp; exact subtraction for |x| < 0.69, so relative to
 //! |e^x - 1| >= 0.0308 the error is <= 3.6e-15; smaller further out). CUDA's
 //! double expm1 was the kernel's most executed source line (8.7 % of its
-//! instructions, docs/benchmarks.md, session 7). The host keeps std::expm1.
+//! instructions, H100 profile in docs/history/benchmarks-log.md). The host keeps std::expm1.
 MCDOSE_FORCEINLINE_FUNCTION float fast_expm1(float x)
 {
 #if MCDOSE_DEVICE_COMPILE
@@ -139,7 +139,7 @@ MCDOSE_FORCEINLINE_FUNCTION SinCos<float> fast_sincos_turns(float t)
 //! On the device sincospi(2 t) (CUDA Math API: 2 ulp, like sincos): its
 //! argument reduction is exact and short, where sincos(2 pi t) first rounds
 //! 2 pi t and carries the Payne-Hanek reduction for huge arguments (code the
-//! instruction-cache-bound kernel has to fetch, docs/benchmarks.md).
+//! instruction-cache-bound kernel has to fetch, docs/history/benchmarks-log.md).
 inline MCDOSE_FUNCTION MCDOSE_NOINLINE SinCos<double> fast_sincos_turns(double t)
 {
 #if MCDOSE_DEVICE_COMPILE

@@ -32,7 +32,7 @@ MCDOSE_FORCEINLINE_FUNCTION unsigned lane_id()
  * where the paths meet, and each group that left together runs the rest of
  * the code on its own, fetching every instruction again: the transport step's
  * code after its voxel walk ran with 8 of the 18.7 lanes that had entered it
- * (Nsight Compute, docs/benchmarks.md). A loop whose exit is a vote of the
+ * (Nsight Compute, docs/history/benchmarks-log.md). A loop whose exit is a vote of the
  * group (`any`) is left by all of its lanes at once; the lanes that are done
  * skip the body of the remaining trips.
  *

@@ -68,7 +68,7 @@ std::vector<double> dose_gy_per_particle(DoseGridData const& data);
 std::vector<double> relative_uncertainty(DoseGridData const& data);
 
 //! Mean relative uncertainty over voxels with dose above `fraction` of the
-//! maximum dose (the stopping criterion of issue 8); nullopt if no dose.
+//! maximum dose (what a target-uncertainty run stops on); nullopt if no dose.
 std::optional<double> mean_relative_uncertainty(DoseGridData const& data, double fraction);
 
 //! Check array sizes against the geometry (RuntimeError on mismatch).

@@ -71,7 +71,7 @@ MCDOSE_FORCEINLINE_FUNCTION PhiloxBlock philox4x32_10(std::uint32_t const (&ctr)
 //! The same block, as a call: the engine's refill site is inlined wherever a
 //! kernel draws a number, and the ~90 instructions of ten Philox rounds at each
 //! of them made up a third of the transport kernel's code (instruction-cache
-//! misses, docs/benchmarks.md). Arguments and result travel in registers.
+//! misses, docs/history/benchmarks-log.md). Arguments and result travel in registers.
 inline MCDOSE_FUNCTION MCDOSE_NOINLINE PhiloxBlock
 philox4x32_10_outlined(std::uint32_t c0, std::uint32_t c1, std::uint32_t c2, std::uint32_t c3,
                        std::uint32_t k0, std::uint32_t k1)

@@ -48,9 +48,9 @@ lower_than_study = ["core", "rng", "rng/quality", "rng/bench", "io", "tally", "t
 BELOW["study"] = lower_than_study
 BELOW["validation"] = lower_than_study + ["study"]
 BELOW["validation/crosscheck"] = BELOW["validation"] + ["validation"]
-BELOW["validation/seed_tests"] = BELOW["validation"] + ["validation"]
+BELOW["validation/archer_tests"] = BELOW["validation"] + ["validation"]
 BELOW["app"] = BELOW["validation"] + ["validation", "validation/crosscheck",
-                                      "validation/seed_tests"]
+                                      "validation/archer_tests"]
 UNITS = sorted(BELOW, key=len, reverse=True)
 
 

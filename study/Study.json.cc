@@ -9,8 +9,10 @@
 
 #include "io/JsonInput.hh"
 #include "phantoms/PhantomJson.hh"
+#include "rng/RngKind.hh"
 #include "sources/SourceJson.hh"
 #include "study/StudyInput.hh"
+#include "tally/TallyMethod.hh"
 #include "transport/engine/ElectronTables.hh"
 
 namespace mcdose
@@ -81,7 +83,8 @@ RngInput parse_rng(JsonNode const& node)
     node.allow_only({"generator", "seed"});
     RngInput r;
     if (auto g = node.optional_child("generator"))
-        r.generator = g->choice({"philox", "hybrid-taus", "lagged-fibonacci", "lcg", "ran2"});
+        r.generator =
+            to_rng_kind(g->choice({"philox", "hybrid-taus", "lagged-fibonacci", "lcg", "ran2"}));
     if (auto s = node.optional_child("seed"))
     {
         if (s->value().is_number_unsigned())
@@ -99,7 +102,7 @@ TallyInput parse_tally(JsonNode const& node)
     node.allow_only({"method", "uncertainty", "batches"});
     TallyInput t;
     if (auto m = node.optional_child("method"))
-        t.method = m->choice({"fa", "cas", "wag", "kas", "hb", "wib", "fx"});
+        t.method = to_tally_method(m->choice({"fa", "cas", "wag", "kas", "hb", "wib", "fx"}));
     if (auto u = node.optional_child("uncertainty"))
     {
         // History-by-history was once accepted here but never implemented: the

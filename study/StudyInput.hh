@@ -14,7 +14,9 @@
 #include "core/GridGeometry.hh"
 #include "core/Types.hh"
 #include "phantoms/PhantomInput.hh"
+#include "rng/RngKind.hh"
 #include "sources/SourceInput.hh"
+#include "tally/TallyMethod.hh"
 #include "transport/engine/ElectronTables.hh"
 
 namespace mcdose
@@ -43,16 +45,18 @@ struct PhysicsInput
 //! Random numbers.
 struct RngInput
 {
-    std::string generator{"philox"}; //!< philox|hybrid-taus|lagged-fibonacci|lcg|ran2
+    //! "philox" | "hybrid-taus" | "lagged-fibonacci" | "lcg" | "ran2" (the last two are
+    //! baselines for RNG studies; run_study refuses them)
+    RngKind generator{RngKind::philox};
     std::uint64_t seed{1};
 };
 
 //! Dose tally.
 struct TallyInput
 {
-    std::string method{"wib"};        //!< fa|cas|wag|kas|hb|wib|fx (see tally/)
-    std::string uncertainty{"batch"}; //!< "batch", the only method (docs/tally.md)
-    int batches{10};                  //!< batch method: number of batches
+    TallyMethod method{TallyMethod::wib}; //!< "fa" | "cas" | "wag" | "kas" | "hb" | "wib" | "fx"
+    std::string uncertainty{"batch"};     //!< "batch", the only method (docs/tally.md)
+    int batches{10};                      //!< batch method: number of batches
 };
 
 //! Stopping rule: a number of histories, or a target uncertainty with a time limit.

@@ -45,25 +45,72 @@ double max_source_energy_MeV(SourceInput const& s)
     return s.spectrum->edges_MeV.back();
 }
 
-//! The production generators (the baselines are for RNG studies only).
-template <class F>
-decltype(auto) visit_transport_rng(RngKind kind, F&& f)
+//! What the sources imply for the physics tables, the FX quantum and the dose in Gy.
+struct SourceBounds
 {
-    switch (kind)
+    double max_kinetic_MeV{0}; //!< largest kinetic energy a source emits (table range)
+    //! Largest energy a history brings, 2 m c^2 of a positron's annihilation included
+    //! (the FX quantum is set from it).
+    double max_primary_MeV{0};
+    //! Particles the run represents, if every source says (then dose also in Gy).
+    std::optional<double> source_particles;
+};
+
+//! Sources: any number, each history draws one (SourceMixParams); a charged
+//! source needs condensed-history transport.
+SourceBounds check_sources(StudyInput const& study)
+{
+    MCDOSE_VALIDATE(!study.sources.empty(), << "'sources' is empty; give at least one source");
+    SourceBounds bounds;
+    for (SourceInput const& s : study.sources)
     {
-    case RngKind::hybrid_taus:
-        return f(EngineTag<HybridTausEngine>{});
-    case RngKind::lagged_fibonacci:
-        return f(EngineTag<LaggedFibonacciEngine>{});
-    case RngKind::philox:
-        return f(EngineTag<PhiloxEngine>{});
-    default:
-        break;
+        MCDOSE_VALIDATE(s.particle == ParticleType::photon || study.physics.condensed_history,
+                        << s.pointer << "/particle: '" << to_cstring(s.particle)
+                        << "' sources need \"electron_transport\": \"condensed\" in 'physics' "
+                           "(with \"local\" a source electron would deposit all its energy at "
+                           "its entry point)");
+        double const e = max_source_energy_MeV(s);
+        bounds.max_kinetic_MeV = std::max(bounds.max_kinetic_MeV, e);
+        bounds.max_primary_MeV = std::max(
+            bounds.max_primary_MeV,
+            e + (s.particle == ParticleType::positron ? 2 * constants::electron_mass_MeV : 0.0));
     }
-    MCDOSE_VALIDATE(false, << "rng.generator '" << to_cstring(kind)
-                           << "' is a baseline for RNG studies only; use philox, hybrid-taus "
-                              "or lagged-fibonacci for transport");
-    return f(EngineTag<PhiloxEngine>{});
+    if (study.sources.front().particles)
+    {
+        double sum = 0;
+        for (SourceInput const& s : study.sources)
+            sum += s.particles.value_or(0);
+        bounds.source_particles = sum;
+    }
+    return bounds;
+}
+
+//! Histories of a fixed-count run (the command line's, else the study's);
+//! 0 means open-ended (a target uncertainty).
+std::uint64_t resolve_histories(StudyInput const& study, StudyRunOptions const& options)
+{
+    std::uint64_t const histories =
+        options.histories ? *options.histories : study.run.histories.value_or(0);
+    MCDOSE_VALIDATE(histories > 0 || study.run.target_uncertainty,
+                    << "'run': give 'histories' or a 'target_uncertainty'");
+    return histories;
+}
+
+//! The voxel phantom and the material of each of its material indices.
+struct StudyPhantom
+{
+    Phantom phantom;
+    std::vector<Material> materials; //!< by MaterialIndex
+};
+
+StudyPhantom build_study_phantom(StudyInput const& study, std::vector<std::string>* warnings)
+{
+    auto const user = study_user_materials(study);
+    check_phantom_materials(study, user);
+    StudyPhantom result{build_phantom(study.phantom, nominal_density_lookup(user), warnings), {}};
+    for (auto const& name : result.phantom.material_names)
+        result.materials.push_back(find_material(name, user));
+    return result;
 }
 
 Backend resolve_backend(Backend requested)
@@ -90,6 +137,25 @@ std::vector<int> resolve_gpus(std::string const& spec, Comm const& comm)
     return {comm.local_rank() % visible};
 }
 
+//! The study's physics options, with tables up to just above the largest source energy.
+TransportOptions make_transport_options(PhysicsInput const& physics, double max_kinetic_MeV)
+{
+    TransportOptions transport_options;
+    transport_options.emax_MeV = std::max(0.01, 1.001 * max_kinetic_MeV);
+    transport_options.photon_cutoff_MeV = physics.photon_cutoff_MeV;
+    transport_options.tracking =
+        physics.woodcock ? PhotonTracking::woodcock : PhotonTracking::siddon;
+    auto& electron_options = transport_options.electron;
+    electron_options.condensed_history = physics.condensed_history;
+    electron_options.absorption_MeV = physics.electron_cutoff_MeV;
+    electron_options.delta_cut_MeV = physics.delta_ray_cut_MeV;
+    electron_options.brems_cut_MeV = physics.brems_cut_MeV;
+    electron_options.max_loss_fraction = physics.max_step_energy_loss;
+    electron_options.max_mfp_fraction = physics.max_step_transport_mfp;
+    // Tables start at 1 keV (the default emin), the lowest cut-off the study accepts.
+    return transport_options;
+}
+
 //! Per-GPU copy of the read-only data of every GPU after the first: each
 //! params object caches exactly one device copy (the current device's at
 //! its first view), so GPU i needs its own. Built on the host here, uploaded
@@ -100,162 +166,147 @@ struct DeviceReplica
     std::unique_ptr<TransportParams> physics;
 };
 
+std::vector<DeviceReplica> make_device_replicas(StudyPhantom const& study_phantom,
+                                                TransportOptions const& transport_options,
+                                                std::size_t num_gpus)
+{
+    std::vector<DeviceReplica> replicas(num_gpus == 0 ? 0 : num_gpus - 1);
+    VoxelGridParams const& grid = study_phantom.phantom.grid;
+    for (auto& r : replicas)
+    {
+        r.grid = std::make_unique<VoxelGridParams>(grid.geometry(), grid.material(),
+                                                   grid.density_g_cm3(), grid.num_materials());
+        r.physics =
+            std::make_unique<TransportParams>(study_phantom.materials, *r.grid, transport_options);
+    }
+    return replicas;
+}
+
 std::string hex64(std::uint64_t x)
 {
     std::ostringstream os;
     os << std::hex << std::setw(16) << std::setfill('0') << x;
     return os.str();
 }
-} // namespace
 
-StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options)
+//! How to run: backend, threads, GPUs, RNG, history count and batches,
+//! checkpoints. An open-ended run gets its stopping rule from
+//! add_target_uncertainty_rule.
+TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions const& options,
+                                     Backend backend, std::vector<int> const& gpus,
+                                     std::uint64_t histories, double max_primary_MeV)
 {
-    auto const t0 = std::chrono::steady_clock::now();
-    StudyRunSummary summary;
-    std::string const started = utc_now_iso8601();
-
-    // Sources: any number, each history draws one (SourceMixParams).
-    MCDOSE_VALIDATE(!study.sources.empty(), << "'sources' is empty; give at least one source");
-    double max_primary_MeV = 0; // largest energy a history can bring (FX quantum, tables)
-    double max_kinetic_MeV = 0;
-    for (SourceInput const& s : study.sources)
-    {
-        MCDOSE_VALIDATE(s.particle == ParticleType::photon || study.physics.condensed_history,
-                        << s.pointer << "/particle: '" << to_cstring(s.particle)
-                        << "' sources need \"electron_transport\": \"condensed\" in 'physics' "
-                           "(with \"local\" a source electron would deposit all its energy at "
-                           "its entry point)");
-        double const e = max_source_energy_MeV(s);
-        max_kinetic_MeV = std::max(max_kinetic_MeV, e);
-        max_primary_MeV = std::max(
-            max_primary_MeV,
-            e + (s.particle == ParticleType::positron ? 2 * constants::electron_mass_MeV : 0.0));
-    }
-    std::optional<double> source_particles; // what the run represents, if every source says
-    if (study.sources.front().particles)
-    {
-        double sum = 0;
-        for (SourceInput const& s : study.sources)
-            sum += s.particles.value_or(0);
-        source_particles = sum;
-    }
-    std::uint64_t const histories =
-        options.histories ? *options.histories : study.run.histories.value_or(0);
-    MCDOSE_VALIDATE(histories > 0 || study.run.target_uncertainty,
-                    << "'run': give 'histories' or a 'target_uncertainty'");
-
-    // Phantom and materials.
-    auto const user = study_user_materials(study);
-    check_phantom_materials(study, user);
-    Phantom phantom = build_phantom(study.phantom, nominal_density_lookup(user), &summary.warnings);
-    std::vector<Material> materials;
-    for (auto const& name : phantom.material_names)
-        materials.push_back(find_material(name, user));
-
-    Backend const backend = resolve_backend(options.backend ? *options.backend : study.backend);
-    bool const gpu = backend == Backend::gpu;
-
-    TransportOptions popts;
-    popts.emax_MeV = std::max(0.01, 1.001 * max_kinetic_MeV);
-    popts.photon_cutoff_MeV = study.physics.photon_cutoff_MeV;
-    popts.tracking = study.physics.woodcock ? PhotonTracking::woodcock : PhotonTracking::siddon;
-    auto& eopts = popts.electron;
-    eopts.condensed_history = study.physics.condensed_history;
-    eopts.absorption_MeV = study.physics.electron_cutoff_MeV;
-    eopts.delta_cut_MeV = study.physics.delta_ray_cut_MeV;
-    eopts.brems_cut_MeV = study.physics.brems_cut_MeV;
-    eopts.max_loss_fraction = study.physics.max_step_energy_loss;
-    eopts.max_mfp_fraction = study.physics.max_step_transport_mfp;
-    // Tables start at 1 keV (the default emin), the lowest cut-off the study accepts.
-    TransportParams physics(materials, phantom.grid, popts);
-    Comm const& comm = Comm::world();
-    std::vector<int> const gpus = gpu ? resolve_gpus(options.gpus, comm) : std::vector<int>{};
-    std::vector<DeviceReplica> replicas(gpus.empty() ? 0 : gpus.size() - 1);
-    for (auto& r : replicas)
-    {
-        GridGeometry const& g = phantom.grid.geometry();
-        r.grid = std::make_unique<VoxelGridParams>(
-            g, phantom.grid.material(), phantom.grid.density_g_cm3(), phantom.grid.num_materials());
-        r.physics = std::make_unique<TransportParams>(materials, *r.grid, popts);
-    }
-
-    GridGeometry const& geo = phantom.grid.geometry();
-    TransportRunOptions ropts;
-    ropts.backend = backend;
-    ropts.cpu_threads = options.cpu_threads ? *options.cpu_threads : study.cpu_threads;
-    ropts.rng.kind = to_rng_kind(study.rng.generator);
-    ropts.rng.seed = study.rng.seed;
-    ropts.histories = histories;
-    ropts.max_primary_energy_MeV = max_primary_MeV; // incl. 2 m c^2 of a positron's annihilation
-    ropts.on_batch = options.on_batch;
-    ropts.gpus = gpus;
-    ropts.cpu_groups = options.cpu_groups;
-    ropts.checkpoint_path = options.checkpoint_path;
-    ropts.checkpoint_interval_s = options.checkpoint_interval_s;
-    ropts.resume_path = options.resume_path;
+    TransportRunOptions run_options;
+    run_options.backend = backend;
+    run_options.cpu_threads = options.cpu_threads ? *options.cpu_threads : study.cpu_threads;
+    run_options.rng.kind = study.rng.generator;
+    run_options.rng.seed = study.rng.seed;
+    run_options.histories = histories;
+    run_options.max_primary_energy_MeV = max_primary_MeV;
+    run_options.on_batch = options.on_batch;
+    run_options.gpus = gpus;
+    run_options.cpu_groups = options.cpu_groups;
+    run_options.checkpoint_path = options.checkpoint_path;
+    run_options.checkpoint_interval_s = options.checkpoint_interval_s;
+    run_options.resume_path = options.resume_path;
     // The study text decides the phantom, physics, source, RNG and tally; the
     // driver adds the effective history counts and settings.
-    ropts.input_fingerprint = "study=" + hex64(fnv1a64(study.study_json)) + "\n";
-    std::string stop_reason = "histories";
+    run_options.input_fingerprint = "study=" + hex64(fnv1a64(study.study_json)) + "\n";
     if (histories > 0)
     {
-        ropts.batches = std::min<std::uint64_t>(std::max(1, study.tally.batches), histories);
+        run_options.batches = std::min<std::uint64_t>(std::max(1, study.tally.batches), histories);
     }
-    else
+    return run_options;
+}
+
+/*!
+ * Target uncertainty: batches of fixed size until the mean relative
+ * uncertainty over the high-dose voxels reaches the target (checked after at
+ * least 10 batches, so the batch estimate is usable), the time limit passes,
+ * or max_histories is reached. `stop_reason` (which must outlive the run) is
+ * set when the rule stops the run.
+ */
+void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom,
+                                 std::string& stop_reason, TransportRunOptions& run_options)
+{
+    bool const gpu = run_options.backend == Backend::gpu;
+    double const target = *study.run.target_uncertainty;
+    double const limit_s = study.run.time_limit_s.value_or(3600);
+    run_options.batch_histories = study.run.batch_histories > 0 ? study.run.batch_histories
+                                  : gpu                         ? 1000000
+                                                                : 20000;
+    run_options.max_histories =
+        study.run.max_histories.value_or(run_options.batch_histories * std::uint64_t(1000000));
+    run_options.max_histories = std::max(run_options.max_histories, run_options.batch_histories);
+    double const fraction = study.run.uncertainty_dose_fraction;
+    auto const user_callback = run_options.on_batch;
+    run_options.on_batch = [&stop_reason, &phantom, target, limit_s, fraction,
+                            user_callback](TransportProgress const& p)
     {
-        // Target uncertainty: batches of fixed size until the mean relative
-        // uncertainty over the high-dose voxels reaches the target (checked
-        // after at least 10 batches, so the batch estimate is usable), the time
-        // limit passes, or max_histories is reached.
-        double const target = *study.run.target_uncertainty;
-        double const limit_s = study.run.time_limit_s.value_or(3600);
-        ropts.batch_histories = study.run.batch_histories > 0 ? study.run.batch_histories
-                                : gpu                         ? 1000000
-                                                              : 20000;
-        ropts.max_histories =
-            study.run.max_histories.value_or(ropts.batch_histories * std::uint64_t(1000000));
-        ropts.max_histories = std::max(ropts.max_histories, ropts.batch_histories);
-        double const fraction = study.run.uncertainty_dose_fraction;
-        auto const user_cb = options.on_batch;
-        ropts.on_batch = [&, target, limit_s, fraction, user_cb](TransportProgress const& p)
+        if (user_callback && !user_callback(p))
         {
-            if (user_cb && !user_cb(p))
-            {
-                stop_reason = "interrupted";
-                return false;
-            }
-            if (p.elapsed_s > limit_s)
-            {
-                stop_reason = "time_limit";
-                return false;
-            }
-            if (p.batches_done < 10)
-                return true;
-            DoseResult const r = p.tally->result();
-            DoseGridData d;
-            d.geometry = geo;
-            d.edep_MeV = make_span(r.energy_MeV);
-            d.edep_sigma_MeV = make_span(r.energy_sigma_MeV);
-            d.density_g_cm3 = make_span(phantom.grid.density_g_cm3());
-            d.material = make_span(phantom.grid.material());
-            auto const u = mean_relative_uncertainty(d, fraction);
-            if (u && *u <= target)
-            {
-                stop_reason = "target_uncertainty";
-                return false;
-            }
+            stop_reason = "interrupted";
+            return false;
+        }
+        if (p.elapsed_s > limit_s)
+        {
+            stop_reason = "time_limit";
+            return false;
+        }
+        if (p.batches_done < 10)
             return true;
-        };
+        DoseResult const r = p.tally->result();
+        DoseGridData d;
+        d.geometry = phantom.grid.geometry();
+        d.edep_MeV = make_span(r.energy_MeV);
+        d.edep_sigma_MeV = make_span(r.energy_sigma_MeV);
+        d.density_g_cm3 = make_span(phantom.grid.density_g_cm3());
+        d.material = make_span(phantom.grid.material());
+        auto const u = mean_relative_uncertainty(d, fraction);
+        if (u && *u <= target)
+        {
+            stop_reason = "target_uncertainty";
+            return false;
+        }
+        return true;
+    };
+}
+
+//! The production generators (the baselines are for RNG studies only).
+template <class F>
+decltype(auto) visit_transport_rng(RngKind kind, F&& f)
+{
+    switch (kind)
+    {
+    case RngKind::hybrid_taus:
+        return f(EngineTag<HybridTausEngine>{});
+    case RngKind::lagged_fibonacci:
+        return f(EngineTag<LaggedFibonacciEngine>{});
+    case RngKind::philox:
+        return f(EngineTag<PhiloxEngine>{});
+    default:
+        break;
     }
+    MCDOSE_VALIDATE(false, << "rng.generator '" << to_cstring(kind)
+                           << "' is a baseline for RNG studies only; use philox, hybrid-taus "
+                              "or lagged-fibonacci for transport");
+    return f(EngineTag<PhiloxEngine>{});
+}
 
-    int const depth_axis = resolve_depth_axis(study, geo);
-    if (study.outputs.depth_dose && options.write_outputs && ropts.batches >= 2)
-        ropts.batch_digest = [&](std::vector<double> const& e)
-        { return laterally_integrate(geo, depth_axis, make_span(e)); };
-
-    TallyMethod const method = to_tally_method(study.tally.method);
-    auto const t_setup = std::chrono::steady_clock::now();
-    TransportRunResult run = dispatch_precision(
+/*!
+ * The transport, typed by precision, generator and tally method: each worker
+ * group gets the tables and source of its own device (`physics` on the CPU or
+ * the first GPU, a replica on each other GPU).
+ */
+TransportRunResult run_typed_transport(StudyInput const& study, GridGeometry const& geometry,
+                                       TransportParams const& physics,
+                                       std::vector<DeviceReplica> const& replicas,
+                                       TransportRunOptions const& run_options)
+{
+    bool const gpu = run_options.backend == Backend::gpu;
+    std::vector<int> const& gpus = run_options.gpus;
+    TallyMethod const method = study.tally.method;
+    return dispatch_precision(
         study.physics.precision,
         [&](auto p)
         {
@@ -265,20 +316,20 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
                 sources; // one per GPU (device tables), one on the CPU
             sources.reserve(std::max<std::size_t>(1, gpus.size()));
             for (std::size_t i = 0; i < std::max<std::size_t>(1, gpus.size()); ++i)
-                sources.emplace_back(study.sources, geo);
+                sources.emplace_back(study.sources, geometry);
             // Called on each group's thread with its GPU current (-1 on the CPU).
             std::function<Inputs(int)> const inputs = [&](int device)
             {
                 std::size_t const i =
                     gpu ? std::size_t(std::find(gpus.begin(), gpus.end(), device) - gpus.begin())
                         : 0;
-                TransportParams const& p = i == 0 ? physics : *replicas.at(i - 1).physics;
+                TransportParams const& params = i == 0 ? physics : *replicas.at(i - 1).physics;
                 MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
-                return Inputs{p.view<Real>(where),
+                return Inputs{params.view<Real>(where),
                               gpu ? sources.at(i).device_view() : sources.at(i).host_view()};
             };
             return visit_transport_rng(
-                ropts.rng.kind,
+                run_options.rng.kind,
                 [&](auto tag)
                 {
                     using Engine = typename decltype(tag)::type;
@@ -288,13 +339,16 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
                         {
                             using Policy = decltype(policy);
                             return run_transport_groups<Real, Engine, Policy, SourceMixView<Real>>(
-                                inputs, method, geo.num_voxels(), ropts);
+                                inputs, method, geometry.num_voxels(), run_options);
                         });
                 });
         });
-    if (stop_reason == "interrupted")
-        run.complete = false;
-    summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
+}
+
+//! What ran, where, and how fast.
+void summarize_run(TransportRunResult const& run, std::vector<int> const& gpus, bool gpu,
+                   StudyRunSummary& summary)
+{
     summary.backend = gpu ? "gpu" : "cpu";
     summary.ranks = run.ranks;
     summary.groups = run.groups;
@@ -315,86 +369,188 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     summary.transport_time_s = run.transport_time_s;
     summary.histories_per_s = run.transport_time_s > 0 ? run.histories / run.transport_time_s : 0;
     summary.balance = run.balance;
+}
 
-    // Per source particle.
-    double const per = run.histories > 0 ? 1.0 / double(run.histories) : 0.0;
-    std::vector<double> edep(run.dose.energy_MeV.size()), sigma(edep.size());
-    for (std::size_t v = 0; v < edep.size(); ++v)
+//! 1 / histories (0 if none ran): results are per source particle.
+double per_history(std::uint64_t histories)
+{
+    return histories > 0 ? 1.0 / double(histories) : 0.0;
+}
+
+//! Energy deposited per source particle and its uncertainty, per voxel [MeV].
+struct EnergyPerParticle
+{
+    std::vector<double> edep_MeV;
+    std::vector<double> sigma_MeV;
+};
+
+EnergyPerParticle energy_per_particle(DoseResult const& dose, std::uint64_t histories)
+{
+    double const per = per_history(histories);
+    EnergyPerParticle result;
+    result.edep_MeV.resize(dose.energy_MeV.size());
+    result.sigma_MeV.resize(result.edep_MeV.size());
+    for (std::size_t v = 0; v < result.edep_MeV.size(); ++v)
     {
-        edep[v] = run.dose.energy_MeV[v] * per;
-        sigma[v] = run.dose.energy_sigma_MeV[v] * per;
+        result.edep_MeV[v] = dose.energy_MeV[v] * per;
+        result.sigma_MeV[v] = dose.energy_sigma_MeV[v] * per;
     }
+    return result;
+}
+
+//! The dose grid the writers see (spans into `phantom` and `energy`).
+DoseGridData make_dose_grid_data(Phantom const& phantom, EnergyPerParticle const& energy)
+{
     DoseGridData data;
-    data.geometry = geo;
-    data.edep_MeV = make_span(edep);
-    data.edep_sigma_MeV = make_span(sigma);
+    data.geometry = phantom.grid.geometry();
+    data.edep_MeV = make_span(energy.edep_MeV);
+    data.edep_sigma_MeV = make_span(energy.sigma_MeV);
     data.density_g_cm3 = make_span(phantom.grid.density_g_cm3());
     data.material = make_span(phantom.grid.material());
     data.material_names = phantom.material_names;
+    return data;
+}
+
+//! What the outputs record about the run (the settings as the study spells them).
+RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& summary,
+                              TransportRunResult const& run, std::string const& started_utc,
+                              double wall_time_s, std::string const& stop_reason,
+                              std::optional<double> source_particles)
+{
+    RunMetadata meta;
+    meta.study_file = study.study_file;
+    meta.study_json = study.study_json;
+    meta.version = std::string(BuildInfo::version) + " (" + BuildInfo::git_describe + ")";
+    meta.started_utc = started_utc;
+    meta.seed = study.rng.seed;
+    meta.rng_generator = to_cstring(study.rng.generator);
+    meta.tally_method = to_cstring(study.tally.method);
+    meta.precision = to_cstring(study.physics.precision);
+    meta.backend = summary.backend;
+    meta.device = summary.device;
+    if (summary.ranks > 1)
+        meta.device += " per rank, " + std::to_string(summary.ranks) + " MPI ranks";
+    meta.histories = run.histories;
+    meta.transport_time_s = run.transport_time_s;
+    meta.wall_time_s = wall_time_s;
+    meta.complete = run.complete;
+    meta.stop_reason = run.complete ? stop_reason : "interrupted";
+    meta.uncertainty_reached = summary.uncertainty_reached;
+    meta.uncertainty_dose_fraction = study.run.uncertainty_dose_fraction;
+    meta.source_particles = source_particles;
+    double const per = per_history(run.histories);
+    EnergyBalance e = run.balance;
+    e.emitted_MeV *= per;
+    e.deposited_MeV *= per;
+    e.escaped_MeV *= per;
+    e.below_cutoff_MeV *= per;
+    e.overflow_MeV *= per;
+    e.rest_mass_MeV *= per;
+    meta.energy = e;
+    return meta;
+}
+
+/*!
+ * The depth-dose curve with its batch uncertainty, from the batches' slab
+ * sums (each normalised here per its own histories); nullopt with fewer than
+ * 2 batches.
+ */
+std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult& run,
+                                               TransportRunOptions const& run_options,
+                                               GridGeometry const& geometry, int depth_axis)
+{
+    if (run.batch_digests.size() < 2)
+        return std::nullopt;
+    // Batches of (nearly) equal size.
+    for (std::size_t b = 0; b < run.batch_digests.size(); ++b)
+    {
+        auto const r = run_options.histories > 0
+                           ? batch_history_range(run_options.histories, run_options.batches, b)
+                           : HistoryRange{b * run_options.batch_histories,
+                                          (b + 1) * run_options.batch_histories};
+        double const inv = 1.0 / double(r.end - r.begin);
+        for (double& x : run.batch_digests[b])
+            x *= inv;
+    }
+    return depth_dose_from_batch_slabs(geometry, depth_axis, run.batch_digests);
+}
+
+//! Write the files the study's outputs section asks for; returns their paths.
+std::vector<std::string> write_outputs(StudyInput const& study, StudyRunOptions const& options,
+                                       DoseGridData const& data, RunMetadata const& meta,
+                                       TransportRunResult& run,
+                                       TransportRunOptions const& run_options, int depth_axis,
+                                       std::vector<std::string>& warnings)
+{
+    OutputInput outputs = study.outputs;
+    if (options.output_dir)
+        outputs.directory = *options.output_dir;
+    std::optional<DepthDoseCurve> curve;
+    if (outputs.depth_dose)
+    {
+        curve = depth_dose_curve(run, run_options, data.geometry, depth_axis);
+        if (!curve)
+        {
+            outputs.depth_dose = false;
+            warnings.push_back("depth-dose CSV skipped: it needs at least 2 completed batches");
+        }
+    }
+    return write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr);
+}
+} // namespace
+
+StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options)
+{
+    auto const t0 = std::chrono::steady_clock::now();
+    StudyRunSummary summary;
+    std::string const started = utc_now_iso8601();
+
+    SourceBounds const source_bounds = check_sources(study);
+    std::uint64_t const histories = resolve_histories(study, options);
+    StudyPhantom const study_phantom = build_study_phantom(study, &summary.warnings);
+    Phantom const& phantom = study_phantom.phantom;
+    GridGeometry const& geometry = phantom.grid.geometry();
+
+    Backend const backend = resolve_backend(options.backend ? *options.backend : study.backend);
+    bool const gpu = backend == Backend::gpu;
+    TransportOptions const transport_options =
+        make_transport_options(study.physics, source_bounds.max_kinetic_MeV);
+    TransportParams const physics(study_phantom.materials, phantom.grid, transport_options);
+    Comm const& comm = Comm::world();
+    std::vector<int> const gpus = gpu ? resolve_gpus(options.gpus, comm) : std::vector<int>{};
+    std::vector<DeviceReplica> const replicas =
+        make_device_replicas(study_phantom, transport_options, gpus.size());
+
+    TransportRunOptions run_options =
+        make_run_options(study, options, backend, gpus, histories, source_bounds.max_primary_MeV);
+    std::string stop_reason = "histories";
+    if (histories == 0)
+        add_target_uncertainty_rule(study, phantom, stop_reason, run_options);
+    int const depth_axis = resolve_depth_axis(study, geometry);
+    if (study.outputs.depth_dose && options.write_outputs && run_options.batches >= 2)
+        run_options.batch_digest = [&geometry, depth_axis](std::vector<double> const& e)
+        { return laterally_integrate(geometry, depth_axis, make_span(e)); };
+
+    auto const t_setup = std::chrono::steady_clock::now();
+    TransportRunResult run = run_typed_transport(study, geometry, physics, replicas, run_options);
+    if (stop_reason == "interrupted")
+        run.complete = false;
+    summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
+    summarize_run(run, gpus, gpu, summary);
+
+    EnergyPerParticle const energy = energy_per_particle(run.dose, run.histories);
+    DoseGridData const data = make_dose_grid_data(phantom, energy);
     summary.uncertainty_reached =
         mean_relative_uncertainty(data, study.run.uncertainty_dose_fraction);
 
     if (options.write_outputs && comm.rank() == 0)
     {
-        RunMetadata meta;
-        meta.study_file = study.study_file;
-        meta.study_json = study.study_json;
-        meta.version = std::string(BuildInfo::version) + " (" + BuildInfo::git_describe + ")";
-        meta.started_utc = started;
-        meta.seed = study.rng.seed;
-        meta.rng_generator = study.rng.generator;
-        meta.tally_method = study.tally.method;
-        meta.precision = to_cstring(study.physics.precision);
-        meta.backend = summary.backend;
-        meta.device = summary.device;
-        if (summary.ranks > 1)
-            meta.device += " per rank, " + std::to_string(summary.ranks) + " MPI ranks";
-        meta.histories = run.histories;
-        meta.transport_time_s = run.transport_time_s;
-        meta.wall_time_s =
+        double const wall_time_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        meta.complete = run.complete;
-        meta.stop_reason = run.complete ? stop_reason : "interrupted";
-        meta.uncertainty_reached = summary.uncertainty_reached;
-        meta.uncertainty_dose_fraction = study.run.uncertainty_dose_fraction;
-        meta.source_particles = source_particles;
-        EnergyBalance e = run.balance;
-        e.emitted_MeV *= per;
-        e.deposited_MeV *= per;
-        e.escaped_MeV *= per;
-        e.below_cutoff_MeV *= per;
-        e.overflow_MeV *= per;
-        e.rest_mass_MeV *= per;
-        meta.energy = e;
-
-        OutputInput outputs = study.outputs;
-        if (options.output_dir)
-            outputs.directory = *options.output_dir;
-        std::optional<DepthDoseCurve> curve;
-        if (outputs.depth_dose)
-        {
-            if (run.batch_digests.size() >= 2)
-            {
-                // Batches of (nearly) equal size, each normalised per its own histories.
-                for (std::size_t b = 0; b < run.batch_digests.size(); ++b)
-                {
-                    auto const r = histories > 0 ? batch_history_range(histories, ropts.batches, b)
-                                                 : HistoryRange{b * ropts.batch_histories,
-                                                                (b + 1) * ropts.batch_histories};
-                    double const inv = 1.0 / double(r.end - r.begin);
-                    for (double& x : run.batch_digests[b])
-                        x *= inv;
-                }
-                curve = depth_dose_from_batch_slabs(geo, depth_axis, run.batch_digests);
-            }
-            else
-            {
-                outputs.depth_dose = false;
-                summary.warnings.push_back(
-                    "depth-dose CSV skipped: it needs at least 2 completed batches");
-            }
-        }
-        summary.files = write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr);
+        RunMetadata const meta = make_run_metadata(study, summary, run, started, wall_time_s,
+                                                   stop_reason, source_bounds.source_particles);
+        summary.files = write_outputs(study, options, data, meta, run, run_options, depth_axis,
+                                      summary.warnings);
     }
     return summary;
 }

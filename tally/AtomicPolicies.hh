@@ -12,8 +12,8 @@
 //! the same algorithm on GCC atomics (tally/detail/AtomicWords.hh), and warp
 //! aggregation degrades to one lane (WAG -> CAS, KAS -> unaggregated Kahan
 //! CAS, WIB -> CAS since C++17 has no atomic double add).
-//! Reference for the method set and the seed's measurements: issue 4 (after
-//! Liu et al. 2018). Warp aggregation: tally/detail/WarpAggregate.hh.
+//! The method set and the reference measurements are those of Liu et al. 2018
+//! (ARCHER). Warp aggregation: tally/detail/WarpAggregate.hh.
 #pragma once
 
 #include "core/Macros.hh"

@@ -11,7 +11,7 @@
 
 namespace mcdose
 {
-//! The seven methods of issue 4 (names as on the command line).
+//! The seven methods of Liu et al. 2018 (names as on the command line).
 enum class TallyMethod
 {
     fa,  //!< float atomicAdd (baseline; loses dose in hot voxels)

@@ -1,7 +1,7 @@
 //! \file app/commands/CompareTallies.cc
-//! `mcdose compare-tallies`: the seed's tally comparison on whole transport
-//! runs (Liu et al. 2018, Tables II-IV). Options and output only; the runs
-//! and comparisons are in validation/seed_tests/. See docs/compare-tallies.md.
+//! `mcdose compare-tallies`: the tally comparison of Liu et al. 2018 (ARCHER,
+//! Tables II-IV) on whole transport runs. Options and output only; the runs
+//! and comparisons are in validation/archer_tests/. See docs/compare-tallies.md.
 #include <algorithm>
 #include <iomanip>
 #include <iostream>
@@ -17,8 +17,8 @@
 #include "app/JsonRecords.hh"
 #include "app/ListOptions.hh"
 #include "study/StudyInput.hh"
-#include "validation/seed_tests/SeedTests.hh"
-#include "validation/seed_tests/TallyComparison.hh"
+#include "validation/archer_tests/ArcherTests.hh"
+#include "validation/archer_tests/TallyComparison.hh"
 
 namespace mcdose::app
 {
@@ -102,7 +102,7 @@ nlohmann::json to_json(TallyRunRecord const& r, std::string const& mode)
             {"voxels_compared", r.voxels_compared}};
 }
 
-void print_header(TallyComparisonInput const& in, std::optional<SeedTestInfo> const& seed,
+void print_header(TallyComparisonInput const& in, std::optional<ArcherTestInfo> const& archer_test,
                   std::string const& mode)
 {
     std::cout << "mcdose compare-tallies (" << mode << "): " << in.label << ", seed "
@@ -110,16 +110,17 @@ void print_header(TallyComparisonInput const& in, std::optional<SeedTestInfo> co
               << 100 * in.voxel_fraction << "% of the reference maximum compared\n"
               << "reference: double transport + HB, same histories and seed; 'tally' columns: "
                  "against HB with the same transport precision (tally error only)\n";
-    if (seed && mode == "table")
+    if (archer_test && mode == "table")
     {
-        std::cout << "seed (Liu et al. 2018, V100, " << seed->histories << " histories): HB ";
-        if (seed->v100_hb_time_s)
-            std::cout << *seed->v100_hb_time_s << " s\n";
+        std::cout << "ARCHER (Liu et al. 2018, V100, " << archer_test->histories
+                  << " histories): HB ";
+        if (archer_test->v100_hb_time_s)
+            std::cout << *archer_test->v100_hb_time_s << " s\n";
         else
             std::cout << "time not reported for this test\n";
     }
     if (mode == "sweep")
-        std::cout << "seed (Liu et al. 2018, V100, test 3, float transport): summed dose from "
+        std::cout << "ARCHER (Liu et al. 2018, V100, test 3, float transport): summed dose from "
                      "-0.19% (FA, 4e6) to -25.5% (FA, 6.4e7); KAS about 1e-7\n";
     std::cout << std::left << std::setw(7) << "method" << std::setw(7) << "prec" << std::setw(5)
               << "on" << std::right << std::setw(10) << "histories" << std::setw(10) << "time_s"
@@ -141,7 +142,7 @@ void print_row(TallyRunRecord const& r)
               << std::endl;
 }
 
-//! The seed's Table IV layout: one row per history count, the relative
+//! The layout of Liu et al. 2018, Table IV: one row per history count, the relative
 //! deviation of the summed dose per (method, precision) [against the
 //! reference / tally only].
 void print_sweep_summary(std::vector<TallyRunRecord> const& records)
@@ -189,16 +190,17 @@ void run(Options const& opt)
                     << "give either '--test 2|3|4' or '--study FILE', not both");
     int const test = opt.test != 0 ? opt.test : (opt.study.empty() && sweep ? 3 : 0);
     MCDOSE_VALIDATE(test != 0 || !opt.study.empty(),
-                    << "no study: give '--test 2|3|4' (the seed's ARCHER tests) or "
+                    << "no study: give '--test 2|3|4' (the ARCHER tally tests of Liu et al. "
+                       "2018) or "
                        "'--study FILE'");
 
     TallyComparisonInput in;
-    std::optional<SeedTestInfo> seed;
+    std::optional<ArcherTestInfo> archer_test;
     if (test != 0)
     {
-        seed = seed_test_info(test);
+        archer_test = archer_test_info(test);
         std::string const label = "test" + std::to_string(test);
-        in.study = parse_study(seed_test_study_json(test), label + ".json");
+        in.study = parse_study(archer_test_study_json(test), label + ".json");
         in.label = label;
     }
     else
@@ -234,7 +236,7 @@ void run(Options const& opt)
     // by a time limit keeps the runs it finished.
     auto const json_of = [&](TallyRunRecord const& r) { return to_json(r, opt.mode); };
     std::vector<TallyRunRecord> done;
-    print_header(in, seed, opt.mode);
+    print_header(in, archer_test, opt.mode);
     auto const records =
         compare_tally_methods(in,
                               [&](TallyRunRecord const& r)
@@ -250,17 +252,20 @@ void run(Options const& opt)
 
 bool const registered = register_command(
     {"compare-tallies",
-     "The seed's tally tests on transport runs: every tally method in float and double "
-     "against double-precision HB (table), or float FA/KAS over history counts (sweep)",
+     "The ARCHER tally tests of Liu et al. 2018 (test 2: a 20 MeV electron pencil beam on a "
+     "40 cm water cube of 100^3 voxels; test 3: of 10^3 voxels; test 4: of 2^3 voxels) on "
+     "transport runs: every tally method in float and double against double-precision HB "
+     "(table), or float FA/KAS over history counts (sweep)",
      [](CLI::App& sub, GlobalOptions const&)
      {
          auto opt = std::make_shared<Options>();
          sub.add_option("--mode", opt->mode, "table (Tables II/III) or sweep (Table IV)")
              ->capture_default_str();
          sub.add_option("--test", opt->test,
-                        "Seed test 2 (100^3 voxels), 3 (10^3) or 4 (2^3): 20 MeV electrons "
-                        "on 40 cm of water (sweep default: 3)");
-         sub.add_option("--study", opt->study, "Any study file (JSON) instead of a seed test")
+                        "ARCHER test of Liu et al. 2018: 2 (100^3 voxels), 3 (10^3) or 4 "
+                        "(2^3), a 20 MeV electron pencil beam on a 40 cm water cube (sweep "
+                        "default: 3)");
+         sub.add_option("--study", opt->study, "Any study file (JSON) instead of an ARCHER test")
              ->check(CLI::ExistingFile);
          sub.add_option("--methods", opt->methods,
                         "Tally methods, comma-separated from fa,cas,wag,kas,hb,wib,fx, or all "
@@ -272,12 +277,12 @@ bool const registered = register_command(
                         "History counts, comma-separated (table: the study's; sweep: "
                         "4e6,8e6,1.6e7,3.2e7,6.4e7)");
          sub.add_option("--backend", opt->backend,
-                        "cpu, gpu or auto (default: the study's; the seed tests: auto)")
+                        "cpu, gpu or auto (default: the study's; the ARCHER tests: auto)")
              ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
          sub.add_option("--threads", opt->threads, "CPU backend threads (0: all cores)");
          sub.add_option("--batches", opt->batches,
                         "Batches folded into double totals (1: the whole run in one grid, as "
-                        "the seed)")
+                        "Liu et al. 2018)")
              ->capture_default_str();
          sub.add_option("--voxel-fraction", opt->voxel_fraction,
                         "Compare voxels whose reference energy exceeds this fraction of the "

@@ -1,6 +1,6 @@
 //! \file app/commands/Crosscheck.cc
-//! `mcdose crosscheck md|rsqrt|gemm`: the cross-check studies of issue 10 on
-//! the project's compensated-sum primitives (validation/crosscheck/). Prints
+//! `mcdose crosscheck md|rsqrt|gemm`: the cross-check studies of the
+//! project's compensated-sum primitives (validation/crosscheck/). Prints
 //! a table; --json writes the records (atomically). GPU when present, CPU
 //! otherwise, or as --backend says.
 #include <cstdio>

@@ -1,6 +1,7 @@
 //! \file app/commands/TallyBench.cc
-//! `mcdose tally-bench`: the seed's tally-only benchmark (issue 4). Options
-//! and output only; the deposits and kernels are in tally/bench/.
+//! `mcdose tally-bench`: the tally-only benchmark, test 1 of the ARCHER tally
+//! tests of Liu et al. 2018. Options and output only; the deposits and kernels
+//! are in tally/bench/.
 #include <cmath>
 #include <iomanip>
 #include <iostream>
@@ -108,8 +109,8 @@ void run(Options const& opt)
     MCDOSE_VALIDATE(opt.threads > 0, << "'--threads' must be positive");
     input.cpu_threads = opt.threads;
     MCDOSE_VALIDATE(opt.launch == "seed" || opt.launch == "full" || opt.launch == "both",
-                    << "'--launch' must be seed (1024 blocks x 64 threads), full (full "
-                       "occupancy) or both (got '"
+                    << "'--launch' must be seed (the launch of Liu et al. 2018: 1024 "
+                       "blocks x 64 threads), full (full occupancy) or both (got '"
                     << opt.launch << "')");
     input.launches = opt.launch == "both" ? std::vector<std::string>{"seed", "full"}
                                           : std::vector<std::string>{opt.launch};
@@ -123,8 +124,9 @@ void run(Options const& opt)
 
 bool const registered = register_command(
     {"tally-bench",
-     "Tally-only benchmark: 10 exponential deposits (mean 0.1 MeV) per particle into uniform "
-     "bins, every atomic method against the exact sum",
+     "Tally-only benchmark, test 1 of the ARCHER tally tests of Liu et al. 2018 (tests 2-4, "
+     "20 MeV electrons on water cubes, are compare-tallies'): 10 exponential deposits (mean "
+     "0.1 MeV) per particle into uniform bins, every atomic method against the exact sum",
      [](CLI::App& sub, GlobalOptions const&)
      {
          auto opt = std::make_shared<Options>();
@@ -139,7 +141,8 @@ bool const registered = register_command(
              ->capture_default_str();
          sub.add_option("--threads", opt->threads, "CPU backend threads")->capture_default_str();
          sub.add_option("--launch", opt->launch,
-                        "GPU launch: seed (1024x64), full (full occupancy) or both")
+                        "GPU launch: seed (the launch of Liu et al. 2018, 1024 blocks x 64 "
+                        "threads; not an RNG seed), full (full occupancy) or both")
              ->capture_default_str();
          sub.add_option("--seed", opt->seed, "Philox seed")->capture_default_str();
          sub.add_option("--json", opt->json, "Write the records as a JSON array to FILE");

@@ -43,9 +43,10 @@ enum : int
     Pb = 82
 };
 
-std::vector<Material> build_catalogue()
+//! Water (two I-values) and dry air.
+std::vector<MaterialInput> water_and_air()
 {
-    std::vector<MaterialInput> in = {
+    return {
         {"water",
          {{H, 0.111894}, {O, 0.888106}},
          1.0,
@@ -64,6 +65,13 @@ std::vector<Material> build_catalogue()
          85.7,
          false,
          "dry air near sea level, ICRU-37"},
+    };
+}
+
+//! Body tissues (ICRU-44, ICRP-23 compositions).
+std::vector<MaterialInput> body_tissues()
+{
+    return {
         {"soft_tissue_icru44",
          {{H, 0.105},
           {C, 0.256},
@@ -159,6 +167,13 @@ std::vector<Material> build_catalogue()
          91.9,
          false,
          "compact bone, ICRU-37"},
+    };
+}
+
+//! Phantom plastics, graphite and the metals of applicators and shielding.
+std::vector<MaterialInput> phantom_and_shielding_materials()
+{
+    return {
         {"pmma",
          {{H, 0.080538}, {C, 0.599848}, {O, 0.319614}},
          1.19,
@@ -178,9 +193,16 @@ std::vector<Material> build_catalogue()
         {"tungsten", {{W, 1.0}}, 19.3, 727.0, true, "tungsten, ICRU-37"},
         {"lead", {{Pb, 1.0}}, 11.35, 823.0, true, "lead, ICRU-37"},
     };
+}
+
+std::vector<Material> build_catalogue()
+{
     std::vector<Material> result;
-    for (auto& m : in)
-        result.push_back(make_material(std::move(m)));
+    for (auto group : {water_and_air(), body_tissues(), phantom_and_shielding_materials()})
+    {
+        for (auto& m : group)
+            result.push_back(make_material(std::move(m)));
+    }
     return result;
 }
 } // namespace

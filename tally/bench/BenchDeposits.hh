@@ -1,7 +1,8 @@
 //! \file tally/bench/BenchDeposits.hh
-//! The synthetic deposits of the tally-only benchmark (issue 4, the seed's
-//! test 1): each particle has 10 collisions; each deposits an exponentially
-//! distributed energy (mean 0.1 MeV) into one of `bins` bins chosen uniformly.
+//! The synthetic deposits of the tally-only benchmark (test 1 of the ARCHER
+//! tally tests of Liu et al. 2018): each particle has 10 collisions; each
+//! deposits an exponentially distributed energy (mean 0.1 MeV) into one of
+//! `bins` bins chosen uniformly.
 //!
 //! Random numbers: rng/ Philox keyed by the particle index (counter-based),
 //! so a particle's deposits do not depend on the thread, launch configuration

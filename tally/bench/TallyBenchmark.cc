@@ -170,7 +170,7 @@ run_tally_benchmark(TallyBenchInput const& input,
             problem.bins = bins;
             bool const gpu = input.backend == Backend::gpu;
             std::uint64_t const ref_units =
-                gpu ? bench_reference_total_device(problem, input.seed, seed_launch())
+                gpu ? bench_reference_total_device(problem, input.seed, archer_launch())
                     : bench_reference_total_host(problem, input.seed, input.cpu_threads);
             long double const ref_MeV = units_to_MeV(ref_units, BenchProblem::energy_exp2);
             std::vector<std::string> launches =
@@ -179,12 +179,13 @@ run_tally_benchmark(TallyBenchInput const& input,
             {
                 MCDOSE_VALIDATE(launch == "seed" || launch == "full" || launch == "threads",
                                 << "unknown launch configuration '" << launch
-                                << "'; use seed (1024x64) or full (full occupancy)");
+                                << "'; use seed (the launch of Liu et al. 2018, 1024x64) "
+                                   "or full (full occupancy)");
                 for (TallyMethod method : input.methods)
                 {
                     BenchRun const run =
                         gpu ? run_bench_device(method, problem, input.seed,
-                                               launch == "seed" ? seed_launch()
+                                               launch == "seed" ? archer_launch()
                                                                 : full_occupancy_launch())
                             : run_bench_host(method, problem, input.seed,
                                              {input.cpu_threads, 4096});

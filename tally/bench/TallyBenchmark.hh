@@ -24,8 +24,10 @@ struct LaunchShape
     unsigned blocks{1024};
     unsigned threads_per_block{64};
 };
-//! The seed's 1024 x 64 and a full-occupancy grid of 256-thread blocks.
-inline LaunchShape seed_launch()
+//! The launch of Liu et al. 2018 (ARCHER, 1024 x 64; named "seed" on the
+//! command line, for the paper, not an RNG seed) and a full-occupancy grid of
+//! 256-thread blocks.
+inline LaunchShape archer_launch()
 {
     return {1024, 64};
 }
@@ -102,7 +104,8 @@ struct TallyBenchInput
     std::vector<size_type> bins{8};
     std::vector<TallyMethod> methods;
     unsigned cpu_threads{1};
-    std::vector<std::string> launches{"seed", "full"}; //!< GPU: "seed" and/or "full"
+    //! GPU: "seed" (archer_launch) and/or "full"
+    std::vector<std::string> launches{"seed", "full"};
     BenchSeed seed;
 };
 

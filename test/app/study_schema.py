@@ -19,7 +19,7 @@ validator = jsonschema.Draft7Validator(schema)
 
 studies = sorted(glob.glob(os.path.join(src, "examples", "*.json"))
                  + glob.glob(os.path.join(src, "validation", "*", "study.json"))
-                 + glob.glob(os.path.join(src, "validation", "seed_tests", "*.json")))
+                 + glob.glob(os.path.join(src, "validation", "archer_tests", "*.json")))
 failures = []
 for path in studies:
     with open(path) as f:

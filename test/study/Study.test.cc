@@ -47,9 +47,9 @@ TEST_F(StudyTest, MinimalStudyGetsDocumentedDefaults)
     EXPECT_DOUBLE_EQ(0.2, s.physics.electron_cutoff_MeV);
     EXPECT_DOUBLE_EQ(0.01, s.physics.photon_cutoff_MeV);
     EXPECT_EQ(Precision::double_, s.physics.precision);
-    EXPECT_EQ("philox", s.rng.generator);
+    EXPECT_EQ(RngKind::philox, s.rng.generator);
     EXPECT_EQ(1u, s.rng.seed);
-    EXPECT_EQ("wib", s.tally.method);
+    EXPECT_EQ(TallyMethod::wib, s.tally.method);
     EXPECT_EQ(Backend::automatic, s.backend);
     EXPECT_EQ(1000u, *s.run.histories);
     EXPECT_FALSE(s.run.time_limit_s);

@@ -135,11 +135,11 @@ TEST(TallyDeviceTest, BenchmarkKernelMatchesExactReference)
             problem.particles = 100000;
             problem.bins = bins;
             problem.divergent = divergent;
-            auto const ref = bench_reference_bins_device(problem, {}, seed_launch());
+            auto const ref = bench_reference_bins_device(problem, {}, archer_launch());
             for (TallyMethod m : all_tally_methods())
             {
                 std::vector<std::uint64_t> fx_words;
-                for (LaunchShape shape : {seed_launch(), full_occupancy_launch()})
+                for (LaunchShape shape : {archer_launch(), full_occupancy_launch()})
                 {
                     BenchRun const run = run_bench_device(m, problem, {}, shape);
                     for (size_type b = 0; b < bins; ++b)

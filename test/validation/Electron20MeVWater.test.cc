@@ -1,6 +1,6 @@
 //! Validation case validation/electron_20MeV_water: mcdose's laterally
 //! integrated depth dose of a 20 MeV electron pencil beam against PENELOPE-2018
-//! (shared/refdata/penelope), reduced histories on the CPU. Criteria of issue 7:
+//! (shared/refdata/penelope), reduced histories on the CPU. Criteria:
 //! every bin before the distal fall-off within 2 % of the maximum (plus 4
 //! combined sigma), R50 and Rp within 1 mm, energy deposited per history within
 //! 1 %. The full run and its numbers: docs/validation.md.

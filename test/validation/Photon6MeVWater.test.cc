@@ -1,6 +1,6 @@
 //! Validation case validation/photon_6MeV_water: mcdose's laterally integrated
 //! depth dose against PENELOPE-2018 (shared/refdata/penelope), reduced
-//! histories on the CPU, with condensed-history electrons. Criteria of issue 7:
+//! histories on the CPU, with condensed-history electrons. Criteria:
 //! every bin beyond the build-up within 2 % of the maximum (plus 4 combined
 //! sigma) -- applied here to the build-up too --, energy deposited per history
 //! within 1 %. The depth of maximum (within 2 mm) is checked on the full run

@@ -60,7 +60,7 @@ inline ValidationCurves run_validation_case(std::string const& name, std::string
     c.ok = true;
     return c;
 }
-//! Issue 7's bin criterion on [z_min, z_max]: |test - ref| <= 2 % of the
+//! The validation cases' bin criterion on [z_min, z_max]: |test - ref| <= 2 % of the
 //! reference maximum + 4 combined sigma. Prints the table; a failure names it.
 inline DepthDoseComparison expect_within_two_percent(ValidationCurves const& c, double z_min_cm,
                                                      double z_max_cm)

@@ -88,7 +88,7 @@ class HistoryTransport
   public:
     //! A particle waiting on the stack and the voxel it was created in: a
     //! secondary starts in its parent's voxel, with no search for it (the
-    //! grid search of a new track ran with 2-4 of 32 lanes, docs/benchmarks.md).
+    //! grid search of a new track ran with 2-4 of 32 lanes, docs/history/benchmarks-log.md).
     struct Stacked
     {
         Particle<Real> particle;
@@ -495,7 +495,7 @@ class HistoryTransport
 
         // Random hinge: tau s, deflection, (1 - tau) s. One fly_charged call
         // site for both segments keeps a single copy of the voxel walk in the
-        // kernel (its code size is what limits it, docs/benchmarks.md).
+        // kernel (its code size is what limits it, docs/history/benchmarks-log.md).
         Real const first = step * generate_canonical<Real>(rng_);
         Flight flight;
         MCDOSE_NO_UNROLL

@@ -176,7 +176,7 @@ void for_each_group(std::vector<std::unique_ptr<Group>>& groups, bool gpu, F&& f
 //! Per-thread engines get distinct streams per group (and, after a resume,
 //! a seed mixed with the first batch, so no stream is replayed).
 template <class Engine>
-RngOptions group_rng_options(RngOptions opts, std::uint64_t global_group, size_type workers,
+RngOptions group_rng_options(RngOptions options, std::uint64_t global_group, size_type workers,
                              std::uint64_t first_batch)
 {
     if constexpr (!std::is_same<Engine, PhiloxEngine>::value)
@@ -188,13 +188,13 @@ RngOptions group_rng_options(RngOptions opts, std::uint64_t global_group, size_t
         MCDOSE_VALIDATE((global_group + 1) * max_workers <= 0xffffffffull,
                         << "too many worker groups (" << global_group + 1
                         << ") for per-thread RNG streams; use philox");
-        opts.stream = static_cast<std::uint32_t>(opts.stream + global_group * max_workers);
+        options.stream = static_cast<std::uint32_t>(options.stream + global_group * max_workers);
         if (std::is_same<Engine, LaggedFibonacciEngine>::value && global_group > 0)
-            opts.seed = SplitMix64(opts.seed, global_group)();
+            options.seed = SplitMix64(options.seed, global_group)();
         if (first_batch > 0)
-            opts.seed = SplitMix64(opts.seed, ~first_batch)();
+            options.seed = SplitMix64(options.seed, ~first_batch)();
     }
-    return opts;
+    return options;
 }
 
 //! Balance summed over ranks in rank order (doubles) and exactly (count).
@@ -210,23 +210,368 @@ inline EnergyBalance reduce_balance(EnergyBalance b, Comm const& comm)
 
 //! The driver's part of the checkpoint fingerprint.
 template <class Real>
-std::string run_fingerprint(TransportRunOptions const& o, TallyMethod method, size_type voxels,
-                            int fx_quantum_exp2)
+std::string run_fingerprint(TransportRunOptions const& options, TallyMethod method,
+                            size_type voxels, int fx_quantum_exp2)
 {
-    std::string s = o.input_fingerprint;
+    std::string s = options.input_fingerprint;
     if (!s.empty() && s.back() != '\n')
         s += '\n';
-    s += "histories=" + std::to_string(o.histories) +
-         "\nbatches=" + std::to_string(o.histories ? o.batches : 0) +
-         "\nbatch_histories=" + std::to_string(o.histories ? 0 : o.batch_histories) +
-         "\nmax_histories=" + std::to_string(o.histories ? 0 : o.max_histories) +
-         "\ntally=" + to_cstring(method) + "\nrng=" + to_cstring(o.rng.kind) +
-         "\nseed=" + std::to_string(o.rng.seed) + "\nstream=" + std::to_string(o.rng.stream) +
+    s += "histories=" + std::to_string(options.histories) +
+         "\nbatches=" + std::to_string(options.histories ? options.batches : 0) +
+         "\nbatch_histories=" + std::to_string(options.histories ? 0 : options.batch_histories) +
+         "\nmax_histories=" + std::to_string(options.histories ? 0 : options.max_histories) +
+         "\ntally=" + to_cstring(method) + "\nrng=" + to_cstring(options.rng.kind) +
+         "\nseed=" + std::to_string(options.rng.seed) +
+         "\nstream=" + std::to_string(options.rng.stream) +
          "\nprecision=" + (sizeof(Real) == 4 ? "float" : "double") +
          "\nvoxels=" + std::to_string(voxels) +
          "\nfx_quantum_exp2=" + std::to_string(fx_quantum_exp2) + "\n";
     return s;
 }
+
+//! The batches of a run and the worker groups of this rank, from validated options.
+struct BatchPlan
+{
+    bool open_ended{false};           //!< no history count: until on_batch stops it
+    std::uint64_t total_histories{0}; //!< the history count, or the open-ended maximum
+    std::uint64_t num_batches{0};
+    bool gpu{false};
+    std::vector<int> devices;     //!< one per group (-1: CPU, or the current GPU)
+    int cpu_threads_per_group{0}; //!< CPU backend
+};
+
+inline BatchPlan plan_batches(TransportRunOptions const& options)
+{
+    BatchPlan plan;
+    plan.open_ended = options.histories == 0;
+    if (plan.open_ended)
+    {
+        MCDOSE_VALIDATE(
+            options.batch_histories > 0 && options.max_histories >= options.batch_histories,
+            << "a run without a history count needs positive batch histories ("
+            << options.batch_histories << ") and a maximum (" << options.max_histories
+            << ") of at least one batch");
+    }
+    else
+    {
+        MCDOSE_VALIDATE(options.batches >= 1 && options.batches <= options.histories,
+                        << "'batches' must be between 1 and the number of histories (got "
+                        << options.batches << ")");
+    }
+    plan.total_histories = plan.open_ended ? options.max_histories : options.histories;
+    plan.num_batches =
+        plan.open_ended ? (options.max_histories / options.batch_histories) : options.batches;
+    plan.gpu = options.backend == Backend::gpu;
+    if (plan.gpu)
+    {
+        plan.devices = options.gpus.empty() ? std::vector<int>{-1} : options.gpus;
+    }
+    else
+    {
+        MCDOSE_VALIDATE(options.cpu_groups >= 1, << "CPU worker groups must be at least 1 (got "
+                                                 << options.cpu_groups << ")");
+        plan.devices.assign(options.cpu_groups, -1);
+        plan.cpu_threads_per_group = std::max(1, resolve_cpu_threads(options.cpu_threads) /
+                                                     static_cast<int>(plan.devices.size()));
+    }
+    return plan;
+}
+
+/*!
+ * One run of run_transport_groups, in its steps: resume from a checkpoint,
+ * set up the worker groups, then per batch transport and fold it, report
+ * progress and checkpoint; finish with the totals.
+ */
+template <class Real, class Engine, class Policy, class Source>
+class GroupedTransportRun
+{
+  public:
+    using Inputs = std::function<TransportGroupInputs<Real, Source>(int device)>;
+
+    GroupedTransportRun(Inputs const& inputs, TallyMethod method, size_type voxels,
+                        TransportRunOptions const& options)
+        : inputs_(inputs), method_(method), voxels_(voxels), options_(options),
+          comm_(options.comm ? *options.comm : Comm::world()), plan_(plan_batches(options)),
+          tally_input_(make_tally_input()), master_(host_tally_input()),
+          fingerprint_(run_fingerprint<Real>(options, method, voxels, master_.fx_quantum_exp2()))
+    {
+    }
+
+    TransportRunResult operator()()
+    {
+        result_.ranks = comm_.size();
+        result_.groups = plan_.devices.size();
+        if (!options_.resume_path.empty())
+            resume();
+        result_.first_batch = first_batch_;
+        set_up_groups();
+
+        start_ = std::chrono::steady_clock::now();
+        last_checkpoint_s_ = elapsed_s();
+        for (std::uint64_t b = first_batch_; b < plan_.num_batches && !finished_; ++b)
+        {
+            HistoryRange const range = batch_range(b);
+            transport_batch(range);
+            if (end_batch(b, range))
+                break;
+        }
+        return finish();
+    }
+
+  private:
+    using Group = TransportGroup<Real, Engine, Policy, Source>;
+
+    Inputs const& inputs_;
+    TallyMethod method_;
+    size_type voxels_;
+    TransportRunOptions const& options_;
+    Comm const& comm_;
+    BatchPlan const plan_;
+    DoseTallyInput const tally_input_; //!< of each group's batch grid
+    DoseTally master_;                 //!< folded totals (identical on every rank)
+    std::string const fingerprint_;
+
+    TransportRunResult result_;
+    EnergyBalance restored_balance_;
+    double restored_time_s_{0};
+    std::uint64_t first_batch_{0};
+    bool finished_{false};
+    std::vector<std::unique_ptr<Group>> groups_;
+    std::vector<std::vector<std::uint64_t>> words_; //!< each group's batch grid, raw
+    std::chrono::steady_clock::time_point start_;
+    double last_checkpoint_s_{0};
+
+    DoseTallyInput make_tally_input() const
+    {
+        DoseTallyInput tally_input;
+        tally_input.method = method_;
+        tally_input.voxels = voxels_;
+        // The same bound (hence FX quantum) on every group and rank: the words add up.
+        tally_input.max_total_energy_MeV =
+            double(plan_.total_histories) * options_.max_primary_energy_MeV;
+        tally_input.backend = plan_.gpu ? Backend::gpu : Backend::cpu;
+        return tally_input;
+    }
+
+    //! The folded totals live on the host.
+    DoseTallyInput host_tally_input() const
+    {
+        DoseTallyInput tally_input = tally_input_;
+        tally_input.backend = Backend::cpu;
+        return tally_input;
+    }
+
+    //! Continue from a checkpoint: the folded tally, balance, time and digests so far.
+    void resume()
+    {
+        std::string bytes;
+        if (comm_.rank() == 0)
+            bytes = read_checkpoint_bytes(options_.resume_path);
+        comm_.broadcast(bytes);
+        TransportCheckpoint checkpoint = deserialize_checkpoint(bytes, options_.resume_path);
+        check_checkpoint_fingerprint(checkpoint, fingerprint_, options_.resume_path);
+        MCDOSE_VALIDATE(checkpoint.batches_done <= plan_.num_batches,
+                        << "--resume '" << options_.resume_path << "': " << checkpoint.batches_done
+                        << " batches done but the run has " << plan_.num_batches);
+        master_.restore(std::move(checkpoint.tally));
+        restored_balance_ = checkpoint.balance;
+        restored_time_s_ = checkpoint.transport_time_s;
+        result_.batch_digests = std::move(checkpoint.batch_digests);
+        first_batch_ = checkpoint.batches_done;
+        result_.histories = checkpoint.histories_done;
+        finished_ = checkpoint.finished || first_batch_ == plan_.num_batches;
+    }
+
+    //! One group per device (or CPU team), each set up on its own thread.
+    void set_up_groups()
+    {
+        size_type const num_groups = plan_.devices.size();
+        // Chunks: small enough to balance the load at the end of a batch.
+        std::uint64_t const per_batch =
+            plan_.open_ended ? options_.batch_histories
+                             : (options_.histories + options_.batches - 1) / options_.batches;
+        std::uint64_t const per_group =
+            std::max<std::uint64_t>(1, per_batch / (std::uint64_t(comm_.size()) * num_groups));
+        for (size_type g = 0; g < num_groups; ++g)
+        {
+            groups_.push_back(std::make_unique<Group>());
+            groups_.back()->device = plan_.devices[g];
+        }
+        for_each_group(groups_, plan_.gpu,
+                       [&](size_type g, Group& group) { set_up_group(g, group, per_group); });
+        for (auto const& group : groups_)
+            result_.workers += group->workers;
+        result_.grid = groups_.front()->grid;
+        words_.resize(num_groups);
+    }
+
+    //! Launch shape, generators, batch grid, balances and queue of group g.
+    void set_up_group(size_type g, Group& group, std::uint64_t per_group) const
+    {
+        bool const gpu = plan_.gpu;
+        if (gpu)
+        {
+            group.grid = persistent_transport_grid<typename Group::Args>(options_.gpu_block_unit);
+            group.workers = group.grid.workers();
+        }
+        else
+        {
+            group.workers = plan_.cpu_threads_per_group;
+        }
+        std::uint64_t const global_group = std::uint64_t(comm_.rank()) * plan_.devices.size() + g;
+        MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
+        group.rng = std::make_unique<RngStore<Engine>>(make_rng_store<Engine>(
+            group_rng_options<Engine>(options_.rng, global_group, group.workers, first_batch_),
+            group.workers, where));
+        group.tally = std::make_unique<DoseTally>(tally_input_);
+        group.host_balances.resize(group.workers);
+        if (gpu)
+        {
+            group.device_balances = DeviceBuffer<EnergyBalance>(make_span(group.host_balances));
+            group.device_counter = DeviceBuffer<unsigned long long>(1);
+        }
+        auto const in = inputs_(group.device);
+        auto& args = group.args;
+        args.physics = in.physics;
+        args.source = in.source;
+        args.tally = group.tally->template view<Policy>();
+        args.balances = gpu ? group.device_balances.device_span() : make_span(group.host_balances);
+        std::uint32_t chunk = options_.chunk;
+        // Automatic: one history per grab on a GPU (its persistent kernel ends
+        // when its slowest lane does, and an atomic per history is cheap);
+        // CPU threads take at least 8 chunks each.
+        if (chunk == 0)
+            chunk = gpu ? 1u
+                        : static_cast<std::uint32_t>(std::max<std::uint64_t>(
+                              1, std::min<std::uint64_t>(256, per_group / (8 * group.workers))));
+        args.queue.chunk = chunk;
+        args.queue.next = gpu ? group.device_counter.data() : &group.host_counter;
+    }
+
+    HistoryRange batch_range(std::uint64_t b) const
+    {
+        return plan_.open_ended
+                   ? HistoryRange{b * options_.batch_histories, (b + 1) * options_.batch_histories}
+                   : batch_history_range(options_.histories, options_.batches, b);
+    }
+
+    double elapsed_s() const
+    {
+        return restored_time_s_ +
+               std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+    }
+
+    //! Restored balance plus every group's, groups in order, ranks in rank order.
+    EnergyBalance balance_now() const
+    {
+        EnergyBalance local;
+        for (auto const& group : groups_)
+            local += group->balance(); // group order: fixed
+        EnergyBalance total = restored_balance_;
+        total += reduce_balance(local, comm_);
+        return total;
+    }
+
+    //! Transport this rank's piece of `range` on every group, reduce the
+    //! groups' and ranks' grids, and fold the batch into the totals.
+    void transport_batch(HistoryRange const& range)
+    {
+        size_type const num_groups = plan_.devices.size();
+        bool const gpu = plan_.gpu;
+        HistoryRange const mine = split_history_range(range, comm_.size(), comm_.rank());
+        for_each_group(groups_, gpu,
+                       [&](size_type g, Group& group)
+                       {
+                           HistoryRange const piece = split_history_range(mine, num_groups, g);
+                           auto& args = group.args;
+                           unsigned long long first = piece.begin;
+                           if (gpu)
+                               group.device_counter.copy_to_device({&first, 1});
+                           else
+                               group.host_counter = first;
+                           args.queue.end = piece.end;
+                           args.rng = group.rng->begin_batch();
+                           if (gpu)
+                           {
+                               launch_transport_kernel(args, group.grid);
+                           }
+                           else
+                           {
+                               run_cpu_threads(static_cast<int>(group.workers), [&args](size_type t)
+                                               { transport_worker(args, args.tally, t); });
+                           }
+                           group.rng->end_batch();
+                           words_[g] = group.tally->batch_words();
+                           group.tally->clear_batch();
+                       });
+        std::vector<double> const batch =
+            reduce_batch(method_, master_.fx_quantum_exp2(), words_, voxels_, comm_);
+        if (options_.batch_digest)
+            result_.batch_digests.push_back(options_.batch_digest(batch));
+        master_.fold_batch(batch, range.end - range.begin);
+        result_.histories = range.end;
+    }
+
+    //! Progress, the ranks' agreement on stopping and checkpointing, and the
+    //! checkpoint after batch b; returns whether the run stops here.
+    bool end_batch(std::uint64_t b, HistoryRange const& range)
+    {
+        TransportProgress progress;
+        progress.histories_done = range.end;
+        progress.histories_total = plan_.total_histories;
+        progress.batches_done = b + 1;
+        progress.tally = &master_;
+        progress.elapsed_s = elapsed_s();
+        bool const want_stop = options_.on_batch && !options_.on_batch(progress);
+        bool const due = !options_.checkpoint_path.empty() && comm_.rank() == 0 &&
+                         progress.elapsed_s - last_checkpoint_s_ >= options_.checkpoint_interval_s;
+        // Agree on stopping and checkpointing (time limits and signals differ by rank).
+        std::uint64_t votes[2] = {want_stop ? 1u : 0u, due ? 1u : 0u};
+        comm_.allreduce_sum({votes, 2});
+        bool const last = b + 1 == plan_.num_batches;
+        bool const stop = votes[0] > 0 && !last;
+        if (stop)
+            result_.complete = plan_.open_ended; // fixed mode: interrupted; open-ended: the goal
+        if (votes[1] > 0 || (!options_.checkpoint_path.empty() && (stop || last)))
+            save_checkpoint(b, range, progress.elapsed_s, last || (stop && plan_.open_ended));
+        return stop;
+    }
+
+    //! Save the run after batch b (rank 0 writes, atomically).
+    void save_checkpoint(std::uint64_t b, HistoryRange const& range, double elapsed, bool finished)
+    {
+        TransportCheckpoint checkpoint;
+        checkpoint.fingerprint = fingerprint_;
+        checkpoint.batches_done = b + 1;
+        checkpoint.histories_done = range.end;
+        checkpoint.finished = finished;
+        checkpoint.transport_time_s = elapsed;
+        checkpoint.tally = master_.totals();
+        checkpoint.balance = balance_now();
+        checkpoint.batch_digests = result_.batch_digests;
+        if (comm_.rank() == 0)
+            write_checkpoint(options_.checkpoint_path, checkpoint);
+        last_checkpoint_s_ = elapsed;
+    }
+
+    //! Time, balance and dose of the run; the groups' memory freed.
+    TransportRunResult finish()
+    {
+        result_.transport_time_s = elapsed_s();
+        result_.balance = balance_now();
+        for_each_group(groups_, plan_.gpu,
+                       [](size_type, Group& group)
+                       {
+                           // Free device memory with the group's device current.
+                           group.device_balances = DeviceBuffer<EnergyBalance>();
+                           group.device_counter = DeviceBuffer<unsigned long long>();
+                           group.rng.reset();
+                           group.tally.reset();
+                       });
+        result_.dose = master_.result();
+        return std::move(result_);
+    }
+};
 } // namespace detail
 
 /*!
@@ -237,246 +582,10 @@ std::string run_fingerprint(TransportRunOptions const& o, TallyMethod method, si
 template <class Real, class Engine, class Policy, class Source>
 TransportRunResult
 run_transport_groups(std::function<TransportGroupInputs<Real, Source>(int device)> const& inputs,
-                     TallyMethod method, size_type voxels, TransportRunOptions const& opts)
+                     TallyMethod method, size_type voxels, TransportRunOptions const& options)
 {
-    using Group = detail::TransportGroup<Real, Engine, Policy, Source>;
-    Comm const& comm = opts.comm ? *opts.comm : Comm::world();
-    bool const open_ended = opts.histories == 0;
-    if (open_ended)
-    {
-        MCDOSE_VALIDATE(opts.batch_histories > 0 && opts.max_histories >= opts.batch_histories,
-                        << "a run without a history count needs positive batch histories ("
-                        << opts.batch_histories << ") and a maximum (" << opts.max_histories
-                        << ") of at least one batch");
-    }
-    else
-    {
-        MCDOSE_VALIDATE(opts.batches >= 1 && opts.batches <= opts.histories,
-                        << "'batches' must be between 1 and the number of histories (got "
-                        << opts.batches << ")");
-    }
-    std::uint64_t const total_histories = open_ended ? opts.max_histories : opts.histories;
-    std::uint64_t const num_batches =
-        open_ended ? (opts.max_histories / opts.batch_histories) : opts.batches;
-    bool const gpu = opts.backend == Backend::gpu;
-    MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
-
-    // Worker groups of this rank.
-    std::vector<int> devices;
-    if (gpu)
-        devices = opts.gpus.empty() ? std::vector<int>{-1} : opts.gpus;
-    else
-    {
-        MCDOSE_VALIDATE(opts.cpu_groups >= 1,
-                        << "CPU worker groups must be at least 1 (got " << opts.cpu_groups << ")");
-        devices.assign(opts.cpu_groups, -1);
-    }
-    size_type const num_groups = devices.size();
-    int const cpu_threads_per_group =
-        gpu ? 0 : std::max(1, resolve_cpu_threads(opts.cpu_threads) / static_cast<int>(num_groups));
-
-    DoseTallyInput tin;
-    tin.method = method;
-    tin.voxels = voxels;
-    // The same bound (hence FX quantum) on every group and rank: the words add up.
-    tin.max_total_energy_MeV = double(total_histories) * opts.max_primary_energy_MeV;
-    tin.backend = gpu ? Backend::gpu : Backend::cpu;
-    DoseTallyInput master_in = tin;
-    master_in.backend = Backend::cpu;
-    DoseTally master(master_in); // folded totals (identical on every rank)
-    std::string const fingerprint =
-        detail::run_fingerprint<Real>(opts, method, voxels, master.fx_quantum_exp2());
-
-    TransportRunResult result;
-    result.ranks = comm.size();
-    result.groups = num_groups;
-    EnergyBalance restored_balance;
-    double restored_time_s = 0;
-    std::uint64_t first_batch = 0;
-    bool finished = false;
-    if (!opts.resume_path.empty())
-    {
-        std::string bytes;
-        if (comm.rank() == 0)
-            bytes = read_checkpoint_bytes(opts.resume_path);
-        comm.broadcast(bytes);
-        TransportCheckpoint ck = deserialize_checkpoint(bytes, opts.resume_path);
-        check_checkpoint_fingerprint(ck, fingerprint, opts.resume_path);
-        MCDOSE_VALIDATE(ck.batches_done <= num_batches,
-                        << "--resume '" << opts.resume_path << "': " << ck.batches_done
-                        << " batches done but the run has " << num_batches);
-        master.restore(std::move(ck.tally));
-        restored_balance = ck.balance;
-        restored_time_s = ck.transport_time_s;
-        result.batch_digests = std::move(ck.batch_digests);
-        first_batch = ck.batches_done;
-        result.histories = ck.histories_done;
-        finished = ck.finished || first_batch == num_batches;
-    }
-    result.first_batch = first_batch;
-
-    // Chunks: small enough to balance the load at the end of a batch.
-    std::uint64_t const per_batch =
-        open_ended ? opts.batch_histories : (opts.histories + opts.batches - 1) / opts.batches;
-    std::uint64_t const per_group =
-        std::max<std::uint64_t>(1, per_batch / (std::uint64_t(comm.size()) * num_groups));
-
-    std::vector<std::unique_ptr<Group>> groups;
-    for (size_type g = 0; g < num_groups; ++g)
-    {
-        groups.push_back(std::make_unique<Group>());
-        groups.back()->device = devices[g];
-    }
-    detail::for_each_group(
-        groups, gpu,
-        [&](size_type g, Group& group)
-        {
-            if (gpu)
-            {
-                group.grid = persistent_transport_grid<typename Group::Args>(opts.gpu_block_unit);
-                group.workers = group.grid.workers();
-            }
-            else
-            {
-                group.workers = cpu_threads_per_group;
-            }
-            std::uint64_t const global_group = std::uint64_t(comm.rank()) * num_groups + g;
-            group.rng = std::make_unique<RngStore<Engine>>(
-                make_rng_store<Engine>(detail::group_rng_options<Engine>(
-                                           opts.rng, global_group, group.workers, first_batch),
-                                       group.workers, where));
-            group.tally = std::make_unique<DoseTally>(tin);
-            group.host_balances.resize(group.workers);
-            if (gpu)
-            {
-                group.device_balances = DeviceBuffer<EnergyBalance>(make_span(group.host_balances));
-                group.device_counter = DeviceBuffer<unsigned long long>(1);
-            }
-            auto const in = inputs(group.device);
-            auto& args = group.args;
-            args.physics = in.physics;
-            args.source = in.source;
-            args.tally = group.tally->template view<Policy>();
-            args.balances =
-                gpu ? group.device_balances.device_span() : make_span(group.host_balances);
-            std::uint32_t chunk = opts.chunk;
-            // Automatic: one history per grab on a GPU (its persistent kernel ends
-            // when its slowest lane does, and an atomic per history is cheap);
-            // CPU threads take at least 8 chunks each.
-            if (chunk == 0)
-                chunk =
-                    gpu ? 1u
-                        : static_cast<std::uint32_t>(std::max<std::uint64_t>(
-                              1, std::min<std::uint64_t>(256, per_group / (8 * group.workers))));
-            args.queue.chunk = chunk;
-            args.queue.next = gpu ? group.device_counter.data() : &group.host_counter;
-        });
-    for (auto const& group : groups)
-        result.workers += group->workers;
-    result.grid = groups.front()->grid;
-
-    auto const start = std::chrono::steady_clock::now();
-    auto elapsed = [&]
-    {
-        return restored_time_s +
-               std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    };
-    double last_checkpoint_s = elapsed();
-    auto balance_now = [&]
-    {
-        EnergyBalance local;
-        for (auto const& group : groups)
-            local += group->balance(); // group order: fixed
-        EnergyBalance total = restored_balance;
-        total += detail::reduce_balance(local, comm);
-        return total;
-    };
-    std::vector<std::vector<std::uint64_t>> words(num_groups);
-    for (std::uint64_t b = first_batch; b < num_batches && !finished; ++b)
-    {
-        HistoryRange const range =
-            open_ended ? HistoryRange{b * opts.batch_histories, (b + 1) * opts.batch_histories}
-                       : batch_history_range(opts.histories, opts.batches, b);
-        HistoryRange const mine = split_history_range(range, comm.size(), comm.rank());
-        detail::for_each_group(
-            groups, gpu,
-            [&](size_type g, Group& group)
-            {
-                HistoryRange const piece = split_history_range(mine, num_groups, g);
-                auto& args = group.args;
-                unsigned long long first = piece.begin;
-                if (gpu)
-                    group.device_counter.copy_to_device({&first, 1});
-                else
-                    group.host_counter = first;
-                args.queue.end = piece.end;
-                args.rng = group.rng->begin_batch();
-                if (gpu)
-                {
-                    launch_transport_kernel(args, group.grid);
-                }
-                else
-                {
-                    run_cpu_threads(static_cast<int>(group.workers), [&args](size_type t)
-                                    { transport_worker(args, args.tally, t); });
-                }
-                group.rng->end_batch();
-                words[g] = group.tally->batch_words();
-                group.tally->clear_batch();
-            });
-        std::vector<double> const batch =
-            reduce_batch(method, master.fx_quantum_exp2(), words, voxels, comm);
-        if (opts.batch_digest)
-            result.batch_digests.push_back(opts.batch_digest(batch));
-        master.fold_batch(batch, range.end - range.begin);
-        result.histories = range.end;
-
-        TransportProgress progress;
-        progress.histories_done = range.end;
-        progress.histories_total = total_histories;
-        progress.batches_done = b + 1;
-        progress.tally = &master;
-        progress.elapsed_s = elapsed();
-        bool const want_stop = opts.on_batch && !opts.on_batch(progress);
-        bool const due = !opts.checkpoint_path.empty() && comm.rank() == 0 &&
-                         progress.elapsed_s - last_checkpoint_s >= opts.checkpoint_interval_s;
-        // Agree on stopping and checkpointing (time limits and signals differ by rank).
-        std::uint64_t votes[2] = {want_stop ? 1u : 0u, due ? 1u : 0u};
-        comm.allreduce_sum({votes, 2});
-        bool const stop = votes[0] > 0 && b + 1 < num_batches;
-        if (stop)
-            result.complete = open_ended; // fixed mode: interrupted; open-ended: the goal
-        if (votes[1] > 0 || (!opts.checkpoint_path.empty() && (stop || b + 1 == num_batches)))
-        {
-            TransportCheckpoint ck;
-            ck.fingerprint = fingerprint;
-            ck.batches_done = b + 1;
-            ck.histories_done = range.end;
-            ck.finished = b + 1 == num_batches || (stop && open_ended);
-            ck.transport_time_s = progress.elapsed_s;
-            ck.tally = master.totals();
-            ck.balance = balance_now();
-            ck.batch_digests = result.batch_digests;
-            if (comm.rank() == 0)
-                write_checkpoint(opts.checkpoint_path, ck);
-            last_checkpoint_s = progress.elapsed_s;
-        }
-        if (stop)
-            break;
-    }
-    result.transport_time_s = elapsed();
-    result.balance = balance_now();
-    detail::for_each_group(groups, gpu,
-                           [](size_type, Group& group)
-                           {
-                               // Free device memory with the group's device current.
-                               group.device_balances = DeviceBuffer<EnergyBalance>();
-                               group.device_counter = DeviceBuffer<unsigned long long>();
-                               group.rng.reset();
-                               group.tally.reset();
-                           });
-    result.dose = master.result();
-    return result;
+    return detail::GroupedTransportRun<Real, Engine, Policy, Source>(inputs, method, voxels,
+                                                                     options)();
 }
 
 //! Run with one set of inputs for every group (host views on the CPU, the
@@ -484,16 +593,16 @@ run_transport_groups(std::function<TransportGroupInputs<Real, Source>(int device
 template <class Real, class Engine, class Policy, class Source>
 TransportRunResult run_transport_typed(TransportParams const& physics, Source const& source,
                                        TallyMethod method, size_type voxels,
-                                       TransportRunOptions const& opts)
+                                       TransportRunOptions const& options)
 {
-    MCDOSE_VALIDATE(opts.backend != Backend::gpu || opts.gpus.size() <= 1,
+    MCDOSE_VALIDATE(options.backend != Backend::gpu || options.gpus.size() <= 1,
                     << "one set of physics tables cannot serve several GPUs; build per-device "
                        "params and call run_transport_groups");
-    MemSpace const where = opts.backend == Backend::gpu ? MemSpace::device : MemSpace::host;
+    MemSpace const where = options.backend == Backend::gpu ? MemSpace::device : MemSpace::host;
     return run_transport_groups<Real, Engine, Policy, Source>(
         [&](int) {
             return TransportGroupInputs<Real, Source>{physics.view<Real>(where), source};
         },
-        method, voxels, opts);
+        method, voxels, options);
 }
 } // namespace mcdose

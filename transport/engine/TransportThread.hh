@@ -43,8 +43,8 @@ struct TransportArgs
  * same kind's code at the same time and share the SM's instruction caches.
  * With a vote per warp, each warp was somewhere else in the 290 KB kernel and
  * waiting for an instruction fetch was 60 % of the stall samples; with the
- * block vote it is 3 %, and seed test 2 in double runs in 0.45 s instead of
- * 0.64 s (H100, docs/benchmarks.md, session 8). The waits at the barrier
+ * block vote it is 3 %, and ARCHER test 2 (Liu et al. 2018) in double runs in
+ * 0.45 s instead of 0.64 s (H100, docs/history/benchmarks-log.md). The waits at the barrier
  * (22 % of the stall samples) cost less than the fetches did.
  *
  * The rule between two kinds A and B (`takes_turn`): A runs if more than
@@ -56,10 +56,10 @@ struct TransportArgs
  * for a majority. (ratio = 4 from a model of 32 lanes with a rare kind in runs
  * of 6-20 steps: 77 % of lane-steps used against 65 % for "both kinds every
  * iteration" and 55 % for "the majority runs"; measured with the vote per
- * warp, docs/benchmarks.md.)
+ * warp, docs/history/benchmarks-log.md.)
  *
  * Three kinds (StepKind): the hard events against the other two first, then
- * photon against charged. In seed test 2 a hard event follows 5.8 % of the
+ * photon against charged. In ARCHER test 2 a hard event follows 5.8 % of the
  * charged steps (counted on the CPU, 5000 histories), so without its own turn
  * 85 % of the iterations of 32 charged lanes would also run the interactors,
  * for about two lanes; now those lanes wait and run them together. On the

@@ -3,7 +3,7 @@
 partial-wave (distorted-wave) calculation in the Hartree-Fock atomic potential, against the
 Born-approximation screening and the ESTAR radiative stopping power.
 
-Study for issue 5 (S_rad at 10 keV), not used by the engine. Method (atomic units):
+Study of S_rad at 10 keV (docs/physics.md), not used by the engine. Method (atomic units):
 - potential of the neutral atom from xraylib's form factor F(q) (ff_dump.c):
   V(r) = -Z/r + (2/pi) int F(q) sin(qr)/(qr) dq, field dV/dr = (Z - Q(r))/r^2 with the
   enclosed electron number Q(r) = (2/pi) int F(q) [sin(qr)/q - r cos(qr)] dq;

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Step-size study of the condensed-history electron transport (issue 7).
+"""Step-size study of the condensed-history electron transport.
 
 How the depth dose and the run time depend on `physics/max_step_energy_loss`
 (the largest fraction of its energy a charged particle loses softly in one
@@ -8,8 +8,8 @@ step). Results and the choice of the default: docs/physics.md, "Step size".
   step_study.py make DIR [--losses 0.025,0.05,0.1,0.15,0.2]
       Writes into DIR one study per loss fraction of each validation case
       (validation/electron_20MeV_water, validation/photon_6MeV_water) and of
-      seed test 2 (validation/seed_tests/test2.json): e20_<loss>.json,
-      p6_<loss>.json, t2_<loss>.json. Everything else is the committed study.
+      ARCHER test 2 of Liu et al. 2018 (validation/archer_tests/test2.json):
+      e20_<loss>.json, p6_<loss>.json, t2_<loss>.json. Everything else is the committed study.
   (run each e20/p6 study with `mcdose run STUDY --output-dir DIR/<name>`, and
    the t2 studies with `mcdose compare-tallies --study`; benchmarks/gpu_suite.sh
    steps does both on a GPU.)
@@ -34,13 +34,13 @@ CASES = {
     "e20": ("validation/electron_20MeV_water/study.json", "electron_20MeV_water_idd.csv", 7.4),
     "p6": ("validation/photon_6MeV_water/study.json", "photon_6MeV_water_idd.csv", 1e30),
 }
-SEED_TEST2 = "validation/seed_tests/test2.json"
+ARCHER_TEST2 = "validation/archer_tests/test2.json"
 
 
 def make(out, losses):
     os.makedirs(out, exist_ok=True)
     sources = dict((k, v[0]) for k, v in CASES.items())
-    sources["t2"] = SEED_TEST2
+    sources["t2"] = ARCHER_TEST2
     for loss in losses:
         for name, path in sources.items():
             with open(os.path.join(ROOT, path)) as f:
@@ -98,7 +98,7 @@ def analyze(run_dir, refdata):
     print("|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         print("| %s | %g | %s | %.3f | %.4f | %.2f | %.1f | %.2f | %.2f |" % r)
-    # Seed test 2 (compare-tallies --json records, HB): transport seconds per precision.
+    # ARCHER test 2 (compare-tallies --json records, HB): transport seconds per precision.
     timings = []
     for path in glob.glob(os.path.join(run_dir, "t2_*.json")):
         loss = float(os.path.basename(path)[3:-5])
@@ -108,7 +108,7 @@ def analyze(run_dir, refdata):
         timings.append((loss, t.get("double"), t.get("float")))
     if timings:
         print()
-        print("| loss | seed test 2, HB, double: transport s | float: transport s |")
+        print("| loss | ARCHER test 2, HB, double: transport s | float: transport s |")
         print("|---|---|---|")
         for loss, td, tf in sorted(timings):
             print("| %g | %s | %s |" % (loss, "%.3f" % td if td else "-", "%.3f" % tf if tf else "-"))

@@ -46,28 +46,29 @@ struct ElectronRun
 template <class Real = double>
 ElectronRun run_electrons(VoxelGridParams const& grid, std::vector<Material> const& materials,
                           ParticleType type, double energy_MeV, std::uint64_t histories,
-                          std::uint64_t seed, int slabs, ElectronTransportOptions const& eopts = {})
+                          std::uint64_t seed, int slabs,
+                          ElectronTransportOptions const& electron_options = {})
 {
-    TransportOptions o;
-    o.emax_MeV = energy_MeV;
-    o.points_per_decade = 100;
-    o.electron = eopts;
-    TransportParams params(materials, grid, o);
+    TransportOptions transport_options;
+    transport_options.emax_MeV = energy_MeV;
+    transport_options.points_per_decade = 100;
+    transport_options.electron = electron_options;
+    TransportParams params(materials, grid, transport_options);
     auto const& geo = grid.geometry();
     auto const source = pencil_source<Real>(
         geo, type, energy_MeV,
         {{0.5 * geo.dims[0] * geo.spacing_cm[0], 0.5 * geo.dims[1] * geo.spacing_cm[1], -0.5}});
     auto const& src = source.host_view();
-    TransportRunOptions opts;
-    opts.backend = Backend::cpu;
-    opts.cpu_threads = 2;
-    opts.rng = RngOptions{RngKind::philox, seed};
-    opts.histories = histories;
-    opts.batches = 10;
-    opts.max_primary_energy_MeV = energy_MeV + 2 * constants::electron_mass_MeV;
+    TransportRunOptions run_options;
+    run_options.backend = Backend::cpu;
+    run_options.cpu_threads = 2;
+    run_options.rng = RngOptions{RngKind::philox, seed};
+    run_options.histories = histories;
+    run_options.batches = 10;
+    run_options.max_primary_energy_MeV = energy_MeV + 2 * constants::electron_mass_MeV;
     int const per = geo.dims[2] / slabs;
-    double const per_particle = double(opts.batches) / double(histories);
-    opts.batch_digest = [&](std::vector<double> const& e)
+    double const per_particle = double(run_options.batches) / double(histories);
+    run_options.batch_digest = [&](std::vector<double> const& e)
     {
         auto const z = laterally_integrate(geo, 2, make_span(e));
         std::vector<double> grouped(slabs, 0.0);
@@ -76,7 +77,7 @@ ElectronRun run_electrons(VoxelGridParams const& grid, std::vector<Material> con
         return grouped;
     };
     auto r = run_transport_typed<Real, PhiloxEngine, FxPolicy>(params, src, TallyMethod::fx,
-                                                               grid.num_voxels(), opts);
+                                                               grid.num_voxels(), run_options);
     GridGeometry slab_geo = geo;
     slab_geo.dims[2] = slabs;
     slab_geo.spacing_cm[2] = geo.spacing_cm[2] * per;
@@ -170,7 +171,7 @@ TEST(ElectronTransportTest, PracticalRangeMatchesEmpiricalAndCsda)
     EXPECT_GT(depth_dose_r50_cm(curve), 0.8 * rp); // a sharp fall-off, not a smeared one
 }
 
-// Step-size convergence (issue 7): halving both step limits changes the depth
+// Step-size convergence (docs/physics.md, "Step size"): halving both step limits changes the depth
 // dose by less than its statistical error (every slab within 4 combined sigma).
 TEST(ElectronTransportTest, DepthDoseConvergesWithStepSize)
 {
@@ -187,7 +188,7 @@ TEST(ElectronTransportTest, DepthDoseConvergesWithStepSize)
 
 // Voxel boundaries of one material do not stop or bias the steps: a 20^3 and a
 // 4^3-voxel water cube give the same laterally integrated depth dose in 4 slabs
-// (issue 7's 100^3 against 10^3, scaled to CI).
+// (ARCHER tests 2 and 3 of Liu et al. 2018, 100^3 against 10^3, scaled to CI).
 TEST(ElectronTransportTest, DepthDoseIndependentOfVoxelSize)
 {
     auto fine = water_box(20, 20, 8.0, 8.0);

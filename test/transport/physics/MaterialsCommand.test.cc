@@ -1,5 +1,5 @@
 //! \file test/transport/physics/MaterialsCommand.test.cc
-//! The `mcdose materials` CSV is a script interface: its columns are fixed by issue 5.
+//! The `mcdose materials` CSV is a script interface: its column names and order are fixed.
 #include <string>
 
 #include <gtest/gtest.h>

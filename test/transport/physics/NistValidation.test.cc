@@ -56,8 +56,8 @@ TEST(NistXcom, MassAttenuation)
         {
             double const e = ref["energy_MeV"][i];
             double const mu = tables().photon(mi, PhotonColumn::mu, e);
-            // 1% from 10 keV to 20 MeV (issue 5). Measured: -0.80% at 20 MeV, where the
-            // radiative corrections that XCOM includes (pair, Compton) are not modelled.
+            // 1% from 10 keV to 20 MeV (the acceptance criterion). Measured: -0.80% at 20 MeV,
+            // where the radiative corrections that XCOM includes (pair, Compton) are not modelled.
             double const tol = 0.01;
             EXPECT_LT(std::fabs(rel(mu, ref["mu_rho_cm2_g"][i])), tol)
                 << c.material << " E=" << e << " MeV: mu/rho " << mu << " vs XCOM "

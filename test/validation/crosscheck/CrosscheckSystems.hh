@@ -6,7 +6,7 @@
 
 namespace mcdose::crosscheck::test
 {
-//! 1024 LJ particles in an open box (the system, scaled down).
+//! 1024 LJ particles in an open box (the MD study's system, scaled down).
 inline LJSystem const& ci_cloud()
 {
     static LJSystem const sys = []

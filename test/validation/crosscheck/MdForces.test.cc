@@ -1,6 +1,6 @@
 //! \file test/validation/crosscheck/MdForces.test.cc
-//! CI-sized version of the MD force-accumulation study (issue 10): the
-//! qualitative results must hold on the CPU backend.
+//! CI-sized version of the MD force-accumulation study (after Narumi et al.
+//! 2008): the qualitative results must hold on the CPU backend.
 #include <algorithm>
 #include <map>
 #include <numeric>

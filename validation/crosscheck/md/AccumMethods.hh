@@ -1,6 +1,6 @@
 //! \file validation/crosscheck/md/AccumMethods.hh
-//! The eight force-accumulation methods of the MD study (issue 10, after
-//! Narumi et al. 2008) as accumulator types with one interface:
+//! The eight force-accumulation methods of the MD study (after Narumi et
+//! al. 2008) as accumulator types with one interface:
 //! `Acc(AccumConfig const&)`, `add(x)`, `value()` (double). They are thin
 //! adapters over the project's compensated-sum primitives in tally/accum/.
 #pragma once

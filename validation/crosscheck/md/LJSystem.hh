@@ -1,6 +1,6 @@
 //! \file validation/crosscheck/md/LJSystem.hh
-//! Lennard-Jones test systems for the force-accumulation study (issue 10,
-//! after Narumi et al. 2008): a cloud of particles in an open box (all pairs,
+//! Lennard-Jones test systems for the force-accumulation study (after
+//! Narumi et al. 2008): a cloud of particles in an open box (all pairs,
 //! no cutoff) and bonded chains in a periodic box with exclusions.
 //! Units are reduced LJ units: lengths in sigma_ref, energies in eps_ref.
 #pragma once
@@ -41,7 +41,7 @@ struct LJSystem
     bool periodic() const { return box_length > 0; }
 };
 
-//! Options for the open-box cloud (the issue's system: 65,536 particles).
+//! Options for the open-box cloud (the MD study's system: 65,536 particles).
 struct LJCloudOptions
 {
     size_type num_particles{65536};

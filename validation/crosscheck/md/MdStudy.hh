@@ -1,5 +1,5 @@
 //! \file validation/crosscheck/md/MdStudy.hh
-//! Metrics of the force-accumulation study (issue 10, after Narumi et al.
+//! Metrics of the force-accumulation study (after Narumi et al.
 //! 2008) and a driver that runs every method on one backend.
 #pragma once
 

@@ -1,5 +1,5 @@
-//! \file validation/seed_tests/TallyComparison.cc
-#include "validation/seed_tests/TallyComparison.hh"
+//! \file validation/archer_tests/TallyComparison.cc
+#include "validation/archer_tests/TallyComparison.hh"
 
 #include <algorithm>
 #include <cmath>
@@ -31,7 +31,7 @@ RunOutput run_one(TallyComparisonInput const& input, std::uint64_t histories, Pr
 {
     StudyInput study = input.study;
     study.physics.precision = precision;
-    study.tally.method = to_cstring(method);
+    study.tally.method = method;
     study.tally.batches = input.batches;
 
     StudyRunOptions opts;

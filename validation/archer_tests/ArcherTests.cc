@@ -1,5 +1,5 @@
-//! \file validation/seed_tests/SeedTests.cc
-#include "validation/seed_tests/SeedTests.hh"
+//! \file validation/archer_tests/ArcherTests.cc
+#include "validation/archer_tests/ArcherTests.hh"
 
 #include <nlohmann/json.hpp>
 
@@ -7,13 +7,13 @@
 
 namespace mcdose
 {
-SeedTestInfo seed_test_info(int number)
+ArcherTestInfo archer_test_info(int number)
 {
     MCDOSE_VALIDATE(number >= 2 && number <= 4,
-                    << "'--test' must be 2 (100^3 voxels), 3 (10^3) or 4 (2^3), the seed's "
-                       "ARCHER tests (got "
+                    << "'--test' must be 2 (100^3 voxels), 3 (10^3) or 4 (2^3), the ARCHER "
+                       "tally tests of Liu et al. 2018 (got "
                     << number << "); use '--study FILE' for any other study");
-    SeedTestInfo info;
+    ArcherTestInfo info;
     info.number = number;
     info.voxels_per_axis = number == 2 ? 100 : number == 3 ? 10 : 2;
     info.histories = 4000000;
@@ -25,16 +25,16 @@ SeedTestInfo seed_test_info(int number)
     return info;
 }
 
-std::string seed_test_study_json(int number)
+std::string archer_test_study_json(int number)
 {
-    SeedTestInfo const info = seed_test_info(number);
+    ArcherTestInfo const info = archer_test_info(number);
     double const edge_cm = 40;
     int const n = info.voxels_per_axis;
     double const s = edge_cm / n;
     // origin_cm is the centre of voxel (0,0,0): x and y span [-20, 20], z [0, 40].
     double const lateral = -0.5 * edge_cm + 0.5 * s;
     nlohmann::ordered_json j;
-    j["description"] = "Seed test " + std::to_string(number) +
+    j["description"] = "ARCHER test " + std::to_string(number) +
                        " (Liu et al. 2018): a 20 MeV electron pencil beam entering the "
                        "centre of the z = 0 face of a 40 cm water cube of " +
                        std::to_string(n) + "^3 voxels along +z. Needs electron transport.";
@@ -55,7 +55,7 @@ std::string seed_test_study_json(int number)
     j["tally"] = {{"method", "hb"}};
     j["run"] = {{"histories", info.histories}};
     j["backend"] = "auto";
-    j["outputs"] = {{"directory", "results"}, {"name", "seed_test" + std::to_string(number)}};
+    j["outputs"] = {{"directory", "results"}, {"name", "archer_test" + std::to_string(number)}};
     return j.dump(2) + "\n";
 }
 } // namespace mcdose

@@ -1,6 +1,6 @@
-//! \file test/validation/seed_tests/PhotonStudy.hh
+//! \file test/validation/archer_tests/PhotonStudy.hh
 //! A small photon pencil-beam study for the tally-comparison tests: it runs
-//! in a fraction of a second on the CPU (the seed tests use electrons).
+//! in a fraction of a second on the CPU (the ARCHER tests use electrons).
 #pragma once
 
 #include <cstdint>

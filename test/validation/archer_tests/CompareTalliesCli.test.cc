@@ -150,9 +150,9 @@ TEST_F(CompareTalliesCliTest, BadOptionsGiveClearErrors)
         EXPECT_FALSE(fs::exists(json_path())) << c.args;
     }
 }
-// The built-in seed test (20 MeV electrons, now transported) runs and the
+// The built-in ARCHER test 2 (20 MeV electrons, now transported) runs and the
 // header shows the paper's V100 time next to ours.
-TEST_F(CompareTalliesCliTest, SeedTestHeaderShowsThePapersTime)
+TEST_F(CompareTalliesCliTest, ArcherTestHeaderShowsThePapersTime)
 {
     auto const r = compare("--test 2 --methods hb --precisions double --histories 20 "
                            "--backend cpu");

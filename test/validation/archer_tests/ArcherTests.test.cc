@@ -1,5 +1,5 @@
-//! The built-in seed tests (`--test 2|3|4`) and the committed study files are the same studies.
-#include "validation/seed_tests/SeedTests.hh"
+//! The built-in ARCHER tests (`--test 2|3|4`) and the committed study files are the same studies.
+#include "validation/archer_tests/ArcherTests.hh"
 
 #include <gtest/gtest.h>
 
@@ -9,18 +9,18 @@
 
 namespace mcdose::test
 {
-TEST(SeedTestsTest, CommittedStudiesMatchTheBuiltInPresets)
+TEST(ArcherTestsTest, CommittedStudiesMatchTheBuiltInPresets)
 {
     for (int n : {2, 3, 4})
     {
         SCOPED_TRACE("test " + std::to_string(n));
-        StudyInput const preset = parse_study(seed_test_study_json(n), "preset.json");
+        StudyInput const preset = parse_study(archer_test_study_json(n), "preset.json");
         StudyInput const file =
-            load_study(std::string(MCDOSE_TEST_SOURCE_DIR) + "/validation/seed_tests/test" +
+            load_study(std::string(MCDOSE_TEST_SOURCE_DIR) + "/validation/archer_tests/test" +
                        std::to_string(n) + ".json");
         auto const& pg = preset.phantom.shapes;
         auto const& fg = file.phantom.shapes;
-        int const voxels = seed_test_info(n).voxels_per_axis;
+        int const voxels = archer_test_info(n).voxels_per_axis;
         for (int a = 0; a < 3; ++a)
         {
             EXPECT_EQ(voxels, pg.dims[a]);
@@ -60,13 +60,13 @@ TEST(SeedTestsTest, CommittedStudiesMatchTheBuiltInPresets)
     }
 }
 
-TEST(SeedTestsTest, OtherNumbersAreRefusedNamingTheOption)
+TEST(ArcherTestsTest, OtherNumbersAreRefusedNamingTheOption)
 {
     for (int n : {0, 1, 5})
     {
         try
         {
-            seed_test_info(n);
+            archer_test_info(n);
             ADD_FAILURE() << "test " << n << " accepted";
         }
         catch (RuntimeError const& e)

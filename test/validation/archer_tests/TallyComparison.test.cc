@@ -1,6 +1,6 @@
 //! compare_tally_methods on a small photon study (CPU): the records, the
 //! reference, and the deviations whose size follows from the methods' bounds.
-#include "validation/seed_tests/TallyComparison.hh"
+#include "validation/archer_tests/TallyComparison.hh"
 
 #include <cmath>
 

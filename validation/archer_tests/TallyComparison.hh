@@ -1,5 +1,5 @@
-//! \file validation/seed_tests/TallyComparison.hh
-//! The seed's tally comparison (Liu et al. 2018, Tables II-IV) on whole
+//! \file validation/archer_tests/TallyComparison.hh
+//! The tally comparison of Liu et al. 2018 (ARCHER, Tables II-IV) on whole
 //! transport runs: one study run with several tally methods, transport
 //! precisions and history counts, the same RNG seed for all, each run's dose
 //! grid compared voxel by voxel with a reference run. `mcdose compare-tallies`
@@ -7,7 +7,7 @@
 //!
 //! References. For every history count the study is first run in double
 //! precision with HB (hardware double atomics): the *reference*. Each run is
-//! compared with it (rel_dev_*: what the seed reports). A float-transport run
+//! compared with it (rel_dev_*: what the paper reports). A float-transport run
 //! draws its random numbers as floats, so its trajectories differ from the
 //! double run's and rel_dev_* mixes tally error with statistical noise of the
 //! order of the batch uncertainty. The tally error alone is measured against
@@ -38,7 +38,7 @@ struct TallyComparisonInput
     std::optional<Backend> backend;       //!< overrides the study's backend
     std::optional<int> cpu_threads;       //!< overrides the study's cpu_threads
     //! Batches folded into double totals. 1 (default) tallies the whole run in
-    //! one grid of the method's storage, as the seed did; more hide float loss.
+    //! one grid of the method's storage, as the paper did; more hide float loss.
     int batches{1};
     //! Voxels compared one by one: reference energy above this fraction of its maximum.
     double voxel_fraction{0.01};
