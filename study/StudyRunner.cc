@@ -219,6 +219,19 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
     return run_options;
 }
 
+//! Energy per voxel and its 1 sigma on the phantom's grid (spans into the arguments).
+DoseGridData dose_grid_view(Phantom const& phantom, std::vector<double> const& edep_MeV,
+                            std::vector<double> const& sigma_MeV)
+{
+    DoseGridData d;
+    d.geometry = phantom.grid.geometry();
+    d.edep_MeV = make_span(edep_MeV);
+    d.edep_sigma_MeV = make_span(sigma_MeV);
+    d.density_g_cm3 = make_span(phantom.grid.density_g_cm3());
+    d.material = make_span(phantom.grid.material());
+    return d;
+}
+
 /*!
  * Target uncertainty: batches of fixed size until the mean relative
  * uncertainty over the high-dose voxels reaches the target (checked after at
@@ -256,12 +269,7 @@ void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom
         if (p.batches_done < 10)
             return true;
         DoseResult const r = p.tally->result();
-        DoseGridData d;
-        d.geometry = phantom.grid.geometry();
-        d.edep_MeV = make_span(r.energy_MeV);
-        d.edep_sigma_MeV = make_span(r.energy_sigma_MeV);
-        d.density_g_cm3 = make_span(phantom.grid.density_g_cm3());
-        d.material = make_span(phantom.grid.material());
+        DoseGridData const d = dose_grid_view(phantom, r.energy_MeV, r.energy_sigma_MeV);
         auto const u = mean_relative_uncertainty(d, fraction);
         if (u && *u <= target)
         {
@@ -401,12 +409,7 @@ EnergyPerParticle energy_per_particle(DoseResult const& dose, std::uint64_t hist
 //! The dose grid the writers see (spans into `phantom` and `energy`).
 DoseGridData make_dose_grid_data(Phantom const& phantom, EnergyPerParticle const& energy)
 {
-    DoseGridData data;
-    data.geometry = phantom.grid.geometry();
-    data.edep_MeV = make_span(energy.edep_MeV);
-    data.edep_sigma_MeV = make_span(energy.sigma_MeV);
-    data.density_g_cm3 = make_span(phantom.grid.density_g_cm3());
-    data.material = make_span(phantom.grid.material());
+    DoseGridData data = dose_grid_view(phantom, energy.edep_MeV, energy.sigma_MeV);
     data.material_names = phantom.material_names;
     return data;
 }
