@@ -26,7 +26,7 @@
 
 namespace mcdose
 {
-//! Inputs (defaults are the system).
+//! Inputs (defaults: the system of docs/rng.md, "Ornstein–Uhlenbeck application test").
 struct OuInput
 {
     double spring_pN_nm{0.01};
