@@ -64,44 +64,38 @@ def unit_of(path):
 
 
 include = re.compile(r'^\s*#\s*include\s*["<]([^">]+)[">]')
-problems = []
-for top in sorted({u.split("/")[0] for u in BELOW}):
+# Every source file once: its lines and the project files it includes.
+texts, graph = {}, {}
+for top in sorted({u.split("/")[0] for u in BELOW}) + ["test"]:
     for dirpath, _, names in os.walk(os.path.join(root, top)):
         for name in sorted(names):
             if not name.endswith((".hh", ".cc", ".cu", ".h", ".in")):
                 continue
-            full = os.path.join(dirpath, name)
-            rel = os.path.relpath(full, root)
-            mine = unit_of(rel)
-            with open(full, encoding="utf-8", errors="replace") as f:
-                for lineno, line in enumerate(f, 1):
-                    m = include.match(line)
-                    if not m:
-                        continue
-                    theirs = unit_of(m.group(1))
-                    if theirs is None or theirs == mine or theirs in BELOW[mine]:
-                        continue
-                    problems.append(f"{rel}:{lineno}: {mine}/ includes {m.group(1)} "
-                                    f"({theirs}/ is not below {mine}/)")
-            if rel != os.path.join("core", "Macros.hh"):
-                with open(full, encoding="utf-8", errors="replace") as f:
-                    for lineno, line in enumerate(f, 1):
-                        if re.search(r"__CUDA_ARCH__|__host__\s+__device__", line):
-                            problems.append(f"{rel}:{lineno}: raw CUDA annotation outside "
-                                            "core/Macros.hh (use MCDOSE_FUNCTION / "
-                                            "MCDOSE_DEVICE_COMPILE)")
+            rel = os.path.relpath(os.path.join(dirpath, name), root)
+            with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
+                texts[rel] = f.read().splitlines()
+            here = os.path.dirname(rel)
+            graph[rel] = [i if os.path.exists(os.path.join(root, i)) else
+                          os.path.normpath(os.path.join(here, i))
+                          for i in (m.group(1) for m in map(include.match, texts[rel]) if m)]
+
+problems = []
+for rel, lines in texts.items():
+    mine = unit_of(rel)
+    if mine is None:  # test/: only the kernel rule below applies
+        continue
+    for lineno, line in enumerate(lines, 1):
+        m = include.match(line)
+        theirs = unit_of(m.group(1)) if m else None
+        if theirs is not None and theirs != mine and theirs not in BELOW[mine]:
+            problems.append(f"{rel}:{lineno}: {mine}/ includes {m.group(1)} "
+                            f"({theirs}/ is not below {mine}/)")
+        if rel != os.path.join("core", "Macros.hh") and \
+                re.search(r"__CUDA_ARCH__|__host__\s+__device__", line):
+            problems.append(f"{rel}:{lineno}: raw CUDA annotation outside core/Macros.hh "
+                            "(use MCDOSE_FUNCTION / MCDOSE_DEVICE_COMPILE)")
+
 # Nothing reached from a .cu includes io/ (files never see kernels), whatever its layer.
-graph = {}
-for top in sorted({u.split("/")[0] for u in BELOW}) + ["test"]:
-    for dirpath, _, names in os.walk(os.path.join(root, top)):
-        for name in names:
-            if name.endswith((".hh", ".cc", ".cu", ".h")):
-                rel = os.path.relpath(os.path.join(dirpath, name), root)
-                with open(os.path.join(root, rel), encoding="utf-8", errors="replace") as f:
-                    incs = [m.group(1) for m in map(include.match, f) if m]
-                here = os.path.dirname(rel)
-                graph[rel] = [i if os.path.exists(os.path.join(root, i)) else
-                              os.path.normpath(os.path.join(here, i)) for i in incs]
 for cu in sorted(f for f in graph if f.endswith(".cu")):
     seen, stack = set(), [(cu, [cu])]
     while stack:
