@@ -1,8 +1,8 @@
 //! \file phantoms/Phantom.json.cc
-#include <filesystem>
 #include <sstream>
 #include <utility>
 
+#include "io/InputPath.hh"
 #include "phantoms/PhantomJson.hh"
 
 namespace mcdose
@@ -12,14 +12,6 @@ namespace
 constexpr char const* material_hint = "give a material name from the catalogue, e.g. \"water\"";
 constexpr char const* density_hint = "give the mass density in g/cm^3 (e.g. 1.0 for water)";
 constexpr char const* length_hint = "give a length in cm";
-
-std::string resolve_path(std::string const& path, std::string const& base_dir)
-{
-    std::filesystem::path p(path);
-    if (p.is_absolute() || base_dir.empty())
-        return path;
-    return (std::filesystem::path(base_dir) / p).lexically_normal().string();
-}
 
 int parse_axis(JsonNode const& node)
 {
@@ -44,9 +36,19 @@ MaterialFill parse_fill(JsonNode const& node)
     return fill;
 }
 
-ShapeInput parse_shape(JsonNode const& node)
+} // namespace
+
+ShapeInput parse_shape(JsonNode const& node, bool with_fill)
 {
     node.require_object("a shape");
+    if (!with_fill)
+    {
+        for (char const* key : {"material", "density_g_cm3"})
+        {
+            if (node.has(key))
+                node.child(key).fail("a region has no material; remove it");
+        }
+    }
     ShapeInput s;
     s.pointer = node.where();
     std::string const type = node.child("type").choice({"box", "slab", "sphere", "cylinder"});
@@ -97,9 +99,13 @@ ShapeInput parse_shape(JsonNode const& node)
         if (auto len = node.optional_child("length_cm"))
             s.length_cm = len->number(NumberRange::positive(), "omit it for an infinite cylinder");
     }
-    s.fill = parse_fill(node);
+    if (with_fill)
+        s.fill = parse_fill(node);
     return s;
 }
+
+namespace
+{
 
 //! Rows of a table (array of objects) whose `key` must increase strictly;
 //! `parse_row` returns (key value, row).
@@ -236,7 +242,7 @@ PhantomInput parse_phantom(JsonNode const& node, std::string const& base_dir)
     {
         node.allow_only({"type", "image", "dicom_series_uid", "calibration"});
         in.kind = PhantomKind::ct_image;
-        in.ct.image_path = resolve_path(
+        in.ct.image_path = resolve_input_path(
             node.child("image").string("path of a CT image (.mha, .nrrd, .nii) or DICOM folder"),
             base_dir);
         if (auto uid = node.optional_child("dicom_series_uid"))
@@ -248,13 +254,13 @@ PhantomInput parse_phantom(JsonNode const& node, std::string const& base_dir)
     {
         node.allow_only({"type", "material_image", "density_image", "materials"});
         in.kind = PhantomKind::material_image;
-        in.material_image.material_image_path = resolve_path(
+        in.material_image.material_image_path = resolve_input_path(
             node.child("material_image").string("path of an integer image of material indices"),
             base_dir);
         if (auto rho = node.optional_child("density_image"))
         {
-            in.material_image.density_image_path =
-                resolve_path(rho->string("path of an image of densities in g/cm^3"), base_dir);
+            in.material_image.density_image_path = resolve_input_path(
+                rho->string("path of an image of densities in g/cm^3"), base_dir);
         }
         JsonNode const mats = node.child("materials");
         std::size_t const n = mats.array_size(1, "material names; label value i uses entry i");

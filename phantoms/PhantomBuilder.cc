@@ -147,6 +147,35 @@ bool contains(ShapeInput const& s, Real3 const& p, double tol)
     return false;
 }
 
+} // namespace
+
+std::vector<size_type> voxels_in_shape(ShapeInput const& shape, GridGeometry const& g)
+{
+    // Round-off allowance for face tests: far below any meaningful length.
+    double const tol = 1e-9 * std::min({g.spacing_cm[0], g.spacing_cm[1], g.spacing_cm[2]});
+    Real3 lo, hi;
+    shape_bounds(shape, &lo, &hi);
+    Int3 first, last;
+    for (int c = 0; c < 3; ++c)
+        index_range(g, c, lo[c], hi[c], &first[c], &last[c]);
+    std::vector<size_type> inside;
+    for (int k = first[2]; k < last[2]; ++k)
+    {
+        for (int j = first[1]; j < last[1]; ++j)
+        {
+            for (int i = first[0]; i < last[0]; ++i)
+            {
+                Int3 const ijk{{i, j, k}};
+                if (contains(shape, g.voxel_centre_cm(ijk), tol))
+                    inside.push_back(g.linear_index(ijk));
+            }
+        }
+    }
+    return inside;
+}
+
+namespace
+{
 Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
                      std::vector<std::string>* warnings)
 {
@@ -165,8 +194,6 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
     }
     validate_geometry(g, (in.study_file + ": " + in.pointer + "/grid").c_str());
 
-    // Round-off allowance for face tests: far below any meaningful length.
-    double const tol = 1e-9 * std::min({g.spacing_cm[0], g.spacing_cm[1], g.spacing_cm[2]});
     std::vector<std::string> names;
     MaterialIndex const bg_mat = material_index(&names, sp.background.material);
     float const bg_rho =
@@ -179,28 +206,13 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
         ShapeInput const& shape = sp.shapes[si];
         MaterialIndex const mat = material_index(&names, shape.fill.material);
         float const rho = fill_density(shape.fill, nominal, in.study_file, shape.pointer);
-        Real3 lo, hi;
-        shape_bounds(shape, &lo, &hi);
-        Int3 first, last;
-        for (int c = 0; c < 3; ++c)
-            index_range(g, c, lo[c], hi[c], &first[c], &last[c]);
-        size_type covered = 0;
-        for (int k = first[2]; k < last[2]; ++k)
+        auto const inside = voxels_in_shape(shape, g);
+        for (size_type v : inside)
         {
-            for (int j = first[1]; j < last[1]; ++j)
-            {
-                for (int i = first[0]; i < last[0]; ++i)
-                {
-                    Int3 const ijk{{i, j, k}};
-                    if (!contains(shape, g.voxel_centre_cm(ijk), tol))
-                        continue;
-                    size_type const v = g.linear_index(ijk);
-                    material[v] = mat;
-                    density[v] = rho;
-                    ++covered;
-                }
-            }
+            material[v] = mat;
+            density[v] = rho;
         }
+        size_type const covered = inside.size();
         if (covered == 0 && warnings)
         {
             warnings->push_back(in.study_file + ": " + shape.pointer + ": the " +

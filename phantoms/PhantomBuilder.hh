@@ -26,6 +26,10 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
 Phantom build_shape_phantom(ShapePhantomInput const& input, NominalDensityFn const& nominal_density,
                             std::vector<std::string>* warnings = nullptr);
 
+//! The voxels (linear indices, ascending) whose centre lies in `shape`, by ShapeInput's
+//! rule; the shape's fill is not used.
+std::vector<size_type> voxels_in_shape(ShapeInput const& shape, GridGeometry const& geometry);
+
 //! Convert CT numbers with a calibration. Throws RuntimeError naming the
 //! first voxel whose HU lies outside the calibration (unless it clamps).
 Phantom build_ct_phantom(GridGeometry const& geometry, std::vector<double> const& hu,

@@ -1,6 +1,10 @@
 //! \file sources/SourceInput.cc
 #include "sources/SourceInput.hh"
 
+#include <algorithm>
+
+#include "core/Assert.hh"
+
 namespace mcdose
 {
 char const* to_cstring(SourceKind k)
@@ -15,7 +19,36 @@ char const* to_cstring(SourceKind k)
         return "point";
     case SourceKind::isotropic:
         return "isotropic";
+    case SourceKind::volume:
+        return "volume";
     }
     return "?";
+}
+
+char const* to_cstring(EmissionDensity e)
+{
+    switch (e)
+    {
+    case EmissionDensity::per_mass:
+        return "per_mass";
+    case EmissionDensity::per_volume:
+        return "per_volume";
+    case EmissionDensity::activity:
+        return "activity";
+    }
+    return "?";
+}
+
+double max_energy_MeV(SourceInput const& s)
+{
+    if (s.energy_MeV)
+        return *s.energy_MeV;
+    MCDOSE_VALIDATE(
+        s.spectrum && (!s.spectrum->edges_MeV.empty() || !s.spectrum->lines_MeV.empty()),
+        << s.pointer << ": give 'energy_MeV' or a 'spectrum'");
+    auto const& sp = *s.spectrum;
+    if (!sp.lines_MeV.empty())
+        return *std::max_element(sp.lines_MeV.begin(), sp.lines_MeV.end());
+    return sp.edges_MeV.back();
 }
 } // namespace mcdose

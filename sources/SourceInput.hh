@@ -9,10 +9,12 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/Array3.hh"
 #include "core/Particle.hh"
+#include "phantoms/PhantomInput.hh"
 
 namespace mcdose
 {
@@ -27,10 +29,11 @@ struct SourceEnergyLimits
 //! Geometry of the emission.
 enum class SourceKind
 {
-    pencil,   //!< all particles from `position_cm` along `direction`
-    parallel, //!< uniform over `field` (perpendicular to `direction`), all along `direction`
-    point,    //!< from `position_cm`, directions uniform over `field` at `field.distance_cm`
-    isotropic //!< from `position_cm`, directions uniform over 4 pi
+    pencil,    //!< all particles from `position_cm` along `direction`
+    parallel,  //!< uniform over `field` (perpendicular to `direction`), all along `direction`
+    point,     //!< from `position_cm`, directions uniform over `field` at `field.distance_cm`
+    isotropic, //!< from `position_cm`, directions uniform over 4 pi
+    volume     //!< from within the phantom (VolumeInput), directions uniform over 4 pi
 };
 char const* to_cstring(SourceKind k);
 
@@ -53,12 +56,54 @@ struct FieldInput
     double distance_cm{0};
 };
 
-//! An energy histogram: `weights[b]` is the relative number of particles
-//! emitted with energy uniform in [edges_MeV[b], edges_MeV[b+1]).
+//! An energy spectrum: a histogram, `weights[b]` the relative number of particles
+//! emitted with energy uniform in [edges_MeV[b], edges_MeV[b+1]); or discrete lines,
+//! `weights[b]` the relative number emitted with energy lines_MeV[b] (exactly one of
+//! edges_MeV and lines_MeV is given).
 struct SpectrumInput
 {
     std::vector<double> edges_MeV;
     std::vector<double> weights;
+    std::vector<double> lines_MeV;
+    std::string file; //!< the file the lines were read from ("" when inline), for messages
+
+    static SpectrumInput histogram(std::vector<double> edges_MeV, std::vector<double> weights)
+    {
+        SpectrumInput s;
+        s.edges_MeV = std::move(edges_MeV);
+        s.weights = std::move(weights);
+        return s;
+    }
+    static SpectrumInput lines(std::vector<double> lines_MeV, std::vector<double> weights)
+    {
+        SpectrumInput s;
+        s.lines_MeV = std::move(lines_MeV);
+        s.weights = std::move(weights);
+        return s;
+    }
+};
+
+//! Where in the phantom a volume source emits, per unit of what.
+enum class EmissionDensity
+{
+    per_mass,   //!< uniformly per unit mass (e.g. a Fano test, a uniformly taken-up tracer)
+    per_volume, //!< uniformly per unit volume
+    activity    //!< per unit volume as an activity-concentration image
+};
+char const* to_cstring(EmissionDensity e);
+
+//! A volume source: particles start at points distributed over the voxels by
+//! `emission` (uniform within each voxel), in the voxels of `material` and inside
+//! `region` when given, with isotropic directions.
+struct VolumeInput
+{
+    EmissionDensity emission{EmissionDensity::per_mass};
+    //! activity: an ITK-readable image of activity concentration (any unit per volume);
+    //! resolved against the study's folder. Its values are taken at each phantom voxel's
+    //! centre (nearest image voxel; 0 outside the image), so it may have its own grid.
+    std::string activity_image;
+    std::optional<std::string> material; //!< only voxels of this material
+    std::optional<ShapeInput> region;    //!< only voxels whose centre is inside
 };
 
 //! One source.
@@ -72,9 +117,13 @@ struct SourceInput
     Real3 position_cm{{0, 0, 0}};          //!< physical (phantom) coordinates
     Real3 direction{{0, 0, 1}};            //!< unit vector (normalised by the parser)
     std::optional<FieldInput> field;       //!< parallel and point sources
+    std::optional<VolumeInput> volume;     //!< volume sources
     double weight{1};                      //!< relative intensity among the sources
     //! Number of source particles the run represents (e.g. from monitor
     //! units): when given, dose is also reported in Gy.
     std::optional<double> particles;
 };
+
+//! Largest kinetic energy the source emits [MeV].
+double max_energy_MeV(SourceInput const& source);
 } // namespace mcdose

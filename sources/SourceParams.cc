@@ -1,9 +1,14 @@
 //! \file sources/SourceParams.cc
 #include "sources/SourceParams.hh"
 
+#include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "core/Assert.hh"
+#include "io/ImageIO.hh"
+#include "phantoms/PhantomBuilder.hh"
+#include "phantoms/VoxelGrid.hh"
 #include "sources/SourceInput.hh"
 
 namespace mcdose
@@ -20,6 +25,121 @@ double norm(Array3<double> const& a)
 {
     return std::sqrt(dot(a, a));
 }
+
+//! The activity concentration at each phantom voxel's centre: the image voxel holding
+//! it (0 outside the image).
+std::vector<double> activity_at_voxels(std::string const& path, GridGeometry const& grid,
+                                       std::string const& where)
+{
+    ScalarImage image;
+    try
+    {
+        image = read_scalar_image(path);
+    }
+    catch (RuntimeError const& e)
+    {
+        MCDOSE_VALIDATE(false, << where << "/activity_image: " << e.what());
+    }
+    for (std::size_t v = 0; v < image.values.size(); ++v)
+    {
+        MCDOSE_VALIDATE(std::isfinite(image.values[v]) && image.values[v] >= 0,
+                        << where << "/activity_image: '" << path << "' has the value "
+                        << image.values[v] << " at voxel " << v
+                        << "; activity concentrations must be finite and >= 0");
+    }
+    std::vector<double> result(grid.num_voxels(), 0.0);
+    for (size_type v = 0; v < grid.num_voxels(); ++v)
+    {
+        Int3 at;
+        Real3 const centre = grid.voxel_centre_cm(grid.ijk(v));
+        if (image.geometry.find_local(image.geometry.to_local(centre), &at))
+            result[v] = image.values[image.geometry.linear_index(at)];
+    }
+    return result;
+}
+} // namespace
+
+std::vector<double> volume_emission_weights(VolumeInput const& in, Phantom const& phantom,
+                                            std::string const& where)
+{
+    VoxelGridParams const& grid = phantom.grid;
+    GridGeometry const& g = grid.geometry();
+    std::vector<double> w;
+    switch (in.emission)
+    {
+    case EmissionDensity::per_volume:
+        w.assign(grid.num_voxels(), 1.0);
+        break;
+    case EmissionDensity::per_mass:
+        w.assign(grid.density_g_cm3().begin(), grid.density_g_cm3().end());
+        break;
+    case EmissionDensity::activity:
+        w = activity_at_voxels(in.activity_image, g, where);
+        break;
+    }
+    if (in.material)
+    {
+        auto const& names = phantom.material_names;
+        auto const it = std::find(names.begin(), names.end(), *in.material);
+        if (it == names.end())
+        {
+            std::string list;
+            for (auto const& n : names)
+                list += (list.empty() ? "" : ", ") + n;
+            MCDOSE_VALIDATE(false, << where << "/material: the phantom has no material '"
+                                   << *in.material << "'; its materials are " << list);
+        }
+        auto const m = static_cast<MaterialIndex>(it - names.begin());
+        for (size_type v = 0; v < w.size(); ++v)
+        {
+            if (grid.material()[v] != m)
+                w[v] = 0;
+        }
+    }
+    if (in.region)
+    {
+        std::vector<double> inside(w.size(), 0.0);
+        for (size_type v : voxels_in_shape(*in.region, g))
+            inside[v] = w[v];
+        w = std::move(inside);
+    }
+    double total = 0;
+    for (double x : w)
+        total += x;
+    MCDOSE_VALIDATE(
+        total > 0, << where << ": the volume source emits from no voxel ("
+                   << to_cstring(in.emission)
+                   << (in.material ? ", material '" + *in.material + "'" : std::string())
+                   << (in.region ? ", within its region" : "")
+                   << " selects no voxel with a positive "
+                   << (in.emission == EmissionDensity::activity ? "activity" : "mass or volume")
+                   << "); check 'material', 'region' and the image");
+    return w;
+}
+
+namespace
+{
+//! The emitting voxels of a volume source and the alias table of their weights.
+template <class Real>
+void build_emission(std::vector<double> const& weights, std::vector<std::uint32_t>& voxel,
+                    std::vector<Real>& keep, std::vector<int>& alias)
+{
+    MCDOSE_VALIDATE(weights.size() <= std::numeric_limits<std::uint32_t>::max(),
+                    << "a volume source supports grids of up to 2^32 - 1 voxels (got "
+                    << weights.size() << ")");
+    std::vector<double> nonzero;
+    for (std::size_t v = 0; v < weights.size(); ++v)
+    {
+        if (weights[v] > 0)
+        {
+            voxel.push_back(static_cast<std::uint32_t>(v));
+            nonzero.push_back(weights[v]);
+        }
+    }
+    auto const table = make_alias_table(nonzero);
+    keep.assign(table.keep.begin(), table.keep.end());
+    alias = table.alias;
+}
 } // namespace
 
 Array3<double> field_axis_u(Array3<double> const& direction)
@@ -31,7 +151,8 @@ Array3<double> field_axis_u(Array3<double> const& direction)
 }
 
 template <class Real>
-SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid)
+SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid,
+                                 Phantom const* phantom)
 {
     std::string const& where = in.pointer;
     SourceView<Real>& v = host_;
@@ -49,30 +170,7 @@ SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid
     }
     else
     {
-        auto const& s = *in.spectrum;
-        MCDOSE_VALIDATE(s.edges_MeV.size() >= 2 && s.weights.size() + 1 == s.edges_MeV.size(),
-                        << where << "/spectrum: need n + 1 'edges_MeV' for n 'weights' (got "
-                        << s.edges_MeV.size() << " edges, " << s.weights.size() << " weights)");
-        for (std::size_t i = 0; i < s.edges_MeV.size(); ++i)
-        {
-            MCDOSE_VALIDATE(std::isfinite(s.edges_MeV[i]) && s.edges_MeV[i] >= 0 &&
-                                (i == 0 || s.edges_MeV[i] > s.edges_MeV[i - 1]),
-                            << where << "/spectrum/edges_MeV/" << i
-                            << ": edges must be >= 0 and increase strictly");
-        }
-        for (std::size_t i = 0; i < s.weights.size(); ++i)
-        {
-            MCDOSE_VALIDATE(std::isfinite(s.weights[i]) && s.weights[i] >= 0,
-                            << where << "/spectrum/weights/" << i << ": must be >= 0 (got "
-                            << s.weights[i] << ")");
-        }
-        auto const table = make_alias_table(s.weights);
-        edges_.assign(s.edges_MeV.begin(), s.edges_MeV.end());
-        keep_.assign(table.keep.begin(), table.keep.end());
-        alias_ = table.alias;
-        v.spectrum.edges_MeV = make_span(std::as_const(edges_));
-        v.spectrum.keep = make_span(std::as_const(keep_));
-        v.spectrum.alias = make_span(std::as_const(alias_));
+        this->set_spectrum(*in.spectrum, where);
     }
 
     // Geometry, converted from physical to the grid's local frame.
@@ -98,6 +196,9 @@ SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid
         break;
     case SourceKind::isotropic:
         v.shape = SourceShape::isotropic_point;
+        break;
+    case SourceKind::volume:
+        this->set_volume(in, phantom);
         break;
     case SourceKind::parallel:
     case SourceKind::point:
@@ -145,6 +246,60 @@ SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid
 }
 
 template <class Real>
+void SourceParams<Real>::set_spectrum(SpectrumInput const& s, std::string const& where)
+{
+    bool const lines = !s.lines_MeV.empty();
+    auto const& energies = lines ? s.lines_MeV : s.edges_MeV;
+    std::string const field = where + (s.file.empty() ? "/spectrum" : "/spectrum_file");
+    MCDOSE_VALIDATE(lines ? s.weights.size() == energies.size()
+                          : energies.size() >= 2 && s.weights.size() + 1 == energies.size(),
+                    << field << ": need "
+                    << (lines ? "one weight per line" : "n + 1 edges for n weights") << " (got "
+                    << energies.size() << (lines ? " lines, " : " edges, ") << s.weights.size()
+                    << " weights)");
+    for (std::size_t i = 0; i < energies.size(); ++i)
+    {
+        MCDOSE_VALIDATE(
+            std::isfinite(energies[i]) && energies[i] >= 0 &&
+                (lines || i == 0 || energies[i] > energies[i - 1]),
+            << field << (lines ? "/lines_MeV/" : "/edges_MeV/") << i
+            << (lines ? ": energies must be >= 0" : ": edges must be >= 0 and increase strictly"));
+    }
+    for (std::size_t i = 0; i < s.weights.size(); ++i)
+    {
+        MCDOSE_VALIDATE(std::isfinite(s.weights[i]) && s.weights[i] >= 0,
+                        << field << "/weights/" << i << ": must be >= 0 (got " << s.weights[i]
+                        << ")");
+    }
+    auto const table = make_alias_table(s.weights);
+    edges_.assign(energies.begin(), energies.end());
+    keep_.assign(table.keep.begin(), table.keep.end());
+    alias_ = table.alias;
+    SpectrumView<Real>& sv = host_.spectrum;
+    (lines ? sv.lines_MeV : sv.edges_MeV) = make_span(std::as_const(edges_));
+    sv.keep = make_span(std::as_const(keep_));
+    sv.alias = make_span(std::as_const(alias_));
+}
+
+template <class Real>
+void SourceParams<Real>::set_volume(SourceInput const& in, Phantom const* phantom)
+{
+    MCDOSE_VALIDATE(phantom && in.volume,
+                    << in.pointer << ": a volume source needs the phantom it emits from");
+    GridGeometry const& g = phantom->grid.geometry();
+    build_emission(volume_emission_weights(*in.volume, *phantom, in.pointer), emission_voxel_,
+                   emission_keep_, emission_alias_);
+    EmissionView<Real>& e = host_.emission;
+    e.voxel = make_span(std::as_const(emission_voxel_));
+    e.keep = make_span(std::as_const(emission_keep_));
+    e.alias = make_span(std::as_const(emission_alias_));
+    e.nx = static_cast<unsigned>(g.dims[0]);
+    e.ny = static_cast<unsigned>(g.dims[1]);
+    e.spacing_cm = to_real<Real>(g.spacing_cm);
+    host_.shape = SourceShape::volume;
+}
+
+template <class Real>
 SourceView<Real> const& SourceParams<Real>::device_view()
 {
     if (!uploaded_)
@@ -154,9 +309,20 @@ SourceView<Real> const& SourceParams<Real>::device_view()
             device_edges_ = DeviceBuffer<Real>(edges_);
             device_keep_ = DeviceBuffer<Real>(keep_);
             device_alias_ = DeviceBuffer<int>(alias_);
-            device_.spectrum.edges_MeV = std::as_const(device_edges_).device_span();
+            (host_.spectrum.lines_MeV.empty() ? device_.spectrum.edges_MeV
+                                              : device_.spectrum.lines_MeV) =
+                std::as_const(device_edges_).device_span();
             device_.spectrum.keep = std::as_const(device_keep_).device_span();
             device_.spectrum.alias = std::as_const(device_alias_).device_span();
+        }
+        if (!emission_voxel_.empty())
+        {
+            device_emission_voxel_ = DeviceBuffer<std::uint32_t>(emission_voxel_);
+            device_emission_keep_ = DeviceBuffer<Real>(emission_keep_);
+            device_emission_alias_ = DeviceBuffer<int>(emission_alias_);
+            device_.emission.voxel = std::as_const(device_emission_voxel_).device_span();
+            device_.emission.keep = std::as_const(device_emission_keep_).device_span();
+            device_.emission.alias = std::as_const(device_emission_alias_).device_span();
         }
         uploaded_ = true;
     }
@@ -165,7 +331,7 @@ SourceView<Real> const& SourceParams<Real>::device_view()
 
 template <class Real>
 SourceMixParams<Real>::SourceMixParams(std::vector<SourceInput> const& inputs,
-                                       GridGeometry const& grid)
+                                       GridGeometry const& grid, Phantom const* phantom)
 {
     MCDOSE_VALIDATE(!inputs.empty(), << "'sources' is empty; give at least one source");
     std::size_t with_particles = 0;
@@ -178,7 +344,7 @@ SourceMixParams<Real>::SourceMixParams(std::vector<SourceInput> const& inputs,
     double total = 0;
     for (auto const& in : inputs)
     {
-        params_.emplace_back(in, grid);
+        params_.emplace_back(in, grid, phantom);
         double const w = with_particles ? *in.particles : in.weight;
         MCDOSE_VALIDATE(w > 0, << in.pointer << ": the source's "
                                << (with_particles ? "'particles'" : "'weight'")

@@ -11,6 +11,8 @@
 //! +z has u = +x, v = +y; `width_cm` is the extent along u, `height_cm` along v.
 #pragma once
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 #include "core/Array3.hh"
@@ -21,6 +23,16 @@
 namespace mcdose
 {
 struct SourceInput;
+struct SpectrumInput;
+struct VolumeInput;
+struct Phantom; // phantoms/VoxelGrid.hh
+
+//! Relative number of a volume source's particles starting in each voxel of the phantom
+//! (linear index; VolumeInput says how). Throws RuntimeError naming `where` (the source's
+//! JSON pointer) for an unknown material, an unreadable or invalid activity image, or a
+//! source that emits from no voxel.
+std::vector<double> volume_emission_weights(VolumeInput const& volume, Phantom const& phantom,
+                                            std::string const& where);
 
 //! First field axis for a central-axis direction (both in the same frame).
 Array3<double> field_axis_u(Array3<double> const& direction);
@@ -29,8 +41,10 @@ template <class Real>
 class SourceParams
 {
   public:
-    //! Validate and convert; throws RuntimeError naming the JSON field.
-    SourceParams(SourceInput const& input, GridGeometry const& grid);
+    //! Validate and convert; throws RuntimeError naming the JSON field. A volume source
+    //! needs the phantom (its emitting voxels come from the materials and densities).
+    SourceParams(SourceInput const& input, GridGeometry const& grid,
+                 Phantom const* phantom = nullptr);
 
     SourceParams(SourceParams const&) = delete;
     SourceParams& operator=(SourceParams const&) = delete;
@@ -46,13 +60,22 @@ class SourceParams
     SourceView<Real> const& device_view();
 
   private:
-    std::vector<Real> edges_;
+    void set_spectrum(SpectrumInput const& spectrum, std::string const& where);
+    void set_volume(SourceInput const& input, Phantom const* phantom);
+
+    std::vector<Real> edges_; //!< histogram edges or line energies
     std::vector<Real> keep_;
     std::vector<int> alias_;
+    std::vector<std::uint32_t> emission_voxel_;
+    std::vector<Real> emission_keep_;
+    std::vector<int> emission_alias_;
     SourceView<Real> host_;
     DeviceBuffer<Real> device_edges_;
     DeviceBuffer<Real> device_keep_;
     DeviceBuffer<int> device_alias_;
+    DeviceBuffer<std::uint32_t> device_emission_voxel_;
+    DeviceBuffer<Real> device_emission_keep_;
+    DeviceBuffer<int> device_emission_alias_;
     SourceView<Real> device_;
     bool uploaded_{false};
 };
@@ -65,7 +88,8 @@ template <class Real>
 class SourceMixParams
 {
   public:
-    SourceMixParams(std::vector<SourceInput> const& inputs, GridGeometry const& grid);
+    SourceMixParams(std::vector<SourceInput> const& inputs, GridGeometry const& grid,
+                    Phantom const* phantom = nullptr);
 
     SourceMixView<Real> host_view() const;
     //! Device sampler (views and tables uploaded on the first call).

@@ -13,11 +13,14 @@
 //!   [cos(alpha), 1], tan(alpha) = R / D. Rectangle: directions isotropic in
 //!   the cone circumscribing the field, rejected outside the rectangle
 //!   (acceptance = solid angle of the field / that of the cone, >= 2/pi);
-//! - isotropic point: directions uniform over 4 pi.
+//! - isotropic point: directions uniform over 4 pi;
+//! - volume: positions from the emission distribution over the voxels
+//!   (EmissionView), directions uniform over 4 pi.
 //! Lengths in cm, energies in MeV.
 #pragma once
 
 #include <cmath>
+#include <cstdint>
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
@@ -39,7 +42,39 @@ enum class SourceShape : int
     parallel_circle,
     point_rectangle,
     point_circle,
-    isotropic_point
+    isotropic_point,
+    volume
+};
+
+//! Where a volume source's particles start: an emitting voxel drawn with Walker's alias
+//! method over `voxel` (two deviates), then a point uniform within it (three), in the
+//! grid's local frame (corner at 0, axes along the index axes).
+template <class Real>
+struct EmissionView
+{
+    Span<std::uint32_t const> voxel; //!< emitting voxels (linear index, i fastest)
+    Span<Real const> keep;           //!< alias table over `voxel`: keep probability
+    Span<int const> alias;           //!< and the other entry of each column
+    unsigned nx{0}, ny{0};           //!< grid dimensions along i and j
+    Array3<Real> spacing_cm{};
+
+    template <class Engine>
+    MCDOSE_FUNCTION Array3<Real> operator()(Engine& rng) const
+    {
+        MCDOSE_EXPECT(!voxel.empty());
+        size_type const n = voxel.size();
+        size_type column = static_cast<size_type>(generate_canonical<Real>(rng) * Real(n));
+        column = column < n ? column : n - 1; // the deviate may be exactly 1
+        size_type const entry = generate_canonical<Real>(rng) <= keep[column]
+                                    ? column
+                                    : static_cast<size_type>(alias[column]);
+        std::uint32_t const v = voxel[entry];
+        unsigned const ijk[3] = {v % nx, (v / nx) % ny, v / (nx * ny)};
+        Array3<Real> p;
+        for (int c = 0; c < 3; ++c)
+            p[c] = (Real(ijk[c]) + generate_canonical<Real>(rng)) * spacing_cm[c];
+        return p;
+    }
 };
 
 //! Source sampler (trivially copyable).
@@ -58,6 +93,7 @@ struct SourceView
     Real field_distance_cm{0};  //!< point sources: where the field is defined [cm]
     Real cos_cone{1};           //!< point sources: cos of the sampling cone half-angle
     SpectrumView<Real> spectrum;
+    EmissionView<Real> emission; //!< volume sources
 
     //! One source particle (weight 1).
     template <class Engine>
@@ -105,6 +141,9 @@ struct SourceView
             }
             break;
         }
+        case SourceShape::volume:
+            p.position_cm = emission(rng);
+            [[fallthrough]];
         case SourceShape::isotropic_point:
         {
             auto const d = sample_isotropic<Real>(rng);

@@ -1,5 +1,5 @@
 //! \file sources/SpectrumView.hh
-//! Source energy distribution: one energy, or a histogram sampled with
+//! Source energy distribution: one energy, discrete lines, or a histogram sampled with
 //! Walker's alias method (A. J. Walker, ACM TOMS 3 (1977) 253; table built
 //! with Vose's stable algorithm, M. D. Vose, IEEE TSE 17 (1991) 972): a bin
 //! is chosen in O(1) from one uniform deviate and the energy is uniform
@@ -19,17 +19,18 @@ namespace mcdose
 template <class Real>
 struct SpectrumView
 {
-    Real mono_MeV{0};           //!< used when `edges_MeV` is empty
+    Real mono_MeV{0};           //!< used when `edges_MeV` and `lines_MeV` are empty
     Span<Real const> edges_MeV; //!< histogram bin edges, n + 1, increasing
+    Span<Real const> lines_MeV; //!< discrete lines, n (instead of edges)
     Span<Real const> keep;      //!< alias table: probability to keep bin i, n
     Span<int const> alias;      //!< alias table: the other bin of column i, n
 
     //! Kinetic energy [MeV]. A histogram uses three generate_canonical: the
-    //! column, the keep/alias decision and the position within the bin.
+    //! column, the keep/alias decision and the position within the bin; lines two.
     template <class Engine>
     MCDOSE_FUNCTION Real operator()(Engine& rng) const
     {
-        if (edges_MeV.empty())
+        if (edges_MeV.empty() && lines_MeV.empty())
             return mono_MeV;
         size_type const n = keep.size();
         size_type column = static_cast<size_type>(generate_canonical<Real>(rng) * Real(n));
@@ -37,6 +38,8 @@ struct SpectrumView
         size_type const bin = generate_canonical<Real>(rng) <= keep[column]
                                   ? column
                                   : static_cast<size_type>(alias[column]);
+        if (!lines_MeV.empty())
+            return lines_MeV[bin];
         Real const lo = edges_MeV[bin];
         Real const hi = edges_MeV[bin + 1];
         Real const e = lo + (hi - lo) * generate_canonical<Real>(rng);

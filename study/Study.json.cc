@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/InputPath.hh"
 #include "io/JsonInput.hh"
 #include "phantoms/PhantomJson.hh"
 #include "rng/RngKind.hh"
@@ -19,17 +20,14 @@ namespace mcdose
 {
 namespace
 {
-std::string study_dir(std::string const& path)
-{
-    return std::filesystem::path(path).parent_path().string();
-}
 
 PhysicsInput parse_physics(JsonNode const& node)
 {
     node.require_object("physics options");
     node.allow_only({"electron_cutoff_MeV", "photon_cutoff_MeV", "delta_ray_cut_MeV",
                      "brems_cut_MeV", "max_step_energy_loss", "max_step_transport_mfp",
-                     "electron_transport", "photon_tracking", "precision"});
+                     "electron_transport", "photon_tracking", "precision", "density_effect",
+                     "bremsstrahlung_photons"});
     PhysicsInput p;
     // The electron options' limits are ElectronTransportOptions' own (one table).
     using L = ElectronOptionLimits;
@@ -69,6 +67,13 @@ PhysicsInput parse_physics(JsonNode const& node)
     }
     if (auto t = node.optional_child("electron_transport"))
         p.condensed_history = t->choice({"condensed", "local"}) == "condensed";
+    if (auto d = node.optional_child("density_effect"))
+    {
+        p.density_effect = d->choice({"voxel", "nominal"}) == "voxel" ? DensityEffectModel::voxel
+                                                                      : DensityEffectModel::nominal;
+    }
+    if (auto b = node.optional_child("bremsstrahlung_photons"))
+        p.discard_brems_photons = b->choice({"transport", "discard"}) == "discard";
     if (auto t = node.optional_child("photon_tracking"))
         p.woodcock = t->choice({"siddon", "woodcock"}) == "woodcock";
     if (auto pr = node.optional_child("precision"))
@@ -184,10 +189,7 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
     OutputInput o;
     std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
                                             : std::string(".");
-    std::filesystem::path p(dir);
-    o.directory = p.is_absolute() || base_dir.empty()
-                      ? dir
-                      : (std::filesystem::path(base_dir) / p).lexically_normal().string();
+    o.directory = resolve_input_path(dir, base_dir);
     o.name = default_name;
     if (auto n = node.optional_child("name"))
     {
@@ -236,7 +238,7 @@ StudyInput parse_study(std::string const& text, std::string const& source_name)
     root.require_object("a study");
     root.allow_only({"description", "phantom", "materials", "sources", "physics", "rng", "tally",
                      "run", "backend", "cpu_threads", "outputs"});
-    std::string const base = study_dir(source_name);
+    std::string const base = input_base_dir(source_name);
 
     StudyInput s;
     s.study_file = source_name;

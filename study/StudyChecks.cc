@@ -5,6 +5,7 @@
 
 #include "io/InputError.hh"
 #include "phantoms/PhantomBuilder.hh"
+#include "sources/SourceParams.hh"
 #include "study/StudyMaterials.hh"
 
 namespace mcdose
@@ -37,6 +38,15 @@ void check_profile_points(StudyInput const& study, Phantom const& phantom)
 }
 } // namespace
 
+void check_volume_sources(StudyInput const& study, Phantom const& phantom)
+{
+    for (SourceInput const& s : study.sources)
+    {
+        if (s.kind == SourceKind::volume && s.volume)
+            volume_emission_weights(*s.volume, phantom, s.pointer);
+    }
+}
+
 bool register_study_check(StudyCheck check)
 {
     checks().push_back(std::move(check));
@@ -59,6 +69,7 @@ Phantom check_study(StudyInput const& study, std::vector<std::string>* warnings)
 {
     Phantom phantom = build_study_phantom(study, warnings);
     check_profile_points(study, phantom);
+    check_volume_sources(study, phantom);
     for (auto const& c : registered_study_checks())
         c.check(study, phantom);
     return phantom;

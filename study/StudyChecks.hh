@@ -38,8 +38,12 @@ std::vector<StudyCheck> const& registered_study_checks();
 //! calibration (errors name the field). Notes go to `warnings`.
 Phantom build_study_phantom(StudyInput const& study, std::vector<std::string>* warnings);
 
+//! Volume sources: each emits from at least one voxel of the phantom (material, region
+//! and activity image read and checked; errors name the source's field).
+void check_volume_sources(StudyInput const& study, Phantom const& phantom);
+
 //! Everything `mcdose check` verifies: build the phantom, check that output
-//! profile points lie in it, then run the registered checks. Returns the
+//! profile points lie in it and the volume sources, then run the registered checks. Returns the
 //! phantom for the caller's summary.
 Phantom check_study(StudyInput const& study, std::vector<std::string>* warnings);
 } // namespace mcdose

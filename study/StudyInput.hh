@@ -38,6 +38,10 @@ struct PhysicsInput
     double max_step_transport_mfp{ElectronTransportOptions{}.max_mfp_fraction};
     //! "electron_transport": "condensed" | "local"
     bool condensed_history{ElectronTransportOptions{}.condensed_history};
+    //! "density_effect": "voxel" (default) | "nominal"
+    DensityEffectModel density_effect{ElectronTransportOptions{}.density_effect};
+    //! "bremsstrahlung_photons": "transport" (default) | "discard"
+    bool discard_brems_photons{ElectronTransportOptions{}.discard_brems_photons};
     bool woodcock{true}; //!< "photon_tracking": "woodcock" (default) | "siddon"
     Precision precision{Precision::double_};
 };

@@ -18,6 +18,7 @@
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "sources/SourceParams.hh"
 #include "study/RunOutputs.hh"
+#include "study/StudyChecks.hh"
 #include "study/StudyMaterials.hh"
 #include "transport/engine/TransportInstantiate.hh"
 
@@ -33,16 +34,6 @@ std::string utc_now_iso8601()
     std::ostringstream os;
     os << std::put_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
     return os.str();
-}
-
-//! Largest kinetic energy the source can emit [MeV].
-double max_source_energy_MeV(SourceInput const& s)
-{
-    if (s.energy_MeV)
-        return *s.energy_MeV;
-    MCDOSE_VALIDATE(s.spectrum && !s.spectrum->edges_MeV.empty(),
-                    << s.pointer << ": give 'energy_MeV' or a 'spectrum'");
-    return s.spectrum->edges_MeV.back();
 }
 
 //! What the sources imply for the physics tables, the FX quantum and the dose in Gy.
@@ -69,7 +60,7 @@ SourceBounds check_sources(StudyInput const& study)
                         << "' sources need \"electron_transport\": \"condensed\" in 'physics' "
                            "(with \"local\" a source electron would deposit all its energy at "
                            "its entry point)");
-        double const e = max_source_energy_MeV(s);
+        double const e = max_energy_MeV(s);
         bounds.max_kinetic_MeV = std::max(bounds.max_kinetic_MeV, e);
         bounds.max_primary_MeV = std::max(
             bounds.max_primary_MeV,
@@ -103,7 +94,7 @@ struct StudyPhantom
     std::vector<Material> materials; //!< by MaterialIndex
 };
 
-StudyPhantom build_study_phantom(StudyInput const& study, std::vector<std::string>* warnings)
+StudyPhantom build_run_phantom(StudyInput const& study, std::vector<std::string>* warnings)
 {
     auto const user = study_user_materials(study);
     check_phantom_materials(study, user);
@@ -152,6 +143,8 @@ TransportOptions make_transport_options(PhysicsInput const& physics, double max_
     electron_options.brems_cut_MeV = physics.brems_cut_MeV;
     electron_options.max_loss_fraction = physics.max_step_energy_loss;
     electron_options.max_mfp_fraction = physics.max_step_transport_mfp;
+    electron_options.density_effect = physics.density_effect;
+    electron_options.discard_brems_photons = physics.discard_brems_photons;
     // Tables start at 1 keV (the default emin), the lowest cut-off the study accepts.
     return transport_options;
 }
@@ -306,7 +299,7 @@ decltype(auto) visit_transport_rng(RngKind kind, F&& f)
  * group gets the tables and source of its own device (`physics` on the CPU or
  * the first GPU, a replica on each other GPU).
  */
-TransportRunResult run_typed_transport(StudyInput const& study, GridGeometry const& geometry,
+TransportRunResult run_typed_transport(StudyInput const& study, Phantom const& phantom,
                                        TransportParams const& physics,
                                        std::vector<DeviceReplica> const& replicas,
                                        TransportRunOptions const& run_options)
@@ -324,7 +317,7 @@ TransportRunResult run_typed_transport(StudyInput const& study, GridGeometry con
                 sources; // one per GPU (device tables), one on the CPU
             sources.reserve(std::max<std::size_t>(1, gpus.size()));
             for (std::size_t i = 0; i < std::max<std::size_t>(1, gpus.size()); ++i)
-                sources.emplace_back(study.sources, geometry);
+                sources.emplace_back(study.sources, phantom.grid.geometry(), &phantom);
             // Called on each group's thread with its GPU current (-1 on the CPU).
             std::function<Inputs(int)> const inputs = [&](int device)
             {
@@ -347,7 +340,7 @@ TransportRunResult run_typed_transport(StudyInput const& study, GridGeometry con
                         {
                             using Policy = decltype(policy);
                             return run_transport_groups<Real, Engine, Policy, SourceMixView<Real>>(
-                                inputs, method, geometry.num_voxels(), run_options);
+                                inputs, method, phantom.grid.num_voxels(), run_options);
                         });
                 });
         });
@@ -510,9 +503,10 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
 
     SourceBounds const source_bounds = check_sources(study);
     std::uint64_t const histories = resolve_histories(study, options);
-    StudyPhantom const study_phantom = build_study_phantom(study, &summary.warnings);
+    StudyPhantom const study_phantom = build_run_phantom(study, &summary.warnings);
     Phantom const& phantom = study_phantom.phantom;
     GridGeometry const& geometry = phantom.grid.geometry();
+    check_volume_sources(study, phantom);
 
     Backend const backend = resolve_backend(options.backend ? *options.backend : study.backend);
     bool const gpu = backend == Backend::gpu;
@@ -535,7 +529,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         { return laterally_integrate(geometry, depth_axis, make_span(e)); };
 
     auto const t_setup = std::chrono::steady_clock::now();
-    TransportRunResult run = run_typed_transport(study, geometry, physics, replicas, run_options);
+    TransportRunResult run = run_typed_transport(study, phantom, physics, replicas, run_options);
     if (stop_reason == "interrupted")
         run.complete = false;
     summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();

@@ -42,7 +42,11 @@ struct MaterialsArgs
     bool transported{false};
     double delta_ray_cut_MeV{ElectronTransportOptions{}.delta_cut_MeV};
     double brems_cut_MeV{ElectronTransportOptions{}.brems_cut_MeV};
+    double density_g_cm3{std::nan("")}; //!< NaN (not given): each material's own
 };
+
+//! Highest density --density accepts [g/cm^3] (osmium, the densest element, is 22.6).
+constexpr double max_density_g_cm3 = 30;
 
 std::vector<double> parse_energies(std::string const& text)
 {
@@ -94,6 +98,13 @@ std::vector<Material> chosen_materials(MaterialsArgs const& a)
     }
     for (auto const& n : a.names)
         chosen.push_back(find_material(n, user));
+    if (!std::isnan(a.density_g_cm3))
+    {
+        // The material as a homogeneous medium of that density (what the transport uses
+        // in a voxel of that density with physics/density_effect "voxel").
+        for (auto& m : chosen)
+            m.density_g_cm3 = a.density_g_cm3;
+    }
     return chosen;
 }
 
@@ -289,6 +300,10 @@ void run_materials(MaterialsArgs const& a)
                     << "--particle: '" << a.particle << "' is not known; use photon or electron");
     MCDOSE_VALIDATE(!(a.json && a.csv), << "--json and --csv exclude each other; choose one");
     MCDOSE_VALIDATE(a.all || !a.names.empty(), << "give --material NAME (repeatable) or --all");
+    MCDOSE_VALIDATE(std::isnan(a.density_g_cm3) ||
+                        (a.density_g_cm3 > 0 && a.density_g_cm3 <= max_density_g_cm3),
+                    << "--density: " << a.density_g_cm3 << " g/cm^3 is outside (0, "
+                    << max_density_g_cm3 << "]; give a mass density, e.g. 0.26 for lung");
     auto const chosen = chosen_materials(a);
     auto const energies = parse_energies(a.energies);
 
@@ -338,6 +353,10 @@ bool const registered = register_command(
          sub.add_option("--brems-cut-MeV", a->brems_cut_MeV,
                         "Cut W_cr of the restricted tables (study 'physics/brems_cut_MeV')")
              ->capture_default_str();
+         sub.add_option("--density", a->density_g_cm3,
+                        "Mass density in g/cm^3 at which to evaluate the tables (default: each "
+                        "material's own); only the collision stopping power (its density-effect "
+                        "correction) and what follows from it depend on it");
          sub.callback([a] { run_materials(*a); });
      }});
 } // namespace

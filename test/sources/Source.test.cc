@@ -6,8 +6,9 @@
 #include <gtest/gtest.h>
 
 #include "../transport/interactors/TransportTestHelpers.hh"
+#include "phantoms/VoxelGrid.hh"
+#include "sources/SourceInput.hh"
 #include "sources/SourceParams.hh"
-#include "study/StudyInput.hh"
 
 namespace mcdose::test
 {
@@ -198,7 +199,7 @@ TYPED_TEST(SourceTest, HistogramSpectrum)
     using Real = TypeParam;
     auto in = photon_source(SourceKind::pencil);
     in.energy_MeV.reset();
-    in.spectrum = SpectrumInput{{0.1, 0.5, 1.0, 2.0, 6.0, 10.0}, {1, 3, 2, 0, 0.5}};
+    in.spectrum = SpectrumInput::histogram({0.1, 0.5, 1.0, 2.0, 6.0, 10.0}, {1, 3, 2, 0, 0.5});
     SourceParams<Real> params(in, identity_grid());
     TestEngine rng(7);
     auto const& edges = in.spectrum->edges_MeV;
@@ -218,6 +219,151 @@ TYPED_TEST(SourceTest, HistogramSpectrum)
     EXPECT_LT(chi_square(counts, {1 / 6.5, 3 / 6.5, 2 / 6.5, 0, 0.5 / 6.5}), chi_square_limit(3));
     // Uniform within each bin.
     EXPECT_LT(ks_statistic(within, [](double u) { return std::clamp(u, 0.0, 1.0); }), ks_limit);
+}
+
+TYPED_TEST(SourceTest, LineSpectrum)
+{
+    using Real = TypeParam;
+    auto in = photon_source(SourceKind::pencil);
+    in.energy_MeV.reset();
+    in.spectrum = SpectrumInput::lines({1.1732, 1.3325, 0.6617}, {0.9985, 0.9998, 0});
+    SourceParams<Real> params(in, identity_grid());
+    TestEngine rng(11);
+    std::vector<double> counts(3, 0.0);
+    for (int i = 0; i < n; ++i)
+    {
+        double const e = params.host_view()(rng).energy_MeV;
+        int const k = e == Real(1.1732) ? 0 : e == Real(1.3325) ? 1 : e == Real(0.6617) ? 2 : -1;
+        ASSERT_GE(k, 0) << "not a line energy: " << e;
+        counts[k] += 1;
+    }
+    double const total = 0.9985 + 0.9998;
+    EXPECT_EQ(counts[2], 0);
+    EXPECT_LT(chi_square(counts, {0.9985 / total, 0.9998 / total, 0}), chi_square_limit(1));
+}
+
+//! A phantom of 4 x 3 x 2 voxels: materials 0 and 1 in alternating k-planes, densities
+//! rising with the voxel index.
+Phantom small_phantom()
+{
+    GridGeometry const g = make_axis_aligned_geometry({{4, 3, 2}}, {{1, 2, 3}}, {{0.5, 1, 1.5}});
+    std::vector<MaterialIndex> mat(g.num_voxels());
+    std::vector<float> rho(g.num_voxels());
+    for (size_type v = 0; v < g.num_voxels(); ++v)
+    {
+        mat[v] = static_cast<MaterialIndex>(g.ijk(v)[2] % 2);
+        rho[v] = 0.1f * float(v + 1);
+    }
+    return Phantom{{"water", "lung_icrp"}, VoxelGridParams(g, mat, rho, 2)};
+}
+
+SourceInput volume_source(EmissionDensity emission)
+{
+    SourceInput in = photon_source(SourceKind::volume);
+    in.particle = ParticleType::electron;
+    in.volume = VolumeInput{};
+    in.volume->emission = emission;
+    return in;
+}
+
+// Emission points: voxel frequencies follow mass (per_mass) or volume, restricted to a
+// material or a region; points uniform within their voxel; directions isotropic.
+TYPED_TEST(SourceTest, VolumeEmissionFollowsMassVolumeMaterialRegion)
+{
+    using Real = TypeParam;
+    Phantom const phantom = small_phantom();
+    GridGeometry const& g = phantom.grid.geometry();
+    auto check = [&](SourceInput const& in, std::vector<double> const& expected_weight)
+    {
+        SourceParams<Real> params(in, g, &phantom);
+        double total = 0;
+        for (double w : expected_weight)
+            total += w;
+        std::vector<double> prob, counts(g.num_voxels(), 0.0), u;
+        for (double w : expected_weight)
+            prob.push_back(w / total);
+        TestEngine rng(3);
+        double mean_w = 0;
+        for (int i = 0; i < n; ++i)
+        {
+            auto const p = params.host_view()(rng);
+            Int3 ijk;
+            ASSERT_TRUE(
+                g.find_local({{p.position_cm[0], p.position_cm[1], p.position_cm[2]}}, &ijk));
+            counts[g.linear_index(ijk)] += 1;
+            u.push_back(p.position_cm[0] / g.spacing_cm[0] - ijk[0]);
+            mean_w += p.direction[2] / n;
+            ASSERT_NEAR(dot(p.direction, p.direction), 1, 1e-5);
+        }
+        int dof = -1;
+        for (double q : prob)
+            dof += q > 0;
+        EXPECT_LT(chi_square(counts, prob), chi_square_limit(dof));
+        EXPECT_LT(ks_statistic(u, [](double x) { return std::clamp(x, 0.0, 1.0); }), ks_limit);
+        EXPECT_LT(std::fabs(mean_w), 4 / std::sqrt(3.0 * n)); // isotropic: <w> = 0, var 1/3
+    };
+    auto const& rho = phantom.grid.density_g_cm3();
+    std::vector<double> mass(rho.begin(), rho.end()), volume(rho.size(), 1.0);
+    check(volume_source(EmissionDensity::per_mass), mass);
+    check(volume_source(EmissionDensity::per_volume), volume);
+    auto in = volume_source(EmissionDensity::per_mass);
+    in.volume->material = "lung_icrp";
+    std::vector<double> lung = mass;
+    for (size_type v = 0; v < lung.size(); ++v)
+        lung[v] *= g.ijk(v)[2] == 1;
+    check(in, lung);
+    in = volume_source(EmissionDensity::per_volume);
+    ShapeInput box;
+    box.kind = ShapeKind::box;
+    box.lower_cm = {{0, 0, 0}};
+    box.upper_cm = {{2, 10, 10}}; // voxel centres at x = 0.5, 1.5 are inside
+    in.volume->region = box;
+    std::vector<double> region = volume;
+    for (size_type v = 0; v < region.size(); ++v)
+        region[v] *= g.ijk(v)[0] < 2;
+    check(in, region);
+}
+
+TEST(SourceInputTest, VolumeErrorsNameTheField)
+{
+    Phantom const phantom = small_phantom();
+    GridGeometry const& g = phantom.grid.geometry();
+    auto expect_error = [&](SourceInput const& in, char const* text)
+    {
+        try
+        {
+            SourceParams<double> p(in, g, &phantom);
+            ADD_FAILURE() << "accepted a volume source that should fail with '" << text << "'";
+        }
+        catch (RuntimeError const& e)
+        {
+            EXPECT_NE(std::string(e.what()).find(text), std::string::npos) << e.what();
+        }
+    };
+    auto in = volume_source(EmissionDensity::per_mass);
+    in.volume->material = "bone";
+    expect_error(in, "/sources/0/material: the phantom has no material 'bone'; its materials are "
+                     "water, lung_icrp");
+    in = volume_source(EmissionDensity::per_mass);
+    ShapeInput far;
+    far.kind = ShapeKind::sphere;
+    far.centre_cm = {{100, 100, 100}};
+    far.radius_cm = 1;
+    in.volume->region = far;
+    expect_error(in, "emits from no voxel");
+    in = volume_source(EmissionDensity::activity);
+    in.volume->activity_image = "/nonexistent/activity.mha";
+    expect_error(in, "/sources/0/activity_image");
+    in = volume_source(EmissionDensity::per_mass);
+    try
+    {
+        SourceParams<double> p(in, g); // no phantom
+        ADD_FAILURE() << "a volume source without the phantom";
+    }
+    catch (RuntimeError const& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("needs the phantom"), std::string::npos) << e.what();
+    }
 }
 
 TEST(SourceFrameTest, RotatedGridLocalFrame)
@@ -271,9 +417,9 @@ TEST(SourceInputTest, ErrorsNameTheField)
     expect_error(in, "distance_cm");
     in = photon_source(SourceKind::pencil);
     in.energy_MeV.reset();
-    in.spectrum = SpectrumInput{{1.0, 0.5}, {1}};
+    in.spectrum = SpectrumInput::histogram({1.0, 0.5}, {1});
     expect_error(in, "edges_MeV");
-    in.spectrum = SpectrumInput{{0.5, 1.0}, {-1}};
+    in.spectrum = SpectrumInput::histogram({0.5, 1.0}, {-1});
     expect_error(in, "weights");
 }
 

@@ -2,6 +2,7 @@
 #include "transport/engine/ElectronTables.hh"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "core/Assert.hh"
@@ -80,24 +81,149 @@ TableGrid electron_table_grid(double emax_MeV, ElectronTransportOptions const& o
 
 namespace
 {
-//! Stopping (restricted collision + restricted radiative), transport and hard cross
-//! sections per (material, lepton) row, from the builder's columns.
-void lay_out_columns(PhysicsTables const& tables, ElectronHostTables& t)
+constexpr unsigned max_density_nodes = 257;
+
+//! Soft stopping power (restricted collision + restricted radiative) of material m at a
+//! density, [lepton][grid point]: the builder's columns at the material's own density.
+std::vector<std::vector<double>> soft_stopping_at(PhysicsTables const& tables, std::uint32_t m,
+                                                  double density_g_cm3)
 {
     using C = ElectronColumn;
-    C const col[2] = {C::restricted_col_electron, C::restricted_col_positron};
+    std::array<std::vector<double>, 2> col;
+    if (density_g_cm3 == tables.materials()[m].density_g_cm3)
+    {
+        for (C c : {C::restricted_col_electron, C::restricted_col_positron})
+        {
+            auto const v = tables.electron_column(m, c);
+            col[c == C::restricted_col_positron].assign(v.begin(), v.end());
+        }
+    }
+    else
+    {
+        col = tables.restricted_collision_at_density(m, density_g_cm3);
+    }
+    auto const rad_soft = tables.electron_column(m, C::restricted_rad);
+    std::vector<std::vector<double>> soft(2);
+    for (unsigned l = 0; l < 2; ++l)
+    {
+        soft[l].resize(rad_soft.size());
+        for (std::size_t i = 0; i < rad_soft.size(); ++i)
+        {
+            soft[l][i] = col[l][i] + rad_soft[i];
+            MCDOSE_VALIDATE(soft[l][i] > 0 && std::isfinite(soft[l][i]),
+                            << "material '" << tables.materials()[m].name
+                            << "': stopping power is not positive at "
+                            << tables.options().electron_grid.energy_MeV(i) << " MeV and "
+                            << density_g_cm3 << " g/cm^3");
+        }
+    }
+    return soft;
+}
+
+//! Largest relative error of the midpoint values against the mean of their neighbours
+//! (linear interpolation in ln rho at the midpoint in ln rho).
+double midpoint_error(std::vector<std::vector<double>> const& lo,
+                      std::vector<std::vector<double>> const& hi,
+                      std::vector<std::vector<double>> const& mid)
+{
+    double err = 0;
+    for (unsigned l = 0; l < 2; ++l)
+    {
+        for (std::size_t i = 0; i < mid[l].size(); ++i)
+            err = std::max(err, std::fabs(0.5 * (lo[l][i] + hi[l][i]) / mid[l][i] - 1));
+    }
+    return err;
+}
+} // namespace
+
+double DensityNodes::density_g_cm3(unsigned k) const
+{
+    return std::exp(ln_density_min + ln_step * k);
+}
+
+DensityNodeTables density_node_tables(PhysicsTables const& tables, std::uint32_t m,
+                                      DensityRange range)
+{
+    Material const& material = tables.materials()[m];
+    DensityNodeTables r;
+    if (!(range.max_g_cm3 > 0) || !(range.min_g_cm3 > 0) || range.min_g_cm3 >= range.max_g_cm3)
+    {
+        // One density (or none positive): tabulate exactly there.
+        double const rho = range.max_g_cm3 > 0 ? range.max_g_cm3 : material.density_g_cm3;
+        r.nodes.ln_density_min = std::log(rho);
+        r.stopping.push_back(soft_stopping_at(tables, m, rho));
+        return r;
+    }
+    // Nodes at both ends, intervals halved until the midpoints are within tolerance.
+    double const ln_lo = std::log(range.min_g_cm3);
+    double const ln_hi = std::log(range.max_g_cm3);
+    r.stopping.push_back(soft_stopping_at(tables, m, range.min_g_cm3));
+    r.stopping.push_back(soft_stopping_at(tables, m, range.max_g_cm3));
+    for (;;)
+    {
+        auto const intervals = static_cast<unsigned>(r.stopping.size() - 1);
+        double const step = (ln_hi - ln_lo) / intervals;
+        std::vector<std::vector<std::vector<double>>> mids;
+        double err = 0;
+        for (unsigned k = 0; k < intervals; ++k)
+        {
+            mids.push_back(soft_stopping_at(tables, m, std::exp(ln_lo + step * (k + 0.5))));
+            err = std::max(err, midpoint_error(r.stopping[k], r.stopping[k + 1], mids.back()));
+        }
+        if (err <= density_node_tolerance)
+        {
+            r.nodes.ln_density_min = ln_lo;
+            r.nodes.ln_step = step;
+            r.nodes.count = intervals + 1;
+            return r;
+        }
+        MCDOSE_VALIDATE(2 * intervals + 1 <= max_density_nodes,
+                        << "material '" << material.name << "': the stopping power between "
+                        << range.min_g_cm3 << " and " << range.max_g_cm3
+                        << " g/cm^3 needs more than " << max_density_nodes
+                        << " density nodes; use physics/density_effect \"nominal\"");
+        decltype(r.stopping) merged;
+        for (unsigned k = 0; k < intervals; ++k)
+        {
+            merged.push_back(std::move(r.stopping[k]));
+            merged.push_back(std::move(mids[k]));
+        }
+        merged.push_back(std::move(r.stopping.back()));
+        r.stopping = std::move(merged);
+    }
+}
+
+namespace
+{
+//! Soft stopping power per material, density node and lepton; transport and hard cross
+//! sections per (material, lepton) row, from the builder's columns.
+void lay_out_columns(PhysicsTables const& tables, std::vector<DensityRange> const& densities,
+                     ElectronHostTables& t)
+{
+    using C = ElectronColumn;
     C const hard[2] = {C::hard_moller, C::hard_bhabha};
     C const xs1[2] = {C::transport_xs_electron, C::transport_xs_positron};
     C const xs2[2] = {C::transport_xs2_electron, C::transport_xs2_positron};
     unsigned const n = t.size;
     std::size_t const nm = tables.num_materials();
-    t.stopping.assign(nm * 2 * n, 0);
+    t.density_nodes.clear();
+    t.stopping.clear();
+    for (std::uint32_t m = 0; m < nm; ++m)
+    {
+        auto const node_tables =
+            density_node_tables(tables, m, densities.empty() ? DensityRange{} : densities[m]);
+        DensityNodes nodes = node_tables.nodes;
+        nodes.first = static_cast<unsigned>(t.stopping.size() / (2 * n));
+        t.density_nodes.push_back(nodes);
+        for (auto const& node : node_tables.stopping)
+            for (auto const& lepton : node)
+                t.stopping.insert(t.stopping.end(), lepton.begin(), lepton.end());
+    }
     t.transport_xs.assign(nm * 2 * n, 0);
     t.transport_xs2.assign(nm * 2 * n, 0);
     t.hard_xs.assign(nm * 2 * n * 3, 0);
     for (std::uint32_t m = 0; m < nm; ++m)
     {
-        auto const rad_soft = tables.electron_column(m, C::restricted_rad);
         auto const brems = tables.electron_column(m, C::hard_brems);
         auto const annihilation = tables.electron_column(m, C::annihilation);
         for (unsigned i = 0; i < n; ++i)
@@ -105,11 +231,6 @@ void lay_out_columns(PhysicsTables const& tables, ElectronHostTables& t)
             for (unsigned l = 0; l < 2; ++l)
             {
                 std::size_t const r = (m * 2 + l) * n + i;
-                t.stopping[r] = tables.electron_column(m, col[l])[i] + rad_soft[i];
-                MCDOSE_VALIDATE(t.stopping[r] > 0 && std::isfinite(t.stopping[r]),
-                                << "material '" << tables.materials()[m].name
-                                << "': stopping power is not positive at "
-                                << tables.options().electron_grid.energy_MeV(i) << " MeV");
                 t.transport_xs[r] = tables.electron_column(m, xs1[l])[i];
                 t.transport_xs2[r] = tables.electron_column(m, xs2[l])[i];
                 t.hard_xs[r * 3 + 0] = tables.electron_column(m, hard[l])[i];
@@ -229,7 +350,8 @@ void fill_msc_tables(ElectronHostTables& t)
 } // namespace
 
 ElectronHostTables build_electron_tables(PhysicsTables const& tables,
-                                         ElectronTransportOptions const& o)
+                                         ElectronTransportOptions const& o,
+                                         std::vector<DensityRange> const& voxel_densities)
 {
     validate_electron_options(o);
     auto const& to = tables.options();
@@ -240,7 +362,11 @@ ElectronHostTables build_electron_tables(PhysicsTables const& tables,
     t.ln_emin = to.electron_grid.ln_emin;
     t.delta = to.electron_grid.delta;
     t.size = to.electron_grid.size;
-    lay_out_columns(tables, t);
+    MCDOSE_VALIDATE(voxel_densities.empty() || voxel_densities.size() == tables.num_materials(),
+                    << "density ranges for " << voxel_densities.size() << " materials, tables for "
+                    << tables.num_materials());
+    bool const per_voxel = o.density_effect == DensityEffectModel::voxel;
+    lay_out_columns(tables, per_voxel ? voxel_densities : std::vector<DensityRange>{}, t);
     fill_brems_shapes(tables, o.brems_cut_MeV, t);
     fill_hard_majorants(tables.num_materials(), o.max_loss_fraction, t);
     fill_msc_tables(t);

@@ -6,12 +6,26 @@
 //! majorants that depend on the step control.
 #pragma once
 
+#include <cstdint>
 #include <vector>
 
 namespace mcdose
 {
 class PhysicsTables; // transport/physics/PhysicsTables.hh
 struct TableGrid;
+
+//! Which density the collision stopping power's density-effect correction (Sternheimer
+//! delta, the only density-dependent term of the electron physics) is evaluated at.
+enum class DensityEffectModel : std::uint8_t
+{
+    //! Each voxel's own mass density: the voxel is a homogeneous medium of that density
+    //! (what PENELOPE, EGSnrc and Geant4 do for a material defined at that density).
+    voxel,
+    //! The material's catalogue density whatever the voxel's: a porous tissue whose solid
+    //! parts have the nominal density (per-mass physics independent of density, as the
+    //! Fano theorem assumes).
+    nominal
+};
 //! Class II condensed-history options (study JSON "physics"; defaults and the
 //! measured effect of each on the depth dose: docs/physics.md).
 struct ElectronTransportOptions
@@ -23,6 +37,10 @@ struct ElectronTransportOptions
     double max_loss_fraction{0.1}; //!< soft loss per step <= this fraction of E
     double max_mfp_fraction{0.2};  //!< step <= this fraction of lambda_1
     int points_per_decade{100};    //!< electron table density
+    DensityEffectModel density_effect{DensityEffectModel::voxel};
+    //! Bremsstrahlung photons above W_cr are dropped at birth, their energy counted as
+    //! escaped (a Fano test's condition; electron-only dosimetry).
+    bool discard_brems_photons{false};
 };
 
 //! Allowed values of the options: validate_electron_options checks them for
@@ -36,13 +54,46 @@ struct ElectronOptionLimits
     static constexpr double max_mfp_fraction = 1;
 };
 
+//! The densities at which one material's soft stopping power is tabulated: `count` nodes
+//! uniform in ln rho from `ln_density_min` in steps of `ln_step`, rows `first` ...
+//! `first + count - 1` of ElectronHostTables::stopping (ElectronTransportView says how the
+//! transport interpolates between them).
+struct DensityNodes
+{
+    double ln_density_min{0}; //!< ln(rho_0 / (g/cm^3))
+    double ln_step{0};        //!< 0 with one node
+    unsigned first{0};
+    unsigned count{1};
+
+    double density_g_cm3(unsigned k) const;
+};
+
+//! The lowest and highest mass density [g/cm^3] at which a material occurs in the phantom
+//! (voxels of density 0 excluded; max 0: the material has no voxel of positive density).
+struct DensityRange
+{
+    double min_g_cm3{0};
+    double max_g_cm3{0};
+};
+
+//! Largest relative error of the soft stopping power interpolated linearly in ln rho
+//! between density nodes, checked at every grid energy and at the midpoint of every
+//! interval of the nodes (where a smooth function's linear interpolation errs most)
+//! against the value computed at that density.
+constexpr double density_node_tolerance = 2e-4;
+
 //! Tables in double, laid out as ElectronTransportView documents.
 struct ElectronHostTables
 {
     double ln_emin{0};
     double delta{0}; //!< grid step in ln E
     unsigned size{0};
-    std::vector<double> stopping, transport_xs, transport_xs2, hard_xs;
+    //! Per material (index = material): the densities of its stopping rows.
+    std::vector<DensityNodes> density_nodes;
+    //! Soft stopping power, row ((density_nodes[m].first + k) * 2 + lepton) * size.
+    std::vector<double> stopping;
+    //! Per material and lepton, row (m * 2 + lepton) * size.
+    std::vector<double> transport_xs, transport_xs2, hard_xs;
     //! Per row and bin: a majorant of the total hard cross section over every
     //! energy one step starting in that bin can pass (ElectronTransportView).
     std::vector<double> hard_majorant;
@@ -64,8 +115,25 @@ TableGrid electron_table_grid(double emax_MeV, ElectronTransportOptions const& o
 
 //! Lay out the tables from `tables` (built on electron_table_grid with the cuts of
 //! `options`, physics_table_options in TransportParams.hh) and add the sampling data.
+//! With the voxel density-effect model, `voxel_densities[m]` is the range of densities
+//! at which material m occurs: its soft stopping power is tabulated at density nodes
+//! spanning it (one node, exact, for a single density), chosen so that interpolation in
+//! ln rho errs by at most density_node_tolerance; with the nominal model, or without a
+//! range, at the material's own density.
 ElectronHostTables build_electron_tables(PhysicsTables const& tables,
-                                         ElectronTransportOptions const& options);
+                                         ElectronTransportOptions const& options,
+                                         std::vector<DensityRange> const& voxel_densities = {});
+
+//! The density nodes of material m for a range of densities (build_electron_tables), with
+//! the soft stopping power at each: [node][lepton][grid point] (restricted collision plus
+//! restricted radiative) [MeV cm^2/g].
+struct DensityNodeTables
+{
+    DensityNodes nodes;
+    std::vector<std::vector<std::vector<double>>> stopping;
+};
+DensityNodeTables density_node_tables(PhysicsTables const& tables, std::uint32_t m,
+                                      DensityRange range);
 
 //! Check the options (called by build_electron_tables and the study checks).
 void validate_electron_options(ElectronTransportOptions const& options);

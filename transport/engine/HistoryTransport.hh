@@ -460,12 +460,13 @@ class HistoryTransport
         unsigned const m = phys_.material[voxel];
         Real const rho = phys_.density_g_cm3[voxel];
         unsigned const row = el.row(m, positron ? 1 : 0);
+        auto const stopping_rows = el.stopping_rows(m, positron ? 1 : 0, rho);
 
         // Step length: soft-loss and lambda_1 limits, then the hard-event distance.
         unsigned i;
         Real f;
         el.grid.find(energy, i, f);
-        Real const stop0 = lerp_table(el.stopping.data() + row, i, f) * rho;
+        Real const stop0 = el.soft_stopping(stopping_rows, i, f) * rho;
         Real const tr0 = lerp_table(el.transport_xs.data() + row, i, f) * rho;
         Real step = el.max_loss_fraction * energy / stop0;
         step = std::fmin(step, el.max_mfp_fraction / tr0);
@@ -485,7 +486,7 @@ class HistoryTransport
         unsigned im;
         Real fm;
         el.grid.find(std::fmax(energy - Real(0.5) * stop0 * step, el.absorption_MeV), im, fm);
-        Real loss_per_cm = lerp_table(el.stopping.data() + row, im, fm) * rho;
+        Real loss_per_cm = el.soft_stopping(stopping_rows, im, fm) * rho;
         if (loss_per_cm * step > energy)
             loss_per_cm = energy / step;
         Real const step_over_lambda1 =
@@ -567,6 +568,12 @@ class HistoryTransport
         {
             result = BremsstrahlungInteractor<Real>(energy, st.direction, el.brems_cut_MeV,
                                                     el.brems, m, i, f)(rng_);
+            if (el.discard_brems_photons)
+            {
+                for (int k = 0; k < result.num_secondaries; ++k)
+                    bal_.escaped_MeV += double(result.secondaries[k].energy_MeV) * double(w);
+                result.num_secondaries = 0;
+            }
         }
         else
         {

@@ -26,6 +26,28 @@ std::vector<double> atoms_per_gram(Material const& m)
     return n;
 }
 
+//! The densities at which each material occurs (voxels of density 0 left out).
+std::vector<DensityRange> voxel_density_ranges(VoxelGridParams const& voxels)
+{
+    std::vector<DensityRange> ranges(voxels.num_materials(), DensityRange{HUGE_VAL, 0.0});
+    auto const& mat = voxels.material();
+    auto const& rho = voxels.density_g_cm3();
+    for (std::size_t v = 0; v < mat.size(); ++v)
+    {
+        if (!(rho[v] > 0))
+            continue;
+        DensityRange& r = ranges[mat[v]];
+        r.min_g_cm3 = std::min(r.min_g_cm3, double(rho[v]));
+        r.max_g_cm3 = std::max(r.max_g_cm3, double(rho[v]));
+    }
+    for (auto& r : ranges)
+    {
+        if (r.max_g_cm3 == 0)
+            r.min_g_cm3 = 0;
+    }
+    return ranges;
+}
+
 void validate_inputs(std::vector<Material> const& materials, VoxelGridParams const& grid)
 {
     MCDOSE_VALIDATE(!materials.empty(), << "the phantom has no materials");
@@ -98,7 +120,7 @@ struct TransportParams::HostData
     ElectronHostTables electron;
 
     void fill_photon_tables(PhysicsTables const& tables);
-    void fill_majorant(VoxelGridParams const& voxels);
+    void fill_majorant(std::vector<DensityRange> const& densities);
     void fill_photoelectric_shells();
     void fill_sampling_tables(std::vector<Material> const& materials);
 };
@@ -139,10 +161,18 @@ struct TransportParams::Store
         ev.brems_cut_MeV = Real(eo.brems_cut_MeV);
         ev.max_loss_fraction = Real(eo.max_loss_fraction);
         ev.max_mfp_fraction = Real(eo.max_mfp_fraction);
+        ev.discard_brems_photons = eo.discard_brems_photons;
         if (!eo.condensed_history)
             return;
         ev.grid = make_log_grid<Real>(et.ln_emin, et.delta, et.size);
         ev.stopping = place(convert(et.stopping), where);
+        std::vector<DensityNodesView<Real>> nodes;
+        for (DensityNodes const& d : et.density_nodes)
+        {
+            nodes.push_back({Real(d.ln_density_min), d.ln_step > 0 ? Real(1 / d.ln_step) : Real(0),
+                             d.first, d.count});
+        }
+        ev.density_nodes = place(std::move(nodes), where);
         ev.transport_xs = place(convert(et.transport_xs), where);
         ev.hard_xs = place(convert(et.hard_xs), where);
         ev.hard_majorant = place(convert(et.hard_majorant), where);
@@ -218,14 +248,9 @@ void TransportParams::HostData::fill_photon_tables(PhysicsTables const& tables)
 }
 
 //! Woodcock majorant: per material the densest voxel, per bin the larger end.
-void TransportParams::HostData::fill_majorant(VoxelGridParams const& voxels)
+void TransportParams::HostData::fill_majorant(std::vector<DensityRange> const& densities)
 {
     unsigned const n = grid.size;
-    std::vector<float> max_density(num_materials, 0.f);
-    auto const& mat = voxels.material();
-    auto const& rho = voxels.density_g_cm3();
-    for (std::size_t v = 0; v < mat.size(); ++v)
-        max_density[mat[v]] = std::max(max_density[mat[v]], rho[v]);
     majorant_per_cm.assign(n, 0);
     for (unsigned i = 0; i < n; ++i)
     {
@@ -234,7 +259,7 @@ void TransportParams::HostData::fill_majorant(VoxelGridParams const& voxels)
         {
             double const mu_hi =
                 std::max(mu_rho[m * n + i], mu_rho[m * n + std::min(i + 1, n - 1)]);
-            maj = std::max(maj, mu_hi * max_density[m]);
+            maj = std::max(maj, mu_hi * float(densities[m].max_g_cm3));
         }
         // Slightly above the float rounding of the tables (so mu <= majorant holds
         // in float transport too).
@@ -328,12 +353,13 @@ TransportParams::TransportParams(std::vector<Material> const& materials,
     auto& h = *host_;
     h.grid = tables.options().photon_grid;
     n_ = h.grid.size;
+    auto const densities = voxel_density_ranges(grid);
     h.fill_photon_tables(tables);
-    h.fill_majorant(grid);
+    h.fill_majorant(densities);
     h.fill_photoelectric_shells();
     h.fill_sampling_tables(materials);
     if (options.electron.condensed_history)
-        h.electron = build_electron_tables(tables, options.electron);
+        h.electron = build_electron_tables(tables, options.electron, densities);
 }
 
 TransportParams::~TransportParams() = default;

@@ -419,6 +419,32 @@ void PhysicsTables::build_range_and_yield()
     }
 }
 
+std::array<std::vector<double>, 2>
+PhysicsTables::restricted_collision_at_density(std::uint32_t m, double density_g_cm3) const
+{
+    MCDOSE_VALIDATE(has_electrons() && m < num_materials(),
+                    << "no electron tables of material " << m << " in these physics tables");
+    MCDOSE_VALIDATE(density_g_cm3 > 0 && std::isfinite(density_g_cm3),
+                    << "material '" << materials_[m].name << "': the density-effect correction "
+                    << "needs a positive density (got " << density_g_cm3 << " g/cm^3)");
+    Material at_density = materials_[m];
+    at_density.density_g_cm3 = density_g_cm3;
+    ElectronPhysics const phys(at_density);
+    TableGrid const& grid = options_.electron_grid;
+    std::array<std::vector<double>, 2> result{std::vector<double>(grid.size),
+                                              std::vector<double>(grid.size)};
+    parallel_for(grid.size,
+                 [&](std::size_t i)
+                 {
+                     double const E = grid.energy_MeV(static_cast<unsigned>(i));
+                     result[0][i] = phys.restricted_collision_stopping(E, options_.delta_cut_MeV,
+                                                                       Lepton::electron);
+                     result[1][i] = phys.restricted_collision_stopping(E, options_.delta_cut_MeV,
+                                                                       Lepton::positron);
+                 });
+    return result;
+}
+
 //---------------------------------------------------------------------------//
 std::uint32_t PhysicsTables::material_index(std::string const& name) const
 {

@@ -9,6 +9,7 @@
 //! turns a study's transport options into the options here.
 #pragma once
 
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <string>
@@ -116,6 +117,15 @@ class PhysicsTables
     //! w_k tau_k of component k of material m at the photon grid points [cm^2/g] (the
     //! photoabsorbing element's share; the photo column is their sum in component order).
     Span<double const> photo_partial(std::uint32_t m, std::uint32_t k) const;
+
+    //! The restricted collision stopping powers of material m (e-, e+) at the electron grid
+    //! points [MeV cm^2/g] with the density-effect correction of mass density
+    //! `density_g_cm3` instead of the material's own: the material as a homogeneous medium
+    //! of that density (the per-voxel density effect, ElectronTables.hh). At the material's
+    //! own density they are the restricted_col columns bit for bit. Nothing else in the
+    //! tables depends on the density (every other column is a per-mass, per-atom sum).
+    std::array<std::vector<double>, 2> restricted_collision_at_density(std::uint32_t m,
+                                                                       double density_g_cm3) const;
 
     //! Column c of material m at energy E [MeV], looked up as the transport does
     //! (LogGridView: linear in ln E within a bin, clamped to the end values).

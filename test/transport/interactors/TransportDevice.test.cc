@@ -65,7 +65,7 @@ TYPED_TEST(TransportDeviceTest, PointSourceWithSpectrum)
     SourceInput in;
     in.pointer = "/sources/0";
     in.kind = SourceKind::point;
-    in.spectrum = SpectrumInput{{0.2, 1.0, 2.0, 6.0}, {1, 2, 0.5}};
+    in.spectrum = SpectrumInput::histogram({0.2, 1.0, 2.0, 6.0}, {1, 2, 0.5});
     in.position_cm = {{0, 0, -100}};
     FieldInput field;
     field.width_cm = 10;
