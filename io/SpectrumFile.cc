@@ -72,8 +72,8 @@ SpectrumLines read_spectrum_lines(std::string const& path)
             continue;
         std::string const where = "line " + std::to_string(number);
         double energy = 0, weight = 0;
-        bool const numeric = fields.size() == 2 && to_number(fields[0], &energy) &&
-                             to_number(fields[1], &weight);
+        bool const numeric =
+            fields.size() == 2 && to_number(fields[0], &energy) && to_number(fields[1], &weight);
         bool const header = first_data_row && !to_number(fields[0], &energy);
         first_data_row = false;
         if (header)
@@ -95,9 +95,10 @@ SpectrumLines read_spectrum_lines(std::string const& path)
     if (!(total > 0))
     {
         throw InputError(path, "",
-                         lines.weights.empty() ? "no spectrum lines; give rows of energy_MeV and weight"
-                                               : "all weights are zero; give at least one positive "
-                                                 "weight");
+                         lines.weights.empty()
+                             ? "no spectrum lines; give rows of energy_MeV and weight"
+                             : "all weights are zero; give at least one positive "
+                               "weight");
     }
     return lines;
 }

@@ -44,13 +44,13 @@ std::string error_of(std::string const& text)
 
 TEST(SpectrumFile, ReadsLinesWithHeaderCommentsAndSeparators)
 {
-    std::string const path = write_file("co60.csv",
-                                        "# Co-60 gamma lines (emission probability per decay)\n"
-                                        "energy_MeV,weight\n"
-                                        "1.173228, 0.9985\n"
-                                        "\n"
-                                        "1.332492\t0.999826\n"
-                                        "0.347140 ; 7.5e-5\n");
+    std::string const path =
+        write_file("co60.csv", "# Co-60 gamma lines (emission probability per decay)\n"
+                               "energy_MeV,weight\n"
+                               "1.173228, 0.9985\n"
+                               "\n"
+                               "1.332492\t0.999826\n"
+                               "0.347140 ; 7.5e-5\n");
     SpectrumLines const s = read_spectrum_lines(path);
     std::filesystem::remove(path);
     ASSERT_EQ(s.energies_MeV.size(), 3u);
@@ -63,12 +63,14 @@ TEST(SpectrumFile, ReadsLinesWithHeaderCommentsAndSeparators)
 
 TEST(SpectrumFile, ErrorsNameTheLineAndTheFix)
 {
-    EXPECT_EQ(error_of("1.0,1\n2.0\n"), "line 2: expected two numbers, energy_MeV and weight (got '2.0')");
+    EXPECT_EQ(error_of("1.0,1\n2.0\n"),
+              "line 2: expected two numbers, energy_MeV and weight (got '2.0')");
     EXPECT_EQ(error_of("1.0,1\n-2,1\n"), "line 2: the energy must be a positive number of MeV");
     EXPECT_EQ(error_of("1.0,-1\n"), "line 1: the weight must be a finite number >= 0");
     EXPECT_EQ(error_of("energy,weight\n1.0,0\n"),
               ": all weights are zero; give at least one positive weight");
-    EXPECT_EQ(error_of("# only a comment\n"), ": no spectrum lines; give rows of energy_MeV and weight");
+    EXPECT_EQ(error_of("# only a comment\n"),
+              ": no spectrum lines; give rows of energy_MeV and weight");
     EXPECT_EQ(error_of("1.0,1\nfoo,bar\n"),
               "line 2: expected two numbers, energy_MeV and weight (got 'foo,bar')");
     try

@@ -435,6 +435,28 @@ class HistoryTransport
                 lerp_table(h + 2, i, f, 3) * rho};
     }
 
+    //! A flight stopped at an interface or the grid's edge flew `flown` cm of the planned
+    //! step at the loss rate of the planned step's midpoint energy; the path flown has its
+    //! own midpoint (E0 - S(E0) flown / 2 to first order), whose rate differs where S(E)
+    //! changes fast (low energies) and the flown part is short (a thin layer of another
+    //! density: a step in gas can be metres long). The difference goes to the last voxel
+    //! (the pending deposit, never below 0) and the energy; returns the corrected energy.
+    MCDOSE_FORCEINLINE_FUNCTION Real correct_partial_loss(Track& t, Real start_energy, Real energy,
+                                                          Real first_order_loss, Real flown,
+                                                          Real loss_per_cm,
+                                                          StoppingRows<Real> const& rows, Real rho)
+    {
+        auto const& el = phys_.electron;
+        unsigned i;
+        Real f;
+        el.grid.find(std::fmax(start_energy - Real(0.5) * first_order_loss, el.absorption_MeV), i,
+                     f);
+        Real const want = std::fmin(el.soft_stopping(rows, i, f) * rho * flown, start_energy);
+        Real const extra = std::fmax((want - loss_per_cm * flown) * t.weight, -t.pending_MeV);
+        t.pending_MeV += extra;
+        return energy - extra / t.weight;
+    }
+
     //! One class II condensed-history step of an electron or positron (file
     //! comment), taken together by the lanes of `group`; false when the track
     //! has ended.
@@ -498,6 +520,8 @@ class HistoryTransport
         // site for both segments keeps a single copy of the voxel walk in the
         // kernel (its code size is what limits it, docs/history/benchmarks-log.md).
         Real const first = step * generate_canonical<Real>(rng_);
+        Real const start_energy = energy;
+        Real flown = 0;
         Flight flight;
         MCDOSE_NO_UNROLL
         for (int segment = 0;; ++segment)
@@ -506,6 +530,7 @@ class HistoryTransport
             flight = this->fly_charged(t, segment == 0 ? first : step - first, loss_per_cm,
                                        travelled, walking);
             energy -= loss_per_cm * travelled;
+            flown += travelled;
             bool const deflect = segment == 0 && flight == Flight::completed;
             walking = walking.select(deflect);
             if (!deflect)
@@ -516,6 +541,9 @@ class HistoryTransport
             st.direction = rotate_azimuth_fraction(st.direction, 1 - one_minus_mu,
                                                    generate_canonical<Real>(rng_));
         }
+        if (flight != Flight::completed)
+            energy = this->correct_partial_loss(t, start_energy, energy, stop0 * flown, flown,
+                                                loss_per_cm, stopping_rows, rho);
         if (energy < 0)
             energy = 0; // rounding of the last step (the deposit is already booked)
         t.energy = energy;
@@ -527,7 +555,20 @@ class HistoryTransport
                 this->annihilate_outside(w);
             return false;
         }
-        if (flight == Flight::interrupted || !hard || energy <= el.absorption_MeV)
+        if (energy <= el.absorption_MeV)
+        {
+            // The track ends where its energy fell below the cut-off: in the last voxel it
+            // lost energy in. (An interrupted flight stands on the far side of an interface,
+            // in a voxel of another material or density: a gas voxel there would get the
+            // residual energy of every track ending at its wall.)
+            this->add_deposit(t, t.pending_voxel, energy * w);
+            this->flush_deposit(t);
+            bal_.below_cutoff_MeV += double(energy) * double(w);
+            if (positron)
+                this->annihilate_at_rest(st, w, stack);
+            return false;
+        }
+        if (flight == Flight::interrupted || !hard)
             return true;
         // The hard event is the track's next step (hard_step).
         t.hard_max = hard_max;

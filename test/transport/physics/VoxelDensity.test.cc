@@ -28,11 +28,13 @@ Material water_at(double density_g_cm3)
 
 PhysicsTables const& water_tables()
 {
-    static PhysicsTables const t({find_material("water")}, physics_table_options([] {
-                                     TransportOptions o;
-                                     o.emax_MeV = 50;
-                                     return o;
-                                 }()));
+    static PhysicsTables const t({find_material("water")}, physics_table_options(
+                                                               []
+                                                               {
+                                                                   TransportOptions o;
+                                                                   o.emax_MeV = 50;
+                                                                   return o;
+                                                               }()));
     return t;
 }
 
@@ -90,10 +92,11 @@ TEST(DensityEffect, CollisionStoppingAtADensityDiffersOnlyByDelta)
         EXPECT_EQ(at_liquid[0][i], column[i]) << "the material's own density: the column itself";
         double const tau = T / constants::electron_mass_MeV;
         double const beta2 = tau * (tau + 2) / ((tau + 1) * (tau + 1));
-        double const expected = k / beta2 *
-                                (d_liquid.at_kinetic_energy(T) - d_vapour.at_kinetic_energy(T));
+        double const expected =
+            k / beta2 * (d_liquid.at_kinetic_energy(T) - d_vapour.at_kinetic_energy(T));
         EXPECT_NEAR(at_vapour[0][i] - at_liquid[0][i], expected, 1e-9 * at_liquid[0][i]) << T;
-        EXPECT_GE(at_vapour[1][i], t.electron_column(0, ElectronColumn::restricted_col_positron)[i]);
+        EXPECT_GE(at_vapour[1][i],
+                  t.electron_column(0, ElectronColumn::restricted_col_positron)[i]);
     }
     // The size of the effect that matters in lung: S_col at 20 MeV, 0.26 vs 1.05 g/cm^3.
     Material lung = find_material("lung_icrp");
@@ -102,7 +105,8 @@ TEST(DensityEffect, CollisionStoppingAtADensityDiffersOnlyByDelta)
     auto const at_lung = lt.restricted_collision_at_density(0, 0.26);
     TableGrid const& g = lt.options().electron_grid;
     unsigned const i20 = static_cast<unsigned>(std::lround((std::log(20.0) - g.ln_emin) / g.delta));
-    double const ratio = at_lung[0][i20] / lt.electron_column(0, ElectronColumn::restricted_col_electron)[i20];
+    double const ratio =
+        at_lung[0][i20] / lt.electron_column(0, ElectronColumn::restricted_col_electron)[i20];
     EXPECT_GT(ratio, 1.02) << nominal;
     EXPECT_LT(ratio, 1.08) << nominal;
 }
