@@ -531,8 +531,12 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         add_target_uncertainty_rule(study, phantom, stop_reason, run_options);
     int const depth_axis = resolve_depth_axis(study, geometry);
     if (study.outputs.depth_dose && options.write_outputs && run_options.batches >= 2)
-        run_options.batch_digest = [&geometry, depth_axis](std::vector<double> const& e)
-        { return laterally_integrate(geometry, depth_axis, make_span(e)); };
+    {
+        // The laterally integrated depth dose of each batch, summed where it is folded.
+        run_options.batch_slabs.axis = depth_axis;
+        for (int a = 0; a < 3; ++a)
+            run_options.batch_slabs.dims[a] = size_type(geometry.dims[a]);
+    }
 
     auto const t_setup = std::chrono::steady_clock::now();
     TransportRunResult run = run_typed_transport(study, geometry, physics, replicas, run_options);
