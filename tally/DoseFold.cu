@@ -47,8 +47,7 @@ MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE void add_to_slab(T* slab_sums, unsigne
 
 template <class Policy>
 MCDOSE_KERNEL void fold_batch_kernel(std::uint64_t* raw_words, size_type voxels, double quantum,
-                                     DeviceTotals totals, SlabSpec slabs,
-                                     std::uint64_t* slab_words)
+                                     DeviceTotals totals, SlabSpec slabs, std::uint64_t* slab_words)
 {
     using word_type = typename Policy::word_type;
     word_type* words = reinterpret_cast<word_type*>(raw_words);
@@ -76,8 +75,8 @@ MCDOSE_KERNEL void fold_batch_kernel(std::uint64_t* raw_words, size_type voxels,
 }
 
 MCDOSE_KERNEL void batch_result_kernel(double const* hi, double const* lo, double const* sum_sq,
-                                       size_type voxels, double batches, double nan,
-                                       double* energy, double* sigma)
+                                       size_type voxels, double batches, double nan, double* energy,
+                                       double* sigma)
 {
     size_type const stride = size_type(gridDim.x) * blockDim.x;
     for (size_type v = size_type(blockIdx.x) * blockDim.x + threadIdx.x; v < voxels; v += stride)
@@ -110,13 +109,12 @@ void fold_batch_device(TallyMethod m, double quantum_MeV, std::uint64_t* words, 
                           });
 }
 
-void batch_result_device(double const* hi, double const* lo, double const* sum_sq,
-                         size_type voxels, std::uint64_t batches, double* energy_MeV,
-                         double* sigma_MeV)
+void batch_result_device(double const* hi, double const* lo, double const* sum_sq, size_type voxels,
+                         std::uint64_t batches, double* energy_MeV, double* sigma_MeV)
 {
     batch_result_kernel<<<blocks_for(voxels), block_threads>>>(
-        hi, lo, sum_sq, voxels, double(batches), std::numeric_limits<double>::quiet_NaN(), energy_MeV,
-        sigma_MeV);
+        hi, lo, sum_sq, voxels, double(batches), std::numeric_limits<double>::quiet_NaN(),
+        energy_MeV, sigma_MeV);
     MCDOSE_CUDA_CHECK_LAUNCH();
 }
 } // namespace mcdose

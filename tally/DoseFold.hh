@@ -28,7 +28,9 @@ struct SlabSpec
     MCDOSE_FORCEINLINE_FUNCTION size_type count() const { return enabled() ? dims[axis] : 0; }
     MCDOSE_FORCEINLINE_FUNCTION size_type slab_of(size_type v) const
     {
-        return axis == 0 ? v % dims[0] : axis == 1 ? (v / dims[0]) % dims[1] : v / (dims[0] * dims[1]);
+        return axis == 0   ? v % dims[0]
+               : axis == 1 ? (v / dims[0]) % dims[1]
+                           : v / (dims[0] * dims[1]);
     }
 };
 
@@ -52,9 +54,8 @@ void fold_batch_device(TallyMethod m, double quantum_MeV, std::uint64_t* words, 
                        DeviceTotals totals, SlabSpec const& slabs, std::uint64_t* slab_words);
 //! Final grids from the totals: energy [MeV] and its batch-method standard
 //! uncertainty (NaN with fewer than 2 batches), one double per voxel each.
-void batch_result_device(double const* hi, double const* lo, double const* sum_sq,
-                         size_type voxels, std::uint64_t batches, double* energy_MeV,
-                         double* sigma_MeV);
+void batch_result_device(double const* hi, double const* lo, double const* sum_sq, size_type voxels,
+                         std::uint64_t batches, double* energy_MeV, double* sigma_MeV);
 #else
 inline void fold_batch_device(TallyMethod, double, std::uint64_t*, size_type, DeviceTotals,
                               SlabSpec const&, std::uint64_t*)
