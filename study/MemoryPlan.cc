@@ -16,12 +16,12 @@ namespace
 {
 // Bytes per voxel of what the run keeps (the sources: phantoms/VoxelGrid.hh,
 // tally/DoseTally.hh, transport/engine/TransportDriver.hh, study/StudyRunner.cc, dose/).
-constexpr double phantom_bytes = 2 + 4;     // material index (uint16) + density (float)
-constexpr double totals_bytes = 3 * 8;      // double-double total + sum of squares
-constexpr double result_bytes = 2 * 8;      // energy and sigma grids (double)
-constexpr double image_bytes = 4;           // one float image buffer, reused
-constexpr double host_fixed_bytes = 256e6;  // tables, program, small buffers
-constexpr double device_fixed_bytes = 1e9;  // tables, RNG states, secondary stacks
+constexpr double phantom_bytes = 2 + 4;    // material index (uint16) + density (float)
+constexpr double totals_bytes = 3 * 8;     // double-double total + sum of squares
+constexpr double result_bytes = 2 * 8;     // energy and sigma grids (double)
+constexpr double image_bytes = 4;          // one float image buffer, reused
+constexpr double host_fixed_bytes = 256e6; // tables, program, small buffers
+constexpr double device_fixed_bytes = 1e9; // tables, RNG states, secondary stacks
 
 double word_bytes(TallyMethod m)
 {
@@ -104,8 +104,8 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
     double const n = double(how.voxels);
     double const w = word_bytes(study.tally.method);
     bool const gpu = how.backend == Backend::gpu;
-    size_type const groups = gpu ? std::max<size_type>(1, how.gpus)
-                                 : size_type(std::max(1, how.cpu_groups));
+    size_type const groups =
+        gpu ? std::max<size_type>(1, how.gpus) : size_type(std::max(1, how.cpu_groups));
     bool const in_place = groups == 1 && how.ranks == 1; // the fold stays where the grid is
     MemoryPlan plan;
     plan.host.push_back({"phantom", phantom_bytes * n * (gpu ? double(groups) : 1.0)});
@@ -125,7 +125,8 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
         plan.device.push_back({"phantom", phantom_bytes * n});
         plan.device.push_back({"batch grid", w * n});
         if (in_place)
-            plan.device.push_back({"running totals and final grids", (totals_bytes + result_bytes) * n});
+            plan.device.push_back(
+                {"running totals and final grids", (totals_bytes + result_bytes) * n});
         plan.device.push_back({"tables, RNG states and stacks", device_fixed_bytes});
     }
     return plan;
@@ -179,13 +180,14 @@ void check_study_memory(StudyInput const& study, MemoryPlanInput const& how,
     MemoryPlan const plan = plan_study_memory(study, how);
     if (auto const free = host_free_bytes())
     {
-        MCDOSE_VALIDATE(plan.host_bytes() <= *free, << "the study needs about " << format_bytes(plan.host_bytes())
-                               << " of host memory for " << how.voxels << " voxels ("
-                               << describe(plan.host) << ") but " << format_bytes(*free)
-                               << " is free; " << coarser_grid(how.voxels, plan.host_bytes(), *free)
-                               << (study.outputs.image_format != "none"
-                                       ? ", or write no images (\"image_format\": \"none\")"
-                                       : ""));
+        MCDOSE_VALIDATE(plan.host_bytes() <= *free,
+                        << "the study needs about " << format_bytes(plan.host_bytes())
+                        << " of host memory for " << how.voxels << " voxels ("
+                        << describe(plan.host) << ") but " << format_bytes(*free) << " is free; "
+                        << coarser_grid(how.voxels, plan.host_bytes(), *free)
+                        << (study.outputs.image_format != "none"
+                                ? ", or write no images (\"image_format\": \"none\")"
+                                : ""));
     }
     for (int g : gpus)
     {
@@ -193,8 +195,8 @@ void check_study_memory(StudyInput const& study, MemoryPlanInput const& how,
         MCDOSE_VALIDATE(!free || plan.device_bytes() <= *free,
                         << "the study needs about " << format_bytes(plan.device_bytes())
                         << " of memory on GPU " << g << " for " << how.voxels << " voxels ("
-                        << describe(plan.device) << ") but " << format_bytes(*free)
-                        << " is free; " << coarser_grid(how.voxels, plan.device_bytes(), *free)
+                        << describe(plan.device) << ") but " << format_bytes(*free) << " is free; "
+                        << coarser_grid(how.voxels, plan.device_bytes(), *free)
                         << ", or free the GPU of other work");
     }
 }
