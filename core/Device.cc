@@ -136,6 +136,14 @@ void activate_device(int index)
                     << " visible); choose an index below the device count");
     MCDOSE_CUDA_CALL(cudaSetDevice(index));
 }
+
+std::size_t device_free_bytes(int index)
+{
+    activate_device(index);
+    std::size_t free_bytes = 0, total_bytes = 0;
+    MCDOSE_CUDA_CALL(cudaMemGetInfo(&free_bytes, &total_bytes));
+    return free_bytes;
+}
 #else
 int device_count() noexcept
 {
@@ -150,6 +158,10 @@ std::vector<DeviceInfo> device_infos()
     return {};
 }
 void activate_device(int)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+std::size_t device_free_bytes(int)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

@@ -35,6 +35,9 @@ std::vector<DeviceInfo> device_infos();
 //! Make `index` the current device of the calling host thread.
 void activate_device(int index);
 
+//! Free memory of device `index` now [bytes] (cudaMemGetInfo; makes it current).
+std::size_t device_free_bytes(int index);
+
 //! The GPUs a run uses, from a `--gpus` value and the number of visible
 //! devices: "" or "all" = every visible device; a single number N = the first
 //! N devices; a comma-separated list ("0,2", or "1," for device 1 alone) =

@@ -6,6 +6,7 @@
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
+#include "core/ParallelFor.hh"
 
 namespace mcdose
 {
@@ -20,17 +21,19 @@ void validate_dose_data(DoseGridData const& data)
                     << data.material.size() << ")");
 }
 
+double voxel_dose_gy_per_particle(DoseGridData const& data, size_type v)
+{
+    double const mass_g = double(data.density_g_cm3[v]) * data.geometry.voxel_volume_cm3();
+    // D = E / m; 1 MeV/g = gray_per_MeV_g Gy.
+    return mass_g > 0 ? data.edep_MeV[v] / mass_g * constants::gray_per_MeV_g : 0.0;
+}
+
 std::vector<double> dose_gy_per_particle(DoseGridData const& data)
 {
     validate_dose_data(data);
-    double const volume_cm3 = data.geometry.voxel_volume_cm3();
     std::vector<double> dose(data.edep_MeV.size());
     for (size_type v = 0; v < dose.size(); ++v)
-    {
-        double const mass_g = double(data.density_g_cm3[v]) * volume_cm3;
-        // D = E / m; 1 MeV/g = gray_per_MeV_g Gy.
-        dose[v] = mass_g > 0 ? data.edep_MeV[v] / mass_g * constants::gray_per_MeV_g : 0.0;
-    }
+        dose[v] = voxel_dose_gy_per_particle(data, v);
     return dose;
 }
 
@@ -39,25 +42,38 @@ std::vector<double> relative_uncertainty(DoseGridData const& data)
     validate_dose_data(data);
     std::vector<double> rel(data.edep_MeV.size());
     for (size_type v = 0; v < rel.size(); ++v)
-    {
-        double const e = data.edep_MeV[v];
-        rel[v] = e > 0 ? data.edep_sigma_MeV[v] / e : 1.0;
-    }
+        rel[v] = voxel_relative_uncertainty(data, v);
     return rel;
+}
+
+double max_dose_gy_per_particle(DoseGridData const& data)
+{
+    validate_dose_data(data);
+    size_type const n = data.edep_MeV.size();
+    std::vector<double> piece_max(parallel_pieces(n, 0), 0.0);
+    parallel_for_pieces(n, 0,
+                        [&](size_type begin, size_type end, size_type piece)
+                        {
+                            double m = 0;
+                            for (size_type v = begin; v < end; ++v)
+                                m = std::max(m, voxel_dose_gy_per_particle(data, v));
+                            piece_max[piece] = m;
+                        });
+    return piece_max.empty() ? 0.0 : *std::max_element(piece_max.begin(), piece_max.end());
 }
 
 std::optional<double> mean_relative_uncertainty(DoseGridData const& data, double fraction)
 {
-    auto const dose = dose_gy_per_particle(data);
-    double const max_dose = dose.empty() ? 0.0 : *std::max_element(dose.begin(), dose.end());
+    double const max_dose = max_dose_gy_per_particle(data);
     if (!(max_dose > 0))
         return std::nullopt;
     double const threshold = fraction * max_dose;
+    // One thread, in voxel order: the mean is the same on every machine.
     double sum = 0;
     size_type count = 0;
-    for (size_type v = 0; v < dose.size(); ++v)
+    for (size_type v = 0; v < data.edep_MeV.size(); ++v)
     {
-        if (dose[v] > threshold)
+        if (voxel_dose_gy_per_particle(data, v) > threshold)
         {
             sum += data.edep_sigma_MeV[v] / data.edep_MeV[v];
             ++count;

@@ -59,6 +59,21 @@ struct RunMetadata
     EnergyBalance energy;
 };
 
+//! Dose [Gy per source particle] of voxel v = edep / (density * voxel
+//! volume); 0 where the voxel has no mass. The writers compute it voxel by
+//! voxel (or slice by slice) instead of keeping another grid.
+double voxel_dose_gy_per_particle(DoseGridData const& data, size_type v);
+
+//! Relative 1-sigma uncertainty of voxel v's dose (see relative_uncertainty()).
+inline double voxel_relative_uncertainty(DoseGridData const& data, size_type v)
+{
+    double const e = data.edep_MeV[v];
+    return e > 0 ? data.edep_sigma_MeV[v] / e : 1.0;
+}
+
+//! Largest dose of the grid [Gy per source particle] (0 for an empty grid).
+double max_dose_gy_per_particle(DoseGridData const& data);
+
 //! Dose [Gy per source particle] = edep / (density * voxel volume); 0 where
 //! the voxel has no mass.
 std::vector<double> dose_gy_per_particle(DoseGridData const& data);

@@ -9,6 +9,7 @@
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
+#include "core/ParallelFor.hh"
 
 namespace mcdose
 {
@@ -64,10 +65,12 @@ void attr_geometry(H5::H5Object& obj, GridGeometry const& g)
     attr_doubles(obj, "direction", g.direction, 9);
 }
 
-//! A 3D dataset (nz, ny, nx), chunked by z-slice and deflated.
-template <class T>
-H5::DataSet write_volume(H5::H5File& file, char const* name, GridGeometry const& g, T const* values,
-                         H5::PredType const& type, char const* units)
+//! A 3D dataset (nz, ny, nx), chunked by z-slice and deflated, written one
+//! z-slice at a time: `fill(k, slice)` writes the nx * ny values of slice k, so
+//! a derived grid (dose, uncertainty) never exists whole in memory.
+template <class T, class Fill>
+H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry const& g,
+                                H5::PredType const& type, char const* units, Fill&& fill)
 {
     hsize_t const dims[3] = {hsize_t(g.dims[2]), hsize_t(g.dims[1]), hsize_t(g.dims[0])};
     H5::DataSpace space(3, dims);
@@ -76,10 +79,41 @@ H5::DataSet write_volume(H5::H5File& file, char const* name, GridGeometry const&
     props.setChunk(3, chunk);
     props.setDeflate(4);
     H5::DataSet ds = file.createDataSet(name, type, space, props);
-    ds.write(values, type);
+    std::vector<T> slice(dims[1] * dims[2]);
+    hsize_t const count[3] = {1, dims[1], dims[2]};
+    H5::DataSpace memory(3, count);
+    for (hsize_t k = 0; k < dims[0]; ++k)
+    {
+        fill(size_type(k), slice.data());
+        hsize_t const start[3] = {k, 0, 0};
+        H5::DataSpace file_space = ds.getSpace();
+        file_space.selectHyperslab(H5S_SELECT_SET, count, start);
+        ds.write(slice.data(), type, memory, file_space);
+    }
     attr_string(ds, "units", units);
     attr_geometry(ds, g);
     return ds;
+}
+
+//! A dataset of one value per voxel, value_of(v), computed slice by slice on all cores.
+template <class T, class ValueOf>
+H5::DataSet write_voxel_values(H5::H5File& file, char const* name, GridGeometry const& g,
+                               H5::PredType const& type, char const* units, ValueOf&& value_of)
+{
+    size_type const per_slice = size_type(g.dims[0]) * size_type(g.dims[1]);
+    return write_volume_slices<T>(file, name, g, type, units,
+                                  [&](size_type k, T* slice)
+                                  {
+                                      size_type const first = k * per_slice;
+                                      parallel_for_pieces(
+                                          per_slice, 0,
+                                          [&](size_type begin, size_type end, size_type)
+                                          {
+                                              for (size_type i = begin; i < end; ++i)
+                                                  slice[i] = static_cast<T>(value_of(first + i));
+                                          },
+                                          16384);
+                                  });
 }
 
 void write_file(std::string const& tmp, DoseGridData const& data, RunMetadata const& meta)
@@ -99,28 +133,28 @@ void write_file(std::string const& tmp, DoseGridData const& data, RunMetadata co
                 "datasets are (nz, ny, nx): index [k][j][i]; attributes are (x, y, z)");
     attr_string(file, "origin_convention", "origin_cm is the centre of voxel (0, 0, 0)");
 
-    auto const dose = dose_gy_per_particle(data);
-    auto const rel = relative_uncertainty(data);
-    write_volume(file, "dose", g, dose.data(), H5::PredType::NATIVE_DOUBLE,
-                 "Gy per source particle");
+    auto const dose = [&](size_type v) { return voxel_dose_gy_per_particle(data, v); };
+    write_voxel_values<double>(file, "dose", g, H5::PredType::NATIVE_DOUBLE,
+                               "Gy per source particle", dose);
     if (meta.source_particles)
     {
-        std::vector<double> dose_gy(dose);
-        for (double& d : dose_gy)
-            d *= *meta.source_particles;
-        auto ds =
-            write_volume(file, "dose_Gy", g, dose_gy.data(), H5::PredType::NATIVE_DOUBLE, "Gy");
-        attr_double(ds, "source_particles", *meta.source_particles);
+        double const particles = *meta.source_particles;
+        auto ds = write_voxel_values<double>(file, "dose_Gy", g, H5::PredType::NATIVE_DOUBLE, "Gy",
+                                             [&](size_type v) { return dose(v) * particles; });
+        attr_double(ds, "source_particles", particles);
     }
-    write_volume(file, "dose_uncertainty", g, rel.data(), H5::PredType::NATIVE_DOUBLE,
-                 "relative (1 sigma); 1 where no energy was deposited");
-    write_volume(file, "edep", g, data.edep_MeV.data(), H5::PredType::NATIVE_DOUBLE,
-                 "MeV per source particle");
-    write_volume(file, "density", g, data.density_g_cm3.data(), H5::PredType::NATIVE_FLOAT,
-                 "g/cm^3");
+    write_voxel_values<double>(file, "dose_uncertainty", g, H5::PredType::NATIVE_DOUBLE,
+                               "relative (1 sigma); 1 where no energy was deposited",
+                               [&](size_type v) { return voxel_relative_uncertainty(data, v); });
+    write_voxel_values<double>(file, "edep", g, H5::PredType::NATIVE_DOUBLE,
+                               "MeV per source particle",
+                               [&](size_type v) { return data.edep_MeV[v]; });
+    write_voxel_values<float>(file, "density", g, H5::PredType::NATIVE_FLOAT, "g/cm^3",
+                              [&](size_type v) { return data.density_g_cm3[v]; });
     static_assert(sizeof(MaterialIndex) == 2, "material dataset is written as uint16");
-    auto mat = write_volume(file, "material", g, data.material.data(), H5::PredType::NATIVE_UINT16,
-                            "index into the attribute 'names'");
+    auto mat = write_voxel_values<MaterialIndex>(file, "material", g, H5::PredType::NATIVE_UINT16,
+                                                 "index into the attribute 'names'",
+                                                 [&](size_type v) { return data.material[v]; });
     {
         auto const type = vlen_string_type();
         hsize_t const n = data.material_names.size();

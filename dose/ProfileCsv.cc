@@ -112,8 +112,7 @@ LateralProfile lateral_profile(DoseGridData const& data, int axis, Real3 const& 
     MCDOSE_VALIDATE(g.find_local(g.to_local(point_cm), &ijk),
                     << "profile point (" << point_cm[0] << ", " << point_cm[1] << ", "
                     << point_cm[2] << ") cm is outside the phantom; choose a point inside it");
-    auto const dose = dose_gy_per_particle(data);
-    auto const rel = relative_uncertainty(data);
+    validate_dose_data(data);
     auto const faces = slab_faces_cm(g, axis);
     LateralProfile p;
     p.axis = axis;
@@ -123,8 +122,9 @@ LateralProfile lateral_profile(DoseGridData const& data, int axis, Real3 const& 
         size_type const v = g.linear_index(ijk);
         p.lo_cm.push_back(faces[size_type(k)]);
         p.hi_cm.push_back(faces[size_type(k) + 1]);
-        p.dose_Gy.push_back(dose[v]);
-        p.dose_sigma_Gy.push_back(dose[v] * rel[v]);
+        double const dose = voxel_dose_gy_per_particle(data, v);
+        p.dose_Gy.push_back(dose);
+        p.dose_sigma_Gy.push_back(dose * voxel_relative_uncertainty(data, v));
     }
     return p;
 }

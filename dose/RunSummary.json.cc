@@ -20,8 +20,7 @@ double histories_per_s(RunMetadata const& m)
 
 double max_dose(DoseGridData const& data)
 {
-    auto const dose = dose_gy_per_particle(data);
-    return dose.empty() ? 0.0 : *std::max_element(dose.begin(), dose.end());
+    return max_dose_gy_per_particle(data);
 }
 } // namespace
 

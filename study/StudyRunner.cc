@@ -14,9 +14,11 @@
 #include "core/Constants.hh"
 #include "core/Device.hh"
 #include "core/Hash.hh"
+#include "core/ParallelFor.hh"
 #include "dose/ProfileCsv.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "sources/SourceParams.hh"
+#include "study/MemoryPlan.hh"
 #include "study/RunOutputs.hh"
 #include "study/StudyChecks.hh"
 #include "study/StudyMaterials.hh"
@@ -385,17 +387,20 @@ struct EnergyPerParticle
     std::vector<double> sigma_MeV;
 };
 
-EnergyPerParticle energy_per_particle(DoseResult const& dose, std::uint64_t histories)
+//! The run's final grids scaled in place (no second copy of either grid).
+EnergyPerParticle energy_per_particle(DoseResult&& dose, std::uint64_t histories)
 {
     double const per = per_history(histories);
-    EnergyPerParticle result;
-    result.edep_MeV.resize(dose.energy_MeV.size());
-    result.sigma_MeV.resize(result.edep_MeV.size());
-    for (std::size_t v = 0; v < result.edep_MeV.size(); ++v)
-    {
-        result.edep_MeV[v] = dose.energy_MeV[v] * per;
-        result.sigma_MeV[v] = dose.energy_sigma_MeV[v] * per;
-    }
+    EnergyPerParticle result{std::move(dose.energy_MeV), std::move(dose.energy_sigma_MeV)};
+    parallel_for_pieces(result.edep_MeV.size(), 0,
+                        [&](size_type begin, size_type end, size_type)
+                        {
+                            for (size_type v = begin; v < end; ++v)
+                            {
+                                result.edep_MeV[v] *= per;
+                                result.sigma_MeV[v] *= per;
+                            }
+                        });
     return result;
 }
 
@@ -503,18 +508,31 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
 
     SourceBounds const source_bounds = check_sources(study);
     std::uint64_t const histories = resolve_histories(study, options);
+    Backend const backend = resolve_backend(options.backend ? *options.backend : study.backend);
+    bool const gpu = backend == Backend::gpu;
+    Comm const& comm = Comm::world();
+    std::vector<int> const gpus = gpu ? resolve_gpus(options.gpus, comm) : std::vector<int>{};
+    MemoryPlanInput memory{0, backend, gpus.size(), options.cpu_groups, comm.size()};
+    // A shape phantom's grid is in the study: refuse before allocating anything.
+    if (auto const voxels = study_grid_voxels(study))
+    {
+        memory.voxels = *voxels;
+        check_study_memory(study, memory, gpus);
+    }
     StudyPhantom const study_phantom = build_run_phantom(study, &summary.warnings);
     Phantom const& phantom = study_phantom.phantom;
     GridGeometry const& geometry = phantom.grid.geometry();
     check_volume_sources(study, phantom);
+    if (memory.voxels == 0)
+    {
+        // An image phantom's grid is known once the image is read.
+        memory.voxels = geometry.num_voxels();
+        check_study_memory(study, memory, gpus);
+    }
 
-    Backend const backend = resolve_backend(options.backend ? *options.backend : study.backend);
-    bool const gpu = backend == Backend::gpu;
     TransportOptions const transport_options =
         make_transport_options(study.physics, source_bounds.max_kinetic_MeV);
     TransportParams const physics(study_phantom.materials, phantom.grid, transport_options);
-    Comm const& comm = Comm::world();
-    std::vector<int> const gpus = gpu ? resolve_gpus(options.gpus, comm) : std::vector<int>{};
     std::vector<DeviceReplica> const replicas =
         make_device_replicas(study_phantom, transport_options, gpus.size());
 
@@ -525,8 +543,12 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         add_target_uncertainty_rule(study, phantom, stop_reason, run_options);
     int const depth_axis = resolve_depth_axis(study, geometry);
     if (study.outputs.depth_dose && options.write_outputs && run_options.batches >= 2)
-        run_options.batch_digest = [&geometry, depth_axis](std::vector<double> const& e)
-        { return laterally_integrate(geometry, depth_axis, make_span(e)); };
+    {
+        // The laterally integrated depth dose of each batch, summed where it is folded.
+        run_options.batch_slabs.axis = depth_axis;
+        for (int a = 0; a < 3; ++a)
+            run_options.batch_slabs.dims[a] = size_type(geometry.dims[a]);
+    }
 
     auto const t_setup = std::chrono::steady_clock::now();
     TransportRunResult run = run_typed_transport(study, phantom, physics, replicas, run_options);
@@ -535,7 +557,7 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
     summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
     summarize_run(run, gpus, gpu, summary);
 
-    EnergyPerParticle const energy = energy_per_particle(run.dose, run.histories);
+    EnergyPerParticle const energy = energy_per_particle(std::move(run.dose), run.histories);
     DoseGridData const data = make_dose_grid_data(phantom, energy);
     summary.uncertainty_reached =
         mean_relative_uncertainty(data, study.run.uncertainty_dose_fraction);

@@ -21,6 +21,11 @@
 
 namespace mcdose
 {
+//! FX only: the raw words of the local groups' batch grids summed as
+//! integers, then over all ranks (the same on every rank).
+std::vector<std::uint64_t>
+reduce_fx_batch_words(std::vector<std::vector<std::uint64_t>> const& group_words, Comm const& comm);
+
 //! `group_words[g]`: the raw batch grid of local group g (DoseTally::batch_words()).
 //! Returns the batch's energy per voxel [MeV], the same on every rank.
 std::vector<double> reduce_batch(TallyMethod method, int fx_quantum_exp2,

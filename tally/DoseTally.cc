@@ -4,9 +4,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <type_traits>
 
-#include "tally/accum/DoubleWord.hh"
+#include "core/ParallelFor.hh"
 #include "tally/accum/FixedPoint.hh"
+#include "tally/detail/BatchFold.hh"
 
 namespace mcdose
 {
@@ -61,10 +63,84 @@ size_type word_bytes(TallyMethod m)
     return dispatch_tally_method(
         m, [](auto policy) -> size_type { return sizeof(typename decltype(policy)::word_type); });
 }
+
+//! Host arrays of the running totals.
+struct HostTotals
+{
+    double* hi;
+    double* lo;
+    double* sum_sq;
+};
+
+/*!
+ * Fold a host batch grid into the totals on `threads` threads (contiguous
+ * voxel pieces) and zero it; returns the batch's slab sums [MeV] if `slabs`
+ * is enabled. FX slab sums add the raw words as integers (exact, so the same
+ * for any thread count); the other methods add doubles, pieces in order.
+ */
+template <class Policy>
+std::vector<double> fold_on_host(std::uint64_t* raw_words, size_type voxels, double quantum,
+                                 HostTotals totals, SlabSpec const& slabs, int threads)
+{
+    using word_type = typename Policy::word_type;
+    constexpr bool fixed_point = std::is_same<Policy, FxPolicy>::value;
+    auto* words = reinterpret_cast<word_type*>(raw_words);
+    size_type const num_slabs = slabs.count();
+    size_type const pieces = parallel_pieces(voxels, threads);
+    std::vector<std::uint64_t> slab_units(fixed_point ? pieces * num_slabs : 0, 0);
+    std::vector<double> slab_energy(fixed_point ? 0 : pieces * num_slabs, 0.0);
+    parallel_for_pieces(voxels, threads,
+                        [&](size_type begin, size_type end, size_type piece)
+                        {
+                            for (size_type v = begin; v < end; ++v)
+                            {
+                                word_type const w = words[v];
+                                words[v] = 0;
+                                double const e = Policy::decode(w, quantum);
+                                detail::VoxelTotals t{totals.hi[v], totals.lo[v], totals.sum_sq[v]};
+                                detail::fold_energy(e, t);
+                                totals.hi[v] = t.hi;
+                                totals.lo[v] = t.lo;
+                                totals.sum_sq[v] = t.sum_sq;
+                                if (num_slabs == 0)
+                                    continue;
+                                size_type const k = piece * num_slabs + slabs.slab_of(v);
+                                if constexpr (fixed_point)
+                                    slab_units[k] += w; // modulo 2^64: exact int64 sum
+                                else
+                                    slab_energy[k] += e;
+                            }
+                        });
+    std::vector<double> result(num_slabs, 0.0);
+    for (size_type s = 0; s < num_slabs; ++s)
+    {
+        if constexpr (fixed_point)
+        {
+            word_type units = 0;
+            for (size_type p = 0; p < pieces; ++p)
+                units += slab_units[p * num_slabs + s];
+            result[s] = Policy::decode(units, quantum);
+        }
+        else
+        {
+            for (size_type p = 0; p < pieces; ++p)
+                result[s] += slab_energy[p * num_slabs + s];
+        }
+    }
+    return result;
+}
+
+std::vector<std::uint64_t> bits_of(std::vector<double> const& values)
+{
+    std::vector<std::uint64_t> words(values.size());
+    std::memcpy(words.data(), values.data(), values.size() * sizeof(double));
+    return words;
+}
 } // namespace
 
-DoseTally::DoseTally(DoseTallyInput const& input)
-    : method_(input.method), backend_(input.backend), voxels_(input.voxels)
+DoseTally::DoseTally(DoseTallyInput const& input, DoseFoldOptions const& fold)
+    : method_(input.method), backend_(input.backend), voxels_(input.voxels),
+      host_threads_(fold.host_threads), slabs_(fold.slabs)
 {
     MCDOSE_VALIDATE(input.voxels > 0, << "dose tally 'voxels' must be positive (got 0)");
     MCDOSE_VALIDATE(std::isfinite(input.max_total_energy_MeV) && input.max_total_energy_MeV > 0,
@@ -73,16 +149,25 @@ DoseTally::DoseTally(DoseTallyInput const& input)
                     << input.max_total_energy_MeV << "); use histories x source energy");
     MCDOSE_VALIDATE(backend_ == Backend::cpu || backend_ == Backend::gpu,
                     << "dose tally backend must be 'cpu' or 'gpu' (resolve 'auto' first)");
+    MCDOSE_VALIDATE(
+        !slabs_.enabled() ||
+            (slabs_.axis < 3 && slabs_.dims[0] * slabs_.dims[1] * slabs_.dims[2] == voxels_),
+        << "slab sums need an axis 0-2 and grid dimensions whose product is the " << voxels_
+        << " voxels of the tally");
     fx_quantum_exp2_ = accum::fixed_point_quantum_exp2(input.max_total_energy_MeV);
     words64_ = (voxels_ * word_bytes(method_) + 7) / 8;
-    if (backend_ == Backend::gpu)
+    if (on_device())
+    {
         device_words_ = DeviceBuffer<std::uint64_t>(words64_);
+    }
     else
+    {
         host_words_.resize(words64_);
+        total_hi_.assign(voxels_, 0.0);
+        total_lo_.assign(voxels_, 0.0);
+        sum_sq_.assign(voxels_, 0.0);
+    }
     this->clear_batch();
-    total_hi_.assign(voxels_, 0.0);
-    total_lo_.assign(voxels_, 0.0);
-    sum_sq_.assign(voxels_, 0.0);
 }
 
 double DoseTally::fx_quantum_MeV() const
@@ -97,12 +182,12 @@ double DoseTally::fx_scale_per_MeV() const
 
 std::uint64_t* DoseTally::batch_data()
 {
-    return backend_ == Backend::gpu ? device_words_.data() : host_words_.data();
+    return on_device() ? device_words_.data() : host_words_.data();
 }
 
 void DoseTally::clear_batch()
 {
-    if (backend_ == Backend::gpu)
+    if (on_device())
         device_words_.zero();
     else
         std::fill(host_words_.begin(), host_words_.end(), 0);
@@ -110,7 +195,7 @@ void DoseTally::clear_batch()
 
 std::vector<std::uint64_t> DoseTally::batch_words() const
 {
-    return backend_ == Backend::gpu ? device_words_.to_host() : host_words_;
+    return on_device() ? device_words_.to_host() : host_words_;
 }
 
 std::vector<double> DoseTally::batch_energy_MeV() const
@@ -118,10 +203,74 @@ std::vector<double> DoseTally::batch_energy_MeV() const
     return decode_tally_words(method_, fx_quantum_exp2_, this->batch_words(), voxels_);
 }
 
+void DoseTally::set_batch_words(std::vector<std::uint64_t> const& words)
+{
+    MCDOSE_VALIDATE(words.size() == words64_,
+                    << words.size() << " batch words for a grid of " << words64_);
+    if (on_device())
+        device_words_.copy_to_device(make_span(words));
+    else
+        host_words_ = words;
+}
+
+void DoseTally::ensure_device_totals()
+{
+    if (!device_hi_.empty())
+        return;
+    device_hi_ = DeviceBuffer<double>(voxels_);
+    device_lo_ = DeviceBuffer<double>(voxels_);
+    device_sum_sq_ = DeviceBuffer<double>(voxels_);
+    device_hi_.zero();
+    device_lo_.zero();
+    device_sum_sq_.zero();
+    if (slabs_.enabled())
+        device_slabs_ = DeviceBuffer<std::uint64_t>(slabs_.count());
+}
+
+DeviceTotals DoseTally::device_totals()
+{
+    this->ensure_device_totals();
+    return {device_hi_.data(), device_lo_.data(), device_sum_sq_.data()};
+}
+
+void DoseTally::fold_words(TallyMethod method, std::uint64_t* words)
+{
+    double const quantum = accum::exp2_int(fx_quantum_exp2_);
+    if (!on_device())
+    {
+        HostTotals const totals{total_hi_.data(), total_lo_.data(), sum_sq_.data()};
+        last_slabs_ =
+            dispatch_tally_method(method,
+                                  [&](auto policy) {
+                                      return fold_on_host<decltype(policy)>(
+                                          words, voxels_, quantum, totals, slabs_, host_threads_);
+                                  });
+        return;
+    }
+    DeviceTotals const totals = this->device_totals();
+    if (slabs_.enabled())
+        device_slabs_.zero();
+    fold_batch_device(method, quantum, words, voxels_, totals, slabs_, device_slabs_.data());
+    if (!slabs_.enabled())
+        return;
+    std::vector<std::uint64_t> const sums = device_slabs_.to_host();
+    TallyMethod const slab_method = method == TallyMethod::fx ? method : TallyMethod::hb;
+    last_slabs_ = decode_tally_words(slab_method, fx_quantum_exp2_, sums, sums.size());
+}
+
+void DoseTally::count_batch(std::uint64_t histories)
+{
+    min_batch_histories_ = batches_ == 0 ? histories : std::min(min_batch_histories_, histories);
+    max_batch_histories_ = std::max(max_batch_histories_, histories);
+    ++batches_;
+    histories_ += histories;
+}
+
 void DoseTally::end_batch(std::uint64_t histories)
 {
-    this->fold_batch(this->batch_energy_MeV(), histories);
-    this->clear_batch();
+    MCDOSE_VALIDATE(histories > 0, << "a tally batch must contain at least one history");
+    this->fold_words(method_, this->batch_data());
+    this->count_batch(histories);
 }
 
 void DoseTally::fold_batch(std::vector<double> const& batch, std::uint64_t histories)
@@ -129,26 +278,46 @@ void DoseTally::fold_batch(std::vector<double> const& batch, std::uint64_t histo
     MCDOSE_VALIDATE(histories > 0, << "a tally batch must contain at least one history");
     MCDOSE_VALIDATE(batch.size() == voxels_, << "a folded batch has " << batch.size()
                                              << " voxels but the tally has " << voxels_);
-    for (size_type i = 0; i < voxels_; ++i)
+    // The decoded doubles are the words of a double-storage method (HB).
+    std::vector<std::uint64_t> words = bits_of(batch);
+    if (on_device())
     {
-        // Double-double running total: deterministic for a fixed batch
-        // sequence, and no loss over many batches (accum::DoubleWordSum).
-        accum::DoubleWordSum<double> total(total_hi_[i], total_lo_[i]);
-        total.add(batch[i]);
-        total_hi_[i] = total.hi();
-        total_lo_[i] = total.lo();
-        sum_sq_[i] += batch[i] * batch[i];
+        DeviceBuffer<std::uint64_t> device_words(words);
+        this->fold_words(TallyMethod::hb, device_words.data());
     }
-    min_batch_histories_ = batches_ == 0 ? histories : std::min(min_batch_histories_, histories);
-    max_batch_histories_ = std::max(max_batch_histories_, histories);
-    ++batches_;
-    histories_ += histories;
+    else
+    {
+        this->fold_words(TallyMethod::hb, words.data());
+    }
+    this->count_batch(histories);
 }
 
 DoseTallyTotals DoseTally::totals() const
 {
-    return {total_hi_,           total_lo_, sum_sq_, batches_, histories_, min_batch_histories_,
-            max_batch_histories_};
+    DoseTallyTotals t;
+    if (on_device() && !device_hi_.empty())
+    {
+        t.total_hi = device_hi_.to_host();
+        t.total_lo = device_lo_.to_host();
+        t.sum_sq = device_sum_sq_.to_host();
+    }
+    else if (on_device())
+    {
+        t.total_hi.assign(voxels_, 0.0);
+        t.total_lo.assign(voxels_, 0.0);
+        t.sum_sq.assign(voxels_, 0.0);
+    }
+    else
+    {
+        t.total_hi = total_hi_;
+        t.total_lo = total_lo_;
+        t.sum_sq = sum_sq_;
+    }
+    t.batches = batches_;
+    t.histories = histories_;
+    t.min_batch_histories = min_batch_histories_;
+    t.max_batch_histories = max_batch_histories_;
+    return t;
 }
 
 void DoseTally::restore(DoseTallyTotals t)
@@ -157,9 +326,19 @@ void DoseTally::restore(DoseTallyTotals t)
         t.total_hi.size() == voxels_ && t.total_lo.size() == voxels_ && t.sum_sq.size() == voxels_,
         << "restored tally totals have " << t.total_hi.size() << " voxels but the tally has "
         << voxels_);
-    total_hi_ = std::move(t.total_hi);
-    total_lo_ = std::move(t.total_lo);
-    sum_sq_ = std::move(t.sum_sq);
+    if (on_device())
+    {
+        this->ensure_device_totals();
+        device_hi_.copy_to_device(make_span(t.total_hi));
+        device_lo_.copy_to_device(make_span(t.total_lo));
+        device_sum_sq_.copy_to_device(make_span(t.sum_sq));
+    }
+    else
+    {
+        total_hi_ = std::move(t.total_hi);
+        total_lo_ = std::move(t.total_lo);
+        sum_sq_ = std::move(t.sum_sq);
+    }
     batches_ = t.batches;
     histories_ = t.histories;
     min_batch_histories_ = t.min_batch_histories;
@@ -179,22 +358,35 @@ DoseResult DoseTally::result() const
     r.histories = histories_;
     r.energy_MeV.resize(voxels_);
     r.energy_sigma_MeV.resize(voxels_);
-    double const nb = double(batches_);
-    for (size_type i = 0; i < voxels_; ++i)
+    if (on_device() && !device_hi_.empty())
     {
-        double const total = total_hi_[i] + total_lo_[i];
-        r.energy_MeV[i] = total;
-        if (batches_ < 2)
-        {
-            r.energy_sigma_MeV[i] = std::numeric_limits<double>::quiet_NaN();
-            continue;
-        }
-        // Batch method: B batch totals E_b with mean E/B; the total E = sum
-        // E_b has variance B * var(E_b), estimated by
-        //   s^2(E) = B/(B-1) * (sum E_b^2 - E^2/B).
-        double const spread = std::max(0.0, sum_sq_[i] - total * total / nb);
-        r.energy_sigma_MeV[i] = std::sqrt(nb / (nb - 1) * spread);
+        DeviceBuffer<double> energy(voxels_), sigma(voxels_);
+        batch_result_device(device_hi_.data(), device_lo_.data(), device_sum_sq_.data(), voxels_,
+                            batches_, energy.data(), sigma.data());
+        energy.copy_to_host(make_span(r.energy_MeV));
+        sigma.copy_to_host(make_span(r.energy_sigma_MeV));
+        return r;
     }
+    if (on_device())
+    {
+        // Nothing folded yet: no totals on the device.
+        std::fill(r.energy_sigma_MeV.begin(), r.energy_sigma_MeV.end(),
+                  std::numeric_limits<double>::quiet_NaN());
+        return r;
+    }
+    double const nb = double(batches_);
+    parallel_for_pieces(voxels_, host_threads_,
+                        [&](size_type begin, size_type end, size_type)
+                        {
+                            for (size_type i = begin; i < end; ++i)
+                            {
+                                detail::VoxelTotals const t{total_hi_[i], total_lo_[i], sum_sq_[i]};
+                                r.energy_MeV[i] = detail::total_energy(t);
+                                r.energy_sigma_MeV[i] =
+                                    batches_ < 2 ? std::numeric_limits<double>::quiet_NaN()
+                                                 : detail::batch_sigma(t, nb);
+                            }
+                        });
     return r;
 }
 } // namespace mcdose

@@ -1,7 +1,9 @@
 //! \file tally/DoseTally.hh
 //! Host-owned dose grid: the current batch (in the chosen method's storage,
-//! on the host or the device), the running totals and what the batch-method
-//! uncertainty needs. See docs/tally.md for the design and its justification.
+//! on the host or the device) and, in the same memory, the running totals and
+//! what the batch-method uncertainty needs. A batch is folded where it is (a
+//! kernel on the device, all threads on the host); only the final grids, or a
+//! checkpoint's totals, cross to the host. See docs/tally.md.
 #pragma once
 
 #include <cstdint>
@@ -11,6 +13,7 @@
 #include "core/Assert.hh"
 #include "core/DeviceBuffer.hh"
 #include "core/Types.hh"
+#include "tally/DoseFold.hh"
 #include "tally/DoseTallyView.hh"
 #include "tally/TallyMethod.hh"
 
@@ -68,13 +71,20 @@ struct DoseTallyInput
     //! histories x (source kinetic energy + 2 m_e c^2 for positron sources)):
     //! sets the FX quantum so no voxel can overflow int64.
     double max_total_energy_MeV{0};
-    Backend backend{Backend::cpu}; //!< where the batch grid lives: cpu or gpu
+    Backend backend{Backend::cpu}; //!< where the batch grid and the totals live: cpu or gpu
+};
+
+//! How a tally folds its batches, and what it keeps of each besides the totals.
+struct DoseFoldOptions
+{
+    int host_threads{0}; //!< CPU backend: threads of the fold and the result (0: all)
+    SlabSpec slabs;      //!< per-batch slab sums (e.g. the depth dose); off by default
 };
 
 class DoseTally
 {
   public:
-    explicit DoseTally(DoseTallyInput const& input);
+    explicit DoseTally(DoseTallyInput const& input, DoseFoldOptions const& fold = {});
 
     TallyMethod method() const { return method_; }
     Backend backend() const { return backend_; }
@@ -89,15 +99,23 @@ class DoseTally
     DoseTallyView<Policy> view();
 
     //! End the current batch of `histories` histories: fold it into the
-    //! totals and the sum of squares, then clear the batch grid.
+    //! totals and the sum of squares where it lives (device kernel or host
+    //! threads), and clear the batch grid.
     void end_batch(std::uint64_t histories);
     //! Fold a batch given as energy per voxel [MeV] (e.g. the sum of the
     //! batch grids of several devices or ranks); the batch grid is untouched.
     void fold_batch(std::vector<double> const& batch_MeV, std::uint64_t histories);
-    //! The folded totals, and their restoration (same voxel count) on resume.
+    //! Replace the batch grid by raw words of this tally's method (e.g. the
+    //! integer sum of several FX grids), to be folded by end_batch.
+    void set_batch_words(std::vector<std::uint64_t> const& words);
+    //! Slab sums [MeV] of the last folded batch (empty unless input.slabs is enabled).
+    std::vector<double> const& last_batch_slabs() const { return last_slabs_; }
+    //! The folded totals (copied to the host), and their restoration (same
+    //! voxel count) on resume.
     DoseTallyTotals totals() const;
     void restore(DoseTallyTotals totals);
-    //! Totals and uncertainty over the folded batches.
+    //! Totals and uncertainty over the folded batches (computed where the
+    //! totals are; only these two grids cross to the host).
     DoseResult result() const;
 
     //! The current (unfolded) batch decoded to MeV per voxel.
@@ -113,10 +131,17 @@ class DoseTally
     size_type voxels_;
     size_type words64_;
     int fx_quantum_exp2_;
+    int host_threads_;
+    SlabSpec slabs_;
     std::vector<std::uint64_t> host_words_;    //!< batch grid (CPU backend)
     DeviceBuffer<std::uint64_t> device_words_; //!< batch grid (GPU backend)
-    std::vector<double> total_hi_, total_lo_;  //!< double-double running total per voxel
-    std::vector<double> sum_sq_;               //!< sum over batches of (batch energy)^2
+    //! Running totals (CPU backend): double-double total and sum over batches
+    //! of (batch energy)^2, per voxel.
+    std::vector<double> total_hi_, total_lo_, sum_sq_;
+    //! The same on the device (GPU backend; allocated at the first fold).
+    DeviceBuffer<double> device_hi_, device_lo_, device_sum_sq_;
+    DeviceBuffer<std::uint64_t> device_slabs_;
+    std::vector<double> last_slabs_;
     std::uint64_t batches_{0};
     std::uint64_t histories_{0};
     std::uint64_t min_batch_histories_{0};
@@ -124,6 +149,12 @@ class DoseTally
 
     std::uint64_t* batch_data();
     double fx_scale_per_MeV() const;
+    bool on_device() const { return backend_ == Backend::gpu; }
+    void ensure_device_totals();
+    DeviceTotals device_totals();
+    //! Fold `words` of `method` (host or device memory as the backend) and clear them.
+    void fold_words(TallyMethod method, std::uint64_t* words);
+    void count_batch(std::uint64_t histories);
 };
 
 //---------------------------------------------------------------------------//

@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 
 #include "tally/DoseTally.hh"
+#include "tally/accum/DoubleWord.hh"
 
 namespace mcdose::test
 {
@@ -154,6 +155,109 @@ TEST(DoseTallyTest, FxBatchedResultIsBitwiseIndependentOfThreads)
             EXPECT_EQ(one.energy_sigma_MeV[i], many.energy_sigma_MeV[i]);
         }
     }
+}
+//! Random FX batch words: int64 units up to 2^40 (a few of them negative, as
+//! a positron's rest-mass booking can make a batch's deposit).
+std::vector<std::uint64_t> random_fx_words(size_type voxels, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint64_t> words(voxels);
+    for (auto& w : words)
+    {
+        auto const units = static_cast<std::int64_t>(rng() >> 24);
+        w = static_cast<std::uint64_t>(rng() % 50 == 0 ? -units : units);
+    }
+    return words;
+}
+
+//! The fold on all host threads: every total, sum of squares, sigma and slab
+//! sum is bitwise the serial double-double reference, for any thread count.
+TEST(DoseTallyTest, ThreadedHostFoldIsBitwiseTheSerialFold)
+{
+    size_type const dims[3] = {64, 50, 70}; // 224000 voxels: several 65536-voxel pieces
+    size_type const voxels = dims[0] * dims[1] * dims[2];
+    int const batches = 3;
+    std::vector<std::vector<std::uint64_t>> words;
+    for (int b = 0; b < batches; ++b)
+        words.push_back(random_fx_words(voxels, 100 + b));
+
+    // Serial reference: decode, double-double total, sum of squares, slabs along k.
+    double const quantum =
+        DoseTally({TallyMethod::fx, voxels, 1e12, Backend::cpu}).fx_quantum_MeV();
+    std::vector<accum::DoubleWordSum<double>> total(voxels);
+    std::vector<double> sum_sq(voxels, 0.0);
+    std::vector<std::int64_t> last_slab_units(dims[2], 0);
+    for (int b = 0; b < batches; ++b)
+    {
+        for (size_type v = 0; v < voxels; ++v)
+        {
+            double const e = double(static_cast<std::int64_t>(words[b][v])) * quantum;
+            total[v].add(e);
+            sum_sq[v] += e * e;
+            if (b == batches - 1)
+                last_slab_units[v / (dims[0] * dims[1])] += static_cast<std::int64_t>(words[b][v]);
+        }
+    }
+
+    for (int threads : {1, 2, 5})
+    {
+        DoseFoldOptions fold;
+        fold.host_threads = threads;
+        fold.slabs.axis = 2;
+        std::copy(dims, dims + 3, fold.slabs.dims);
+        DoseTally tally({TallyMethod::fx, voxels, 1e12, Backend::cpu}, fold);
+        for (int b = 0; b < batches; ++b)
+        {
+            tally.set_batch_words(words[b]);
+            tally.end_batch(1000);
+        }
+        EXPECT_EQ(0u, tally.batch_words()[voxels / 2]) << "the fold clears the batch grid";
+        DoseTallyTotals const t = tally.totals();
+        DoseResult const r = tally.result();
+        int mismatches = 0;
+        for (size_type v = 0; v < voxels; ++v)
+        {
+            double const e = total[v].hi() + total[v].lo();
+            double const sigma = std::sqrt(3.0 / 2.0 * std::max(0.0, sum_sq[v] - e * e / 3.0));
+            mismatches += t.total_hi[v] != total[v].hi() || t.total_lo[v] != total[v].lo() ||
+                          t.sum_sq[v] != sum_sq[v] || r.energy_MeV[v] != e ||
+                          r.energy_sigma_MeV[v] != sigma;
+        }
+        EXPECT_EQ(0, mismatches) << threads << " threads";
+        ASSERT_EQ(dims[2], tally.last_batch_slabs().size());
+        for (size_type k = 0; k < dims[2]; ++k)
+            EXPECT_EQ(double(last_slab_units[k]) * quantum, tally.last_batch_slabs()[k])
+                << threads << " threads, slab " << k;
+    }
+}
+
+//! A batch given as decoded doubles (the multi-group path for the floating
+//! methods) folds to the same totals as the same batch given as FX words.
+TEST(DoseTallyTest, FoldingDecodedEnergyEqualsFoldingFxWords)
+{
+    size_type const voxels = 1000;
+    DoseFoldOptions fold;
+    fold.slabs.axis = 0;
+    fold.slabs.dims[0] = 10;
+    fold.slabs.dims[1] = 10;
+    fold.slabs.dims[2] = 10;
+    DoseTallyInput const input{TallyMethod::fx, voxels, 1e12, Backend::cpu};
+    DoseTally by_words(input, fold), by_energy(input, fold);
+    for (int b = 0; b < 4; ++b)
+    {
+        auto const words = random_fx_words(voxels, b);
+        by_words.set_batch_words(words);
+        by_words.end_batch(7);
+        by_energy.fold_batch(
+            decode_tally_words(TallyMethod::fx, by_words.fx_quantum_exp2(), words, voxels), 7);
+        for (size_type i = 0; i < 10; ++i)
+            EXPECT_DOUBLE_EQ(by_words.last_batch_slabs()[i], by_energy.last_batch_slabs()[i]);
+    }
+    DoseTallyTotals const a = by_words.totals(), b = by_energy.totals();
+    EXPECT_EQ(a.total_hi, b.total_hi);
+    EXPECT_EQ(a.total_lo, b.total_lo);
+    EXPECT_EQ(a.sum_sq, b.sum_sq);
+    EXPECT_EQ(4u, b.batches);
 }
 } // namespace
 } // namespace mcdose::test

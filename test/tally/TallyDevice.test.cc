@@ -4,6 +4,8 @@
 //! WIB peer groups), and the benchmark kernel under both launch shapes.
 #include "TallyDevice.test.hh"
 
+#include <cmath>
+#include <cstring>
 #include <random>
 #include <utility>
 
@@ -12,6 +14,7 @@
 #include "AccumKernels.hh"
 
 #include "TestMacros.hh"
+#include "tally/DoseTally.hh"
 #include "tally/bench/TallyBenchmark.hh"
 
 namespace mcdose::test
@@ -171,6 +174,87 @@ TEST(TallyDeviceTest, BenchmarkKernelMatchesExactReference)
             for (auto u : ref)
                 total += u;
             EXPECT_EQ(total, bench_reference_total_device(problem, {}, full_occupancy_launch()));
+        }
+    }
+}
+//! Batch words of method m for `voxels` voxels: FX int64 units, or doubles
+//! (HB's storage) with a wide spread of magnitudes.
+std::vector<std::uint64_t> random_batch_words(TallyMethod m, size_type voxels, std::uint64_t seed)
+{
+    std::mt19937_64 rng(seed);
+    std::vector<std::uint64_t> words(voxels);
+    for (auto& w : words)
+    {
+        if (m == TallyMethod::fx)
+        {
+            w = rng() >> 22;
+            continue;
+        }
+        double const e = std::ldexp(double(rng() >> 11), -int(rng() % 80));
+        std::memcpy(&w, &e, sizeof e);
+    }
+    return words;
+}
+
+/*!
+ * The device fold (tally/DoseFold.cu) against the host threads' fold of the
+ * same batches: totals, sums of squares, energies and sigmas bitwise equal
+ * (the same IEEE operations, none contracted), the batch grid cleared, and
+ * the slab sums bitwise equal for FX (integer sums) and within rounding for
+ * HB (the device adds doubles in atomic order). A checkpoint's totals
+ * restored on the device continue the same way.
+ */
+TEST(TallyDeviceTest, DeviceFoldEqualsHostFold)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    size_type const dims[3] = {37, 64, 45};
+    size_type const voxels = dims[0] * dims[1] * dims[2];
+    for (TallyMethod m : {TallyMethod::fx, TallyMethod::hb})
+    {
+        for (int axis : {0, 2})
+        {
+            DoseFoldOptions fold;
+            fold.host_threads = 3;
+            fold.slabs.axis = axis;
+            std::copy(dims, dims + 3, fold.slabs.dims);
+            DoseTally host({m, voxels, 1e13, Backend::cpu}, fold);
+            DoseTallyInput const input{m, voxels, 1e13, Backend::gpu};
+            DoseTally device(input, fold);
+            for (int b = 0; b < 5; ++b)
+            {
+                auto const words = random_batch_words(m, voxels, 10 * b + axis);
+                host.set_batch_words(words);
+                device.set_batch_words(words);
+                host.end_batch(100);
+                device.end_batch(100);
+                auto const& hs = host.last_batch_slabs();
+                auto const& ds = device.last_batch_slabs();
+                ASSERT_EQ(hs.size(), ds.size());
+                for (size_type k = 0; k < hs.size(); ++k)
+                {
+                    if (m == TallyMethod::fx)
+                        EXPECT_EQ(hs[k], ds[k]) << "slab " << k;
+                    else
+                        EXPECT_NEAR(hs[k], ds[k], 1e-12 * std::abs(hs[k])) << "slab " << k;
+                }
+                if (b == 2)
+                {
+                    // Resume the device tally from its own checkpoint totals.
+                    DoseTally resumed(input, fold);
+                    resumed.restore(device.totals());
+                    device = std::move(resumed);
+                }
+            }
+            auto const cleared = device.batch_words();
+            EXPECT_EQ(std::vector<std::uint64_t>(cleared.size(), 0), cleared);
+            DoseTallyTotals const ht = host.totals(), dt = device.totals();
+            EXPECT_EQ(ht.total_hi, dt.total_hi) << to_cstring(m);
+            EXPECT_EQ(ht.total_lo, dt.total_lo) << to_cstring(m);
+            EXPECT_EQ(ht.sum_sq, dt.sum_sq) << to_cstring(m);
+            DoseResult const hr = host.result(), dr = device.result();
+            EXPECT_EQ(hr.energy_MeV, dr.energy_MeV) << to_cstring(m);
+            EXPECT_EQ(hr.energy_sigma_MeV, dr.energy_sigma_MeV) << to_cstring(m);
+            EXPECT_EQ(5u, dr.batches);
         }
     }
 }

@@ -3,8 +3,10 @@
 //! source) combination: batches of histories, split over MPI ranks and, in
 //! each rank, over worker groups (one host thread per GPU, or CPU thread
 //! teams), each group running its piece on the CPU threads or the persistent
-//! GPU kernel into its own batch grid; the grids are then reduced
-//! (tally/BatchReduction.hh) and folded into the dose tally.
+//! GPU kernel into its own batch grid. With one group and one rank the batch
+//! is folded where it is (a kernel on the GPU, all threads on the CPU) and
+//! only the final grids cross to the host; otherwise the grids are reduced
+//! (tally/BatchReduction.hh) and folded into a host tally.
 //!
 //! Partition (independent of timing): batch b's history range is split into
 //! `ranks` contiguous pieces by split_history_range, rank r's piece into
@@ -28,6 +30,7 @@
 #include "rng/SplitMix64.hh"
 #include "tally/BatchReduction.hh"
 #include "tally/DoseTally.hh"
+#include "tally/accum/FixedPoint.hh"
 #include "transport/engine/Checkpoint.hh"
 #include "transport/engine/CpuThreads.hh"
 #include "transport/engine/TransportLaunch.hh"
@@ -85,10 +88,11 @@ struct TransportRunOptions
     //! Called after each batch; return false to stop at this batch boundary.
     //! Every rank calls it; the run stops if any rank asks to.
     std::function<bool(TransportProgress const&)> on_batch;
-    //! If set, maps each batch's energy per voxel [MeV] (all ranks and devices
-    //! summed) to a small digest kept per batch in the result and checkpoints
-    //! (e.g. depth-dose slab sums, for an uncertainty that needs the batches).
-    std::function<std::vector<double>(std::vector<double> const&)> batch_digest;
+    //! If enabled, each batch's energy summed over the slabs of the grid along
+    //! one axis (all ranks and devices summed), kept per batch in the result
+    //! and checkpoints (e.g. the depth dose, whose uncertainty needs the
+    //! batches); computed where the batch is folded.
+    SlabSpec batch_slabs;
 };
 
 struct TransportRunResult
@@ -103,7 +107,7 @@ struct TransportRunResult
     int ranks{1};
     std::uint64_t first_batch{0}; //!< batches restored from a checkpoint
     PersistentGrid grid;          //!< GPU launch shape (GPU backend, first device)
-    std::vector<std::vector<double>> batch_digests; //!< one per batch (if batch_digest)
+    std::vector<std::vector<double>> batch_digests; //!< slab sums per batch (if batch_slabs)
 };
 
 //! What one worker group transports with: physics tables and source in the
@@ -292,8 +296,10 @@ class GroupedTransportRun
                         TransportRunOptions const& options)
         : inputs_(inputs), method_(method), voxels_(voxels), options_(options),
           comm_(options.comm ? *options.comm : Comm::world()), plan_(plan_batches(options)),
-          tally_input_(make_tally_input()), master_(host_tally_input()),
-          fingerprint_(run_fingerprint<Real>(options, method, voxels, master_.fx_quantum_exp2()))
+          tally_input_(make_tally_input()),
+          fingerprint_(run_fingerprint<Real>(
+              options, method, voxels,
+              accum::fixed_point_quantum_exp2(tally_input_.max_total_energy_MeV)))
     {
     }
 
@@ -305,6 +311,7 @@ class GroupedTransportRun
             resume();
         result_.first_batch = first_batch_;
         set_up_groups();
+        set_up_folding();
 
         start_ = std::chrono::steady_clock::now();
         last_checkpoint_s_ = elapsed_s();
@@ -328,8 +335,12 @@ class GroupedTransportRun
     Comm const& comm_;
     BatchPlan const plan_;
     DoseTallyInput const tally_input_; //!< of each group's batch grid
-    DoseTally master_;                 //!< folded totals (identical on every rank)
     std::string const fingerprint_;
+    //! Several groups or ranks: the host tally their reduced batches are
+    //! folded into (identical on every rank). Null with one group and rank.
+    std::unique_ptr<DoseTally> master_;
+    DoseTally* folder_{nullptr}; //!< the tally holding the totals (master or group 0's)
+    std::unique_ptr<DoseTallyTotals> restored_tally_;
 
     TransportRunResult result_;
     EnergyBalance restored_balance_;
@@ -353,12 +364,33 @@ class GroupedTransportRun
         return tally_input;
     }
 
-    //! The folded totals live on the host.
-    DoseTallyInput host_tally_input() const
+    //! A group folds on its own threads (CPU) or device; a host master on all cores.
+    DoseFoldOptions fold_options(bool master) const
     {
-        DoseTallyInput tally_input = tally_input_;
-        tally_input.backend = Backend::cpu;
-        return tally_input;
+        DoseFoldOptions fold;
+        fold.host_threads = plan_.gpu || master ? 0 : plan_.cpu_threads_per_group;
+        fold.slabs = options_.batch_slabs;
+        return fold;
+    }
+
+    //! One group on one rank folds in place; otherwise a host tally (all
+    //! cores) folds the reduced batches. A resumed run's totals go there.
+    void set_up_folding()
+    {
+        if (groups_.size() == 1 && comm_.size() == 1)
+        {
+            folder_ = groups_.front()->tally.get();
+        }
+        else
+        {
+            DoseTallyInput host_input = tally_input_;
+            host_input.backend = Backend::cpu;
+            master_ = std::make_unique<DoseTally>(host_input, fold_options(true));
+            folder_ = master_.get();
+        }
+        if (restored_tally_)
+            folder_->restore(std::move(*restored_tally_));
+        restored_tally_.reset();
     }
 
     //! Continue from a checkpoint: the folded tally, balance, time and digests so far.
@@ -373,7 +405,7 @@ class GroupedTransportRun
         MCDOSE_VALIDATE(checkpoint.batches_done <= plan_.num_batches,
                         << "--resume '" << options_.resume_path << "': " << checkpoint.batches_done
                         << " batches done but the run has " << plan_.num_batches);
-        master_.restore(std::move(checkpoint.tally));
+        restored_tally_ = std::make_unique<DoseTallyTotals>(std::move(checkpoint.tally));
         restored_balance_ = checkpoint.balance;
         restored_time_s_ = checkpoint.transport_time_s;
         result_.batch_digests = std::move(checkpoint.batch_digests);
@@ -423,7 +455,7 @@ class GroupedTransportRun
         group.rng = std::make_unique<RngStore<Engine>>(make_rng_store<Engine>(
             group_rng_options<Engine>(options_.rng, global_group, group.workers, first_batch_),
             group.workers, where));
-        group.tally = std::make_unique<DoseTally>(tally_input_);
+        group.tally = std::make_unique<DoseTally>(tally_input_, fold_options(false));
         group.host_balances.resize(group.workers);
         if (gpu)
         {
@@ -501,15 +533,35 @@ class GroupedTransportRun
                                                { transport_worker(args, args.tally, t); });
                            }
                            group.rng->end_batch();
-                           words_[g] = group.tally->batch_words();
-                           group.tally->clear_batch();
+                           if (master_)
+                           {
+                               words_[g] = group.tally->batch_words();
+                               group.tally->clear_batch();
+                           }
+                           else
+                           {
+                               group.tally->end_batch(range.end - range.begin);
+                           }
                        });
-        std::vector<double> const batch =
-            reduce_batch(method_, master_.fx_quantum_exp2(), words_, voxels_, comm_);
-        if (options_.batch_digest)
-            result_.batch_digests.push_back(options_.batch_digest(batch));
-        master_.fold_batch(batch, range.end - range.begin);
+        if (master_)
+            fold_reduced_batch(range.end - range.begin);
+        if (options_.batch_slabs.enabled())
+            result_.batch_digests.push_back(folder_->last_batch_slabs());
         result_.histories = range.end;
+    }
+
+    //! Several groups or ranks: reduce their grids and fold the batch on the
+    //! host (FX: the integer sum of the words, folded as one grid).
+    void fold_reduced_batch(std::uint64_t histories)
+    {
+        if (method_ == TallyMethod::fx)
+        {
+            master_->set_batch_words(reduce_fx_batch_words(words_, comm_));
+            master_->end_batch(histories);
+            return;
+        }
+        master_->fold_batch(
+            reduce_batch(method_, master_->fx_quantum_exp2(), words_, voxels_, comm_), histories);
     }
 
     //! Progress, the ranks' agreement on stopping and checkpointing, and the
@@ -520,7 +572,7 @@ class GroupedTransportRun
         progress.histories_done = range.end;
         progress.histories_total = plan_.total_histories;
         progress.batches_done = b + 1;
-        progress.tally = &master_;
+        progress.tally = folder_;
         progress.elapsed_s = elapsed_s();
         bool const want_stop = options_.on_batch && !options_.on_batch(progress);
         bool const due = !options_.checkpoint_path.empty() && comm_.rank() == 0 &&
@@ -546,7 +598,7 @@ class GroupedTransportRun
         checkpoint.histories_done = range.end;
         checkpoint.finished = finished;
         checkpoint.transport_time_s = elapsed;
-        checkpoint.tally = master_.totals();
+        checkpoint.tally = folder_->totals();
         checkpoint.balance = balance_now();
         checkpoint.batch_digests = result_.batch_digests;
         if (comm_.rank() == 0)
@@ -559,6 +611,8 @@ class GroupedTransportRun
     {
         result_.transport_time_s = elapsed_s();
         result_.balance = balance_now();
+        result_.dose = folder_->result(); // before the groups' tallies are freed
+        folder_ = nullptr;
         for_each_group(groups_, plan_.gpu,
                        [](size_type, Group& group)
                        {
@@ -568,7 +622,6 @@ class GroupedTransportRun
                            group.rng.reset();
                            group.tally.reset();
                        });
-        result_.dose = master_.result();
         return std::move(result_);
     }
 };

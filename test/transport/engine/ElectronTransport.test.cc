@@ -68,16 +68,18 @@ ElectronRun run_electrons(VoxelGridParams const& grid, std::vector<Material> con
     run_options.max_primary_energy_MeV = energy_MeV + 2 * constants::electron_mass_MeV;
     int const per = geo.dims[2] / slabs;
     double const per_particle = double(run_options.batches) / double(histories);
-    run_options.batch_digest = [&](std::vector<double> const& e)
+    run_options.batch_slabs.axis = 2;
+    for (int a = 0; a < 3; ++a)
+        run_options.batch_slabs.dims[a] = size_type(geo.dims[a]);
+    auto r = run_transport_typed<Real, PhiloxEngine, FxPolicy>(params, src, TallyMethod::fx,
+                                                               grid.num_voxels(), run_options);
+    for (auto& z : r.batch_digests)
     {
-        auto const z = laterally_integrate(geo, 2, make_span(e));
         std::vector<double> grouped(slabs, 0.0);
         for (std::size_t k = 0; k < z.size(); ++k)
             grouped[k / per] += z[k] * per_particle;
-        return grouped;
-    };
-    auto r = run_transport_typed<Real, PhiloxEngine, FxPolicy>(params, src, TallyMethod::fx,
-                                                               grid.num_voxels(), run_options);
+        z = std::move(grouped);
+    }
     GridGeometry slab_geo = geo;
     slab_geo.dims[2] = slabs;
     slab_geo.spacing_cm[2] = geo.spacing_cm[2] * per;

@@ -1,0 +1,62 @@
+//! \file study/MemoryPlan.hh
+//! The host and device memory a study's run will need, estimated from its
+//! grid and settings before anything is allocated, and the refusal of a study
+//! that does not fit (docs/study-format.md, "Memory").
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "core/Types.hh"
+#include "study/StudyInput.hh"
+
+namespace mcdose
+{
+//! One item of a memory estimate.
+struct MemoryItem
+{
+    std::string what;
+    double bytes{0};
+};
+
+//! What a run holds at its peak: on the host, and on each GPU it uses.
+struct MemoryPlan
+{
+    std::vector<MemoryItem> host;
+    std::vector<MemoryItem> device; //!< per GPU (empty on the CPU backend)
+    double host_bytes() const;
+    double device_bytes() const;
+};
+
+//! How the study will run (resolved backend, GPUs of this process, CPU groups).
+struct MemoryPlanInput
+{
+    size_type voxels{0};
+    Backend backend{Backend::cpu};
+    size_type gpus{1};
+    int cpu_groups{1};
+    int ranks{1};
+};
+
+MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how);
+
+//! Voxels of the study's grid if the study file alone says (shape phantoms).
+std::optional<size_type> study_grid_voxels(StudyInput const& study);
+
+//! "12 GB", "0.3 GB", "512 MB": bytes for a message.
+std::string format_bytes(double bytes);
+
+//! Bytes from "2G", "512M", "1.5GiB", "4096" (powers of 1024); throws naming `what`.
+std::uint64_t parse_memory_size(std::string const& text, std::string const& what);
+
+/*!
+ * Refuse (RuntimeError) a study whose plan exceeds the free memory: the host's
+ * available memory (MemAvailable) or $MCDOSE_HOST_MEMORY_LIMIT, and each
+ * GPU's free memory or $MCDOSE_DEVICE_MEMORY_LIMIT. The message names what is
+ * needed, what is free, and what to change.
+ */
+void check_study_memory(StudyInput const& study, MemoryPlanInput const& how,
+                        std::vector<int> const& gpus);
+} // namespace mcdose

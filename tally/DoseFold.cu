@@ -1,0 +1,120 @@
+//! \file tally/DoseFold.cu
+//! Kernels of the device batch fold (launch code only: the per-voxel
+//! arithmetic is tally/detail/BatchFold.hh, shared with the host threads).
+#include <algorithm>
+#include <limits>
+#include <type_traits>
+
+#include "core/DeviceCall.hh"
+#include "tally/AtomicPolicies.hh"
+#include "tally/DoseFold.hh"
+#include "tally/detail/BatchFold.hh"
+
+namespace mcdose
+{
+namespace
+{
+constexpr unsigned full_warp = 0xffffffffu;
+constexpr int block_threads = 256;
+
+//! Sum of x over a full warp (lane order fixed by the xor butterfly).
+template <class T>
+MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE T warp_sum(T x)
+{
+    for (int offset = 16; offset > 0; offset /= 2)
+        x += __shfl_xor_sync(full_warp, x, offset);
+    return x;
+}
+
+//! Add one voxel's batch contribution to its slab: when the whole warp is in
+//! one slab (the usual case along the slowest axis), one atomic per warp.
+template <class T>
+MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE void add_to_slab(T* slab_sums, unsigned slab, T x)
+{
+    unsigned const active = __activemask();
+    unsigned const peers = __match_any_sync(active, slab);
+    if (peers == full_warp)
+    {
+        T const sum = warp_sum(x);
+        if ((threadIdx.x & 31u) == 0)
+            atomicAdd(slab_sums + slab, sum);
+    }
+    else
+    {
+        atomicAdd(slab_sums + slab, x);
+    }
+}
+
+template <class Policy>
+MCDOSE_KERNEL void fold_batch_kernel(std::uint64_t* raw_words, size_type voxels, double quantum,
+                                     DeviceTotals totals, SlabSpec slabs, std::uint64_t* slab_words)
+{
+    using word_type = typename Policy::word_type;
+    word_type* words = reinterpret_cast<word_type*>(raw_words);
+    size_type const stride = size_type(gridDim.x) * blockDim.x;
+    for (size_type v = size_type(blockIdx.x) * blockDim.x + threadIdx.x; v < voxels; v += stride)
+    {
+        word_type const w = words[v];
+        words[v] = 0;
+        double const e = Policy::decode(w, quantum);
+        detail::VoxelTotals t{totals.hi[v], totals.lo[v], totals.sum_sq[v]};
+        detail::fold_energy(e, t);
+        totals.hi[v] = t.hi;
+        totals.lo[v] = t.lo;
+        totals.sum_sq[v] = t.sum_sq;
+        if (slabs.enabled())
+        {
+            auto const slab = static_cast<unsigned>(slabs.slab_of(v));
+            if constexpr (std::is_same<Policy, FxPolicy>::value)
+                add_to_slab(reinterpret_cast<unsigned long long*>(slab_words), slab,
+                            static_cast<unsigned long long>(w));
+            else
+                add_to_slab(reinterpret_cast<double*>(slab_words), slab, e);
+        }
+    }
+}
+
+MCDOSE_KERNEL void batch_result_kernel(double const* hi, double const* lo, double const* sum_sq,
+                                       size_type voxels, double batches, double nan, double* energy,
+                                       double* sigma)
+{
+    size_type const stride = size_type(gridDim.x) * blockDim.x;
+    for (size_type v = size_type(blockIdx.x) * blockDim.x + threadIdx.x; v < voxels; v += stride)
+    {
+        detail::VoxelTotals const t{hi[v], lo[v], sum_sq[v]};
+        energy[v] = detail::total_energy(t);
+        sigma[v] = batches < 2 ? nan : detail::batch_sigma(t, batches);
+    }
+}
+
+//! Blocks for a grid-stride loop over n items: enough to fill the device.
+unsigned blocks_for(size_type n)
+{
+    size_type const wanted = (n + block_threads - 1) / block_threads;
+    return static_cast<unsigned>(std::max<size_type>(1, std::min<size_type>(wanted, 65536)));
+}
+} // namespace
+
+void fold_batch_device(TallyMethod m, double quantum_MeV, std::uint64_t* words, size_type voxels,
+                       DeviceTotals totals, SlabSpec const& slabs, std::uint64_t* slab_words)
+{
+    MCDOSE_VALIDATE(!slabs.enabled() || slab_words, << "slab sums requested without storage");
+    dispatch_tally_method(m,
+                          [&](auto policy)
+                          {
+                              using Policy = decltype(policy);
+                              fold_batch_kernel<Policy><<<blocks_for(voxels), block_threads>>>(
+                                  words, voxels, quantum_MeV, totals, slabs, slab_words);
+                              MCDOSE_CUDA_CHECK_LAUNCH();
+                          });
+}
+
+void batch_result_device(double const* hi, double const* lo, double const* sum_sq, size_type voxels,
+                         std::uint64_t batches, double* energy_MeV, double* sigma_MeV)
+{
+    batch_result_kernel<<<blocks_for(voxels), block_threads>>>(
+        hi, lo, sum_sq, voxels, double(batches), std::numeric_limits<double>::quiet_NaN(),
+        energy_MeV, sigma_MeV);
+    MCDOSE_CUDA_CHECK_LAUNCH();
+}
+} // namespace mcdose

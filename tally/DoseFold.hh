@@ -1,0 +1,71 @@
+//! \file tally/DoseFold.hh
+//! Folding a batch grid into the running totals where the grid lives: the
+//! device entry points (kernels in tally/DoseFold.cu) and what they share with
+//! the host threads of tally/DoseTally.cc (tally/detail/BatchFold.hh).
+#pragma once
+
+#include <cstdint>
+
+#include "core/Assert.hh"
+#include "core/Config.hh"
+#include "core/Macros.hh"
+#include "core/Types.hh"
+#include "tally/TallyMethod.hh"
+
+namespace mcdose
+{
+/*!
+ * Per-batch sums of the energy over the slabs of a grid along one index axis
+ * (e.g. the laterally integrated depth dose): voxel v = i + nx (j + ny k)
+ * belongs to slab i, j or k for axis 0, 1 or 2. Disabled when axis < 0.
+ */
+struct SlabSpec
+{
+    int axis{-1};
+    size_type dims[3]{0, 0, 0};
+
+    MCDOSE_FORCEINLINE_FUNCTION bool enabled() const { return axis >= 0; }
+    MCDOSE_FORCEINLINE_FUNCTION size_type count() const { return enabled() ? dims[axis] : 0; }
+    MCDOSE_FORCEINLINE_FUNCTION size_type slab_of(size_type v) const
+    {
+        return axis == 0   ? v % dims[0]
+               : axis == 1 ? (v / dims[0]) % dims[1]
+                           : v / (dims[0] * dims[1]);
+    }
+};
+
+//! Device arrays of a tally's running totals (one double per voxel each).
+struct DeviceTotals
+{
+    double* hi{nullptr};
+    double* lo{nullptr};
+    double* sum_sq{nullptr};
+};
+
+#if MCDOSE_USE_CUDA
+/*!
+ * Fold the device batch grid `words` (method `m`, FX quantum `quantum_MeV`)
+ * into `totals` and zero it. With `slabs` enabled, also add each voxel's batch
+ * energy to `slab_words[slab]`, which the caller zeroes before: FX adds the
+ * raw 64-bit words as integers (exact, independent of the order), the other
+ * methods add the decoded doubles (their bits are in the words).
+ */
+void fold_batch_device(TallyMethod m, double quantum_MeV, std::uint64_t* words, size_type voxels,
+                       DeviceTotals totals, SlabSpec const& slabs, std::uint64_t* slab_words);
+//! Final grids from the totals: energy [MeV] and its batch-method standard
+//! uncertainty (NaN with fewer than 2 batches), one double per voxel each.
+void batch_result_device(double const* hi, double const* lo, double const* sum_sq, size_type voxels,
+                         std::uint64_t batches, double* energy_MeV, double* sigma_MeV);
+#else
+inline void fold_batch_device(TallyMethod, double, std::uint64_t*, size_type, DeviceTotals,
+                              SlabSpec const&, std::uint64_t*)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+inline void batch_result_device(double const*, double const*, double const*, size_type,
+                                std::uint64_t, double*, double*)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+#endif
+} // namespace mcdose

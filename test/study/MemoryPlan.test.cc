@@ -1,0 +1,81 @@
+//! Memory known before it is spent: the estimate per voxel, the size syntax
+//! of the limits, and a study too large for its limit refused with what it
+//! needs, what is free and what to change, writing no file.
+#include <filesystem>
+
+#include <gtest/gtest.h>
+
+#include "RunCommand.hh"
+#include "StudyFixture.hh"
+#include "TestMacros.hh"
+#include "study/MemoryPlan.hh"
+
+namespace mcdose::test
+{
+namespace
+{
+TEST(MemoryPlanTest, PerVoxelBytesFollowTheRun)
+{
+    StudyInput study;
+    study.tally.method = TallyMethod::fx;
+    study.outputs.image_format = "mha";
+    size_type const voxels = 1000000;
+    // One GPU folding in place: phantom 6, FX grid 8, totals 24 and final grids 16 B per
+    // voxel on the device; the host keeps the phantom, the final grids and one image buffer.
+    MemoryPlan const gpu = plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1});
+    EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16) * 1e6 + 1e9, gpu.device_bytes());
+    EXPECT_DOUBLE_EQ((6 + 16 + 4) * 1e6 + 256e6, gpu.host_bytes());
+    // The CPU backend holds the batch grid and the totals on the host.
+    MemoryPlan const cpu = plan_study_memory(study, {voxels, Backend::cpu, 0, 1, 1});
+    EXPECT_TRUE(cpu.device.empty());
+    EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16 + 4) * 1e6 + 256e6, cpu.host_bytes());
+    // Two GPUs reduce on the host: per group a copy of the grid, the sum and a host fold.
+    MemoryPlan const two = plan_study_memory(study, {voxels, Backend::gpu, 2, 1, 1});
+    EXPECT_DOUBLE_EQ((6 + 8) * 1e6 + 1e9, two.device_bytes());
+    EXPECT_DOUBLE_EQ((2 * 6 + 2 * 8 + 8 + 24 + 16 + 4) * 1e6 + 256e6, two.host_bytes());
+}
+
+TEST(MemoryPlanTest, LimitsAreReadInBinaryUnits)
+{
+    EXPECT_EQ(4096u, parse_memory_size("4096", "X"));
+    EXPECT_EQ(512u << 20, parse_memory_size("512M", "X"));
+    EXPECT_EQ(3ull << 30, parse_memory_size("3GiB", "X"));
+    EXPECT_EQ(1536ull << 20, parse_memory_size("1.5G", "X"));
+    EXPECT_THROW(parse_memory_size("lots", "X"), RuntimeError);
+    EXPECT_THROW(parse_memory_size("2Q", "X"), RuntimeError);
+}
+
+using MemoryRefusalTest = StudyFixture;
+
+TEST_F(MemoryRefusalTest, TooLargeStudyIsRefusedWithTheNumbersAndWritesNoFile)
+{
+    auto study = minimal();
+    study["phantom"]["grid"] = {{"dimensions", {600, 600, 600}}, {"spacing_cm", {0.1, 0.1, 0.1}}};
+    auto const path = write_json("large.json", study);
+    auto const out = dir_ / "out";
+    auto const r = run_command("MCDOSE_HOST_MEMORY_LIMIT=1G " + mcdose_exe() + " run " + path +
+                               " --backend cpu --output-dir " + out.string());
+    EXPECT_EQ(1, r.exit_code) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("needs about")) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("216000000 voxels")) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("but 1.07 GB is free")) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("coarser grid")) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("\"image_format\": \"none\"")) << r.output;
+    bool const wrote = std::filesystem::exists(out) && !std::filesystem::is_empty(out);
+    EXPECT_FALSE(wrote) << "a refused study must write no file";
+}
+
+TEST_F(MemoryRefusalTest, DeviceLimitIsCheckedOnEveryGpu)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    auto study = minimal();
+    study["phantom"]["grid"] = {{"dimensions", {400, 400, 400}}, {"spacing_cm", {0.1, 0.1, 0.1}}};
+    auto const path = write_json("large.json", study);
+    auto const r = run_command("MCDOSE_DEVICE_MEMORY_LIMIT=2G " + mcdose_exe() + " run " + path +
+                               " --backend gpu --gpus 1 --output-dir " + (dir_ / "out").string());
+    EXPECT_EQ(1, r.exit_code) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("of memory on GPU 0")) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("but 2.15 GB is free")) << r.output;
+}
+} // namespace
+} // namespace mcdose::test
