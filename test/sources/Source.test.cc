@@ -1,11 +1,15 @@
 //! Sources: spatial, angular and energy distributions against their
 //! definitions (KS / chi-square, fixed seeds), frames and input errors.
 #include <cmath>
+#include <filesystem>
 #include <vector>
+
+#include <unistd.h>
 
 #include <gtest/gtest.h>
 
 #include "../transport/interactors/TransportTestHelpers.hh"
+#include "io/ImageIO.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "sources/SourceInput.hh"
 #include "sources/SourceParams.hh"
@@ -322,6 +326,31 @@ TYPED_TEST(SourceTest, VolumeEmissionFollowsMassVolumeMaterialRegion)
     for (size_type v = 0; v < region.size(); ++v)
         region[v] *= g.ijk(v)[0] < 2;
     check(in, region);
+}
+
+// An activity image on its own (coarser) grid: each phantom voxel takes the value of the
+// image voxel holding its centre.
+TEST(SourceVolumeTest, ActivityImageIsReadAtVoxelCentres)
+{
+    Phantom const phantom = small_phantom();
+    GridGeometry const& g = phantom.grid.geometry();
+    GridGeometry const image = make_axis_aligned_geometry({{2, 1, 1}}, {{2, 6, 6}}, {{1, 3, 3}});
+    std::vector<float> const activity{1.0f, 3.0f};
+    auto const path = std::filesystem::temp_directory_path() /
+                      ("mcdose_activity_" + std::to_string(::getpid()) + ".mha");
+    write_image(path.string(), image, make_span(activity));
+    auto in = volume_source(EmissionDensity::activity);
+    in.volume->activity_image = path.string();
+    auto const w = volume_emission_weights(*in.volume, phantom, in.pointer);
+    for (size_type v = 0; v < g.num_voxels(); ++v)
+        EXPECT_EQ(w[v], g.ijk(v)[0] < 2 ? 1.0 : 3.0) << v;
+    SourceParams<double> params(in, g, &phantom);
+    TestEngine rng(5);
+    std::vector<double> counts(2, 0.0);
+    for (int i = 0; i < n; ++i)
+        counts[params.host_view()(rng).position_cm[0] < 2 ? 0 : 1] += 1;
+    EXPECT_LT(chi_square(counts, {0.25, 0.75}), chi_square_limit(1));
+    std::filesystem::remove(path);
 }
 
 TEST(SourceInputTest, VolumeErrorsNameTheField)

@@ -103,6 +103,54 @@ TEST(StudyRunTest, ElectronSourceRunsWithCondensedHistory)
     EXPECT_GT(s.balance.deposited_MeV, 0);
 }
 
+// A volume source of electrons in lung inside water, with a line spectrum from a file and
+// bremsstrahlung photons discarded: emitted = deposited + escaped (the discarded photons
+// count as escaped), the emitted energy is the spectrum's mean, and particles start only
+// in the lung (the dose outside it, beyond the electrons' range, is 0).
+TEST(StudyRunTest, VolumeSourceClosesTheEnergyBalance)
+{
+    fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_volume";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "lines.csv") << "energy_MeV,weight\n0.5,1\n1.5,3\n";
+    std::string const text = R"({
+  "phantom": {"type": "shapes",
+    "grid": {"dimensions": [1, 1, 40], "spacing_cm": [40, 40, 0.5], "origin_cm": [0, 0, 0.25]},
+    "background": {"material": "water"},
+    "shapes": [{"type": "slab", "axis": "z", "from_cm": 8, "to_cm": 12,
+                "material": "lung_icrp", "density_g_cm3": 0.26}]},
+  "sources": [{"type": "volume", "particle": "electron", "spectrum_file": "lines.csv",
+               "emission": "per_mass", "material": "lung_icrp"}],
+  "physics": {"bremsstrahlung_photons": "discard"},
+  "rng": {"generator": "philox", "seed": 3},
+  "tally": {"method": "fx", "batches": 10},
+  "run": {"histories": 20000},
+  "backend": "cpu",
+  "outputs": {"directory": ")" + dir.string() +
+                             R"(", "name": "v", "image_format": "none"}
+})";
+    StudyInput const study = parse_study(text, (dir / "study.json").string());
+    ASSERT_EQ(study.sources.at(0).spectrum->lines_MeV.size(), 2u);
+    StudyRunOptions opts;
+    opts.cpu_threads = 2;
+    auto const s = run_study(study, opts);
+    EXPECT_LT(std::fabs(s.balance.relative_imbalance()), 1e-9);
+    double const mean = (0.5 * 1 + 1.5 * 3) / 4.0;
+    // Binomial: 20000 draws of 0.5 or 1.5 MeV (sd 0.433 per draw): 4 sigma.
+    EXPECT_NEAR(s.balance.emitted_MeV / 20000, mean, 4 * 0.433 / std::sqrt(20000.0));
+    auto const curve = read_curve((dir / "v_depth_dose.csv").string());
+    double inside = 0, outside = 0;
+    for (std::size_t k = 0; k < curve.edep.size(); ++k)
+    {
+        double const z = 0.5 * k + 0.25;
+        // 1.5 MeV electrons reach 0.8 cm into water (CSDA range 0.72 g/cm^2).
+        (z > 7 && z < 13 ? inside : outside) += curve.edep[k];
+    }
+    EXPECT_GT(inside, 0);
+    EXPECT_EQ(outside, 0);
+    fs::remove_all(dir);
+}
+
 // Several sources: each history draws one with probability proportional to
 // its weight (or to its 'particles' when every source gives them): a 1 MeV
 // photon (weight 1) and a 2 MeV electron (weight 3) emit 1.75 MeV per history
