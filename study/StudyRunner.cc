@@ -17,7 +17,9 @@
 #include "dose/ProfileCsv.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "sources/SourceParams.hh"
+#include "study/OutputPlan.hh"
 #include "study/RunOutputs.hh"
+#include "study/StudyChecks.hh"
 #include "study/StudyMaterials.hh"
 #include "transport/engine/TransportInstantiate.hh"
 
@@ -56,26 +58,19 @@ struct SourceBounds
     std::optional<double> source_particles;
 };
 
-//! Sources: any number, each history draws one (SourceMixParams); a charged
-//! source needs condensed-history transport.
-SourceBounds check_sources(StudyInput const& study)
+//! What the sources imply (run_study_checks has checked them).
+SourceBounds source_bounds(StudyInput const& study)
 {
-    MCDOSE_VALIDATE(!study.sources.empty(), << "'sources' is empty; give at least one source");
     SourceBounds bounds;
     for (SourceInput const& s : study.sources)
     {
-        MCDOSE_VALIDATE(s.particle == ParticleType::photon || study.physics.condensed_history,
-                        << s.pointer << "/particle: '" << to_cstring(s.particle)
-                        << "' sources need \"electron_transport\": \"condensed\" in 'physics' "
-                           "(with \"local\" a source electron would deposit all its energy at "
-                           "its entry point)");
         double const e = max_source_energy_MeV(s);
         bounds.max_kinetic_MeV = std::max(bounds.max_kinetic_MeV, e);
         bounds.max_primary_MeV = std::max(
             bounds.max_primary_MeV,
             e + (s.particle == ParticleType::positron ? 2 * constants::electron_mass_MeV : 0.0));
     }
-    if (study.sources.front().particles)
+    if (!study.sources.empty() && study.sources.front().particles)
     {
         double sum = 0;
         for (SourceInput const& s : study.sources)
@@ -103,28 +98,14 @@ struct StudyPhantom
     std::vector<Material> materials; //!< by MaterialIndex
 };
 
-StudyPhantom build_study_phantom(StudyInput const& study, std::vector<std::string>* warnings)
+StudyPhantom build_phantom_and_materials(StudyInput const& study,
+                                         std::vector<std::string>* warnings)
 {
+    StudyPhantom result{build_study_phantom(study, warnings), {}};
     auto const user = study_user_materials(study);
-    check_phantom_materials(study, user);
-    StudyPhantom result{build_phantom(study.phantom, nominal_density_lookup(user), warnings), {}};
     for (auto const& name : result.phantom.material_names)
         result.materials.push_back(find_material(name, user));
     return result;
-}
-
-Backend resolve_backend(Backend requested)
-{
-    if (requested == Backend::automatic)
-        return device_count() > 0 ? Backend::gpu : Backend::cpu;
-    if (requested == Backend::gpu)
-    {
-        MCDOSE_VALIDATE(MCDOSE_USE_CUDA, << "backend 'gpu' requested but mcdose was built "
-                                            "without CUDA; use 'cpu' or 'auto'");
-        MCDOSE_VALIDATE(device_count() > 0, << "backend 'gpu' requested but no GPU is usable ("
-                                            << no_device_reason() << "); use 'cpu' or 'auto'");
-    }
-    return requested;
 }
 
 //! The GPUs this process drives: --gpus if given; one per rank when several
@@ -204,6 +185,7 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
     run_options.histories = histories;
     run_options.max_primary_energy_MeV = max_primary_MeV;
     run_options.on_batch = options.on_batch;
+    run_options.stop_requested = options.stop_requested;
     run_options.gpus = gpus;
     run_options.cpu_groups = options.cpu_groups;
     run_options.checkpoint_path = options.checkpoint_path;
@@ -478,16 +460,14 @@ std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult& run,
     return depth_dose_from_batch_slabs(geometry, depth_axis, run.batch_digests);
 }
 
-//! Write the files the study's outputs section asks for; returns their paths.
-std::vector<std::string> write_outputs(StudyInput const& study, StudyRunOptions const& options,
-                                       DoseGridData const& data, RunMetadata const& meta,
-                                       TransportRunResult& run,
+//! Write the files the study's outputs section asks for, then the manifest
+//! listing them; returns their paths.
+std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridData const& data,
+                                       RunMetadata const& meta, TransportRunResult& run,
                                        TransportRunOptions const& run_options, int depth_axis,
                                        std::vector<std::string>& warnings)
 {
-    OutputInput outputs = study.outputs;
-    if (options.output_dir)
-        outputs.directory = *options.output_dir;
+    OutputInput outputs = outputs_in;
     std::optional<DepthDoseCurve> curve;
     if (outputs.depth_dose)
     {
@@ -498,34 +478,71 @@ std::vector<std::string> write_outputs(StudyInput const& study, StudyRunOptions 
             warnings.push_back("depth-dose CSV skipped: it needs at least 2 completed batches");
         }
     }
-    return write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr);
+    auto files = write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr);
+    write_output_manifest(outputs, files, meta.complete);
+    files.push_back(manifest_path(outputs));
+    return files;
+}
+
+//! The study as this run sees it: the command line's overrides applied.
+StudyInput effective_study(StudyInput const& study, StudyRunOptions const& options)
+{
+    StudyInput s = study;
+    if (options.backend)
+        s.backend = *options.backend;
+    if (options.cpu_threads)
+        s.cpu_threads = *options.cpu_threads;
+    if (options.output_dir)
+        s.outputs.directory = *options.output_dir;
+    return s;
+}
+
+//! A run that deposited nothing is almost always a set-up mistake: say so.
+void warn_if_no_dose(TransportRunResult const& run, StudyRunSummary& summary)
+{
+    if (run.histories == 0 || run.balance.deposited_MeV > 0)
+        return;
+    summary.zero_dose = true;
+    summary.warnings.push_back(
+        "no energy was deposited in the phantom by " + std::to_string(run.histories) +
+        " histories: check that the sources point at the phantom and reach it, and that its "
+        "densities are not all 0");
 }
 } // namespace
 
-StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options)
+StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& options)
 {
     auto const t0 = std::chrono::steady_clock::now();
     StudyRunSummary summary;
     std::string const started = utc_now_iso8601();
+    StudyInput const study = effective_study(study_in, options);
+    Comm const& comm = Comm::world();
+    bool const writes = options.write_outputs && comm.rank() == 0;
 
-    SourceBounds const source_bounds = check_sources(study);
     std::uint64_t const histories = resolve_histories(study, options);
-    StudyPhantom const study_phantom = build_study_phantom(study, &summary.warnings);
+    StudyPhantom const study_phantom = build_phantom_and_materials(study, &summary.warnings);
     Phantom const& phantom = study_phantom.phantom;
     GridGeometry const& geometry = phantom.grid.geometry();
+    StudyCheckOptions check_options;
+    check_options.outputs = writes;
+    run_study_checks(study, phantom, check_options);
+    SourceBounds const bounds = source_bounds(study);
+    // Outputs are checked and their directory locked before any transport.
+    std::optional<PreparedOutputs> prepared;
+    if (writes)
+        prepared = prepare_outputs(study, study.outputs);
 
-    Backend const backend = resolve_backend(options.backend ? *options.backend : study.backend);
+    Backend const backend = resolve_backend(study.backend);
     bool const gpu = backend == Backend::gpu;
     TransportOptions const transport_options =
-        make_transport_options(study.physics, source_bounds.max_kinetic_MeV);
+        make_transport_options(study.physics, bounds.max_kinetic_MeV);
     TransportParams const physics(study_phantom.materials, phantom.grid, transport_options);
-    Comm const& comm = Comm::world();
     std::vector<int> const gpus = gpu ? resolve_gpus(options.gpus, comm) : std::vector<int>{};
     std::vector<DeviceReplica> const replicas =
         make_device_replicas(study_phantom, transport_options, gpus.size());
 
     TransportRunOptions run_options =
-        make_run_options(study, options, backend, gpus, histories, source_bounds.max_primary_MeV);
+        make_run_options(study, options, backend, gpus, histories, bounds.max_primary_MeV);
     std::string stop_reason = "histories";
     if (histories == 0)
         add_target_uncertainty_rule(study, phantom, stop_reason, run_options);
@@ -540,19 +557,21 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         run.complete = false;
     summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
     summarize_run(run, gpus, gpu, summary);
+    warn_if_no_dose(run, summary);
 
     EnergyPerParticle const energy = energy_per_particle(run.dose, run.histories);
     DoseGridData const data = make_dose_grid_data(phantom, energy);
     summary.uncertainty_reached =
         mean_relative_uncertainty(data, study.run.uncertainty_dose_fraction);
 
-    if (options.write_outputs && comm.rank() == 0)
+    if (writes)
     {
         double const wall_time_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        RunMetadata const meta = make_run_metadata(study, summary, run, started, wall_time_s,
-                                                   stop_reason, source_bounds.source_particles);
-        summary.files = write_outputs(study, options, data, meta, run, run_options, depth_axis,
+        RunMetadata meta = make_run_metadata(study, summary, run, started, wall_time_s, stop_reason,
+                                             bounds.source_particles);
+        meta.warnings = summary.warnings;
+        summary.files = write_outputs(prepared->outputs, data, meta, run, run_options, depth_axis,
                                       summary.warnings);
     }
     return summary;

@@ -13,11 +13,13 @@
 //! worker groups and ranks, and across a checkpoint and resume.
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <functional>
 #include <memory>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -85,6 +87,13 @@ struct TransportRunOptions
     //! Called after each batch; return false to stop at this batch boundary.
     //! Every rank calls it; the run stops if any rank asks to.
     std::function<bool(TransportProgress const&)> on_batch;
+    //! If set, polled (every 10 ms) while the CPU backend transports a batch:
+    //! when it returns true the batch's remaining histories are not started,
+    //! the histories in flight finish, the batch is discarded and the run ends
+    //! incomplete with the batches before it (a signal stops a run within
+    //! about a second rather than at the end of a batch). The GPU backend
+    //! stops at the next batch boundary (on_batch).
+    std::function<bool()> stop_requested;
     //! If set, maps each batch's energy per voxel [MeV] (all ranks and devices
     //! summed) to a small digest kept per batch in the result and checkpoints
     //! (e.g. depth-dose slab sums, for an uncertainty that needs the batches).
@@ -311,7 +320,14 @@ class GroupedTransportRun
         for (std::uint64_t b = first_batch_; b < plan_.num_batches && !finished_; ++b)
         {
             HistoryRange const range = batch_range(b);
-            transport_batch(range);
+            if (!transport_batch(range))
+            {
+                // Stopped inside batch b: the run is batches [first, b).
+                result_.complete = false;
+                if (!options_.checkpoint_path.empty() && b > first_batch_)
+                    save_checkpoint(b - 1, batch_range(b - 1), elapsed_s(), false);
+                break;
+            }
             if (end_batch(b, range))
                 break;
         }
@@ -472,13 +488,81 @@ class GroupedTransportRun
         return total;
     }
 
-    //! Transport this rank's piece of `range` on every group, reduce the
-    //! groups' and ranks' grids, and fold the batch into the totals.
-    void transport_batch(HistoryRange const& range)
+    /*!
+     * While a CPU batch runs, poll options_.stop_requested; when it asks,
+     * empty every group's history queue (the workers finish the histories
+     * they hold and return). `cut()` tells whether histories were left out.
+     */
+    class StopWatch
+    {
+      public:
+        StopWatch(std::function<bool()> const& stop, std::vector<std::unique_ptr<Group>>& groups)
+        {
+            if (!stop)
+                return;
+            thread_ = std::thread(
+                [this, stop, &groups]
+                {
+                    while (!done_.load())
+                    {
+                        if (stop())
+                        {
+                            for (auto& group : groups)
+                            {
+                                unsigned long long const end = group->args.queue.end;
+                                if (__atomic_exchange_n(&group->host_counter, end,
+                                                        __ATOMIC_RELAXED) < end)
+                                    cut_.store(true);
+                            }
+                            return;
+                        }
+                        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                    }
+                });
+        }
+        ~StopWatch()
+        {
+            done_.store(true);
+            if (thread_.joinable())
+                thread_.join();
+        }
+        StopWatch(StopWatch const&) = delete;
+        StopWatch& operator=(StopWatch const&) = delete;
+        bool cut()
+        {
+            done_.store(true);
+            if (thread_.joinable())
+                thread_.join();
+            return cut_.load();
+        }
+
+      private:
+        std::atomic<bool> done_{false};
+        std::atomic<bool> cut_{false};
+        std::thread thread_;
+    };
+
+    /*!
+     * Transport this rank's piece of `range` on every group, reduce the
+     * groups' and ranks' grids, and fold the batch into the totals. Returns
+     * false, folding nothing, if a stop request cut the batch short on any
+     * rank (its energy balances are restored to the batch's start).
+     */
+    bool transport_batch(HistoryRange const& range)
     {
         size_type const num_groups = plan_.devices.size();
         bool const gpu = plan_.gpu;
         HistoryRange const mine = split_history_range(range, comm_.size(), comm_.rank());
+        std::vector<std::vector<EnergyBalance>> balances_before;
+        for (size_type g = 0; g < num_groups && !gpu; ++g)
+        {
+            // CPU queues are set here, before the stop watch may empty them.
+            HistoryRange const piece = split_history_range(mine, num_groups, g);
+            groups_[g]->host_counter = piece.begin;
+            groups_[g]->args.queue.end = piece.end;
+            balances_before.push_back(groups_[g]->host_balances);
+        }
+        StopWatch watch(gpu ? std::function<bool()>() : options_.stop_requested, groups_);
         for_each_group(groups_, gpu,
                        [&](size_type g, Group& group)
                        {
@@ -486,10 +570,10 @@ class GroupedTransportRun
                            auto& args = group.args;
                            unsigned long long first = piece.begin;
                            if (gpu)
+                           {
                                group.device_counter.copy_to_device({&first, 1});
-                           else
-                               group.host_counter = first;
-                           args.queue.end = piece.end;
+                               args.queue.end = piece.end;
+                           }
                            args.rng = group.rng->begin_batch();
                            if (gpu)
                            {
@@ -504,12 +588,24 @@ class GroupedTransportRun
                            words_[g] = group.tally->batch_words();
                            group.tally->clear_batch();
                        });
+        if (!gpu && options_.stop_requested)
+        {
+            std::uint64_t cut = watch.cut() ? 1 : 0;
+            comm_.allreduce_sum({&cut, 1});
+            if (cut > 0)
+            {
+                for (size_type g = 0; g < num_groups; ++g)
+                    groups_[g]->host_balances = balances_before[g];
+                return false;
+            }
+        }
         std::vector<double> const batch =
             reduce_batch(method_, master_.fx_quantum_exp2(), words_, voxels_, comm_);
         if (options_.batch_digest)
             result_.batch_digests.push_back(options_.batch_digest(batch));
         master_.fold_batch(batch, range.end - range.begin);
         result_.histories = range.end;
+        return true;
     }
 
     //! Progress, the ranks' agreement on stopping and checkpointing, and the
