@@ -77,9 +77,7 @@ void write_atomically(std::string const& path,
         throw;
     }
     // A writer that reports failure without throwing may leave no file at all.
-    struct stat st
-    {
-    };
+    struct stat st = {};
     if (::stat(tmp.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     {
         std::remove(tmp.c_str());

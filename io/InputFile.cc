@@ -13,7 +13,7 @@ namespace mcdose
 {
 void require_regular_file(std::string const& path, char const* what)
 {
-    struct stat st{};
+    struct stat st = {};
     if (::stat(path.c_str(), &st) != 0)
     {
         int const err = errno;
@@ -27,9 +27,8 @@ void require_regular_file(std::string const& path, char const* what)
                        : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
                        : S_ISSOCK(st.st_mode) ? "a socket"
                                               : "a device";
-    throw InputError(path, "",
-                     std::string("is ") + kind + ", not a regular file; give the " + what +
-                         " itself");
+    throw InputError(
+        path, "", std::string("is ") + kind + ", not a regular file; give the " + what + " itself");
 }
 
 std::string read_input_file(std::string const& path, char const* what)
@@ -39,8 +38,9 @@ std::string read_input_file(std::string const& path, char const* what)
     if (!in)
     {
         throw InputError(path, "",
-                         std::string("cannot open the ") + what + " (unreadable); check its "
-                                                                  "permissions");
+                         std::string("cannot open the ") + what +
+                             " (unreadable); check its "
+                             "permissions");
     }
     std::stringstream ss;
     ss << in.rdbuf();

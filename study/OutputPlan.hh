@@ -65,9 +65,13 @@ struct PreparedOutputs
 /*!
  * Before transport: create the directory, take its lock (refused if another
  * run holds it), check the outputs (check_outputs), apply if_exists, and
- * remove temporaries (`*.tmp.<pid>`) of this name left by runs that died.
+ * remove the temporaries of these outputs left by runs that died.
  */
 PreparedOutputs prepare_outputs(StudyInput const& study, OutputInput outputs);
+
+//! Remove `<path>.tmp.<pid>` files (the temporaries of core/AtomicFile.hh)
+//! of processes that no longer exist (a run killed while writing).
+void remove_stale_temporaries(std::vector<std::string> const& paths);
 
 //! After the outputs: list `files` (written by this run) in the manifest.
 void write_output_manifest(OutputInput const& outputs, std::vector<std::string> const& files,

@@ -58,8 +58,8 @@ void check_output_names(StudyInput const& study, std::vector<PlannedOutput> cons
         auto const [it, inserted] = seen.emplace(comparable(out.path), &out);
         if (inserted)
             continue;
-        bool const is_input =
-            std::any_of(inputs.begin(), inputs.end(), [&](auto const& in) { return &in == it->second; });
+        bool const is_input = std::any_of(inputs.begin(), inputs.end(),
+                                          [&](auto const& in) { return &in == it->second; });
         throw InputError(study.study_file, out.pointer,
                          "output '" + out.path + "' would overwrite " +
                              (is_input ? "the input named by " + it->second->pointer
@@ -88,11 +88,13 @@ void check_directory_writable(StudyInput const& study, OutputInput const& output
         throw InputError(study.study_file, "/outputs/directory",
                          "'" + dir.string() + "' is not a directory; choose an output directory");
     }
-    if (!fs::is_directory(existing, ec) || ::access(existing.c_str(), W_OK | X_OK) != 0)
+    int const err = !fs::is_directory(existing, ec)                ? ENOTDIR
+                    : ::access(existing.c_str(), W_OK | X_OK) != 0 ? errno
+                                                                   : 0;
+    if (err != 0)
     {
         throw InputError(study.study_file, "/outputs/directory",
-                         "cannot write into '" + existing.string() + "' (" +
-                             std::strerror(errno ? errno : EACCES) +
+                         "cannot write into '" + existing.string() + "' (" + std::strerror(err) +
                              "); choose a writable output directory (or --output-dir)");
     }
 }
@@ -145,27 +147,32 @@ std::vector<std::string> manifest_files(std::string const& manifest, std::string
     return files;
 }
 
-//! Remove `<name>...tmp.<pid>` files of processes that no longer exist.
-void remove_stale_temporaries(OutputInput const& outputs)
+} // namespace
+
+void remove_stale_temporaries(std::vector<std::string> const& paths)
 {
     std::error_code ec;
-    for (auto const& entry : fs::directory_iterator(outputs.directory, ec))
+    for (auto const& path : paths)
     {
-        std::string const file = entry.path().filename().string();
-        auto const tmp = file.rfind(".tmp.");
-        if (file.compare(0, outputs.name.size(), outputs.name) != 0 || tmp == std::string::npos)
-            continue;
-        std::string const pid_text = file.substr(tmp + 5);
-        auto const digits = pid_text.find_first_not_of("0123456789");
-        std::string const pid_part = pid_text.substr(0, digits);
-        if (pid_part.empty() || pid_part.size() > 9)
-            continue;
-        pid_t const pid = static_cast<pid_t>(std::stol(pid_part));
-        if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH)
-            fs::remove(entry.path(), ec);
+        fs::path const final_path(path);
+        std::string const prefix = final_path.filename().string() + ".tmp.";
+        fs::path const dir = final_path.has_parent_path() ? final_path.parent_path() : ".";
+        for (auto const& entry : fs::directory_iterator(dir, ec))
+        {
+            std::string const file = entry.path().filename().string();
+            if (file.compare(0, prefix.size(), prefix) != 0)
+                continue;
+            // `<path>.tmp.<pid>`, or `<path>.tmp.<pid>.<ext>` (an image being staged).
+            std::string const pid_text = file.substr(prefix.size(), 9);
+            std::size_t const digits = pid_text.find_first_not_of("0123456789");
+            if (digits == 0 || pid_text.empty())
+                continue;
+            pid_t const pid = static_cast<pid_t>(std::stol(pid_text.substr(0, digits)));
+            if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH)
+                fs::remove(entry.path(), ec);
+        }
     }
 }
-} // namespace
 
 std::vector<PlannedOutput> planned_outputs(OutputInput const& outputs)
 {
@@ -176,8 +183,7 @@ std::vector<PlannedOutput> planned_outputs(OutputInput const& outputs)
     if (outputs.image_format != "none")
     {
         planned.push_back({stem + "_dose." + outputs.image_format, "/outputs/image_format"});
-        planned.push_back(
-            {stem + "_uncertainty." + outputs.image_format, "/outputs/image_format"});
+        planned.push_back({stem + "_uncertainty." + outputs.image_format, "/outputs/image_format"});
     }
     if (outputs.depth_dose)
         planned.push_back({stem + "_depth_dose.csv", "/outputs/depth_dose"});
@@ -209,8 +215,8 @@ OutputDirectoryLock::OutputDirectoryLock(std::string const& directory)
 {
     std::string const path = (fs::path(directory) / lock_name).string();
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    MCDOSE_VALIDATE(fd_ >= 0, << "cannot write into the output directory '" << directory
-                              << "' (" << std::strerror(errno)
+    MCDOSE_VALIDATE(fd_ >= 0, << "cannot write into the output directory '" << directory << "' ("
+                              << std::strerror(errno)
                               << "); choose a writable outputs.directory (or --output-dir)");
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0)
     {
@@ -218,12 +224,13 @@ OutputDirectoryLock::OutputDirectoryLock(std::string const& directory)
         ssize_t const n = ::pread(fd_, owner, sizeof(owner) - 1, 0);
         ::close(fd_);
         fd_ = -1;
-        MCDOSE_VALIDATE(false, << "another mcdose run"
-                               << (n > 0 ? " (process " + std::string(owner, std::strcspn(owner, "\n")) + ")"
-                                         : std::string())
-                               << " is writing into '" << directory
-                               << "'; wait for it to end or choose another outputs.directory "
-                                  "(or --output-dir)");
+        MCDOSE_VALIDATE(
+            false, << "another mcdose run"
+                   << (n > 0 ? " (process " + std::string(owner, std::strcspn(owner, "\n")) + ")"
+                             : std::string())
+                   << " is writing into '" << directory
+                   << "'; wait for it to end or choose another outputs.directory "
+                      "(or --output-dir)");
     }
     std::string const pid = std::to_string(::getpid()) + "\n";
     if (::ftruncate(fd_, 0) == 0)
@@ -256,7 +263,10 @@ PreparedOutputs prepare_outputs(StudyInput const& study, OutputInput outputs)
     MCDOSE_VALIDATE(!ec, << "cannot create output directory '" << outputs.directory
                          << "': " << ec.message() << "; check outputs.directory");
     PreparedOutputs prepared{outputs, OutputDirectoryLock(outputs.directory)};
-    remove_stale_temporaries(outputs);
+    std::vector<std::string> paths;
+    for (auto const& f : planned_outputs(outputs))
+        paths.push_back(f.path);
+    remove_stale_temporaries(paths);
     if (outputs.if_exists == "error")
     {
         refuse_existing(study, outputs);

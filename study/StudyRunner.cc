@@ -494,6 +494,8 @@ StudyInput effective_study(StudyInput const& study, StudyRunOptions const& optio
         s.cpu_threads = *options.cpu_threads;
     if (options.output_dir)
         s.outputs.directory = *options.output_dir;
+    if (options.if_exists)
+        s.outputs.if_exists = *options.if_exists;
     return s;
 }
 
@@ -531,6 +533,8 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     std::optional<PreparedOutputs> prepared;
     if (writes)
         prepared = prepare_outputs(study, study.outputs);
+    if (!options.checkpoint_path.empty() && comm.rank() == 0)
+        remove_stale_temporaries({options.checkpoint_path});
 
     Backend const backend = resolve_backend(study.backend);
     bool const gpu = backend == Backend::gpu;

@@ -49,10 +49,9 @@ class StopSignals
   public:
     StopSignals()
     {
-        struct sigaction action
-        {
-        };
+        struct sigaction action = {};
         action.sa_handler = on_stop_signal;
+        action.sa_flags = SA_RESTART; // the run's reads and writes carry on
         sigemptyset(&action.sa_mask);
         ::sigaction(SIGINT, &action, &previous_int_);
         ::sigaction(SIGTERM, &action, &previous_term_);
@@ -66,12 +65,8 @@ class StopSignals
     StopSignals& operator=(StopSignals const&) = delete;
 
   private:
-    struct sigaction previous_int_
-    {
-    };
-    struct sigaction previous_term_
-    {
-    };
+    struct sigaction previous_int_ = {};
+    struct sigaction previous_term_ = {};
 };
 
 struct RunArgs
@@ -81,6 +76,7 @@ struct RunArgs
     std::optional<std::string> histories; //!< whole number, scientific notation allowed ("4e7")
     std::optional<int> threads;
     std::string output_dir;
+    std::string if_exists;
     std::string gpus;
     int cpu_groups{1};
     std::string checkpoint;
@@ -118,6 +114,8 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
         opts.cpu_threads = *a.threads;
     if (!a.output_dir.empty())
         opts.output_dir = a.output_dir;
+    if (!a.if_exists.empty())
+        opts.if_exists = a.if_exists;
     opts.gpus = a.gpus;
     opts.cpu_groups = a.cpu_groups;
     opts.checkpoint_path = a.checkpoint;
@@ -217,6 +215,9 @@ bool const registered = register_command(
          sub.add_option("--threads", a->threads, "CPU threads (0: all cores)")
              ->check(CLI::Range(0, 4096));
          sub.add_option("--output-dir", a->output_dir, "Override outputs.directory");
+         sub.add_option("--if-exists", a->if_exists,
+                        "Override outputs.if_exists: what to do with files of an earlier run")
+             ->check(CLI::IsMember({"error", "overwrite", "increment"}));
          sub.add_option("--gpus", a->gpus,
                         "GPUs of each process: a count (2), a list (0,1; '1,' for GPU 1 alone) "
                         "or 'all' (default: all visible; one per rank when ranks share a node)");

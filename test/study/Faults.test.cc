@@ -3,10 +3,13 @@
 //! are not what they claim, CLI options, and `check` refusing what `run`
 //! refuses. Each test names the behaviour it keeps.
 #include <chrono>
+#include <cmath>
 #include <csignal>
+#include <functional>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -52,7 +55,8 @@ class Background
     //! Exit status (128 + signal if killed), or -1 if still running after `timeout_s`.
     int wait(double timeout_s)
     {
-        auto const end = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+        auto const end =
+            std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
         while (std::chrono::steady_clock::now() < end)
         {
             int status = 0;
@@ -178,8 +182,8 @@ TEST_F(FaultsTest, SecondRunIntoALockedDirectoryIsRefused)
     j["outputs"]["name"] = "other";
     auto const second = run_command(run(write_json("second.json", j)));
     EXPECT_EQ(1, second.exit_code) << second.output;
-    EXPECT_TRUE(contains(second.output, "another mcdose run (process " +
-                                            std::to_string(first.pid()) + ")"))
+    EXPECT_TRUE(
+        contains(second.output, "another mcdose run (process " + std::to_string(first.pid()) + ")"))
         << second.output;
     first.signal(SIGKILL); // ends the first run (its lock goes with the process)
     first.wait(10);
@@ -191,16 +195,30 @@ TEST_F(FaultsTest, SecondRunIntoALockedDirectoryIsRefused)
 TEST_F(FaultsTest, IfExistsErrorOverwriteIncrement)
 {
     auto j = minimal();
-    j["outputs"] = {{"directory", (dir_ / "out").string()},
-                    {"name", "r"},
-                    {"lateral_profiles", {{{"axis", "x"}, {"position_cm", {0, 0, 0}}, {"name", "px"}}}}};
+    j["outputs"] = {
+        {"directory", (dir_ / "out").string()},
+        {"name", "r"},
+        {"lateral_profiles", {{{"axis", "x"}, {"position_cm", {0, 0, 0}}, {"name", "px"}}}}};
     auto const study = write_json("s.json", j);
+    // A temporary of a run that died while writing is removed; one of a live process stays.
+    pid_t const dead = ::fork();
+    if (dead == 0)
+        ::_exit(0);
+    ::waitpid(dead, nullptr, 0);
+    fs::create_directories(dir_ / "out");
+    std::ofstream(dir_ / "out" / ("r.h5.tmp." + std::to_string(dead))) << "partial";
+    std::ofstream(dir_ / "out" / ("r.h5.tmp." + std::to_string(::getpid()))) << "partial";
     ASSERT_EQ(0, run_command(run(study)).exit_code);
+    EXPECT_FALSE(fs::exists(dir_ / "out" / ("r.h5.tmp." + std::to_string(dead))));
+    EXPECT_TRUE(fs::exists(dir_ / "out" / ("r.h5.tmp." + std::to_string(::getpid()))));
+    fs::remove(dir_ / "out" / ("r.h5.tmp." + std::to_string(::getpid())));
     ASSERT_TRUE(fs::exists(dir_ / "out" / "r_px.csv"));
     auto const again = run_command(run(study));
     EXPECT_EQ(1, again.exit_code) << again.output;
     EXPECT_TRUE(contains(again.output, "/outputs/if_exists")) << again.output;
     EXPECT_TRUE(contains(again.output, "earlier run")) << again.output;
+    auto const forced = run_command(run(study, "--if-exists overwrite"));
+    EXPECT_EQ(0, forced.exit_code) << forced.output;
 
     // "overwrite" removes what the earlier run's manifest lists (the profile
     // no longer asked for included).
@@ -223,8 +241,9 @@ TEST_F(FaultsTest, IfExistsErrorOverwriteIncrement)
 // by `run` alike, before transport, with nothing written.
 TEST_F(FaultsTest, CheckRefusesWhatRunRefusesBeforeTransport)
 {
-    auto const profile = [](char const* name, double x)
-    { return nlohmann::json{{"axis", "x"}, {"position_cm", {x, 0, 0}}, {"name", name}}; };
+    auto const profile = [](char const* name, double x) {
+        return nlohmann::json{{"axis", "x"}, {"position_cm", {x, 0, 0}}, {"name", name}};
+    };
     fs::create_directories(dir_ / "blocked");
     fs::permissions(dir_ / "blocked", fs::perms::owner_read | fs::perms::owner_exec);
     std::ofstream(dir_ / "file") << "x";
@@ -235,10 +254,21 @@ TEST_F(FaultsTest, CheckRefusesWhatRunRefusesBeforeTransport)
         char const* expect;
     };
     std::vector<Case> const cases = {
-        {"lcg", [](auto& j) { j["rng"] = {{"generator", "lcg"}}; }, "/rng/generator"},
-        {"ran2", [](auto& j) { j["rng"] = {{"generator", "ran2"}}; }, "baseline"},
+        {"lcg",
+         [](auto& j) {
+             j["rng"] = {{"generator", "lcg"}};
+         },
+         "/rng/generator"},
+        {"ran2",
+         [](auto& j) {
+             j["rng"] = {{"generator", "ran2"}};
+         },
+         "baseline"},
         {"gpu", [](auto& j) { j["backend"] = "gpu"; }, "backend 'gpu'"},
-        {"local electrons", [](auto& j) { j["physics"] = {{"electron_transport", "local"}}; },
+        {"local electrons",
+         [](auto& j) {
+             j["physics"] = {{"electron_transport", "local"}};
+         },
          "/sources/0/particle"},
         {"particles on some sources",
          [](auto& j)
@@ -251,19 +281,23 @@ TEST_F(FaultsTest, CheckRefusesWhatRunRefusesBeforeTransport)
          [&](auto& j) { j["outputs"]["lateral_profiles"] = {profile("depth_dose", 0)}; },
          "/outputs/lateral_profiles/0/name"},
         {"duplicate profiles",
-         [&](auto& j) { j["outputs"]["lateral_profiles"] = {profile("p", 0), profile("p", 1)}; },
+         [&](auto& j) {
+             j["outputs"]["lateral_profiles"] = {profile("p", 0), profile("p", 1)};
+         },
          "/outputs/lateral_profiles/1/name"},
         {"profile outside",
          [&](auto& j) { j["outputs"]["lateral_profiles"] = {profile("p", 100)}; },
          "outside the phantom"},
-        {"slash in a name", [&](auto& j) { j["outputs"]["lateral_profiles"] = {profile("a/b", 0)}; },
+        {"slash in a name",
+         [&](auto& j) { j["outputs"]["lateral_profiles"] = {profile("a/b", 0)}; },
          "cannot be part of a file name"},
-        {"unwritable", [&](auto& j) { j["outputs"]["directory"] = (dir_ / "blocked" / "x").string(); },
+        {"unwritable",
+         [&](auto& j) { j["outputs"]["directory"] = (dir_ / "blocked" / "x").string(); },
          "/outputs/directory"},
         {"under a file", [&](auto& j) { j["outputs"]["directory"] = "/dev/null/x"; },
          "/outputs/directory"},
-        {"directory is a file", [&](auto& j) { j["outputs"]["directory"] = (dir_ / "file").string(); },
-         "not a directory"},
+        {"directory is a file",
+         [&](auto& j) { j["outputs"]["directory"] = (dir_ / "file").string(); }, "not a directory"},
     };
     for (auto const& c : cases)
     {
@@ -293,7 +327,8 @@ TEST_F(FaultsTest, OutputOverAnInputIsRefused)
     j["outputs"] = {{"name", "ct"}, {"if_exists", "overwrite"}};
     auto const r = run_command(mcdose_exe() + " check " + write_json("ct.json", j));
     EXPECT_EQ(1, r.exit_code) << r.output;
-    EXPECT_TRUE(contains(r.output, "would overwrite the input named by /phantom/image")) << r.output;
+    EXPECT_TRUE(contains(r.output, "would overwrite the input named by /phantom/image"))
+        << r.output;
 }
 
 // Empty runs are warned about and marked in the summary.
@@ -363,7 +398,8 @@ TEST_F(FaultsTest, BadInputFilesAreNamedNotMisattributed)
     nan.write(reinterpret_cast<char const*>(values), sizeof(values));
     nan.close();
     auto j = minimal();
-    j["phantom"] = {{"type", "ct_image"}, {"image", "nan.mha"}, {"calibration", {{"out_of_range", "clamp"}}}};
+    j["phantom"] = {
+        {"type", "ct_image"}, {"image", "nan.mha"}, {"calibration", {{"out_of_range", "clamp"}}}};
     auto const nan_r = run_command(mcdose_exe() + " check " + write_json("nan.json", j));
     EXPECT_TRUE(contains(nan_r.output, "/phantom/image")) << nan_r.output;
     EXPECT_TRUE(contains(nan_r.output, "not finite")) << nan_r.output;

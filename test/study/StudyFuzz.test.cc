@@ -61,10 +61,24 @@ void collect_pointers(json const& j, std::string const& at, std::vector<std::str
 //! Replacement values: other types, extremes, empties.
 std::vector<json> replacement_values()
 {
-    return {nullptr,        true,          -1,           0,           1e308,
-            -1e308,         5e-324,        1e16,         4294967297., "",
-            "x",            "../../etc",   json::array(), json::object(), json::array({1, 2, 3}),
-            json::array({-1e300, 0, 1e300}), 18446744073709551615ull, -9223372036854775807ll};
+    return {nullptr,
+            true,
+            -1,
+            0,
+            1e308,
+            -1e308,
+            5e-324,
+            1e16,
+            4294967297.,
+            "",
+            "x",
+            "../../etc",
+            json::array(),
+            json::object(),
+            json::array({1, 2, 3}),
+            json::array({-1e300, 0, 1e300}),
+            18446744073709551615ull,
+            -9223372036854775807ll};
 }
 
 std::vector<std::string> structural_mutants(std::string const& text, std::mt19937_64& rng)
@@ -139,8 +153,8 @@ std::vector<std::string> text_mutants(std::string const& text, std::mt19937_64& 
 //! Library text that must never reach a user.
 bool leaks_library_text(std::string const& message)
 {
-    for (char const* marker : {"json.exception", "[json", "itk::", "H5", "basic_string", "std::",
-                               "vector::", "stoi", "stod", "terminate", "Assertion"})
+    for (char const* marker : {"json.exception", "[json", "itk::", "H5", "basic_string",
+                               "std::", "vector::", "stoi", "stod", "terminate", "Assertion"})
     {
         if (message.find(marker) != std::string::npos)
             return true;

@@ -15,8 +15,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <string>
 #include <thread>
@@ -503,40 +505,48 @@ class GroupedTransportRun
             thread_ = std::thread(
                 [this, stop, &groups]
                 {
-                    while (!done_.load())
+                    std::unique_lock<std::mutex> lock(mutex_);
+                    // Woken at once when the batch ends (no poll interval added to it).
+                    while (!wake_.wait_for(lock, std::chrono::milliseconds(10),
+                                           [this] { return done_.load(); }))
                     {
-                        if (stop())
+                        if (!stop())
+                            continue;
+                        for (auto& group : groups)
                         {
-                            for (auto& group : groups)
-                            {
-                                unsigned long long const end = group->args.queue.end;
-                                if (__atomic_exchange_n(&group->host_counter, end,
-                                                        __ATOMIC_RELAXED) < end)
-                                    cut_.store(true);
-                            }
-                            return;
+                            unsigned long long const end = group->args.queue.end;
+                            if (__atomic_exchange_n(&group->host_counter, end, __ATOMIC_RELAXED) <
+                                end)
+                                cut_.store(true);
                         }
-                        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+                        return;
                     }
                 });
         }
-        ~StopWatch()
-        {
-            done_.store(true);
-            if (thread_.joinable())
-                thread_.join();
-        }
+        ~StopWatch() { this->finish(); }
         StopWatch(StopWatch const&) = delete;
         StopWatch& operator=(StopWatch const&) = delete;
+        //! End the watch; whether it cut the batch short.
         bool cut()
         {
-            done_.store(true);
-            if (thread_.joinable())
-                thread_.join();
+            this->finish();
             return cut_.load();
         }
 
       private:
+        void finish()
+        {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                done_.store(true);
+            }
+            wake_.notify_all();
+            if (thread_.joinable())
+                thread_.join();
+        }
+
+        std::mutex mutex_;
+        std::condition_variable wake_;
         std::atomic<bool> done_{false};
         std::atomic<bool> cut_{false};
         std::thread thread_;
