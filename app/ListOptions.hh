@@ -32,6 +32,9 @@ inline std::vector<std::uint64_t> parse_counts(std::string const& list, char con
     {
         long double v = -1;
         std::size_t used = 0;
+        // Decimal digits, a point and an exponent only (std::stold also takes hex and "inf").
+        bool const decimal =
+            !item.empty() && item.find_first_not_of("0123456789.eE+") == std::string::npos;
         try
         {
             v = std::stold(item, &used);
@@ -40,9 +43,10 @@ inline std::vector<std::uint64_t> parse_counts(std::string const& list, char con
         {
             used = 0;
         }
-        MCDOSE_VALIDATE(used == item.size() && v >= 1 && v == std::floor(v) && v < 0x1p63L,
-                        << "'" << option << "' takes positive whole numbers such as 1e7 or "
-                        << "3000000000, comma-separated (got '" << item << "')");
+        MCDOSE_VALIDATE(
+            decimal && used == item.size() && v >= 1 && v == std::floor(v) && v < 0x1p63L,
+            << "'" << option << "' takes positive whole numbers such as 1e7 or "
+            << "3000000000, comma-separated (got '" << item << "')");
         result.push_back(static_cast<std::uint64_t>(v));
     }
     MCDOSE_VALIDATE(!result.empty(), << "'" << option << "' is empty; give e.g. 1e7");

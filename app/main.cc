@@ -2,6 +2,8 @@
 //! The `mcdose` command-line interface: parses the subcommand and reports errors.
 //! Commands only; no physics here.
 #include <iostream>
+#include <new>
+#include <system_error>
 
 #include <CLI/CLI.hpp>
 
@@ -78,6 +80,21 @@ int main(int argc, char** argv)
     {
         std::cerr << "mcdose: " << e.what() << "\nPlease report this bug.\n";
         return 3;
+    }
+    catch (std::bad_alloc const&)
+    {
+        std::cerr << "mcdose: error: out of memory: an allocation failed (the grid, the tables or "
+                     "the threads' buffers need more memory than this machine or job allows); "
+                     "use a coarser grid or fewer threads, or raise the job's memory limit "
+                     "(ulimit -v)\n";
+        return 1;
+    }
+    catch (std::system_error const& e)
+    {
+        std::cerr << "mcdose: error: the system refused a request (" << e.what() << ", "
+                  << e.code().message()
+                  << "); check the job's limits (ulimit -u for threads, ulimit -v for memory)\n";
+        return 1;
     }
     catch (std::exception const& e)
     {

@@ -28,7 +28,7 @@ scale_scale() {
   sed -e 's/"method": "hb"/"method": "fx"/' benchmarks/photon_pencil_6MeV_water.json > "$d/study_photons.json"
   log "scale: probe electron sources"
   if timeout 120 $M run "$d/study_electrons.json" --backend gpu --gpus 1 --histories 100000 \
-       --output-dir "$d/probe" > "$d/probe.log" 2>&1; then
+       --if-exists overwrite --output-dir "$d/probe" > "$d/probe.log" 2>&1; then
     study=$d/study_electrons.json; kind="20 MeV electron pencil beam (ARCHER test 2)"
   else
     study=$d/study_photons.json; kind="6 MeV photon pencil beam (electron sources refused: see probe.log)"
@@ -38,13 +38,13 @@ scale_scale() {
     [ "$n" -le "$n_gpu" ] || { echo "skip $n GPUs: only $n_gpu visible"; continue; }
     log "scale: $n GPU(s), $hist histories, one process"
     timeout 590 $M run "$study" --backend gpu --gpus "$n" --histories "$hist" \
-      --output-dir "$d/gpus$n" 2>&1 | tee "$d/gpus$n.log"
+      --if-exists overwrite --output-dir "$d/gpus$n" 2>&1 | tee "$d/gpus$n.log"
   done
   if command -v mpirun > /dev/null && [ "$n_gpu" -ge 2 ]; then
     log "scale: $n_gpu MPI ranks, one GPU each"
     OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 timeout 590 \
       mpirun -np "$n_gpu" --bind-to none $M run "$study" --backend gpu --histories "$hist" \
-      --output-dir "$d/mpi$n_gpu" 2>&1 | tee "$d/mpi$n_gpu.log"
+      --if-exists overwrite --output-dir "$d/mpi$n_gpu" 2>&1 | tee "$d/mpi$n_gpu.log"
   fi
   /usr/bin/python3 - "$d" "$kind" "$hist" <<'PY'
 import glob, json, os, sys
@@ -122,26 +122,26 @@ for part in "$@"; do
         for P in $precisions; do
           sed "s/\"precision\": \"double\"/\"precision\": \"$P\"/" benchmarks/photon_pencil_${E}MeV_water.json > /tmp/bench_${E}_${P}.json
           log "transport ${E} MeV $P"
-          timeout 120 $M run /tmp/bench_${E}_${P}.json --backend gpu --histories 10000000 --output-dir /tmp/bench_out
+          timeout 120 $M run /tmp/bench_${E}_${P}.json --backend gpu --histories 10000000 --if-exists overwrite --output-dir /tmp/bench_out
         done
       done
       [ "$part" = transport-single ] && continue
       log "validation photon 6 MeV (2e6 histories)"
-      timeout 120 $M run validation/photon_6MeV_water/study.json --backend gpu --output-dir "$OUT" ;;
+      timeout 120 $M run validation/photon_6MeV_water/study.json --backend gpu --if-exists overwrite --output-dir "$OUT" ;;
     tally-cas)
       # The CAS-loop methods at 3e9 where contention allows (1000 and 1e6 bins).
       log "tally bench 3e9 cas/wag/kas, 1000 and 1e6 bins"
       timeout 280 $M tally-bench --backend gpu --particles 3e9 --bins 1000,1000000 --methods cas,wag,kas --launch both --json "$OUT/tally_3e9_cas.json" ;;
     electrons)
       log "validation electron 20 MeV (1e6 histories)"
-      timeout 120 $M run validation/electron_20MeV_water/study.json --backend gpu --histories 1000000 --output-dir "$OUT"
+      timeout 120 $M run validation/electron_20MeV_water/study.json --backend gpu --histories 1000000 --if-exists overwrite --output-dir "$OUT"
       log "validation photon 6 MeV (2e6 histories)"
-      timeout 120 $M run validation/photon_6MeV_water/study.json --backend gpu --output-dir "$OUT"
+      timeout 120 $M run validation/photon_6MeV_water/study.json --backend gpu --if-exists overwrite --output-dir "$OUT"
       for P in double single; do
         sed "s/\"precision\": \"single\"/\"precision\": \"$P\"/" examples/water_20MeV_electrons.json > /tmp/archer2_$P.json
         sed -i 's/"method": "wib"/"method": "hb"/' /tmp/archer2_$P.json
         log "ARCHER test 2 (4e6 histories, hb, $P)"
-        timeout 120 $M run /tmp/archer2_$P.json --backend gpu --histories 4000000 --output-dir /tmp/archer2_out
+        timeout 120 $M run /tmp/archer2_$P.json --backend gpu --histories 4000000 --if-exists overwrite --output-dir /tmp/archer2_out
       done ;;
     archer|seed)
       log "compare-tallies test 2"; timeout 200 $M compare-tallies --test 2 --backend gpu --json "$OUT/test2_table.json"
@@ -161,7 +161,7 @@ for part in "$@"; do
               benchmarks/photon_pencil_${E}MeV_water.json > /tmp/trk_${E}_${T}_${P}.json
             log "tracking: ${E} MeV photons, $T, $P, 1e7 histories"
             timeout 120 $M run /tmp/trk_${E}_${T}_${P}.json --backend gpu --histories 10000000 \
-              --output-dir /tmp/trk_out | grep -E "transport|histories/s|energy balance"
+              --if-exists overwrite --output-dir /tmp/trk_out | grep -E "transport|histories/s|energy balance"
           done
         done
       done
@@ -181,7 +181,7 @@ for part in "$@"; do
       /usr/bin/python3 validation/step_size/step_study.py make "$d/studies" --losses "${STEP_LOSSES:-0.025,0.05,0.1,0.15,0.2}"
       for f in "$d"/studies/e20_*.json "$d"/studies/p6_*.json; do
         n=$(basename "$f" .json); log "steps: $n"
-        timeout 120 $M run "$f" --backend gpu --histories "${STEP_HISTORIES:-10000000}" --output-dir "$d/$n" \
+        timeout 120 $M run "$f" --backend gpu --histories "${STEP_HISTORIES:-10000000}" --if-exists overwrite --output-dir "$d/$n" \
           | grep -E "transport time|deposited"
         rm -f "$d/$n"/*.h5
       done
@@ -217,7 +217,7 @@ for part in "$@"; do
         | cut -c1-160 > "$OUT/resource_usage.txt"; head -5 "$OUT/resource_usage.txt"
       log "ncu $P $H histories"
       timeout 400 ncu --clock-control none --set full --import-source yes -k regex:transport_kernel -c 1 \
-        -f -o /tmp/prof_$P $M run /tmp/prof_$P.json --backend gpu --histories "$H" --output-dir /tmp/prof_out > "$OUT/ncu_$P.log" 2>&1
+        -f -o /tmp/prof_$P $M run /tmp/prof_$P.json --backend gpu --histories "$H" --if-exists overwrite --output-dir /tmp/prof_out > "$OUT/ncu_$P.log" 2>&1
       tail -5 "$OUT/ncu_$P.log"
       ncu -i /tmp/prof_$P.ncu-rep --page details > "$OUT/ncu_details_$P.txt" 2>&1
       ncu -i /tmp/prof_$P.ncu-rep --page source --csv --print-source cuda,sass 2>&1 | gzip > "$OUT/ncu_source_$P.csv.gz"

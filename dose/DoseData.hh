@@ -57,6 +57,7 @@ struct RunMetadata
     //! Particles the source represents (dose also in Gy when set).
     std::optional<double> source_particles;
     EnergyBalance energy;
+    std::vector<std::string> warnings; //!< what the run warned about (e.g. no dose)
 };
 
 //! Dose [Gy per source particle] of voxel v = edep / (density * voxel

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <fstream>
+#include <vector>
 
 #include <H5Cpp.h>
 
@@ -116,10 +118,22 @@ H5::DataSet write_voxel_values(H5::H5File& file, char const* name, GridGeometry 
                                   });
 }
 
-void write_file(std::string const& tmp, DoseGridData const& data, RunMetadata const& meta)
+/*!
+ * The file is built in memory (HDF5's core driver, no backing store) and
+ * returned as bytes that the caller writes with checked writes. HDF5 1.10
+ * handles a failed write to disk badly: objects whose close failed stay
+ * half-closed, and closing them again, as its exit handler does, crashes the
+ * process (SIGSEGV at exit after a full disk). In memory nothing can fail
+ * that way. The cost is the file's size (compressed) in memory, twice, while
+ * it is written.
+ */
+std::vector<char> file_image(std::string const& name, DoseGridData const& data,
+                             RunMetadata const& meta)
 {
     GridGeometry const& g = data.geometry;
-    H5::H5File file(tmp, H5F_ACC_TRUNC);
+    H5::FileAccPropList fapl;
+    fapl.setCore(std::size_t(1) << 24, false);
+    H5::H5File file(name, H5F_ACC_TRUNC, H5::FileCreatPropList::DEFAULT, fapl);
 
     // Root: what the file is and the grid.
     attr_string(file, "format", "mcdose dose");
@@ -164,7 +178,9 @@ void write_file(std::string const& tmp, DoseGridData const& data, RunMetadata co
         H5::Attribute a = mat.createAttribute("names", type, H5::DataSpace(1, &n));
         if (n > 0)
             a.write(type, names.data());
+        a.close();
     }
+    mat.close();
 
     // Input echo.
     H5::Group input = file.createGroup("input");
@@ -174,6 +190,7 @@ void write_file(std::string const& tmp, DoseGridData const& data, RunMetadata co
         H5::DataSet ds = input.createDataSet("study_json", type, H5::DataSpace(H5S_SCALAR));
         char const* s = meta.study_json.c_str();
         ds.write(&s, type);
+        ds.close();
     }
 
     // Run facts.
@@ -203,7 +220,16 @@ void write_file(std::string const& tmp, DoseGridData const& data, RunMetadata co
     attr_double(run, "energy_stack_overflow_MeV", meta.energy.overflow_MeV);
     attr_double(run, "energy_rest_mass_MeV", meta.energy.rest_mass_MeV);
     attr_double(run, "energy_relative_imbalance", meta.energy.relative_imbalance());
+    run.close();
+    input.close();
+    file.flush(H5F_SCOPE_GLOBAL);
+    ssize_t const size = H5Fget_file_image(file.getId(), nullptr, 0);
+    MCDOSE_VALIDATE(size > 0, << "HDF5 gave no file image");
+    std::vector<char> image(static_cast<std::size_t>(size));
+    MCDOSE_VALIDATE(H5Fget_file_image(file.getId(), image.data(), image.size()) == size,
+                    << "HDF5 gave an incomplete file image");
     file.close();
+    return image;
 }
 } // namespace
 
@@ -211,20 +237,27 @@ void write_dose_hdf5(std::string const& path, DoseGridData const& data, RunMetad
 {
     validate_dose_data(data);
     H5::Exception::dontPrint();
+    std::vector<char> image;
+    try
+    {
+        image = file_image(path, data, meta);
+    }
+    catch (H5::Exception const& e)
+    {
+        MCDOSE_VALIDATE(false, << "cannot write HDF5 file '" << path << "': " << e.getFuncName()
+                               << ": " << e.getDetailMsg());
+    }
     write_atomically(path,
                      [&](std::string const& tmp)
                      {
-                         try
-                         {
-                             write_file(tmp, data, meta);
-                         }
-                         catch (H5::Exception const& e)
-                         {
-                             MCDOSE_VALIDATE(
-                                 false, << "cannot write HDF5 file '" << path
-                                        << "': " << e.getFuncName() << ": " << e.getDetailMsg()
-                                        << "; check that the directory exists and is writable");
-                         }
+                         std::ofstream out(tmp, std::ios::binary);
+                         MCDOSE_VALIDATE(out, << "cannot open '" << tmp
+                                              << "' for writing; check that the directory "
+                                                 "exists and is writable");
+                         out.write(image.data(), static_cast<std::streamsize>(image.size()));
+                         out.close();
+                         MCDOSE_VALIDATE(out, << "cannot write HDF5 file '" << path
+                                              << "' (disk full?); check the free disk space");
                      });
 }
 } // namespace mcdose

@@ -68,6 +68,8 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
          {data.geometry.spacing_cm[0], data.geometry.spacing_cm[1], data.geometry.spacing_cm[2]}},
         {"origin_cm",
          {data.geometry.origin_cm[0], data.geometry.origin_cm[1], data.geometry.origin_cm[2]}}};
+    j["zero_dose"] = meta.histories > 0 && meta.energy.deposited_MeV <= 0;
+    j["warnings"] = meta.warnings;
     j["outputs"] = output_files;
     return j.dump(2) + "\n";
 }
@@ -115,6 +117,8 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
         os << ", " << dmax * *meta.source_particles << " Gy for " << *meta.source_particles
            << " particles";
     os << '\n';
+    for (auto const& w : meta.warnings)
+        os << "  warning       : " << w << '\n';
     for (auto const& f : output_files)
         os << "  wrote         : " << f << '\n';
     return os.str();

@@ -8,8 +8,12 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
+#include <iostream>
 #include <limits>
+#include <map>
 #include <mutex>
+#include <sstream>
 
 #include <itkGDCMImageIO.h>
 #include <itkGDCMImageIOFactory.h>
@@ -29,6 +33,7 @@
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
+#include "io/InputFile.hh"
 
 namespace fs = std::filesystem;
 
@@ -86,6 +91,124 @@ GridGeometry geometry_of(DoubleImage const& image)
     return g;
 }
 
+//! Bytes of one component of a MetaImage ElementType (0 if unknown).
+std::size_t meta_element_bytes(std::string const& type)
+{
+    static std::map<std::string, std::size_t> const bytes = {
+        {"MET_CHAR", 1},      {"MET_UCHAR", 1},      {"MET_SHORT", 2}, {"MET_USHORT", 2},
+        {"MET_INT", 4},       {"MET_UINT", 4},       {"MET_LONG", 4},  {"MET_ULONG", 4},
+        {"MET_LONG_LONG", 8}, {"MET_ULONG_LONG", 8}, {"MET_FLOAT", 4}, {"MET_DOUBLE", 8}};
+    auto const it = bytes.find(type);
+    return it == bytes.end() ? 0 : it->second;
+}
+
+/*!
+ * A MetaImage whose data is shorter than its header promises is read by ITK
+ * with a warning only, leaving the rest of the buffer uninitialised. Compare
+ * the bytes the header promises (DimSize x channels x ElementType, or
+ * CompressedDataSize) with the bytes the file holds after the header.
+ */
+void check_metaimage_complete(std::string const& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    std::map<std::string, std::string> fields;
+    std::string line;
+    while (std::getline(in, line) && fields.size() < 64)
+    {
+        auto const eq = line.find('=');
+        if (eq == std::string::npos)
+            return; // not a MetaImage header: ITK reports it
+        std::string key = line.substr(0, eq), value = line.substr(eq + 1);
+        key.erase(key.find_last_not_of(" \t\r") + 1);
+        value.erase(0, value.find_first_not_of(" \t"));
+        value.erase(value.find_last_not_of(" \t\r") + 1);
+        fields[key] = value;
+        if (key == "ElementDataFile")
+            break;
+    }
+    auto const data_file = fields.find("ElementDataFile");
+    if (data_file == fields.end())
+        return;
+    std::uintmax_t available = 0;
+    std::error_code ec;
+    if (data_file->second == "LOCAL")
+    {
+        auto const offset = in.tellg();
+        if (offset < 0)
+            return;
+        available = fs::file_size(path, ec) - static_cast<std::uintmax_t>(offset);
+    }
+    else
+    {
+        fs::path const data = fs::path(path).parent_path() / data_file->second;
+        if (!fs::is_regular_file(data, ec))
+            return; // LIST, patterns and missing files: ITK reports them
+        available = fs::file_size(data, ec);
+    }
+    if (ec)
+        return;
+    std::uintmax_t expected = 0;
+    bool const compressed = fields["CompressedData"] == "True";
+    if (compressed)
+    {
+        if (fields.count("CompressedDataSize") == 0)
+            return;
+        expected = std::strtoull(fields["CompressedDataSize"].c_str(), nullptr, 10);
+    }
+    else
+    {
+        std::istringstream dims(fields["DimSize"]);
+        expected = meta_element_bytes(fields["ElementType"]);
+        if (fields.count("ElementNumberOfChannels"))
+            expected *= std::strtoull(fields["ElementNumberOfChannels"].c_str(), nullptr, 10);
+        std::uintmax_t d;
+        while (dims >> d)
+            expected *= d;
+    }
+    MCDOSE_VALIDATE(available >= expected,
+                    << "image '" << path << "' is truncated: its header promises " << expected
+                    << (compressed ? " bytes of compressed data" : " bytes of data")
+                    << ", the file holds " << available
+                    << " (an interrupted copy or a full disk?)");
+}
+
+/*!
+ * An uncompressed NIfTI file holds its header (vox_offset bytes, at least
+ * 352) and then the voxels; the NIfTI library reports a short read or write
+ * on stderr only. `io` has read the header.
+ */
+void check_nifti_complete(std::string const& path, itk::ImageIOBase const& io)
+{
+    if (!ends_with(path, ".nii"))
+        return; // .nii.gz: zlib reports a short stream
+    std::error_code ec;
+    std::uintmax_t const available = fs::file_size(path, ec);
+    std::uintmax_t const expected = 352 + static_cast<std::uintmax_t>(io.GetImageSizeInBytes());
+    MCDOSE_VALIDATE(ec || available >= expected,
+                    << "image '" << path << "' is truncated: its header promises " << expected
+                    << " bytes, the file holds " << available
+                    << " (an interrupted copy or a full disk?)");
+}
+
+/*!
+ * Some ITK readers (MetaIO) report a short read on std::cerr and carry on.
+ * While an image is read, std::cerr is collected here; the collected text is
+ * returned so that a short read becomes an error instead of garbage voxels.
+ */
+class CerrCapture
+{
+  public:
+    CerrCapture() : previous_(std::cerr.rdbuf(captured_.rdbuf())) {}
+    ~CerrCapture() { std::cerr.rdbuf(previous_); }
+    CerrCapture(CerrCapture const&) = delete;
+    CerrCapture& operator=(CerrCapture const&) = delete;
+    std::string text() const { return captured_.str(); }
+
+  private:
+    std::ostringstream captured_;
+    std::streambuf* previous_;
+};
+
 ScalarImage to_scalar_image(DoubleImage const& image, std::string pixel_type, bool integer)
 {
     ScalarImage out;
@@ -95,6 +218,21 @@ ScalarImage to_scalar_image(DoubleImage const& image, std::string pixel_type, bo
     out.pixel_type = std::move(pixel_type);
     out.integer_pixels = integer;
     return out;
+}
+
+//! A grid with no voxels or a zero, negative or non-finite spacing cannot be a phantom.
+void check_image_grid(GridGeometry const& g, std::string const& path)
+{
+    for (int c = 0; c < 3; ++c)
+    {
+        MCDOSE_VALIDATE(g.dims[c] >= 1, << "image '" << path << "' has size " << g.dims[0] << " x "
+                                        << g.dims[1] << " x " << g.dims[2]
+                                        << " (no voxels); check its header (DimSize, sizes)");
+        MCDOSE_VALIDATE(std::isfinite(g.spacing_cm[c]) && g.spacing_cm[c] > 0,
+                        << "image '" << path << "' has voxel spacing " << 10 * g.spacing_cm[c]
+                        << " mm along axis " << c
+                        << "; the spacing must be positive (check its header)");
+    }
 }
 
 bool is_integer_component(itk::IOComponentEnum c)
@@ -315,6 +453,60 @@ ScalarImage read_dicom_series(std::string const& dir, std::string const& series_
                            false);
 }
 
+/*!
+ * ITK's writers may report a failed write (a full disk) only on std::cerr and
+ * return normally: read the file back (header size and complete data) before
+ * it is renamed into place.
+ */
+template <class T>
+void verify_written_image(std::string const& staged, GridGeometry const& geometry,
+                          Span<T const> values)
+{
+    auto io = itk::ImageIOFactory::CreateImageIO(staged.c_str(), itk::IOFileModeEnum::ReadMode);
+    MCDOSE_VALIDATE(io, << "the file cannot be read back");
+    if (ends_with(staged, ".mha"))
+        check_metaimage_complete(staged);
+    try
+    {
+        io->SetFileName(staged);
+        io->ReadImageInformation();
+    }
+    catch (itk::ExceptionObject const& e)
+    {
+        MCDOSE_VALIDATE(false, << itk_reason(e));
+    }
+    check_nifti_complete(staged, *io);
+    auto reader = itk::ImageFileReader<DoubleImage>::New();
+    reader->SetImageIO(io);
+    reader->SetFileName(staged);
+    std::string warnings;
+    try
+    {
+        CerrCapture const capture;
+        reader->Update();
+        warnings = capture.text();
+    }
+    catch (itk::ExceptionObject const& e)
+    {
+        MCDOSE_VALIDATE(false, << itk_reason(e));
+    }
+    MCDOSE_VALIDATE(warnings.empty(), << warnings.substr(0, warnings.find('\n')));
+    GridGeometry const g = geometry_of(*reader->GetOutput());
+    MCDOSE_VALIDATE(g.dims[0] == geometry.dims[0] && g.dims[1] == geometry.dims[1] &&
+                        g.dims[2] == geometry.dims[2],
+                    << "the file read back has size " << g.dims[0] << " x " << g.dims[1] << " x "
+                    << g.dims[2]);
+    // Some libraries (NIfTI's znz) report a short write on stderr only and read
+    // a short file back as zeros: the values must be those written.
+    double const* back = reader->GetOutput()->GetBufferPointer();
+    for (size_type v = 0; v < values.size(); ++v)
+    {
+        MCDOSE_VALIDATE(back[v] == static_cast<double>(values[v]),
+                        << "voxel " << v << " reads back as " << back[v] << ", not "
+                        << static_cast<double>(values[v]));
+    }
+}
+
 template <class T>
 void write_image_impl(std::string const& path, GridGeometry const& geometry, Span<T const> values)
 {
@@ -368,6 +560,7 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
             // ITK picks details (e.g. MetaImage's single-file layout) from the
             // extension, so write under the real extension, then move onto `tmp`.
             std::string const staged = tmp + ext;
+            TemporaryFile const registered(staged);
             auto writer = itk::ImageFileWriter<Image>::New();
             writer->SetImageIO(io);
             writer->SetFileName(staged);
@@ -375,6 +568,7 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
             writer->UseCompressionOn();
             try
             {
+                CerrCapture const quiet; // failures are found by reading the file back
                 writer->Update();
             }
             catch (itk::ExceptionObject const& e)
@@ -382,6 +576,17 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
                 std::remove(staged.c_str());
                 MCDOSE_VALIDATE(false, << "cannot write image '" << path << "': " << itk_reason(e)
                                        << "; check that the directory exists and is writable");
+            }
+            try
+            {
+                verify_written_image(staged, geometry, values);
+            }
+            catch (RuntimeError const& e)
+            {
+                std::remove(staged.c_str());
+                MCDOSE_VALIDATE(false, << "cannot write image '" << path
+                                       << "': the file written is incomplete (" << e.what()
+                                       << "); check the free disk space");
             }
             if (std::rename(staged.c_str(), tmp.c_str()) != 0)
             {
@@ -401,6 +606,7 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
                                              "are relative to the study file)");
     if (fs::is_directory(path, ec))
         return read_dicom_series(path, dicom_series_uid);
+    require_regular_file(path, "image");
     if (!dicom_series_uid.empty())
     {
         throw DicomSeriesChoiceError("dicom_series_uid '" + dicom_series_uid +
@@ -436,18 +642,31 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
                     << " dimensions; give a 3D volume (or a 2D slice)");
     bool const integer = is_integer_component(io->GetComponentType());
 
+    if (ends_with(path, ".mha") || ends_with(path, ".mhd"))
+        check_metaimage_complete(path);
+    check_nifti_complete(path, *io);
     auto reader = itk::ImageFileReader<DoubleImage>::New();
     reader->SetImageIO(io);
     reader->SetFileName(path);
+    std::string warnings;
     try
     {
+        CerrCapture const capture;
         reader->Update();
+        warnings = capture.text();
     }
     catch (itk::ExceptionObject const& e)
     {
         MCDOSE_VALIDATE(false, << "cannot read image '" << path << "': " << itk_reason(e));
     }
-    return to_scalar_image(*reader->GetOutput(), component, integer);
+    MCDOSE_VALIDATE(warnings.find("not read completely") == std::string::npos &&
+                        warnings.find("rror") == std::string::npos,
+                    << "image '" << path << "' could not be read completely ("
+                    << warnings.substr(0, warnings.find('\n'))
+                    << "); the file is truncated or damaged");
+    ScalarImage image = to_scalar_image(*reader->GetOutput(), component, integer);
+    check_image_grid(image.geometry, path);
+    return image;
 }
 
 bool is_writable_image_path(std::string const& path)

@@ -37,7 +37,13 @@ std::size_t edit_distance(std::string const& a, std::string const& b);
 //! (distance <= max(1, len/3)), else empty.
 std::string closest_spelling(std::string const& word, std::vector<std::string> const& candidates);
 
-//! Parse JSON text; syntax errors become InputError with line and column.
+//! Deepest nesting of arrays and objects accepted in user JSON (a study
+//! needs fewer than 10; the bound keeps recursive code such as dump() safe).
+inline constexpr std::size_t max_json_depth = 64;
+
+//! Parse JSON text. Syntax errors, numbers beyond the double range, nesting
+//! deeper than max_json_depth and duplicate keys become InputError with line
+//! and column (and the JSON pointer where one is known).
 nlohmann::json parse_json_text(std::string const& text, std::string const& source_name);
 //! Read and parse a JSON file (missing or unreadable file: InputError).
 nlohmann::json parse_json_file(std::string const& path);

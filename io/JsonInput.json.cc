@@ -1,10 +1,14 @@
 //! \file io/JsonInput.json.cc
 #include "io/JsonInput.hh"
 
+#include "io/InputFile.hh"
+
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdlib>
 #include <fstream>
+#include <map>
 #include <sstream>
 
 namespace mcdose
@@ -118,41 +122,207 @@ std::string closest_spelling(std::string const& word, std::vector<std::string> c
     return best;
 }
 
+namespace
+{
+//! "line L, column C" of a byte offset.
+std::string line_column(std::string const& text, std::size_t offset)
+{
+    auto const pos = text_position(text, offset);
+    return "line " + std::to_string(pos.line) + ", column " + std::to_string(pos.column);
+}
+
+/*!
+ * One pass over JSON text with positions, which nlohmann's parser does not
+ * report for valid documents: nesting depth, duplicate keys (RFC 8259 leaves
+ * them to the reader; nlohmann keeps the last one silently) and numbers too
+ * large for a double. Tolerant of malformed text (it only skips what it does
+ * not know), iterative, and linear in the text.
+ */
+class JsonStructureScan
+{
+  public:
+    JsonStructureScan(std::string const& text, std::string const& source)
+        : text_(text), source_(source)
+    {
+    }
+
+    //! Throw InputError at the first problem; `numbers_only` checks numbers alone.
+    void operator()(bool numbers_only)
+    {
+        numbers_only_ = numbers_only;
+        std::size_t i = 0;
+        while (i < text_.size())
+            i = this->token(i);
+    }
+
+  private:
+    struct Frame
+    {
+        bool object{false};
+        std::string pointer;
+        std::map<std::string, std::size_t> key_offsets; //!< first offset of each key
+        std::string key;                                //!< current member's key
+        std::size_t index{0};                           //!< current array element
+        bool expect_key{false};
+    };
+
+    std::string const& text_;
+    std::string const& source_;
+    std::vector<Frame> stack_;
+    bool numbers_only_{false};
+
+    //! Pointer of the value that starts now.
+    std::string value_pointer() const
+    {
+        if (stack_.empty())
+            return "";
+        Frame const& f = stack_.back();
+        return f.pointer + "/" + (f.object ? escape_pointer_token(f.key) : std::to_string(f.index));
+    }
+
+    [[noreturn]] void fail(std::size_t offset, std::string const& pointer,
+                           std::string const& problem) const
+    {
+        throw InputError(source_,
+                         line_column(text_, offset) + (pointer.empty() ? "" : " (" + pointer + ")"),
+                         problem);
+    }
+
+    std::size_t token(std::size_t i)
+    {
+        char const c = text_[i];
+        if (c == '{' || c == '[')
+        {
+            if (!numbers_only_ && stack_.size() >= max_json_depth)
+            {
+                this->fail(i, this->value_pointer(),
+                           "nesting deeper than " + std::to_string(max_json_depth) +
+                               " levels; a study needs fewer than 10 (unbalanced brackets?)");
+            }
+            Frame f;
+            f.object = c == '{';
+            f.expect_key = f.object;
+            f.pointer = this->value_pointer();
+            stack_.push_back(std::move(f));
+            return i + 1;
+        }
+        if (c == '}' || c == ']')
+        {
+            if (!stack_.empty())
+                stack_.pop_back();
+            return i + 1;
+        }
+        if (c == ',' && !stack_.empty())
+        {
+            stack_.back().expect_key = stack_.back().object;
+            ++stack_.back().index;
+            return i + 1;
+        }
+        if (c == '"')
+            return this->string(i);
+        if (c == '-' || (c >= '0' && c <= '9'))
+            return this->number(i);
+        return i + 1;
+    }
+
+    //! A string literal from its opening quote; a key is checked for duplicates.
+    std::size_t string(std::size_t begin)
+    {
+        std::size_t i = begin + 1;
+        bool escaped = false;
+        while (i < text_.size() && (text_[i] != '"' || escaped))
+        {
+            escaped = !escaped && text_[i] == '\\';
+            ++i;
+        }
+        std::size_t const end = std::min(i + 1, text_.size());
+        if (stack_.empty() || !stack_.back().expect_key)
+            return end;
+        Frame& f = stack_.back();
+        f.expect_key = false;
+        std::string key = text_.substr(begin + 1, end - begin - 2 + (i < text_.size() ? 0 : 1));
+        if (key.find('\\') != std::string::npos)
+        {
+            // Compare keys as nlohmann stores them (escapes decoded).
+            try
+            {
+                key = nlohmann::json::parse(text_.substr(begin, end - begin)).get<std::string>();
+            }
+            catch (nlohmann::json::exception const&)
+            {
+            }
+        }
+        f.key = key;
+        if (numbers_only_)
+            return end;
+        auto const [it, inserted] = f.key_offsets.emplace(key, begin);
+        if (!inserted)
+        {
+            this->fail(begin, this->value_pointer(),
+                       "duplicate key '" + key + "' (first at " + line_column(text_, it->second) +
+                           "); a JSON object names each field once: keep one");
+        }
+        return end;
+    }
+
+    std::size_t number(std::size_t begin)
+    {
+        std::size_t i = begin;
+        auto const is_number_char = [](char c)
+        {
+            return std::isdigit(static_cast<unsigned char>(c)) || c == '.' || c == 'e' ||
+                   c == 'E' || c == '+' || c == '-';
+        };
+        while (i < text_.size() && is_number_char(text_[i]))
+            ++i;
+        std::string const literal = text_.substr(begin, i - begin);
+        double const x = std::strtod(literal.c_str(), nullptr);
+        if (std::isinf(x))
+        {
+            this->fail(begin, this->value_pointer(),
+                       "number " + literal.substr(0, 40) +
+                           " is too large for a double (at most about 1.8e308)");
+        }
+        return i;
+    }
+};
+} // namespace
+
 nlohmann::json parse_json_text(std::string const& text, std::string const& source_name)
 {
+    nlohmann::json doc;
     try
     {
-        return nlohmann::json::parse(text);
+        doc = nlohmann::json::parse(text);
     }
     catch (nlohmann::json::parse_error const& e)
     {
         // nlohmann reports the byte just past the offending token (1-based);
         // convert it to the line and column an editor shows.
         std::size_t const offset = token_start(text, e.byte > 0 ? e.byte - 1 : 0);
-        auto const pos = text_position(text, offset);
         // Keep only the explanation after nlohmann's "parse error at ...: " prefix.
         std::string detail = e.what();
         auto const colon = detail.find("syntax error");
         if (colon != std::string::npos)
             detail = detail.substr(colon);
-        throw InputError(source_name,
-                         "line " + std::to_string(pos.line) + ", column " +
-                             std::to_string(pos.column),
+        throw InputError(source_name, line_column(text, offset),
                          "malformed JSON (" + detail +
                              "); fix the syntax there (missing comma, quote or bracket?)");
     }
+    catch (nlohmann::json::exception const&)
+    {
+        // The parser's other refusal is a number out of the double range
+        // (out_of_range.406), reported without a position: find it.
+        JsonStructureScan(text, source_name)(true);
+        throw InputError(source_name, "", "the JSON parser refused the text; check its numbers");
+    }
+    JsonStructureScan(text, source_name)(false);
+    return doc;
 }
 
 nlohmann::json parse_json_file(std::string const& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw InputError(path, "", "cannot open the file (missing or unreadable); check the path");
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_json_text(ss.str(), path);
+    return parse_json_text(read_input_file(path, "JSON file"), path);
 }
 
 bool NumberRange::contains(double x) const
@@ -301,6 +471,14 @@ long long JsonNode::integer(long long lo, long long hi, char const* hint) const
          std::fabs(value_->get<double>()) < 9e15);
     if (!integral)
     {
+        bool const whole_but_large =
+            value_->is_number_float() && std::floor(value_->get<double>()) == value_->get<double>();
+        if (whole_but_large)
+        {
+            this->fail(with_hint("value " + value_->dump() + " is out of range; it must be in [" +
+                                     std::to_string(lo) + ", " + std::to_string(hi) + "]",
+                                 hint));
+        }
         std::string got = value_->is_number() ? value_->dump() : value_->type_name();
         this->fail(with_hint("expected a whole number, got " + got, hint));
     }

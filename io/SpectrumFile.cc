@@ -2,11 +2,10 @@
 #include "io/SpectrumFile.hh"
 
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <sstream>
 
 #include "io/InputError.hh"
+#include "io/InputFile.hh"
 
 namespace mcdose
 {
@@ -51,16 +50,7 @@ bool to_number(std::string const& text, double* value)
 
 SpectrumLines read_spectrum_lines(std::string const& path)
 {
-    std::error_code ec;
-    if (!std::filesystem::is_regular_file(path, ec))
-    {
-        throw InputError(path, "",
-                         "not a readable file; give a two-column text file of energy_MeV and "
-                         "weight");
-    }
-    std::ifstream in(path);
-    if (!in)
-        throw InputError(path, "", "cannot open the spectrum file; check its permissions");
+    std::istringstream in(read_input_file(path, "spectrum file"));
     SpectrumLines lines;
     std::string row;
     bool first_data_row = true;

@@ -427,6 +427,16 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
         {
             throw InputError(input.study_file, input.pointer + "/image", e.what());
         }
+        auto const not_finite = std::count_if(ct.values.begin(), ct.values.end(),
+                                              [](double x) { return !std::isfinite(x); });
+        if (not_finite > 0)
+        {
+            throw InputError(input.study_file, input.pointer + "/image",
+                             "image '" + input.ct.image_path + "' has " +
+                                 std::to_string(not_finite) +
+                                 " voxels that are not finite numbers (NaN or infinity); a CT "
+                                 "holds CT numbers in HU: repair or replace the image");
+        }
         try
         {
             return build_ct_phantom(ct.geometry, ct.values, input.ct.calibration);

@@ -55,7 +55,7 @@ case "$mode" in
       extra=(--histories 1000000)
       echo "(no GPU: CPU backend, 1e6 histories with condensed-history electrons, about 15 s on 2 cores)"
     fi
-    build/release/app/mcdose run examples/slab_6MeV_photons.json --output-dir results "${extra[@]}"
+    build/release/app/mcdose run examples/slab_6MeV_photons.json --if-exists overwrite --output-dir results "${extra[@]}"
     /usr/bin/python3 scripts/plot_dose.py results/slab_6MeV_photons.h5
     ;;
   bundle)

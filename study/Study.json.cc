@@ -2,11 +2,13 @@
 //! The study reader: each section's fields, ranges and defaults, as documented
 //! in docs/study-format.md. Later sections (e.g. new source types) add their
 //! fields here and to the docs and schema together.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 
+#include "io/InputFile.hh"
 #include "io/InputPath.hh"
 #include "io/JsonInput.hh"
 #include "phantoms/PhantomJson.hh"
@@ -142,7 +144,7 @@ RunInput parse_run(JsonNode const& node)
                            : "no stopping rule; give 'histories' or 'target_uncertainty' (with "
                              "'time_limit_s')");
     }
-    long long const max_count = 1LL << 62;
+    auto const max_count = static_cast<long long>(max_study_histories);
     if (by_count)
     {
         r.histories = static_cast<std::uint64_t>(
@@ -180,12 +182,26 @@ RunInput parse_run(JsonNode const& node)
     return r;
 }
 
+//! A name that becomes part of a file name: no directories, no hidden files.
+void check_file_stem(JsonNode const& node, std::string const& name)
+{
+    bool const bad_char = name.find_first_of("/\\") != std::string::npos ||
+                          std::any_of(name.begin(), name.end(),
+                                      [](char c) { return static_cast<unsigned char>(c) < 32; });
+    if (name.empty() || name.front() == '.' || bad_char || name.size() > 200)
+    {
+        node.fail("'" + name.substr(0, 200) +
+                  "' cannot be part of a file name; use letters, digits, '_', '-' and '.' "
+                  "(not first), without '/' (at most 200 characters)");
+    }
+}
+
 OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
                           std::string const& default_name)
 {
     node.require_object("the outputs");
     node.allow_only({"directory", "name", "hdf5", "image_format", "depth_dose", "depth_axis",
-                     "lateral_profiles", "summary"});
+                     "lateral_profiles", "summary", "if_exists"});
     OutputInput o;
     std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
                                             : std::string(".");
@@ -194,9 +210,10 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
     if (auto n = node.optional_child("name"))
     {
         o.name = n->string("a file stem such as \"water_20MeV\"");
-        if (o.name.empty() || o.name.find('/') != std::string::npos)
-            n->fail("must be a non-empty file stem without '/'");
+        check_file_stem(*n, o.name);
     }
+    if (auto e = node.optional_child("if_exists"))
+        o.if_exists = e->choice({"error", "overwrite", "increment"});
     if (auto h = node.optional_child("hdf5"))
         o.hdf5 = h->boolean();
     if (auto f = node.optional_child("image_format"))
@@ -221,7 +238,12 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
             lp.position_cm = pn.child("position_cm")
                                  .real3(NumberRange::closed(-1e5, 1e5),
                                         "a point the profile line passes through, in cm");
-            lp.name = pn.has("name") ? pn.child("name").string() : "profile" + std::to_string(i);
+            lp.name = "profile" + std::to_string(i);
+            if (auto name = pn.optional_child("name"))
+            {
+                lp.name = name->string("a file-name suffix such as \"x_at_5cm\"");
+                check_file_stem(*name, lp.name);
+            }
             o.lateral_profiles.push_back(lp);
         }
     }
@@ -296,16 +318,7 @@ StudyInput parse_study(std::string const& text, std::string const& source_name)
 
 StudyInput load_study(std::string const& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
-    {
-        throw InputError(path, "",
-                         "cannot open the study file (missing or unreadable); check "
-                         "the path");
-    }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    return parse_study(ss.str(), path);
+    return parse_study(read_input_file(path, "study file"), path);
 }
 
 int resolve_depth_axis(StudyInput const& study, GridGeometry const& geometry)

@@ -3,9 +3,12 @@
 
 #include <sstream>
 
+#include "core/Config.hh"
+#include "core/Device.hh"
 #include "io/InputError.hh"
 #include "phantoms/PhantomBuilder.hh"
 #include "sources/SourceParams.hh"
+#include "study/OutputPlan.hh"
 #include "study/StudyMaterials.hh"
 
 namespace mcdose
@@ -16,6 +19,47 @@ std::vector<StudyCheck>& checks()
 {
     static std::vector<StudyCheck> c;
     return c;
+}
+
+//! A charged source needs condensed history; `particles` on every source or none.
+void check_sources(StudyInput const& study)
+{
+    MCDOSE_VALIDATE(!study.sources.empty(), << "'sources' is empty; give at least one source");
+    bool const first_has_particles = study.sources.front().particles.has_value();
+    for (std::size_t i = 0; i < study.sources.size(); ++i)
+    {
+        SourceInput const& s = study.sources[i];
+        if (s.particle != ParticleType::photon && !study.physics.condensed_history)
+        {
+            throw InputError(study.study_file, s.pointer + "/particle",
+                             std::string("'") + to_cstring(s.particle) +
+                                 "' sources need \"electron_transport\": \"condensed\" in "
+                                 "'physics' (with \"local\" a source electron would deposit all "
+                                 "its energy at its entry point)");
+        }
+        if (s.particles.has_value() != first_has_particles)
+        {
+            SourceInput const& with = first_has_particles ? study.sources.front() : s;
+            SourceInput const& without = first_has_particles ? s : study.sources.front();
+            throw InputError(study.study_file, s.pointer + "/particles",
+                             "'particles' is given on " + with.pointer + " but not on " +
+                                 without.pointer +
+                                 "; give it for every source (the dose in Gy needs them all) "
+                                 "or for none");
+        }
+    }
+}
+
+void check_rng(StudyInput const& study)
+{
+    RngKind const g = study.rng.generator;
+    if (g != RngKind::philox && g != RngKind::hybrid_taus && g != RngKind::lagged_fibonacci)
+    {
+        throw InputError(study.study_file, "/rng/generator",
+                         std::string("'") + to_cstring(g) +
+                             "' is a baseline for RNG studies only; use philox, hybrid-taus or "
+                             "lagged-fibonacci for transport");
+    }
 }
 
 void check_profile_points(StudyInput const& study, Phantom const& phantom)
@@ -36,8 +80,8 @@ void check_profile_points(StudyInput const& study, Phantom const& phantom)
         }
     }
 }
-} // namespace
-
+//! Volume sources: each emits from at least one voxel of the phantom (material, region and
+//! activity image read and checked; errors name the source's field).
 void check_volume_sources(StudyInput const& study, Phantom const& phantom)
 {
     for (SourceInput const& s : study.sources)
@@ -46,6 +90,7 @@ void check_volume_sources(StudyInput const& study, Phantom const& phantom)
             volume_emission_weights(*s.volume, phantom, s.pointer);
     }
 }
+} // namespace
 
 bool register_study_check(StudyCheck check)
 {
@@ -58,6 +103,20 @@ std::vector<StudyCheck> const& registered_study_checks()
     return checks();
 }
 
+Backend resolve_backend(Backend requested)
+{
+    if (requested == Backend::automatic)
+        return device_count() > 0 ? Backend::gpu : Backend::cpu;
+    if (requested == Backend::gpu)
+    {
+        MCDOSE_VALIDATE(MCDOSE_USE_CUDA, << "backend 'gpu' requested but mcdose was built "
+                                            "without CUDA; use 'cpu' or 'auto'");
+        MCDOSE_VALIDATE(device_count() > 0, << "backend 'gpu' requested but no GPU is usable ("
+                                            << no_device_reason() << "); use 'cpu' or 'auto'");
+    }
+    return requested;
+}
+
 Phantom build_study_phantom(StudyInput const& study, std::vector<std::string>* warnings)
 {
     auto user = study_user_materials(study);
@@ -65,13 +124,26 @@ Phantom build_study_phantom(StudyInput const& study, std::vector<std::string>* w
     return build_phantom(study.phantom, nominal_density_lookup(std::move(user)), warnings);
 }
 
+void run_study_checks(StudyInput const& study, Phantom const& phantom,
+                      StudyCheckOptions const& options)
+{
+    check_sources(study);
+    check_volume_sources(study, phantom);
+    check_rng(study);
+    resolve_backend(study.backend);
+    if (options.outputs)
+    {
+        check_profile_points(study, phantom);
+        check_outputs(study, study.outputs);
+    }
+    for (auto const& c : registered_study_checks())
+        c.check(study, phantom);
+}
+
 Phantom check_study(StudyInput const& study, std::vector<std::string>* warnings)
 {
     Phantom phantom = build_study_phantom(study, warnings);
-    check_profile_points(study, phantom);
-    check_volume_sources(study, phantom);
-    for (auto const& c : registered_study_checks())
-        c.check(study, phantom);
+    run_study_checks(study, phantom);
     return phantom;
 }
 } // namespace mcdose

@@ -1,5 +1,5 @@
 //! \file study/StudyChecks.hh
-//! Whole-study validation used by `mcdose check` (and before a run).
+//! Whole-study validation: the checks `mcdose check` and run_study make.
 //!
 //! The parser (Study.json.cc) checks syntax, types and ranges field by field;
 //! the phantom build checks images and the calibration. Checks that need
@@ -38,12 +38,28 @@ std::vector<StudyCheck> const& registered_study_checks();
 //! calibration (errors name the field). Notes go to `warnings`.
 Phantom build_study_phantom(StudyInput const& study, std::vector<std::string>* warnings);
 
-//! Volume sources: each emits from at least one voxel of the phantom (material, region
-//! and activity image read and checked; errors name the source's field).
-void check_volume_sources(StudyInput const& study, Phantom const& phantom);
+//! Which of the study checks to make.
+struct StudyCheckOptions
+{
+    bool outputs{true}; //!< the outputs section (names, directory, earlier files)
+};
 
-//! Everything `mcdose check` verifies: build the phantom, check that output
-//! profile points lie in it and the volume sources, then run the registered checks. Returns the
-//! phantom for the caller's summary.
+/*!
+ * The checks a study must pass before transport, in order: sources (volume sources
+ * against the phantom), random
+ * number generator, backend, outputs (profile points inside the phantom,
+ * names, directory: study/OutputPlan.hh), then the registered checks. One
+ * list for `mcdose check` and run_study, so that `check` refuses whatever a
+ * run would refuse before transport.
+ */
+void run_study_checks(StudyInput const& study, Phantom const& phantom,
+                      StudyCheckOptions const& options = {});
+
+//! The backend a run uses: `requested`, with "auto" resolved (a GPU if one
+//! is usable); RuntimeError for "gpu" without a usable GPU.
+Backend resolve_backend(Backend requested);
+
+//! Everything `mcdose check` verifies: build the phantom, then
+//! run_study_checks. Returns the phantom for the caller's summary.
 Phantom check_study(StudyInput const& study, std::vector<std::string>* warnings);
 } // namespace mcdose

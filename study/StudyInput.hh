@@ -63,6 +63,9 @@ struct TallyInput
     int batches{10};                      //!< batch method: number of batches
 };
 
+//! Most histories a run accepts (study and command line).
+inline constexpr std::uint64_t max_study_histories = std::uint64_t(1) << 62;
+
 //! Stopping rule: a number of histories, or a target uncertainty with a time limit.
 struct RunInput
 {
@@ -95,6 +98,10 @@ struct OutputInput
     std::optional<int> depth_axis; //!< default: grid axis closest to the first source's direction
     std::vector<LateralProfileInput> lateral_profiles;
     bool summary{true}; //!< run-summary JSON
+    //! What a run does when files of an earlier run are there: "error" (refuse,
+    //! the default), "overwrite" (remove the files the earlier run's manifest
+    //! lists, then write) or "increment" (write under `<name>_2`, `_3`, ...).
+    std::string if_exists{"error"};
 };
 
 //! The whole study.

@@ -19,6 +19,7 @@
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "sources/SourceParams.hh"
 #include "study/MemoryPlan.hh"
+#include "study/OutputPlan.hh"
 #include "study/RunOutputs.hh"
 #include "study/StudyChecks.hh"
 #include "study/StudyMaterials.hh"
@@ -49,26 +50,19 @@ struct SourceBounds
     std::optional<double> source_particles;
 };
 
-//! Sources: any number, each history draws one (SourceMixParams); a charged
-//! source needs condensed-history transport.
-SourceBounds check_sources(StudyInput const& study)
+//! What the sources imply (run_study_checks has checked them).
+SourceBounds source_bounds(StudyInput const& study)
 {
-    MCDOSE_VALIDATE(!study.sources.empty(), << "'sources' is empty; give at least one source");
     SourceBounds bounds;
     for (SourceInput const& s : study.sources)
     {
-        MCDOSE_VALIDATE(s.particle == ParticleType::photon || study.physics.condensed_history,
-                        << s.pointer << "/particle: '" << to_cstring(s.particle)
-                        << "' sources need \"electron_transport\": \"condensed\" in 'physics' "
-                           "(with \"local\" a source electron would deposit all its energy at "
-                           "its entry point)");
         double const e = max_energy_MeV(s);
         bounds.max_kinetic_MeV = std::max(bounds.max_kinetic_MeV, e);
         bounds.max_primary_MeV = std::max(
             bounds.max_primary_MeV,
             e + (s.particle == ParticleType::positron ? 2 * constants::electron_mass_MeV : 0.0));
     }
-    if (study.sources.front().particles)
+    if (!study.sources.empty() && study.sources.front().particles)
     {
         double sum = 0;
         for (SourceInput const& s : study.sources)
@@ -96,28 +90,14 @@ struct StudyPhantom
     std::vector<Material> materials; //!< by MaterialIndex
 };
 
-StudyPhantom build_run_phantom(StudyInput const& study, std::vector<std::string>* warnings)
+StudyPhantom build_phantom_and_materials(StudyInput const& study,
+                                         std::vector<std::string>* warnings)
 {
+    StudyPhantom result{build_study_phantom(study, warnings), {}};
     auto const user = study_user_materials(study);
-    check_phantom_materials(study, user);
-    StudyPhantom result{build_phantom(study.phantom, nominal_density_lookup(user), warnings), {}};
     for (auto const& name : result.phantom.material_names)
         result.materials.push_back(find_material(name, user));
     return result;
-}
-
-Backend resolve_backend(Backend requested)
-{
-    if (requested == Backend::automatic)
-        return device_count() > 0 ? Backend::gpu : Backend::cpu;
-    if (requested == Backend::gpu)
-    {
-        MCDOSE_VALIDATE(MCDOSE_USE_CUDA, << "backend 'gpu' requested but mcdose was built "
-                                            "without CUDA; use 'cpu' or 'auto'");
-        MCDOSE_VALIDATE(device_count() > 0, << "backend 'gpu' requested but no GPU is usable ("
-                                            << no_device_reason() << "); use 'cpu' or 'auto'");
-    }
-    return requested;
 }
 
 //! The GPUs this process drives: --gpus if given; one per rank when several
@@ -199,6 +179,7 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
     run_options.histories = histories;
     run_options.max_primary_energy_MeV = max_primary_MeV;
     run_options.on_batch = options.on_batch;
+    run_options.stop_requested = options.stop_requested;
     run_options.gpus = gpus;
     run_options.cpu_groups = options.cpu_groups;
     run_options.checkpoint_path = options.checkpoint_path;
@@ -476,16 +457,14 @@ std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult& run,
     return depth_dose_from_batch_slabs(geometry, depth_axis, run.batch_digests);
 }
 
-//! Write the files the study's outputs section asks for; returns their paths.
-std::vector<std::string> write_outputs(StudyInput const& study, StudyRunOptions const& options,
-                                       DoseGridData const& data, RunMetadata const& meta,
-                                       TransportRunResult& run,
+//! Write the files the study's outputs section asks for, then the manifest
+//! listing them; returns their paths.
+std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridData const& data,
+                                       RunMetadata const& meta, TransportRunResult& run,
                                        TransportRunOptions const& run_options, int depth_axis,
                                        std::vector<std::string>& warnings)
 {
-    OutputInput outputs = study.outputs;
-    if (options.output_dir)
-        outputs.directory = *options.output_dir;
+    OutputInput outputs = outputs_in;
     std::optional<DepthDoseCurve> curve;
     if (outputs.depth_dose)
     {
@@ -496,21 +475,52 @@ std::vector<std::string> write_outputs(StudyInput const& study, StudyRunOptions 
             warnings.push_back("depth-dose CSV skipped: it needs at least 2 completed batches");
         }
     }
-    return write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr);
+    auto files = write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr);
+    write_output_manifest(outputs, files, meta.complete);
+    files.push_back(manifest_path(outputs));
+    return files;
+}
+
+//! The study as this run sees it: the command line's overrides applied.
+StudyInput effective_study(StudyInput const& study, StudyRunOptions const& options)
+{
+    StudyInput s = study;
+    if (options.backend)
+        s.backend = *options.backend;
+    if (options.cpu_threads)
+        s.cpu_threads = *options.cpu_threads;
+    if (options.output_dir)
+        s.outputs.directory = *options.output_dir;
+    if (options.if_exists)
+        s.outputs.if_exists = *options.if_exists;
+    return s;
+}
+
+//! A run that deposited nothing is almost always a set-up mistake: say so.
+void warn_if_no_dose(TransportRunResult const& run, StudyRunSummary& summary)
+{
+    if (run.histories == 0 || run.balance.deposited_MeV > 0)
+        return;
+    summary.zero_dose = true;
+    summary.warnings.push_back(
+        "no energy was deposited in the phantom by " + std::to_string(run.histories) +
+        " histories: check that the sources point at the phantom and reach it, and that its "
+        "densities are not all 0");
 }
 } // namespace
 
-StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options)
+StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& options)
 {
     auto const t0 = std::chrono::steady_clock::now();
     StudyRunSummary summary;
     std::string const started = utc_now_iso8601();
-
-    SourceBounds const source_bounds = check_sources(study);
-    std::uint64_t const histories = resolve_histories(study, options);
-    Backend const backend = resolve_backend(options.backend ? *options.backend : study.backend);
-    bool const gpu = backend == Backend::gpu;
+    StudyInput const study = effective_study(study_in, options);
     Comm const& comm = Comm::world();
+    bool const writes = options.write_outputs && comm.rank() == 0;
+
+    std::uint64_t const histories = resolve_histories(study, options);
+    Backend const backend = resolve_backend(study.backend);
+    bool const gpu = backend == Backend::gpu;
     std::vector<int> const gpus = gpu ? resolve_gpus(options.gpus, comm) : std::vector<int>{};
     MemoryPlanInput memory{0, backend, gpus.size(), options.cpu_groups, comm.size()};
     // A shape phantom's grid is in the study: refuse before allocating anything.
@@ -519,25 +529,34 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         memory.voxels = *voxels;
         check_study_memory(study, memory, gpus);
     }
-    StudyPhantom const study_phantom = build_run_phantom(study, &summary.warnings);
+    StudyPhantom const study_phantom = build_phantom_and_materials(study, &summary.warnings);
     Phantom const& phantom = study_phantom.phantom;
     GridGeometry const& geometry = phantom.grid.geometry();
-    check_volume_sources(study, phantom);
+    StudyCheckOptions check_options;
+    check_options.outputs = writes;
+    run_study_checks(study, phantom, check_options);
+    SourceBounds const bounds = source_bounds(study);
     if (memory.voxels == 0)
     {
         // An image phantom's grid is known once the image is read.
         memory.voxels = geometry.num_voxels();
         check_study_memory(study, memory, gpus);
     }
+    // Outputs are checked and their directory locked before any transport.
+    std::optional<PreparedOutputs> prepared;
+    if (writes)
+        prepared = prepare_outputs(study, study.outputs);
+    if (!options.checkpoint_path.empty() && comm.rank() == 0)
+        remove_stale_temporaries({options.checkpoint_path});
 
     TransportOptions const transport_options =
-        make_transport_options(study.physics, source_bounds.max_kinetic_MeV);
+        make_transport_options(study.physics, bounds.max_kinetic_MeV);
     TransportParams const physics(study_phantom.materials, phantom.grid, transport_options);
     std::vector<DeviceReplica> const replicas =
         make_device_replicas(study_phantom, transport_options, gpus.size());
 
     TransportRunOptions run_options =
-        make_run_options(study, options, backend, gpus, histories, source_bounds.max_primary_MeV);
+        make_run_options(study, options, backend, gpus, histories, bounds.max_primary_MeV);
     std::string stop_reason = "histories";
     if (histories == 0)
         add_target_uncertainty_rule(study, phantom, stop_reason, run_options);
@@ -556,19 +575,21 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
         run.complete = false;
     summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
     summarize_run(run, gpus, gpu, summary);
+    warn_if_no_dose(run, summary);
 
     EnergyPerParticle const energy = energy_per_particle(std::move(run.dose), run.histories);
     DoseGridData const data = make_dose_grid_data(phantom, energy);
     summary.uncertainty_reached =
         mean_relative_uncertainty(data, study.run.uncertainty_dose_fraction);
 
-    if (options.write_outputs && comm.rank() == 0)
+    if (writes)
     {
         double const wall_time_s =
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        RunMetadata const meta = make_run_metadata(study, summary, run, started, wall_time_s,
-                                                   stop_reason, source_bounds.source_particles);
-        summary.files = write_outputs(study, options, data, meta, run, run_options, depth_axis,
+        RunMetadata meta = make_run_metadata(study, summary, run, started, wall_time_s, stop_reason,
+                                             bounds.source_particles);
+        meta.warnings = summary.warnings;
+        summary.files = write_outputs(prepared->outputs, data, meta, run, run_options, depth_axis,
                                       summary.warnings);
     }
     return summary;

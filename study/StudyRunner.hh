@@ -20,6 +20,7 @@ struct StudyRunOptions
     std::optional<std::uint64_t> histories; //!< overrides run.histories
     std::optional<int> cpu_threads;         //!< overrides cpu_threads
     std::optional<std::string> output_dir;  //!< overrides outputs.directory
+    std::optional<std::string> if_exists;   //!< overrides outputs.if_exists
     bool write_outputs{true};               //!< (rank 0 only writes)
     //! GPUs of this process ("": all visible, or one per rank when several
     //! ranks share a node; "2": the first two; "0,2": those; see select_gpus).
@@ -30,6 +31,9 @@ struct StudyRunOptions
     std::string resume_path;         //!< continue from this checkpoint
     //! Progress after each batch (return false to stop at the batch boundary).
     std::function<bool(TransportProgress const&)> on_batch;
+    //! Polled during CPU batches: true stops the run within about a second,
+    //! discarding the batch in progress (TransportRunOptions::stop_requested).
+    std::function<bool()> stop_requested;
 };
 
 struct StudyRunSummary
@@ -46,8 +50,9 @@ struct StudyRunSummary
     double histories_per_s{0};
     EnergyBalance balance; //!< totals over the run [MeV]
     std::optional<double> uncertainty_reached;
-    std::vector<std::string> files;
+    std::vector<std::string> files; //!< written by this run (the manifest last)
     std::vector<std::string> warnings;
+    bool zero_dose{false}; //!< histories ran but no energy was deposited
 };
 
 StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options);

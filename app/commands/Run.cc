@@ -5,12 +5,14 @@
 #include <cstdio>
 #include <iomanip>
 #include <iostream>
+#include <optional>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
 
 #include "app/CommandRegistry.hh"
 #include "app/ListOptions.hh"
+#include "core/AtomicFile.hh"
 #include "core/Comm.hh"
 #include "study/StudyInput.hh"
 #include "study/StudyRunner.hh"
@@ -19,20 +21,62 @@ namespace mcdose::app
 {
 namespace
 {
-std::atomic<bool> g_interrupted{false};
+std::atomic<int> g_signals{0};
 
-extern "C" void on_sigint(int)
+/*!
+ * SIGINT and SIGTERM (what batch schedulers send): the first stops the run
+ * within about a second and the results so far are written, marked
+ * incomplete; a second ends the process at once, removing the temporary
+ * files of any output being written (finished outputs stay; no half file
+ * ever carries a final name). Only async-signal-safe calls here.
+ */
+extern "C" void on_stop_signal(int sig)
 {
-    g_interrupted.store(true);
+    if (g_signals.fetch_add(1) == 0)
+    {
+        static char const note[] = "\nmcdose: stopping: the results so far will be written "
+                                   "(signal again to end at once)\n";
+        (void)!::write(STDERR_FILENO, note, sizeof(note) - 1);
+        return;
+    }
+    remove_registered_temporaries();
+    ::_exit(128 + sig);
 }
+
+//! Installs on_stop_signal for SIGINT and SIGTERM; restores the previous handlers.
+class StopSignals
+{
+  public:
+    StopSignals()
+    {
+        struct sigaction action = {};
+        action.sa_handler = on_stop_signal;
+        action.sa_flags = SA_RESTART; // the run's reads and writes carry on
+        sigemptyset(&action.sa_mask);
+        ::sigaction(SIGINT, &action, &previous_int_);
+        ::sigaction(SIGTERM, &action, &previous_term_);
+    }
+    ~StopSignals()
+    {
+        ::sigaction(SIGINT, &previous_int_, nullptr);
+        ::sigaction(SIGTERM, &previous_term_, nullptr);
+    }
+    StopSignals(StopSignals const&) = delete;
+    StopSignals& operator=(StopSignals const&) = delete;
+
+  private:
+    struct sigaction previous_int_ = {};
+    struct sigaction previous_term_ = {};
+};
 
 struct RunArgs
 {
     std::string study;
     std::string backend;
-    std::string histories; //!< whole number, scientific notation allowed ("4e7")
-    int threads{-1};
+    std::optional<std::string> histories; //!< whole number, scientific notation allowed ("4e7")
+    std::optional<int> threads;
     std::string output_dir;
+    std::string if_exists;
     std::string gpus;
     int cpu_groups{1};
     std::string checkpoint;
@@ -56,35 +100,42 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
     StudyRunOptions opts;
     if (!a.backend.empty())
         opts.backend = to_backend(a.backend);
-    if (!a.histories.empty())
+    if (a.histories)
     {
-        auto const n = parse_counts(a.histories, "--histories");
-        MCDOSE_VALIDATE(n.size() == 1, << "'--histories' takes one number (got '" << a.histories
+        auto const n = parse_counts(*a.histories, "--histories");
+        MCDOSE_VALIDATE(n.size() == 1, << "'--histories' takes one number (got '" << *a.histories
                                        << "'); e.g. --histories 4e7");
+        MCDOSE_VALIDATE(n.front() <= max_study_histories,
+                        << "'--histories' " << *a.histories << " is above the limit of a run ("
+                        << max_study_histories << "); give fewer");
         opts.histories = n.front();
     }
-    if (a.threads >= 0)
-        opts.cpu_threads = a.threads;
+    if (a.threads)
+        opts.cpu_threads = *a.threads;
     if (!a.output_dir.empty())
         opts.output_dir = a.output_dir;
+    if (!a.if_exists.empty())
+        opts.if_exists = a.if_exists;
     opts.gpus = a.gpus;
     opts.cpu_groups = a.cpu_groups;
     opts.checkpoint_path = a.checkpoint;
     opts.checkpoint_interval_s = a.checkpoint_every_s;
     opts.resume_path = a.resume;
 
-    // Progress on stderr only for interactive runs; Ctrl-C stops at the next
-    // batch boundary and writes the results so far, marked incomplete.
+    // Progress on stderr only for interactive runs; Ctrl-C or SIGTERM stops
+    // the run (within about a second on the CPU, at the next batch boundary
+    // on a GPU) and writes the results so far, marked incomplete.
     bool const show = !global.quiet && isatty(STDERR_FILENO) && comm.rank() == 0;
-    auto const previous = std::signal(SIGINT, on_sigint);
+    g_signals.store(0);
+    StopSignals const signals;
     opts.on_batch = [show](TransportProgress const& p)
     {
         if (show && p.elapsed_s > 1.0)
             print_progress(p);
-        return !g_interrupted.load();
+        return g_signals.load() == 0;
     };
+    opts.stop_requested = [] { return g_signals.load() > 0; };
     StudyRunSummary const s = run_study(study, opts);
-    std::signal(SIGINT, previous);
     if (show)
         std::fprintf(stderr, "\r%60s\r", "");
 
@@ -120,6 +171,8 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
                   << " % of the maximum dose)\n";
     for (auto const& f : s.files)
         std::cout << "  wrote            : " << f << '\n';
+    if (s.zero_dose)
+        std::cout << "  dose             : none deposited (see the warning above)\n";
     if (!s.complete)
         command_exit_status() = 130;
 }
@@ -159,8 +212,12 @@ bool const registered = register_command(
              ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
          sub.add_option("--histories", a->histories,
                         "Override run.histories (e.g. 1000000 or 4e7)");
-         sub.add_option("--threads", a->threads, "CPU threads (0: all cores)");
+         sub.add_option("--threads", a->threads, "CPU threads (0: all cores)")
+             ->check(CLI::Range(0, 4096));
          sub.add_option("--output-dir", a->output_dir, "Override outputs.directory");
+         sub.add_option("--if-exists", a->if_exists,
+                        "Override outputs.if_exists: what to do with files of an earlier run")
+             ->check(CLI::IsMember({"error", "overwrite", "increment"}));
          sub.add_option("--gpus", a->gpus,
                         "GPUs of each process: a count (2), a list (0,1; '1,' for GPU 1 alone) "
                         "or 'all' (default: all visible; one per rank when ranks share a node)");

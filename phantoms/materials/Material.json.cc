@@ -94,6 +94,11 @@ std::vector<Material> materials_from_json(std::string const& json_text, std::str
         MCDOSE_VALIDATE(false, << source << ": invalid JSON (" << e.what()
                                << "); fix the syntax at the given byte");
     }
+    catch (json::exception const&)
+    {
+        // Beyond the double range (the study's materials are checked by its reader).
+        MCDOSE_VALIDATE(false, << source << ": invalid JSON (a number too large for a double)");
+    }
     json list;
     std::string prefix = source + ": ";
     if (doc.is_object() && doc.contains("materials"))

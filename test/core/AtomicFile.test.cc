@@ -84,3 +84,33 @@ TEST_F(AtomicFileTest, MissingDirectoryNamesPath)
     }
 }
 } // namespace mcdose
+
+namespace mcdose
+{
+TEST_F(AtomicFileTest, RegisteredTemporariesAreRemovedOnRequest)
+{
+    // What a second signal does: the temporaries being written go, others stay.
+    std::string const tmp = (dir_ / "a.h5.tmp.1").string();
+    std::string const other = (dir_ / "b.csv").string();
+    std::ofstream(tmp) << "partial";
+    std::ofstream(other) << "done";
+    {
+        TemporaryFile const registered(tmp);
+        remove_registered_temporaries();
+        EXPECT_FALSE(fs::exists(tmp));
+        EXPECT_TRUE(fs::exists(other));
+    }
+    // Unregistered once the writer is done with it.
+    std::ofstream(tmp) << "again";
+    remove_registered_temporaries();
+    EXPECT_TRUE(fs::exists(tmp));
+}
+
+TEST_F(AtomicFileTest, WriterThatMakesNoFileIsAnError)
+{
+    // A third-party writer may report failure without throwing and without a file.
+    std::string const path = (dir_ / "x.mha").string();
+    EXPECT_THROW(write_atomically(path, [](std::string const&) {}), RuntimeError);
+    EXPECT_FALSE(fs::exists(path));
+}
+} // namespace mcdose

@@ -10,6 +10,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "FileSizeLimit.hh"
 #include "core/Assert.hh"
 #include "core/Constants.hh"
 #include "dose/DoseHdf5.hh"
@@ -386,5 +387,55 @@ TEST_F(WritersTest, RunOutputsWritesWhatTheStudyAsks)
     }
     auto const summary = nlohmann::json::parse(slurp(written.back()));
     EXPECT_EQ(expected.size(), summary["outputs"].size());
+}
+} // namespace mcdose
+
+namespace mcdose
+{
+TEST_F(WritersTest, FullDiskFailsCleanlyAndLeavesNoFile)
+{
+    // 40^3 voxels of incompressible values (several 100 kB per dataset)
+    // against a 64 kB file-size limit: every writer must fail with a message,
+    // leave no file, and the process must end normally (HDF5 shuts down at exit).
+    GridGeometry const g =
+        make_axis_aligned_geometry(Int3{{40, 40, 40}}, Real3{{1, 1, 1}}, Real3{{0, 0, 0}});
+    size_type const n = g.num_voxels();
+    std::vector<double> edep(n), sigma(n);
+    std::vector<float> rho(n, 1.0f);
+    std::vector<MaterialIndex> mat(n, 0);
+    std::uint64_t x = 99;
+    for (size_type v = 0; v < n; ++v)
+    {
+        x = x * 6364136223846793005ull + 1442695040888963407ull;
+        edep[v] = double(x >> 11) * 1e-16;
+        sigma[v] = 0.01 * edep[v];
+    }
+    DoseGridData data;
+    data.geometry = g;
+    data.edep_MeV = make_span(std::as_const(edep));
+    data.edep_sigma_MeV = make_span(std::as_const(sigma));
+    data.density_g_cm3 = make_span(std::as_const(rho));
+    data.material = make_span(std::as_const(mat));
+    data.material_names = {"water"};
+    auto expect_clean_failure = [&](char const* what, auto&& write)
+    {
+        int const status = test::run_with_file_size_limit(64 * 1024,
+                                                          [&]
+                                                          {
+                                                              try
+                                                              {
+                                                                  write();
+                                                              }
+                                                              catch (RuntimeError const&)
+                                                              {
+                                                                  return 0;
+                                                              }
+                                                              return 1;
+                                                          });
+        EXPECT_EQ(0, status) << what << " (" << status << ": 1 = no error, >128 = signal)";
+        EXPECT_EQ(0u, files_in_dir()) << what << ": a file was left behind";
+    };
+    expect_clean_failure("hdf5", [&] { write_dose_hdf5(path("d.h5"), data, meta_); });
+    expect_clean_failure("images", [&] { write_dose_images(path("d"), "mha", data, {}); });
 }
 } // namespace mcdose

@@ -5,10 +5,13 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
 
+#include "FileSizeLimit.hh"
+#include "TestMacros.hh"
 #include "core/Assert.hh"
 
 namespace fs = std::filesystem;
@@ -142,5 +145,105 @@ TEST_F(ImageIOTest, FailedWriteLeavesNoFile)
     EXPECT_THROW(write_image((dir_ / "x.mha").string(), g, make_span(std::as_const(short_values))),
                  RuntimeError);
     EXPECT_EQ(1, std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}));
+}
+} // namespace mcdose
+
+namespace mcdose
+{
+namespace
+{
+std::string read_error(std::string const& path)
+{
+    try
+    {
+        read_scalar_image(path);
+    }
+    catch (RuntimeError const& e)
+    {
+        return e.what();
+    }
+    return "(no error)";
+}
+} // namespace
+
+TEST_F(ImageIOTest, TruncatedMetaImageIsRefusedWithTheByteCounts)
+{
+    // Uncompressed: 4 x 4 x 4 shorts promise 128 bytes; 100 are there.
+    std::string const raw = (dir_ / "raw.mha").string();
+    std::ofstream(raw, std::ios::binary)
+        << "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = False\n"
+           "CompressedData = False\nElementSpacing = 1 1 1\nDimSize = 4 4 4\n"
+           "ElementType = MET_SHORT\nElementDataFile = LOCAL\n"
+        << std::string(100, '\0');
+    std::string const e = read_error(raw);
+    EXPECT_NE(std::string::npos, e.find(raw)) << e;
+    EXPECT_NE(std::string::npos, e.find("truncated")) << e;
+    EXPECT_NE(std::string::npos, e.find("128 bytes")) << e;
+    EXPECT_NE(std::string::npos, e.find("holds 100")) << e;
+
+    // Compressed (the example CT cut short): CompressedDataSize against the file.
+    std::string const full = test::source_dir() + "/examples/synthetic_ct.mha";
+    std::ifstream in(full, std::ios::binary);
+    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::string const cut = (dir_ / "cut.mha").string();
+    std::ofstream(cut, std::ios::binary) << bytes.substr(0, bytes.size() / 2);
+    std::string const c = read_error(cut);
+    EXPECT_NE(std::string::npos, c.find("truncated")) << c;
+    EXPECT_NE(std::string::npos, c.find("144189 bytes of compressed data")) << c;
+    // The intact image still reads.
+    EXPECT_EQ(64u * 48 * 40, read_scalar_image(full).values.size());
+}
+
+TEST_F(ImageIOTest, FifoAndEmptyGridAreRefusedByName)
+{
+    std::string const fifo = (dir_ / "ct.mha").string();
+    ASSERT_EQ(0, ::mkfifo(fifo.c_str(), 0600));
+    std::string const f = read_error(fifo); // would block forever if opened
+    EXPECT_NE(std::string::npos, f.find("FIFO")) << f;
+    EXPECT_NE(std::string::npos, f.find(fifo)) << f;
+
+    std::string const empty = (dir_ / "empty.mha").string();
+    std::ofstream(empty, std::ios::binary)
+        << "ObjectType = Image\nNDims = 3\nBinaryData = True\nCompressedData = False\n"
+           "ElementSpacing = 1 1 1\nDimSize = 4 0 4\nElementType = MET_SHORT\n"
+           "ElementDataFile = LOCAL\n";
+    std::string const z = read_error(empty);
+    EXPECT_NE(std::string::npos, z.find("no voxels")) << z;
+}
+
+TEST_F(ImageIOTest, FullDiskLeavesNoImage)
+{
+    // 32^3 incompressible floats (128 kB) against a 16 kB file-size limit.
+    GridGeometry const g =
+        make_axis_aligned_geometry(Int3{{32, 32, 32}}, Real3{{1, 1, 1}}, Real3{{0, 0, 0}});
+    std::vector<float> values(g.num_voxels());
+    std::uint32_t x = 12345;
+    for (float& v : values)
+    {
+        x = x * 1664525u + 1013904223u;
+        v = static_cast<float>(x) * 1e-9f;
+    }
+    for (char const* ext : {"mha", "nrrd", "nii.gz"})
+    {
+        std::string const path = (dir_ / (std::string("dose.") + ext)).string();
+        int const status = test::run_with_file_size_limit(
+            16 * 1024,
+            [&]
+            {
+                try
+                {
+                    write_image(path, g, make_span(std::as_const(values)));
+                }
+                catch (RuntimeError const& e)
+                {
+                    std::string const m = e.what();
+                    return m.find(path) != std::string::npos ? 0 : 2;
+                }
+                return 1; // no error: the failure went unnoticed
+            });
+        EXPECT_EQ(0, status) << ext;
+        EXPECT_EQ(0, std::distance(fs::directory_iterator(dir_), fs::directory_iterator{}))
+            << ext << ": a file was left behind";
+    }
 }
 } // namespace mcdose

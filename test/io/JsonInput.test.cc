@@ -111,3 +111,49 @@ TEST(JsonInputTest, ValuesAreTypedAndRangeChecked)
     EXPECT_NE(std::string::npos, missing.problem().find("missing required field 'spacing_cm'"));
 }
 } // namespace mcdose
+
+namespace mcdose
+{
+TEST(JsonInputTest, DuplicateKeysAreRefusedWithBothLines)
+{
+    std::string const text = "{\n  \"phantom\": {\"a\": 1},\n  \"run\": 2,\n  \"phantom\": {}\n}";
+    auto const e = error_of([&] { parse_json_text(text, "s.json"); });
+    EXPECT_EQ("s.json", e.file());
+    EXPECT_NE(std::string::npos, e.pointer().find("line 4")) << e.what();
+    EXPECT_NE(std::string::npos, e.pointer().find("/phantom")) << e.what();
+    EXPECT_NE(std::string::npos, e.problem().find("duplicate key 'phantom'")) << e.what();
+    EXPECT_NE(std::string::npos, e.problem().find("line 2")) << e.what();
+    // Nested objects and escaped spellings of one key.
+    auto const n = error_of([] { parse_json_text(R"({"a": [{"x": 1, "\u0078": 2}]})", "n"); });
+    EXPECT_NE(std::string::npos, n.pointer().find("/a/0/x")) << n.what();
+    // The same key in sibling objects is fine.
+    EXPECT_NO_THROW(
+        parse_json_text(R"({"a": {"x": 1}, "b": {"x": 1}, "c": [{"x": 1}, {"x": 2}]})", "ok"));
+}
+
+TEST(JsonInputTest, DeepNestingIsRefusedAndNumbersBeyondDoubleAreLocated)
+{
+    std::string const deep =
+        "{\"materials\": " + std::string(100000, '[') + std::string(100000, ']') + "}";
+    auto const d = error_of([&] { parse_json_text(deep, "deep.json"); });
+    EXPECT_NE(std::string::npos, d.problem().find("nesting deeper than")) << d.what();
+    EXPECT_NE(std::string::npos, d.pointer().find("/materials/0/0")) << d.what();
+    // Exactly the bound is accepted.
+    std::string const ok = std::string(max_json_depth, '[') + std::string(max_json_depth, ']');
+    EXPECT_NO_THROW(parse_json_text(ok, "ok"));
+
+    auto const h = error_of([] { parse_json_text("{\n \"run\": {\"histories\": 1e400}}", "h"); });
+    EXPECT_NE(std::string::npos, h.pointer().find("line 2, column 23")) << h.what();
+    EXPECT_NE(std::string::npos, h.pointer().find("/run/histories")) << h.what();
+    EXPECT_NE(std::string::npos, h.problem().find("too large")) << h.what();
+    EXPECT_EQ(std::string::npos, std::string(h.what()).find("json.exception")) << h.what();
+}
+
+TEST(JsonInputTest, LargeWholeNumberIsOutOfRangeNotFractional)
+{
+    nlohmann::json const j = nlohmann::json::parse("1e16");
+    auto const e = error_of([&] { JsonNode(j, "f").integer(1, 1000); });
+    EXPECT_NE(std::string::npos, e.problem().find("out of range")) << e.what();
+    EXPECT_EQ(std::string::npos, e.problem().find("whole number")) << e.what();
+}
+} // namespace mcdose

@@ -126,7 +126,8 @@ TEST(StudyRunTest, VolumeSourceClosesTheEnergyBalance)
   "tally": {"method": "fx", "batches": 10},
   "run": {"histories": 20000},
   "backend": "cpu",
-  "outputs": {"directory": ")" + dir.string() +
+  "outputs": {"directory": ")" +
+                             dir.string() +
                              R"(", "name": "v", "image_format": "none"}
 })";
     StudyInput const study = parse_study(text, (dir / "study.json").string());

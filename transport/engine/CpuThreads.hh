@@ -6,6 +6,7 @@
 #include <exception>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -50,11 +51,26 @@ void run_cpu_threads(int num_threads, F&& f)
     else
     {
         std::vector<std::thread> team;
-        team.reserve(num_threads);
-        for (int t = 0; t < num_threads; ++t)
-            team.emplace_back(body, t);
+        std::string start_error;
+        try
+        {
+            team.reserve(num_threads);
+            for (int t = 0; t < num_threads; ++t)
+                team.emplace_back(body, t);
+        }
+        catch (std::exception const& e)
+        {
+            // No thread may be left joinable (std::terminate): join those
+            // started, then report what was asked.
+            start_error = e.what();
+        }
         for (auto& th : team)
             th.join();
+        MCDOSE_VALIDATE(start_error.empty(),
+                        << "cannot start CPU thread " << team.size() + 1 << " of " << num_threads
+                        << " (" << start_error
+                        << "); ask for fewer threads (--threads or \"cpu_threads\") or raise "
+                           "the limits of the job (ulimit -u, ulimit -v)");
     }
     if (error)
         std::rethrow_exception(error);

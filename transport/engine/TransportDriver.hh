@@ -15,11 +15,15 @@
 //! worker groups and ranks, and across a checkpoint and resume.
 #pragma once
 
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <numeric>
 #include <string>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -93,6 +97,13 @@ struct TransportRunOptions
     //! and checkpoints (e.g. the depth dose, whose uncertainty needs the
     //! batches); computed where the batch is folded.
     SlabSpec batch_slabs;
+    //! If set, polled (every 10 ms) while the CPU backend transports a batch:
+    //! when it returns true the batch's remaining histories are not started,
+    //! the histories in flight finish, the batch is discarded and the run ends
+    //! incomplete with the batches before it (a signal stops a run within
+    //! about a second rather than at the end of a batch). The GPU backend
+    //! stops at the next batch boundary (on_batch).
+    std::function<bool()> stop_requested;
 };
 
 struct TransportRunResult
@@ -318,7 +329,14 @@ class GroupedTransportRun
         for (std::uint64_t b = first_batch_; b < plan_.num_batches && !finished_; ++b)
         {
             HistoryRange const range = batch_range(b);
-            transport_batch(range);
+            if (!transport_batch(range))
+            {
+                // Stopped inside batch b: the run is batches [first, b).
+                result_.complete = false;
+                if (!options_.checkpoint_path.empty() && b > first_batch_)
+                    save_checkpoint(b - 1, batch_range(b - 1), elapsed_s(), false);
+                break;
+            }
             if (end_batch(b, range))
                 break;
         }
@@ -504,13 +522,89 @@ class GroupedTransportRun
         return total;
     }
 
-    //! Transport this rank's piece of `range` on every group, reduce the
-    //! groups' and ranks' grids, and fold the batch into the totals.
-    void transport_batch(HistoryRange const& range)
+    /*!
+     * While a CPU batch runs, poll options_.stop_requested; when it asks,
+     * empty every group's history queue (the workers finish the histories
+     * they hold and return). `cut()` tells whether histories were left out.
+     */
+    class StopWatch
+    {
+      public:
+        StopWatch(std::function<bool()> const& stop, std::vector<std::unique_ptr<Group>>& groups)
+        {
+            if (!stop)
+                return;
+            thread_ = std::thread(
+                [this, stop, &groups]
+                {
+                    std::unique_lock<std::mutex> lock(mutex_);
+                    // Woken at once when the batch ends (no poll interval added to it).
+                    while (!wake_.wait_for(lock, std::chrono::milliseconds(10),
+                                           [this] { return done_.load(); }))
+                    {
+                        if (!stop())
+                            continue;
+                        for (auto& group : groups)
+                        {
+                            unsigned long long const end = group->args.queue.end;
+                            if (__atomic_exchange_n(&group->host_counter, end, __ATOMIC_RELAXED) <
+                                end)
+                                cut_.store(true);
+                        }
+                        return;
+                    }
+                });
+        }
+        ~StopWatch() { this->finish(); }
+        StopWatch(StopWatch const&) = delete;
+        StopWatch& operator=(StopWatch const&) = delete;
+        //! End the watch; whether it cut the batch short.
+        bool cut()
+        {
+            this->finish();
+            return cut_.load();
+        }
+
+      private:
+        void finish()
+        {
+            {
+                std::lock_guard<std::mutex> lock(mutex_);
+                done_.store(true);
+            }
+            wake_.notify_all();
+            if (thread_.joinable())
+                thread_.join();
+        }
+
+        std::mutex mutex_;
+        std::condition_variable wake_;
+        std::atomic<bool> done_{false};
+        std::atomic<bool> cut_{false};
+        std::thread thread_;
+    };
+
+    /*!
+     * Transport this rank's piece of `range` on every group, reduce the
+     * groups' and ranks' grids, and fold the batch into the totals. Returns
+     * false, folding nothing, if a stop request cut the batch short on any
+     * rank (its energy balances are restored to the batch's start).
+     */
+    bool transport_batch(HistoryRange const& range)
     {
         size_type const num_groups = plan_.devices.size();
         bool const gpu = plan_.gpu;
         HistoryRange const mine = split_history_range(range, comm_.size(), comm_.rank());
+        std::vector<std::vector<EnergyBalance>> balances_before;
+        for (size_type g = 0; g < num_groups && !gpu; ++g)
+        {
+            // CPU queues are set here, before the stop watch may empty them.
+            HistoryRange const piece = split_history_range(mine, num_groups, g);
+            groups_[g]->host_counter = piece.begin;
+            groups_[g]->args.queue.end = piece.end;
+            balances_before.push_back(groups_[g]->host_balances);
+        }
+        StopWatch watch(gpu ? std::function<bool()>() : options_.stop_requested, groups_);
         for_each_group(groups_, gpu,
                        [&](size_type g, Group& group)
                        {
@@ -518,10 +612,10 @@ class GroupedTransportRun
                            auto& args = group.args;
                            unsigned long long first = piece.begin;
                            if (gpu)
+                           {
                                group.device_counter.copy_to_device({&first, 1});
-                           else
-                               group.host_counter = first;
-                           args.queue.end = piece.end;
+                               args.queue.end = piece.end;
+                           }
                            args.rng = group.rng->begin_batch();
                            if (gpu)
                            {
@@ -538,16 +632,34 @@ class GroupedTransportRun
                                words_[g] = group.tally->batch_words();
                                group.tally->clear_batch();
                            }
+                           else if (watch.cut())
+                           {
+                               // One group folds in place: a batch cut short is discarded
+                               // here (watch.cut() ends the watch; its answer is final).
+                               group.tally->clear_batch();
+                           }
                            else
                            {
                                group.tally->end_batch(range.end - range.begin);
                            }
                        });
+        if (!gpu && options_.stop_requested)
+        {
+            std::uint64_t cut = watch.cut() ? 1 : 0;
+            comm_.allreduce_sum({&cut, 1});
+            if (cut > 0)
+            {
+                for (size_type g = 0; g < num_groups; ++g)
+                    groups_[g]->host_balances = balances_before[g];
+                return false;
+            }
+        }
         if (master_)
             fold_reduced_batch(range.end - range.begin);
         if (options_.batch_slabs.enabled())
             result_.batch_digests.push_back(folder_->last_batch_slabs());
         result_.histories = range.end;
+        return true;
     }
 
     //! Several groups or ranks: reduce their grids and fold the batch on the
