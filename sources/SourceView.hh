@@ -142,8 +142,12 @@ struct SourceView
             break;
         }
         case SourceShape::volume:
+        {
             p.position_cm = emission(rng);
-            [[fallthrough]];
+            auto const d = sample_isotropic<Real>(rng);
+            p.direction = {{d.u, d.v, d.w}};
+            break;
+        }
         case SourceShape::isotropic_point:
         {
             auto const d = sample_isotropic<Real>(rng);
