@@ -8,6 +8,7 @@ with its standard error over the runs, and fails when a low-density slab differs
 
 Usage: fano.py MCDOSE [--energies 0.5 1 10] [--runs 8] [--histories N]
                       [--backend cpu|gpu] [--tolerance 0.001] [--work DIR]
+                      [--physics KEY=VALUE ...]
 Requires python3-numpy and python3-h5py."""
 import argparse
 import json
@@ -50,6 +51,9 @@ def run_energy(args, energy):
         s = json.loads(json.dumps(study))
         s["rng"]["seed"] = study["rng"]["seed"] + 1000 * k
         s["outputs"]["summary"] = False
+        for item in args.physics:
+            key, value = item.split("=")
+            s["physics"][key] = json.loads(value)
         d = os.path.join(args.work, f"{energy}MeV_{k}")
         os.makedirs(d, exist_ok=True)
         path = os.path.join(d, "study.json")
@@ -80,6 +84,8 @@ def main():
     p.add_argument("--backend", default="cpu")
     p.add_argument("--tolerance", type=float, default=0.001)
     p.add_argument("--work", default="")
+    p.add_argument("--physics", nargs="*", default=[],
+                   help="physics options changed from the study, KEY=JSON (e.g. max_step_energy_loss=0.025)")
     args = p.parse_args()
     own = not args.work
     args.work = args.work or tempfile.mkdtemp(prefix="mcdose_fano_")
