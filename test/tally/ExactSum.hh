@@ -25,7 +25,8 @@ inline int128 to_units(long double x, int unit_exp2)
     {
         if (shift > 60)
             throw std::range_error("to_units: value too large for 128 bits");
-        return int128(mi) << shift;
+        // Multiply rather than shift: a left shift of a negative value is undefined.
+        return int128(mi) * (int128(1) << shift);
     }
     if (shift < -63 || (mi & ((std::int64_t(1) << -shift) - 1)) != 0)
         throw std::range_error("to_units: value is not a multiple of the unit");
