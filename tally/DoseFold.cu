@@ -57,11 +57,7 @@ MCDOSE_KERNEL void fold_batch_kernel(std::uint64_t* raw_words, size_type voxels,
         word_type const w = words[v];
         words[v] = 0;
         double const e = Policy::decode(w, quantum);
-        detail::VoxelTotals t{totals.hi[v], totals.lo[v], totals.sum_sq[v]};
-        detail::fold_energy(e, t);
-        totals.hi[v] = t.hi;
-        totals.lo[v] = t.lo;
-        totals.sum_sq[v] = t.sum_sq;
+        detail::fold_voxel(e, totals, v);
         if (slabs.enabled())
         {
             auto const slab = static_cast<unsigned>(slabs.slab_of(v));

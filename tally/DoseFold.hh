@@ -11,6 +11,7 @@
 #include "core/Macros.hh"
 #include "core/Types.hh"
 #include "tally/TallyMethod.hh"
+#include "tally/detail/BatchFold.hh"
 
 namespace mcdose
 {
@@ -35,12 +36,7 @@ struct SlabSpec
 };
 
 //! Device arrays of a tally's running totals (one double per voxel each).
-struct DeviceTotals
-{
-    double* hi{nullptr};
-    double* lo{nullptr};
-    double* sum_sq{nullptr};
-};
+using DeviceTotals = detail::TotalsArrays;
 
 #if MCDOSE_USE_CUDA
 /*!

@@ -64,14 +64,6 @@ size_type word_bytes(TallyMethod m)
         m, [](auto policy) -> size_type { return sizeof(typename decltype(policy)::word_type); });
 }
 
-//! Host arrays of the running totals.
-struct HostTotals
-{
-    double* hi;
-    double* lo;
-    double* sum_sq;
-};
-
 /*!
  * Fold a host batch grid into the totals on `threads` threads (contiguous
  * voxel pieces) and zero it; returns the batch's slab sums [MeV] if `slabs`
@@ -80,7 +72,7 @@ struct HostTotals
  */
 template <class Policy>
 std::vector<double> fold_on_host(std::uint64_t* raw_words, size_type voxels, double quantum,
-                                 HostTotals totals, SlabSpec const& slabs, int threads)
+                                 detail::TotalsArrays totals, SlabSpec const& slabs, int threads)
 {
     using word_type = typename Policy::word_type;
     constexpr bool fixed_point = std::is_same<Policy, FxPolicy>::value;
@@ -97,11 +89,7 @@ std::vector<double> fold_on_host(std::uint64_t* raw_words, size_type voxels, dou
                                 word_type const w = words[v];
                                 words[v] = 0;
                                 double const e = Policy::decode(w, quantum);
-                                detail::VoxelTotals t{totals.hi[v], totals.lo[v], totals.sum_sq[v]};
-                                detail::fold_energy(e, t);
-                                totals.hi[v] = t.hi;
-                                totals.lo[v] = t.lo;
-                                totals.sum_sq[v] = t.sum_sq;
+                                detail::fold_voxel(e, totals, v);
                                 if (num_slabs == 0)
                                     continue;
                                 size_type const k = piece * num_slabs + slabs.slab_of(v);
@@ -238,7 +226,7 @@ void DoseTally::fold_words(TallyMethod method, std::uint64_t* words)
     double const quantum = accum::exp2_int(fx_quantum_exp2_);
     if (!on_device())
     {
-        HostTotals const totals{total_hi_.data(), total_lo_.data(), sum_sq_.data()};
+        detail::TotalsArrays const totals{total_hi_.data(), total_lo_.data(), sum_sq_.data()};
         last_slabs_ =
             dispatch_tally_method(method,
                                   [&](auto policy) {

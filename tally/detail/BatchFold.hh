@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "core/Macros.hh"
+#include "core/Types.hh"
 #include "tally/accum/DoubleWord.hh"
 #include "tally/accum/FloatOps.hh"
 
@@ -61,6 +62,24 @@ MCDOSE_FORCEINLINE_FUNCTION void fold_energy(double e, VoxelTotals& t)
     t.hi = total.hi();
     t.lo = total.lo();
     t.sum_sq = accum::add_rn(t.sum_sq, mul_rn(e, e));
+}
+
+//! The running totals of a grid, one double per voxel each, in host or device memory.
+struct TotalsArrays
+{
+    double* hi{nullptr};
+    double* lo{nullptr};
+    double* sum_sq{nullptr};
+};
+
+//! Fold the batch energy e [MeV] of voxel v into the grid's totals.
+MCDOSE_FORCEINLINE_FUNCTION void fold_voxel(double e, TotalsArrays const& totals, size_type v)
+{
+    VoxelTotals t{totals.hi[v], totals.lo[v], totals.sum_sq[v]};
+    fold_energy(e, t);
+    totals.hi[v] = t.hi;
+    totals.lo[v] = t.lo;
+    totals.sum_sq[v] = t.sum_sq;
 }
 
 //! Total energy of a voxel [MeV] (hi + lo, rounded once).
