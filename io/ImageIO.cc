@@ -453,6 +453,24 @@ ScalarImage read_dicom_series(std::string const& dir, std::string const& series_
                            false);
 }
 
+//! Run the reader, returning what ITK printed on std::cerr meanwhile (some readers report a
+//! short file only there); an ITK exception becomes an error prefixed with `context`.
+std::string read_capturing_cerr(itk::ImageFileReader<DoubleImage>& reader,
+                                std::string const& context)
+{
+    try
+    {
+        CerrCapture const capture;
+        reader.Update();
+        return capture.text();
+    }
+    catch (itk::ExceptionObject const& e)
+    {
+        MCDOSE_VALIDATE(false, << context << itk_reason(e));
+    }
+    return {};
+}
+
 /*!
  * ITK's writers may report a failed write (a full disk) only on std::cerr and
  * return normally: read the file back (header size and complete data) before
@@ -479,17 +497,7 @@ void verify_written_image(std::string const& staged, GridGeometry const& geometr
     auto reader = itk::ImageFileReader<DoubleImage>::New();
     reader->SetImageIO(io);
     reader->SetFileName(staged);
-    std::string warnings;
-    try
-    {
-        CerrCapture const capture;
-        reader->Update();
-        warnings = capture.text();
-    }
-    catch (itk::ExceptionObject const& e)
-    {
-        MCDOSE_VALIDATE(false, << itk_reason(e));
-    }
+    std::string const warnings = read_capturing_cerr(*reader, "");
     MCDOSE_VALIDATE(warnings.empty(), << warnings.substr(0, warnings.find('\n')));
     GridGeometry const g = geometry_of(*reader->GetOutput());
     MCDOSE_VALIDATE(g.dims[0] == geometry.dims[0] && g.dims[1] == geometry.dims[1] &&
@@ -648,17 +656,7 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
     auto reader = itk::ImageFileReader<DoubleImage>::New();
     reader->SetImageIO(io);
     reader->SetFileName(path);
-    std::string warnings;
-    try
-    {
-        CerrCapture const capture;
-        reader->Update();
-        warnings = capture.text();
-    }
-    catch (itk::ExceptionObject const& e)
-    {
-        MCDOSE_VALIDATE(false, << "cannot read image '" << path << "': " << itk_reason(e));
-    }
+    std::string const warnings = read_capturing_cerr(*reader, "cannot read image '" + path + "': ");
     MCDOSE_VALIDATE(warnings.find("not read completely") == std::string::npos &&
                         warnings.find("rror") == std::string::npos,
                     << "image '" << path << "' could not be read completely ("
