@@ -23,11 +23,15 @@
 //!   (1993)): straight flight for tau s (tau uniform), one deflection with the
 //!   multiple-scattering distribution of the whole step
 //!   (interactors/MultipleScattering.hh), then the remaining (1 - tau) s;
-//! - voxel boundaries: crossing into a voxel of the same material and density
-//!   continues the step; a change of material or density stops it at the
-//!   interface and a new step starts there (the distance to a hard event is
-//!   memoryless, and the hinge, being uniform over the step, is consistently
-//!   not reached; Baró et al., NIM B 100, 31 (1995) for PENELOPE's version);
+//! - step lengths are mass thicknesses (g/cm^2): crossing into a voxel of the
+//!   same material continues the step whatever its density (the per-mass
+//!   elastic and hard cross sections do not depend on density; the soft loss
+//!   per mass follows the voxel's density-effect correction), so a density
+//!   change is no interface (as in DPM, Sempau et al., Phys. Med. Biol. 45,
+//!   2263 (2000)); a change of material stops the step at the interface and a
+//!   new step starts there (the distance to a hard event is memoryless, and the
+//!   hinge, being uniform over the step, is consistently not reached; Baró et
+//!   al., NIM B 100, 31 (1995) for PENELOPE's version);
 //! - below `absorption_MeV` the particle deposits its energy where it is; a
 //!   positron then annihilates at rest into two back-to-back 511 keV photons.
 //! With `condensed_history` off, electrons and positrons deposit their energy
@@ -112,7 +116,7 @@ class HistoryTransport
         Real weight{0};
         size_type pending_voxel{0}; //!< charged: voxel of the loss not yet tallied
         Real pending_MeV{0};        //!< charged: that loss (one atomic per voxel visit)
-        Real hard_max{0};           //!< charged: majorant of the pending hard event [1/cm]
+        Real hard_max{0};           //!< charged: majorant of the pending hard event [cm^2/g]
         ParticleType type{ParticleType::photon};
         bool hard_pending{false}; //!< charged: the next step is hard_step
     };
@@ -347,7 +351,7 @@ class HistoryTransport
     enum class Flight
     {
         completed,   //!< the whole length was flown
-        interrupted, //!< stopped on entering a voxel of another material or density
+        interrupted, //!< stopped on entering a voxel of another material
         escaped      //!< left the grid
     };
 
@@ -370,21 +374,41 @@ class HistoryTransport
         this->deposit(t.pending_voxel, t.pending_MeV);
     }
 
-    //! Fly `length` cm straight, adding `loss_per_cm * weight` per cm to the
-    //! pending deposit of each voxel crossed; `travelled` gets the distance flown.
-    //! The lanes of `group` (all of which fly) walk their voxels together: the
-    //! loop ends when the last of them is done (WarpGroup), so that they leave
-    //! it together and run the rest of the step as one.
-    MCDOSE_FUNCTION Flight fly_charged(Track& t, Real length, Real loss_per_cm, Real& travelled,
-                                       WarpGroup const group)
+    //! The medium a charged flight is in: its material, density and soft loss per
+    //! unit mass at the step's midpoint energy (the density-effect correction
+    //! makes the loss depend on the density; the step's other quantities are per
+    //! unit mass and do not).
+    struct FlightMedium
+    {
+        unsigned material;
+        unsigned lepton; //!< 0 electron, 1 positron
+        Real density;
+        Real loss_per_g; //!< [MeV cm^2/g]
+        unsigned mid_bin;
+        Real mid_frac; //!< midpoint energy's grid position
+    };
+
+    //! Fly `mass` g/cm^2 straight, adding the soft loss times the weight to the
+    //! pending deposit of each voxel crossed. Crossing into a voxel of the same
+    //! material continues the flight with the path measured in mass thickness
+    //! (rho ds), as for one medium: elastic, hard and soft per-mass quantities
+    //! do not depend on the density, so a density change is no interface (DPM
+    //! treats voxels so: Sempau et al., Phys. Med. Biol. 45, 2263 (2000)); the
+    //! loss per mass follows the voxel's density (density-effect correction).
+    //! Entering another material stops the flight there. `flown` gets the mass
+    //! thickness flown and `lost` the energy lost [MeV]. The lanes of `group`
+    //! (all of which fly) walk their voxels together: the loop ends when the last
+    //! of them is done (WarpGroup), so that they leave it together and run the
+    //! rest of the step as one.
+    MCDOSE_FUNCTION Flight fly_charged(Track& t, Real mass, FlightMedium& medium, Real& flown,
+                                       Real& lost, WarpGroup const group)
     {
         auto& st = t.st;
         Real const weight = t.weight;
         size_type v = nav_.voxel(st);
-        MaterialIndex const m = phys_.material[v];
-        float const rho = phys_.density_g_cm3[v];
-        Real left = length;
-        travelled = 0;
+        Real left = mass;
+        flown = 0;
+        lost = 0;
         Flight flight = Flight::completed;
         bool flying = true;
         // `continue` goes to the vote: a lane that is done waits there.
@@ -393,17 +417,23 @@ class HistoryTransport
             if (!flying)
                 continue;
             auto const b = nav_.find_next_boundary(st);
-            if (left <= b.distance_cm)
+            Real const rho = medium.density;
+            if (left <= b.distance_cm * rho)
             {
-                nav_.move_internal(st, left);
-                this->add_deposit(t, v, loss_per_cm * left * weight);
-                travelled += left;
+                nav_.move_internal(st, left / rho);
+                Real const loss = medium.loss_per_g * left;
+                this->add_deposit(t, v, loss * weight);
+                lost += loss;
+                flown += left;
                 flying = false;
                 continue;
             }
-            this->add_deposit(t, v, loss_per_cm * b.distance_cm * weight);
-            travelled += b.distance_cm;
-            left -= b.distance_cm;
+            Real const crossed = b.distance_cm * rho;
+            Real const loss = medium.loss_per_g * crossed;
+            this->add_deposit(t, v, loss * weight);
+            lost += loss;
+            flown += crossed;
+            left -= crossed;
             if (!nav_.cross_boundary(st, b))
             {
                 flight = Flight::escaped;
@@ -411,55 +441,79 @@ class HistoryTransport
                 continue;
             }
             v = nav_.voxel(st);
-            if (phys_.material[v] != m || phys_.density_g_cm3[v] != rho)
+            if (phys_.material[v] != medium.material)
             {
                 flight = Flight::interrupted;
                 flying = false;
+                continue;
             }
+            Real const rho_next = phys_.density_g_cm3[v];
+            if (rho_next != rho)
+                this->enter_density(medium, rho_next);
         } while (group.any(flying));
         return flight;
     }
 
-    //! Hard-event cross sections [1/cm] of row `row` at grid position (i, f).
+    //! The flight's medium at another density of its material.
+    MCDOSE_FORCEINLINE_FUNCTION void enter_density(FlightMedium& medium, Real rho) const
+    {
+        auto const& el = phys_.electron;
+        medium.density = rho;
+        if (el.density_nodes[medium.material].count > 1)
+        {
+            auto const rows = el.stopping_rows(medium.material, medium.lepton, rho);
+            medium.loss_per_g = el.soft_stopping(rows, medium.mid_bin, medium.mid_frac);
+        }
+    }
+
+    //! Hard-event cross sections [cm^2/g] of row `row` at grid position (i, f).
     struct HardCrossSections
     {
         Real inelastic, brems, annihilation;
         MCDOSE_FORCEINLINE_FUNCTION Real total() const { return inelastic + brems + annihilation; }
     };
 
-    MCDOSE_FORCEINLINE_FUNCTION HardCrossSections hard_xs(unsigned row, unsigned i, Real f,
-                                                          Real rho) const
+    MCDOSE_FORCEINLINE_FUNCTION HardCrossSections hard_xs(unsigned row, unsigned i, Real f) const
     {
         Real const* h = phys_.electron.hard_xs.data() + row * 3;
-        return {lerp_table(h, i, f, 3) * rho, lerp_table(h + 1, i, f, 3) * rho,
-                lerp_table(h + 2, i, f, 3) * rho};
+        return {lerp_table(h, i, f, 3), lerp_table(h + 1, i, f, 3), lerp_table(h + 2, i, f, 3)};
     }
 
-    //! A flight stopped at an interface or the grid's edge flew `flown` cm of the planned
-    //! step at the loss rate of the planned step's midpoint energy; the path flown has its
-    //! own midpoint (E0 - S(E0) flown / 2 to first order), whose rate differs where S(E)
-    //! changes fast (low energies) and the flown part is short (a thin layer of another
-    //! density: a step in gas can be metres long). The difference goes to the last voxel
-    //! (the pending deposit, never below 0) and the energy; returns the corrected energy.
-    MCDOSE_FORCEINLINE_FUNCTION Real correct_partial_loss(Track& t, Real start_energy, Real energy,
-                                                          Real first_order_loss, Real flown,
-                                                          Real loss_per_cm,
-                                                          StoppingRows<Real> const& rows, Real rho)
+    //! A flight stopped at an interface or the grid's edge flew `flown` g/cm^2 of the
+    //! planned step at the loss rate of the planned step's midpoint energy; the path flown
+    //! has its own midpoint (E0 - S(E0) flown / 2 to first order), whose rate differs where
+    //! S(E) changes fast (low energies) and the flown part is short (a thin layer of another
+    //! material: a step in gas can be metres long). The loss is scaled by the ratio of the
+    //! two rates (at the step's starting density) and the difference goes to the last voxel
+    //! (the pending deposit, never below 0); returns the corrected loss.
+    MCDOSE_FORCEINLINE_FUNCTION Real correct_partial_loss(Track& t, Real start_energy,
+                                                          Real start_loss_per_g, Real flown,
+                                                          Real planned_loss_per_g, Real lost,
+                                                          StoppingRows<Real> const& rows)
     {
         auto const& el = phys_.electron;
         unsigned i;
         Real f;
-        el.grid.find(std::fmax(start_energy - Real(0.5) * first_order_loss, el.absorption_MeV), i,
-                     f);
-        Real const want = std::fmin(el.soft_stopping(rows, i, f) * rho * flown, start_energy);
-        Real const extra = std::fmax((want - loss_per_cm * flown) * t.weight, -t.pending_MeV);
+        el.grid.find(
+            std::fmax(start_energy - Real(0.5) * start_loss_per_g * flown, el.absorption_MeV), i,
+            f);
+        Real const want =
+            std::fmin(lost * el.soft_stopping(rows, i, f) / planned_loss_per_g, start_energy);
+        return lost + this->add_to_pending(t, want - lost);
+    }
+
+    //! Add `delta` MeV (times the weight) to the pending deposit, never taking it below
+    //! 0; returns the part added [MeV].
+    MCDOSE_FORCEINLINE_FUNCTION Real add_to_pending(Track& t, Real delta)
+    {
+        Real const extra = std::fmax(delta * t.weight, -t.pending_MeV);
         t.pending_MeV += extra;
-        return energy - extra / t.weight;
+        return extra / t.weight;
     }
 
     //! One class II condensed-history step of an electron or positron (file
     //! comment), taken together by the lanes of `group`; false when the track
-    //! has ended.
+    //! has ended. Lengths are mass thicknesses [g/cm^2] (fly_charged).
     MCDOSE_FUNCTION bool charged_step(Track& t, Stack& stack, WarpGroup const group)
     {
         auto const& el = phys_.electron;
@@ -481,19 +535,20 @@ class HistoryTransport
         }
         unsigned const m = phys_.material[voxel];
         Real const rho = phys_.density_g_cm3[voxel];
-        unsigned const row = el.row(m, positron ? 1 : 0);
-        auto const stopping_rows = el.stopping_rows(m, positron ? 1 : 0, rho);
+        unsigned const lepton = positron ? 1 : 0;
+        unsigned const row = el.row(m, lepton);
+        auto const stopping_rows = el.stopping_rows(m, lepton, rho);
 
         // Step length: soft-loss and lambda_1 limits, then the hard-event distance.
         unsigned i;
         Real f;
         el.grid.find(energy, i, f);
-        Real const stop0 = el.soft_stopping(stopping_rows, i, f) * rho;
-        Real const tr0 = lerp_table(el.transport_xs.data() + row, i, f) * rho;
+        Real const stop0 = el.soft_stopping(stopping_rows, i, f);
+        Real const tr0 = lerp_table(el.transport_xs.data() + row, i, f);
         Real step = el.max_loss_fraction * energy / stop0;
         step = std::fmin(step, el.max_mfp_fraction / tr0);
         // Majorant of the hard cross section over the step's energies (tabulated).
-        Real const hard_max = el.hard_majorant[row + i] * rho;
+        Real const hard_max = el.hard_majorant[row + i];
         bool hard = false;
         if (hard_max > 0)
         {
@@ -505,16 +560,17 @@ class HistoryTransport
             }
         }
         // Soft loss at the midpoint energy; lambda_1 there.
-        unsigned im;
-        Real fm;
-        el.grid.find(std::fmax(energy - Real(0.5) * stop0 * step, el.absorption_MeV), im, fm);
-        Real loss_per_cm = el.soft_stopping(stopping_rows, im, fm) * rho;
-        if (loss_per_cm * step > energy)
-            loss_per_cm = energy / step;
+        FlightMedium medium{m, lepton, rho, 0, 0, 0};
+        el.grid.find(std::fmax(energy - Real(0.5) * stop0 * step, el.absorption_MeV),
+                     medium.mid_bin, medium.mid_frac);
+        medium.loss_per_g = el.soft_stopping(stopping_rows, medium.mid_bin, medium.mid_frac);
+        if (medium.loss_per_g * step > energy)
+            medium.loss_per_g = energy / step;
+        Real const planned_loss_per_g = medium.loss_per_g;
         Real const step_over_lambda1 =
-            lerp_table(el.transport_xs.data() + row, im, fm) * rho * step;
+            lerp_table(el.transport_xs.data() + row, medium.mid_bin, medium.mid_frac) * step;
         Real const step_over_lambda2 =
-            lerp_table(el.transport_xs2.data() + row, im, fm) * rho * step;
+            lerp_table(el.transport_xs2.data() + row, medium.mid_bin, medium.mid_frac) * step;
 
         // Random hinge: tau s, deflection, (1 - tau) s. One fly_charged call
         // site for both segments keeps a single copy of the voxel walk in the
@@ -522,15 +578,16 @@ class HistoryTransport
         Real const first = step * generate_canonical<Real>(rng_);
         Real const start_energy = energy;
         Real flown = 0;
+        Real lost = 0;
         Flight flight;
         MCDOSE_NO_UNROLL
         for (int segment = 0;; ++segment)
         {
-            Real travelled;
-            flight = this->fly_charged(t, segment == 0 ? first : step - first, loss_per_cm,
-                                       travelled, walking);
-            energy -= loss_per_cm * travelled;
-            flown += travelled;
+            Real segment_flown, segment_lost;
+            flight = this->fly_charged(t, segment == 0 ? first : step - first, medium,
+                                       segment_flown, segment_lost, walking);
+            flown += segment_flown;
+            lost += segment_lost;
             bool const deflect = segment == 0 && flight == Flight::completed;
             walking = walking.select(deflect);
             if (!deflect)
@@ -542,8 +599,11 @@ class HistoryTransport
                                                    generate_canonical<Real>(rng_));
         }
         if (flight != Flight::completed)
-            energy = this->correct_partial_loss(t, start_energy, energy, stop0 * flown, flown,
-                                                loss_per_cm, stopping_rows, rho);
+            lost = this->correct_partial_loss(t, start_energy, stop0, flown, planned_loss_per_g,
+                                              lost, stopping_rows);
+        else if (lost > start_energy)
+            lost += this->add_to_pending(t, start_energy - lost); // density effect along the path
+        energy = start_energy - lost;
         if (energy < 0)
             energy = 0; // rounding of the last step (the deposit is already booked)
         t.energy = energy;
@@ -559,8 +619,8 @@ class HistoryTransport
         {
             // The track ends where its energy fell below the cut-off: in the last voxel it
             // lost energy in. (An interrupted flight stands on the far side of an interface,
-            // in a voxel of another material or density: a gas voxel there would get the
-            // residual energy of every track ending at its wall.)
+            // in a voxel of another material: a gas voxel there would get the residual
+            // energy of every track ending at its wall.)
             this->add_deposit(t, t.pending_voxel, energy * w);
             this->flush_deposit(t);
             bal_.below_cutoff_MeV += double(energy) * double(w);
@@ -577,8 +637,8 @@ class HistoryTransport
     }
 
     //! The hard event at the end of a charged step: real with probability
-    //! sigma(E) / majorant, else a delta event. The flight that led here
-    //! completed, so the voxel has the step's material and density.
+    //! sigma(E) / majorant (both per unit mass), else a delta event. The
+    //! flight that led here completed, so the voxel has the step's material.
     MCDOSE_FUNCTION MCDOSE_HARD_STEP_LINKAGE bool hard_step(Track& t, Stack& stack)
     {
         auto const& el = phys_.electron;
@@ -589,12 +649,11 @@ class HistoryTransport
         Real const energy = t.energy;
         size_type const here = nav_.voxel(st);
         unsigned const m = phys_.material[here];
-        Real const rho = phys_.density_g_cm3[here];
         unsigned const row = el.row(m, positron ? 1 : 0);
         unsigned i;
         Real f;
         el.grid.find(energy, i, f);
-        auto const xs = this->hard_xs(row, i, f, rho);
+        auto const xs = this->hard_xs(row, i, f);
         MCDOSE_ASSERT(xs.total() <= t.hard_max * Real(1.0001));
         Real const xi = generate_canonical<Real>(rng_) * t.hard_max;
         if (xi > xs.total())

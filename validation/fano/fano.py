@@ -8,7 +8,7 @@ with its standard error over the runs, and fails when a low-density slab differs
 
 Usage: fano.py MCDOSE [--energies 0.5 1 10] [--runs 8] [--histories N]
                       [--backend cpu|gpu] [--tolerance 0.001] [--work DIR]
-                      [--physics KEY=VALUE ...]
+                      [--physics KEY=VALUE ...] [--two-materials]
 Requires python3-numpy and python3-h5py."""
 import argparse
 import json
@@ -51,6 +51,16 @@ def run_energy(args, energy):
         s = json.loads(json.dumps(study))
         s["rng"]["seed"] = study["rng"]["seed"] + 1000 * k
         s["outputs"]["summary"] = False
+        if args.two_materials:
+            # The light slabs as a second material of water's composition and I: the
+            # same physics, but a material interface at every slab face.
+            s["materials"] = [{"name": "water_copy", "density_g_cm3": 1.0,
+                               "elements": {"H": 0.111894, "O": 0.888106},
+                               "mean_excitation_energy_eV": 75.0,
+                               "description": "liquid water, a second material"}]
+            for shape in s["phantom"]["shapes"]:
+                if shape["density_g_cm3"] < 0.5:
+                    shape["material"] = "water_copy"
         for item in args.physics:
             key, value = item.split("=")
             s["physics"][key] = json.loads(value)
@@ -86,6 +96,9 @@ def main():
     p.add_argument("--work", default="")
     p.add_argument("--physics", nargs="*", default=[],
                    help="physics options changed from the study, KEY=JSON (e.g. max_step_energy_loss=0.025)")
+    p.add_argument("--two-materials", action="store_true",
+                   help="the light slabs as a second material of water's composition (material "
+                        "interfaces instead of density changes)")
     args = p.parse_args()
     own = not args.work
     args.work = args.work or tempfile.mkdtemp(prefix="mcdose_fano_")

@@ -1,6 +1,7 @@
 //! Condensed-history electron and positron transport on the CPU: energy
 //! bookkeeping, practical range against the empirical relation and the CSDA range,
 //! step-size convergence and independence of the voxel size.
+#include <algorithm>
 #include <cmath>
 #include <numeric>
 
@@ -107,7 +108,7 @@ TEST(ElectronTransportTest, EnergyBalanceClosesInDouble)
     for (size_type v = 0; v < p.material.size(); ++v)
     {
         if (p.material[v] == 0 && p.geometry.ijk(v)[0] == 2)
-            p.density[v] = 0.3f; // a low-density column: density changes stop steps too
+            p.density[v] = 0.3f; // a low-density column: steps continue across it
     }
     VoxelGridParams grid(p.geometry, p.material, p.density, 2);
     ElectronTransportOptions eo;
@@ -200,5 +201,41 @@ TEST(ElectronTransportTest, DepthDoseIndependentOfVoxelSize)
     auto const b =
         run_electrons(coarse, {find_material("water")}, ParticleType::electron, 6.0, 20000, 27, 4);
     expect_same_depth_dose(a.depth_dose, b.depth_dose);
+}
+
+// A density change within one material is no interface: steps are mass thicknesses
+// and continue across it. Water whose every other z-plane is 1e-5 denser gives each
+// history the same random-number sequence and, up to the 1e-5 change of mass, the
+// same tracks as uniform water, so every voxel's energy agrees far below the
+// statistical noise (a step stopped at each plane would draw new numbers there and
+// give an independent result, different by the full run-to-run noise).
+TEST(ElectronTransportTest, DensityChangeWithinAMaterialIsNoInterface)
+{
+    auto uniform = water_box(8, 16, 4.0, 4.0);
+    GridGeometry const& g = uniform.geometry();
+    std::vector<float> density(g.num_voxels(), 1.0f);
+    for (size_type v = 0; v < density.size(); ++v)
+    {
+        if (g.ijk(v)[2] % 2 == 1)
+            density[v] = 1.00001f;
+    }
+    VoxelGridParams planes(g, std::vector<MaterialIndex>(g.num_voxels(), 0), density, 1);
+    ElectronTransportOptions eo;
+    eo.density_effect = DensityEffectModel::nominal;
+    auto const a = run_electrons(uniform, {find_material("water")}, ParticleType::electron, 6.0,
+                                 2000, 28, 4, eo);
+    auto const b = run_electrons(planes, {find_material("water")}, ParticleType::electron, 6.0,
+                                 2000, 28, 4, eo);
+    double const max_dose = *std::max_element(a.dose.energy_MeV.begin(), a.dose.energy_MeV.end());
+    double worst = 0, worst_sigma = 0;
+    for (size_type v = 0; v < a.dose.energy_MeV.size(); ++v)
+    {
+        worst = std::max(worst, std::fabs(a.dose.energy_MeV[v] - b.dose.energy_MeV[v]));
+        if (std::isfinite(a.dose.energy_sigma_MeV[v]))
+            worst_sigma = std::max(worst_sigma, a.dose.energy_sigma_MeV[v]);
+    }
+    EXPECT_LT(worst, 1e-3 * max_dose) << "largest batch sigma " << worst_sigma;
+    EXPECT_LT(worst, 0.05 * worst_sigma); // far below the noise an independent run shows
+    EXPECT_NEAR(a.balance.deposited_MeV, b.balance.deposited_MeV, 1e-4 * a.balance.deposited_MeV);
 }
 } // namespace mcdose::test
