@@ -511,6 +511,17 @@ class HistoryTransport
         return extra / t.weight;
     }
 
+    //! A charged track below the absorption energy ends: its `energy` goes to `voxel`
+    //! and a positron annihilates at rest.
+    MCDOSE_FORCEINLINE_FUNCTION void absorb(Track& t, size_type voxel, Real energy, Stack& stack)
+    {
+        this->add_deposit(t, voxel, energy * t.weight);
+        this->flush_deposit(t);
+        bal_.below_cutoff_MeV += double(energy) * double(t.weight);
+        if (t.type == ParticleType::positron)
+            this->annihilate_at_rest(t.st, t.weight, stack);
+    }
+
     //! One class II condensed-history step of an electron or positron (file
     //! comment), taken together by the lanes of `group`; false when the track
     //! has ended. Lengths are mass thicknesses [g/cm^2] (fly_charged).
@@ -526,11 +537,7 @@ class HistoryTransport
         WarpGroup walking = group.select(!absorbed);
         if (absorbed)
         {
-            this->add_deposit(t, voxel, energy * w);
-            this->flush_deposit(t);
-            bal_.below_cutoff_MeV += double(energy) * double(w);
-            if (positron)
-                this->annihilate_at_rest(st, w, stack);
+            this->absorb(t, voxel, energy, stack);
             return false;
         }
         unsigned const m = phys_.material[voxel];
@@ -621,11 +628,7 @@ class HistoryTransport
             // lost energy in. (An interrupted flight stands on the far side of an interface,
             // in a voxel of another material: a gas voxel there would get the residual
             // energy of every track ending at its wall.)
-            this->add_deposit(t, t.pending_voxel, energy * w);
-            this->flush_deposit(t);
-            bal_.below_cutoff_MeV += double(energy) * double(w);
-            if (positron)
-                this->annihilate_at_rest(st, w, stack);
+            this->absorb(t, t.pending_voxel, energy, stack);
             return false;
         }
         if (flight == Flight::interrupted || !hard)
