@@ -225,7 +225,7 @@ TEST_F(TableCacheTest, CorruptOrTruncatedFileIsRebuiltWithAWarning)
     }
 }
 
-TEST_F(TableCacheTest, TablesThatDoNotParseAreRebuilt)
+TEST_F(TableCacheTest, TableBytesThatDoNotParseAreRejected)
 {
     // A file whose checksum holds but whose tables end early (as from a build whose
     // serialisation differs) is not trusted either.
