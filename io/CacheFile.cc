@@ -8,7 +8,6 @@
 #include <fstream>
 #include <iterator>
 #include <mutex>
-#include <sstream>
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"

@@ -2,8 +2,7 @@
 #include "transport/engine/TransportTables.hh"
 
 #include <algorithm>
-#include <cmath>
-#include <cstdio>
+#include <cmath> // defines __GLIBC__ with the GNU C library
 #if defined(__GLIBC__)
 #    include <gnu/libc-version.h>
 #endif
