@@ -48,6 +48,8 @@ struct TableCacheResult
     std::string describe() const;
 };
 
+//! The tables of `inputs`: read from the cache when a valid file is there, else built and,
+//! with the cache on, stored. Never throws for the cache (only for the build itself).
 TableCacheResult load_or_build_transport_tables(TransportTableInputs const& inputs,
                                                 TableCacheSettings const& settings);
 } // namespace mcdose
