@@ -40,7 +40,7 @@ std::string parse(std::string const& bytes, std::string const& kind, std::string
     std::size_t const body = bytes.size() - digest_size;
     auto const digest = Sha256().update(bytes.data(), body).finish();
     MCDOSE_VALIDATE(std::memcmp(digest.data(), bytes.data() + body, digest_size) == 0,
-                    << "checksum mismatch (truncated or corrupt)");
+                    << "checksum mismatch: the file is truncated or corrupt");
     ByteReader r(std::string_view(bytes).substr(sizeof(magic), body - sizeof(magic)));
     std::uint32_t version = 0, bom = 0;
     r.value(version);
