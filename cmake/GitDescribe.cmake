@@ -19,10 +19,5 @@ namespace mcdose
 char const* const BuildInfo::git_describe = \"${_describe}\";
 }  // namespace mcdose
 ")
-set(_old "")
-if(EXISTS "${OUT}")
-  file(READ "${OUT}" _old)
-endif()
-if(NOT _old STREQUAL _text)
-  file(WRITE "${OUT}" "${_text}")
-endif()
+include(${CMAKE_CURRENT_LIST_DIR}/WriteIfChanged.cmake)
+mcdose_write_if_changed("${OUT}" "${_text}")

@@ -142,6 +142,7 @@ struct DeviceReplica
 };
 
 std::vector<DeviceReplica> make_device_replicas(StudyPhantom const& study_phantom,
+                                                TableCacheResult const& tables,
                                                 TransportOptions const& transport_options,
                                                 std::size_t num_gpus)
 {
@@ -151,8 +152,7 @@ std::vector<DeviceReplica> make_device_replicas(StudyPhantom const& study_phanto
     {
         r.grid = std::make_unique<VoxelGridParams>(grid.geometry(), grid.material(),
                                                    grid.density_g_cm3(), grid.num_materials());
-        r.physics =
-            std::make_unique<TransportParams>(study_phantom.materials, *r.grid, transport_options);
+        r.physics = std::make_unique<TransportParams>(tables.tables, *r.grid, transport_options);
     }
     return replicas;
 }
@@ -551,9 +551,15 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
 
     TransportOptions const transport_options =
         make_transport_options(study.physics, bounds.max_kinetic_MeV);
-    TransportParams const physics(study_phantom.materials, phantom.grid, transport_options);
+    // The tables once (or from the cache), shared by every GPU's params.
+    TableCacheResult const tables = load_or_build_transport_tables(
+        transport_table_inputs(study_phantom.materials, phantom.grid, transport_options),
+        options.table_cache);
+    summary.physics_tables = tables.describe();
+    summary.warnings.insert(summary.warnings.end(), tables.warnings.begin(), tables.warnings.end());
+    TransportParams const physics(tables.tables, phantom.grid, transport_options);
     std::vector<DeviceReplica> const replicas =
-        make_device_replicas(study_phantom, transport_options, gpus.size());
+        make_device_replicas(study_phantom, tables, transport_options, gpus.size());
 
     TransportRunOptions run_options =
         make_run_options(study, options, backend, gpus, histories, bounds.max_primary_MeV);

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "study/StudyInput.hh"
+#include "study/TableCache.hh"
 #include "tally/EnergyBalance.hh"
 #include "transport/engine/TransportDriver.hh"
 
@@ -29,6 +30,9 @@ struct StudyRunOptions
     std::string checkpoint_path;     //!< write a checkpoint at batch boundaries
     double checkpoint_interval_s{0}; //!< 0: every batch
     std::string resume_path;         //!< continue from this checkpoint
+    //! The physics-table cache (study/TableCache.hh): off unless asked for (`mcdose run`
+    //! turns it on), so that API users and tests write nothing outside their outputs.
+    TableCacheSettings table_cache{false, {}};
     //! Progress after each batch (return false to stop at the batch boundary).
     std::function<bool(TransportProgress const&)> on_batch;
     //! Polled during CPU batches: true stops the run within about a second,
@@ -45,7 +49,8 @@ struct StudyRunSummary
     std::uint64_t resumed_batches{0}; //!< batches taken from a checkpoint
     std::uint64_t histories{0};
     bool complete{true};
-    double setup_time_s{0}; //!< phantom, tables, uploads
+    double setup_time_s{0};     //!< phantom, tables, uploads
+    std::string physics_tables; //!< how the tables were obtained (TableCacheResult::describe)
     double transport_time_s{0};
     double histories_per_s{0};
     EnergyBalance balance; //!< totals over the run [MeV]

@@ -82,6 +82,8 @@ struct RunArgs
     std::string checkpoint;
     double checkpoint_every_s{0};
     std::string resume;
+    bool no_table_cache{false};
+    std::string table_cache_dir;
 };
 
 void print_progress(TransportProgress const& p)
@@ -121,6 +123,7 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
     opts.checkpoint_path = a.checkpoint;
     opts.checkpoint_interval_s = a.checkpoint_every_s;
     opts.resume_path = a.resume;
+    opts.table_cache = {!a.no_table_cache, a.table_cache_dir};
 
     // Progress on stderr only for interactive runs; Ctrl-C or SIGTERM stops
     // the run (within about a second on the CPU, at the next batch boundary
@@ -158,6 +161,7 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
     std::cout << "  histories        : " << s.histories << (s.complete ? "" : " (interrupted)")
               << '\n'
               << std::setprecision(4) << "  setup time       : " << s.setup_time_s << " s\n"
+              << "  physics tables   : " << s.physics_tables << '\n'
               << "  transport time   : " << s.transport_time_s << " s (" << s.histories_per_s
               << " histories/s)\n"
               << "  energy (MeV/hist): emitted " << b.emitted_MeV / s.histories << ", deposited "
@@ -232,6 +236,11 @@ bool const registered = register_command(
          sub.add_option("--resume", a->resume,
                         "Continue the run saved in a checkpoint (same study and options)")
              ->check(CLI::ExistingFile);
+         sub.add_flag("--no-table-cache", a->no_table_cache,
+                      "Build the physics tables without reading or writing the table cache");
+         sub.add_option("--table-cache-dir", a->table_cache_dir,
+                        "Directory of the table cache (default: $MCDOSE_CACHE_DIR, else "
+                        "$XDG_CACHE_HOME/mcdose, else ~/.cache/mcdose)");
          sub.callback([a, &global] { run_command(*a, global); });
      }});
 } // namespace

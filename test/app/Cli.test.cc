@@ -69,4 +69,38 @@ TEST(CliTest, RunHistoriesAcceptsScientificNotation)
         << bad.output;
     std::filesystem::remove_all(out);
 }
+
+TEST(CliTest, RunReadsThePhysicsTablesFromTheCacheTheSecondTime)
+{
+    namespace fs = std::filesystem;
+    auto const out = fs::temp_directory_path() / "mcdose_cli_table_cache";
+    fs::remove_all(out);
+    std::string const study = source_dir() + "/validation/electron_20MeV_water/study.json";
+    std::string const run = mcdose_exe() + " run " + study +
+                            " --backend cpu --histories 200 --if-exists overwrite --output-dir " +
+                            (out / "results").string();
+    std::string const cache = " --table-cache-dir " + (out / "cache").string();
+
+    auto first = run_command(run + cache);
+    ASSERT_EQ(0, first.exit_code) << first.output;
+    EXPECT_NE(first.output.find("physics tables   : built in"), std::string::npos) << first.output;
+    auto second = run_command(run + cache);
+    ASSERT_EQ(0, second.exit_code) << second.output;
+    EXPECT_NE(second.output.find("physics tables   : read from the cache"), std::string::npos)
+        << second.output;
+
+    // A damaged file: a warning, the tables rebuilt, the run goes on.
+    for (auto const& f : fs::directory_iterator(out / "cache"))
+        fs::resize_file(f.path(), fs::file_size(f.path()) / 2);
+    auto damaged = run_command(run + cache);
+    ASSERT_EQ(0, damaged.exit_code) << damaged.output;
+    EXPECT_NE(damaged.output.find("warning: ignored the cached physics tables"), std::string::npos)
+        << damaged.output;
+
+    auto off = run_command(run + cache + " --no-table-cache");
+    ASSERT_EQ(0, off.exit_code) << off.output;
+    EXPECT_NE(off.output.find("physics tables   : built in"), std::string::npos) << off.output;
+    EXPECT_NE(off.output.find("not cached"), std::string::npos) << off.output;
+    fs::remove_all(out);
+}
 } // namespace mcdose::test

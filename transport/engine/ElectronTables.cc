@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "core/Assert.hh"
+#include "core/ParallelFor.hh"
 #include "transport/interactors/MultipleScattering.hh"
 #include "transport/physics/ElectronPhysics.hh"
 #include "transport/physics/PhysicsTables.hh"
@@ -250,29 +251,35 @@ void fill_brems_shapes(PhysicsTables const& tables, double brems_cut_MeV, Electr
     TableGrid const& grid = tables.options().electron_grid;
     t.brems_points = brems_points;
     t.brems_shape.assign(nm * n * brems_points, 0);
+    // One work item per (material, grid point), each filling its own row.
+    parallel_for_each(nm * n,
+                      [&](std::size_t j)
+                      {
+                          auto const m = static_cast<std::uint32_t>(j / n);
+                          auto const i = static_cast<unsigned>(j % n);
+                          ElectronPhysics const& phys = tables.electron_physics(m);
+                          double const E = grid.energy_MeV(i);
+                          if (!(E > brems_cut_MeV * (1 + 1e-9)))
+                              return;
+                          double* row = &t.brems_shape[j * brems_points];
+                          double const span = std::log(E / brems_cut_MeV);
+                          double peak = 0;
+                          for (unsigned k = 0; k < brems_points; ++k)
+                          {
+                              double const x = double(k) / (brems_points - 1);
+                              double const photon_MeV =
+                                  std::min(brems_cut_MeV * std::exp(x * span), E * (1 - 1e-9));
+                              row[k] = phys.brems_k_dsigma_dk(E, photon_MeV);
+                              peak = std::max(peak, row[k]);
+                          }
+                          MCDOSE_VALIDATE(peak > 0, << "material '" << tables.materials()[m].name
+                                                    << "': empty bremsstrahlung spectrum at " << E
+                                                    << " MeV");
+                          for (unsigned k = 0; k < brems_points; ++k)
+                              row[k] /= peak;
+                      });
     for (std::uint32_t m = 0; m < nm; ++m)
     {
-        ElectronPhysics const& phys = tables.electron_physics(m);
-        for (unsigned i = 0; i < n; ++i)
-        {
-            double const E = grid.energy_MeV(i);
-            if (!(E > brems_cut_MeV * (1 + 1e-9)))
-                continue;
-            double* row = &t.brems_shape[(m * n + i) * brems_points];
-            double const span = std::log(E / brems_cut_MeV);
-            double peak = 0;
-            for (unsigned j = 0; j < brems_points; ++j)
-            {
-                double const x = double(j) / (brems_points - 1);
-                double const k = std::min(brems_cut_MeV * std::exp(x * span), E * (1 - 1e-9));
-                row[j] = phys.brems_k_dsigma_dk(E, k);
-                peak = std::max(peak, row[j]);
-            }
-            MCDOSE_VALIDATE(peak > 0, << "material '" << tables.materials()[m].name
-                                      << "': empty bremsstrahlung spectrum at " << E << " MeV");
-            for (unsigned j = 0; j < brems_points; ++j)
-                row[j] /= peak;
-        }
         // Grid points at or below W_cr have no hard bremsstrahlung; the sampler
         // may still pick them as the lower neighbour: give them the next row.
         for (unsigned i = n - 1; i-- > 0;)
@@ -316,6 +323,24 @@ void fill_hard_majorants(std::size_t num_materials, double max_loss_fraction, El
     }
 }
 
+//! At the msc_points values x_j = exp(ln_min + delta j): ln A_j where quantity(A_j) = x_j,
+//! and other(A_j).
+template <class Q, class O>
+void tabulate_screening(double ln_min, double delta, Q const& quantity, O const& other,
+                        std::vector<double>& ln_screening, std::vector<double>& values)
+{
+    ln_screening.resize(msc_points);
+    values.resize(msc_points);
+    parallel_for_each(msc_points,
+                      [&](std::size_t j)
+                      {
+                          double const ln_a =
+                              solve_ln_screening(quantity, std::exp(ln_min + delta * j));
+                          ln_screening[j] = ln_a;
+                          values[j] = other(std::exp(ln_a));
+                      });
+}
+
 //! MW multiple-scattering tables (material independent): the screening parameter A as a
 //! function of the first moment and of the moment ratio.
 void fill_msc_tables(ElectronHostTables& t)
@@ -324,28 +349,14 @@ void fill_msc_tables(ElectronHostTables& t)
     t.msc_m1_max = msc_m1_max;
     t.msc_ln_m1_min = std::log(msc_m1_min);
     t.msc_m1_delta = (std::log(msc_m1_max) - t.msc_ln_m1_min) / (msc_points - 1);
-    t.msc_ln_screening.resize(msc_points);
-    t.msc_second_moment.resize(msc_points);
-    for (unsigned j = 0; j < msc_points; ++j)
-    {
-        double const m1 = std::exp(t.msc_ln_m1_min + t.msc_m1_delta * j);
-        double const ln_a = solve_ln_screening(wentzel_mean_one_minus_mu, m1);
-        t.msc_ln_screening[j] = ln_a;
-        t.msc_second_moment[j] = wentzel_second_moment(std::exp(ln_a));
-    }
+    tabulate_screening(t.msc_ln_m1_min, t.msc_m1_delta, wentzel_mean_one_minus_mu,
+                       wentzel_second_moment, t.msc_ln_screening, t.msc_second_moment);
     double const ratio_lo = wentzel_ratio(std::exp(ln_a_min));
     double const ratio_hi = wentzel_ratio(std::exp(ln_a_max));
     t.msc_ln_ratio_min = std::log(ratio_lo);
     t.msc_ratio_delta = (std::log(ratio_hi) - t.msc_ln_ratio_min) / (msc_points - 1);
-    t.msc_ln_screening_of_ratio.resize(msc_points);
-    t.msc_mean_of_ratio.resize(msc_points);
-    for (unsigned j = 0; j < msc_points; ++j)
-    {
-        double const ratio = std::exp(t.msc_ln_ratio_min + t.msc_ratio_delta * j);
-        double const ln_a = solve_ln_screening(wentzel_ratio, ratio);
-        t.msc_ln_screening_of_ratio[j] = ln_a;
-        t.msc_mean_of_ratio[j] = wentzel_mean_one_minus_mu(std::exp(ln_a));
-    }
+    tabulate_screening(t.msc_ln_ratio_min, t.msc_ratio_delta, wentzel_ratio,
+                       wentzel_mean_one_minus_mu, t.msc_ln_screening_of_ratio, t.msc_mean_of_ratio);
 }
 } // namespace
 

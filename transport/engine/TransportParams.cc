@@ -3,65 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 #include <memory>
 #include <mutex>
 
-#include <xraylib.h>
-
 #include "core/DeviceBuffer.hh"
-#include "phantoms/materials/Element.hh"
-#include "transport/physics/SamplingTables.hh"
 
 namespace mcdose
 {
-namespace
-{
-//! Relative atom counts n_i = w_i / A_i of a material (per gram / N_A).
-std::vector<double> atoms_per_gram(Material const& m)
-{
-    std::vector<double> n;
-    for (auto const& c : m.components)
-        n.push_back(c.mass_fraction / element_data(c.atomic_number).atomic_weight_g_mol);
-    return n;
-}
-
-//! The densities at which each material occurs (voxels of density 0 left out).
-std::vector<DensityRange> voxel_density_ranges(VoxelGridParams const& voxels)
-{
-    std::vector<DensityRange> ranges(voxels.num_materials(), DensityRange{HUGE_VAL, 0.0});
-    auto const& mat = voxels.material();
-    auto const& rho = voxels.density_g_cm3();
-    for (std::size_t v = 0; v < mat.size(); ++v)
-    {
-        if (!(rho[v] > 0))
-            continue;
-        DensityRange& r = ranges[mat[v]];
-        r.min_g_cm3 = std::min(r.min_g_cm3, double(rho[v]));
-        r.max_g_cm3 = std::max(r.max_g_cm3, double(rho[v]));
-    }
-    for (auto& r : ranges)
-    {
-        if (r.max_g_cm3 == 0)
-            r.min_g_cm3 = 0;
-    }
-    return ranges;
-}
-
-void validate_inputs(std::vector<Material> const& materials, VoxelGridParams const& grid)
-{
-    MCDOSE_VALIDATE(!materials.empty(), << "the phantom has no materials");
-    MCDOSE_VALIDATE(materials.size() == grid.num_materials(),
-                    << "phantom uses " << grid.num_materials() << " materials but "
-                    << materials.size() << " were resolved");
-    for (auto const& m : materials)
-    {
-        MCDOSE_VALIDATE(!m.components.empty(), << "material '" << m.name << "' has no elements");
-        MCDOSE_VALIDATE(m.components.size() < 256, << "a material has more than 255 elements");
-    }
-}
-} // namespace
-
 PhysicsTableOptions physics_table_options(TransportOptions const& options)
 {
     MCDOSE_VALIDATE(options.emin_MeV > 0 && options.emax_MeV > options.emin_MeV,
@@ -91,40 +39,6 @@ PhysicsTableOptions physics_table_options(TransportOptions const& options)
 }
 
 //---------------------------------------------------------------------------//
-//! Everything in double on the host; views convert to the transport precision.
-struct TransportParams::HostData
-{
-    TableGrid grid; //!< the photon grid
-    std::vector<double> mu_rho, branch_cdf, element_cdf, majorant_per_cm;
-    std::vector<std::uint16_t> element_index;
-    std::vector<std::uint8_t> num_elements;
-    unsigned num_materials{0}, max_elements{0};
-
-    // Photoelectric shells per element (unique Z over the materials).
-    std::vector<int> elements_z;
-    std::vector<double> shell_binding_MeV, shell_probability;
-    std::vector<std::uint32_t> shell_offset; // size elements + 1
-
-    // Rayleigh and Compton tables per material (flat, with offsets)
-    std::vector<double> ray_x2, ray_f2, ray_cum;
-    std::vector<std::uint32_t> ray_offset;
-    std::vector<double> inc_x, inc_s, inc_electrons;
-    std::vector<std::uint32_t> inc_offset;
-
-    // Pair production per material
-    std::vector<int> pair_z;
-    std::vector<double> pair_cdf;
-    std::vector<std::uint32_t> pair_offset;
-
-    // Electrons and positrons
-    ElectronHostTables electron;
-
-    void fill_photon_tables(PhysicsTables const& tables);
-    void fill_majorant(std::vector<DensityRange> const& densities);
-    void fill_photoelectric_shells();
-    void fill_sampling_tables(std::vector<Material> const& materials);
-};
-
 //! Typed copies of the host data in one memory space, with the views into them.
 template <class Real>
 struct TransportParams::Store
@@ -194,172 +108,25 @@ struct TransportParams::Store
 };
 
 //---------------------------------------------------------------------------//
-//! mu/rho, the process CDF (photo, + incoherent, + coherent; pair the rest) and the
-//! photoabsorbing element's CDF per material and grid point, from the builder's columns.
-void TransportParams::HostData::fill_photon_tables(PhysicsTables const& tables)
-{
-    auto const& materials = tables.materials();
-    unsigned const n = grid.size;
-    num_materials = tables.num_materials();
-    std::map<int, std::uint16_t> z_to_index;
-    for (auto const& m : materials)
-    {
-        max_elements = std::max<unsigned>(max_elements, m.components.size());
-        for (auto const& c : m.components)
-            z_to_index.emplace(c.atomic_number, 0);
-    }
-    for (auto& [z, idx] : z_to_index)
-    {
-        idx = static_cast<std::uint16_t>(elements_z.size());
-        elements_z.push_back(z);
-    }
-    unsigned const me = max_elements;
-    mu_rho.assign(num_materials * n, 0);
-    branch_cdf.assign(num_materials * n * 3, 0);
-    element_cdf.assign(num_materials * n * me, 1);
-    element_index.assign(num_materials * me, 0);
-    num_elements.assign(num_materials, 0);
-    for (unsigned m = 0; m < num_materials; ++m)
-    {
-        auto const& comps = materials[m].components;
-        num_elements[m] = comps.size();
-        for (std::size_t k = 0; k < comps.size(); ++k)
-            element_index[m * me + k] = z_to_index.at(comps[k].atomic_number);
-        auto const photo = tables.photon_column(m, PhotonColumn::photo);
-        auto const inc = tables.photon_column(m, PhotonColumn::incoherent);
-        auto const coh = tables.photon_column(m, PhotonColumn::coherent);
-        auto const mu = tables.photon_column(m, PhotonColumn::mu);
-        for (unsigned i = 0; i < n; ++i)
-        {
-            mu_rho[m * n + i] = mu[i];
-            double* cdf = &branch_cdf[(m * n + i) * 3];
-            cdf[0] = photo[i] / mu[i];
-            cdf[1] = (photo[i] + inc[i]) / mu[i];
-            cdf[2] = (photo[i] + inc[i] + coh[i]) / mu[i];
-            double acc = 0;
-            for (std::size_t k = 0; k < comps.size(); ++k)
-            {
-                acc += tables.photo_partial(m, k)[i];
-                element_cdf[(m * n + i) * me + k] = photo[i] > 0 ? acc / photo[i] : 1.0;
-            }
-            element_cdf[(m * n + i) * me + comps.size() - 1] = 1.0;
-        }
-    }
-}
-
-//! Woodcock majorant: per material the densest voxel, per bin the larger end.
-void TransportParams::HostData::fill_majorant(std::vector<DensityRange> const& densities)
-{
-    unsigned const n = grid.size;
-    majorant_per_cm.assign(n, 0);
-    for (unsigned i = 0; i < n; ++i)
-    {
-        double maj = 0;
-        for (unsigned m = 0; m < num_materials; ++m)
-        {
-            double const mu_hi =
-                std::max(mu_rho[m * n + i], mu_rho[m * n + std::min(i + 1, n - 1)]);
-            maj = std::max(maj, mu_hi * float(densities[m].max_g_cm3));
-        }
-        // Slightly above the float rounding of the tables (so mu <= majorant holds
-        // in float transport too).
-        majorant_per_cm[i] = maj * (1 + 1e-6);
-    }
-}
-
-//! Photoelectric shells (xraylib EdgeEnergy and JumpFactor; jump-ratio
-//! approximation, see PhotoelectricData.hh): K, L1, L2, L3 with probability
-//! 1 - 1/J, then an outer shell (M1 edge, or 0) taking the rest.
-void TransportParams::HostData::fill_photoelectric_shells()
-{
-    shell_offset.push_back(0);
-    for (int z : elements_z)
-    {
-        int const shells[] = {K_SHELL, L1_SHELL, L2_SHELL, L3_SHELL};
-        for (int s : shells)
-        {
-            xrl_error* err = nullptr;
-            double const edge_keV = EdgeEnergy(z, s, &err);
-            if (err)
-            {
-                xrl_error_free(err);
-                continue; // shell absent for this Z
-            }
-            err = nullptr;
-            double const jump = JumpFactor(z, s, &err);
-            if (err || !(jump > 1))
-            {
-                if (err)
-                    xrl_error_free(err);
-                continue;
-            }
-            shell_binding_MeV.push_back(edge_keV * 1e-3);
-            shell_probability.push_back(1 - 1 / jump);
-        }
-        xrl_error* err = nullptr;
-        double outer_keV = EdgeEnergy(z, M1_SHELL, &err);
-        if (err)
-        {
-            xrl_error_free(err);
-            outer_keV = 0;
-        }
-        shell_binding_MeV.push_back(outer_keV * 1e-3);
-        shell_probability.push_back(1.0);
-        shell_offset.push_back(shell_binding_MeV.size());
-    }
-}
-
-//! Rayleigh F^2 and Compton S per material (transport/physics/SamplingTables), and the
-//! pair target selection.
-void TransportParams::HostData::fill_sampling_tables(std::vector<Material> const& materials)
-{
-    ray_offset.push_back(0);
-    inc_offset.push_back(0);
-    for (unsigned m = 0; m < num_materials; ++m)
-    {
-        auto const& comps = materials[m].components;
-        auto const n_atoms = atoms_per_gram(materials[m]);
-        auto const ray = build_rayleigh_table(materials[m]);
-        ray_x2.insert(ray_x2.end(), ray.x2_per_A2.begin(), ray.x2_per_A2.end());
-        ray_f2.insert(ray_f2.end(), ray.f2.begin(), ray.f2.end());
-        ray_cum.insert(ray_cum.end(), ray.cumulative.begin(), ray.cumulative.end());
-        ray_offset.push_back(ray_x2.size());
-
-        auto const inc = build_incoherent_table(materials[m]);
-        inc_x.insert(inc_x.end(), inc.x_per_A.begin(), inc.x_per_A.end());
-        inc_s.insert(inc_s.end(), inc.s.begin(), inc.s.end());
-        inc_electrons.push_back(inc.electrons);
-        inc_offset.push_back(inc_x.size());
-
-        // Pair: target selection weights n_i Z_i (Z_i + 1) (PairProductionData.hh).
-        std::vector<int> zs;
-        for (auto const& c : comps)
-            zs.push_back(c.atomic_number);
-        auto const cdf = pair_selection_cdf(zs, n_atoms);
-        pair_z.insert(pair_z.end(), zs.begin(), zs.end());
-        pair_cdf.insert(pair_cdf.end(), cdf.begin(), cdf.end());
-        pair_offset.push_back(pair_z.size() - zs.size());
-    }
-    pair_offset.push_back(pair_z.size());
-}
-
-//---------------------------------------------------------------------------//
 TransportParams::TransportParams(std::vector<Material> const& materials,
                                  VoxelGridParams const& grid, TransportOptions const& options)
-    : options_(options), host_(std::make_unique<HostData>()), grid_(&grid)
+    : TransportParams(std::make_shared<TransportTables const>(
+                          build_transport_tables(transport_table_inputs(materials, grid, options))),
+                      grid, options)
 {
-    validate_inputs(materials, grid);
-    PhysicsTables const tables(materials, physics_table_options(options));
-    auto& h = *host_;
-    h.grid = tables.options().photon_grid;
-    n_ = h.grid.size;
-    auto const densities = voxel_density_ranges(grid);
-    h.fill_photon_tables(tables);
-    h.fill_majorant(densities);
-    h.fill_photoelectric_shells();
-    h.fill_sampling_tables(materials);
-    if (options.electron.condensed_history)
-        h.electron = build_electron_tables(tables, options.electron, densities);
+}
+
+TransportParams::TransportParams(std::shared_ptr<TransportTables const> tables,
+                                 VoxelGridParams const& grid, TransportOptions const& options)
+    : options_(options), host_(std::move(tables)), grid_(&grid)
+{
+    MCDOSE_VALIDATE(host_ && host_->num_materials == grid.num_materials() &&
+                        host_->grid.size == physics_table_options(options).photon_grid.size &&
+                        (host_->electron.size > 0) == options.electron.condensed_history,
+                    << "the transport tables were built for another phantom or other physics "
+                       "options; build them with transport_table_inputs of this phantom and "
+                       "these options");
+    n_ = host_->grid.size;
 }
 
 TransportParams::~TransportParams() = default;

@@ -1,11 +1,9 @@
 //! \file transport/engine/TransportParams.hh
-//! Host owner of the transport data: lays out the per-material photon tables
-//! of the physics-table builder (transport/physics/PhysicsTables.hh, on a
-//! uniform ln(E) grid) for the kernel (process and element CDFs, Woodcock
-//! majorant), adds the sampling data of transport/interactors from xraylib,
-//! and the electron and positron condensed-history tables (ElectronTables.hh),
-//! and hands out views in float or double, in host or device memory (uploaded
-//! once, lazily).
+//! Host owner of the transport data: holds the transport tables (TransportTables.hh: the
+//! per-material photon tables of the physics-table builder laid out for the kernel, the
+//! sampling data of transport/interactors, the condensed-history tables), built here or
+//! handed over (e.g. read from the table cache), and hands out views in float or double, in
+//! host or device memory (uploaded once, lazily).
 #pragma once
 
 #include <memory>
@@ -16,6 +14,7 @@
 #include "phantoms/materials/Material.hh"
 #include "rng/PerThreadStates.hh"
 #include "transport/engine/ElectronTables.hh"
+#include "transport/engine/TransportTables.hh"
 #include "transport/engine/TransportView.hh"
 #include "transport/physics/PhysicsTables.hh"
 
@@ -43,8 +42,12 @@ PhysicsTableOptions physics_table_options(TransportOptions const& options);
 class TransportParams
 {
   public:
-    //! `materials[m]` is the material of phantom index m.
+    //! `materials[m]` is the material of phantom index m: builds the tables.
     TransportParams(std::vector<Material> const& materials, VoxelGridParams const& grid,
+                    TransportOptions const& options);
+    //! With tables built (or read back) for transport_table_inputs(materials, grid, options);
+    //! several params (one per GPU) may share them.
+    TransportParams(std::shared_ptr<TransportTables const> tables, VoxelGridParams const& grid,
                     TransportOptions const& options);
     ~TransportParams();
     TransportParams(TransportParams&&) noexcept;
@@ -61,12 +64,11 @@ class TransportParams
     TransportView<Real> view(MemSpace where) const;
 
   private:
-    struct HostData;
     template <class Real>
     struct Store;
     TransportOptions options_;
     unsigned n_{0};
-    std::unique_ptr<HostData> host_;
+    std::shared_ptr<TransportTables const> host_;
     mutable std::unique_ptr<Store<float>> store_f_[2];
     mutable std::unique_ptr<Store<double>> store_d_[2];
     VoxelGridParams const* grid_{nullptr};

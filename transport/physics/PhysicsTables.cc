@@ -2,15 +2,12 @@
 #include "transport/physics/PhysicsTables.hh"
 
 #include <algorithm>
-#include <atomic>
-#include <exception>
 #include <functional>
 #include <map>
-#include <mutex>
-#include <thread>
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
+#include "core/ParallelFor.hh"
 #include "phantoms/materials/Element.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "transport/LogGrid.hh"
@@ -23,43 +20,6 @@ namespace
 {
 constexpr auto n_photon = static_cast<std::uint32_t>(PhotonColumn::size_);
 constexpr auto n_electron = static_cast<std::uint32_t>(ElectronColumn::size_);
-
-//! Run f(i) for i in [0, n) on the hardware threads (the callers' work items are
-//! independent and write only their own slots, so the result does not depend on the
-//! thread count or the order).
-template <class F>
-void parallel_for(std::size_t n, F&& f)
-{
-    unsigned const hw = std::max(1u, std::thread::hardware_concurrency());
-    std::size_t const nt = std::min<std::size_t>(hw, n);
-    std::atomic<std::size_t> next{0};
-    std::vector<std::thread> threads;
-    std::exception_ptr error;
-    std::mutex error_mutex;
-    auto work = [&]
-    {
-        for (std::size_t i = next++; i < n; i = next++)
-        {
-            try
-            {
-                f(i);
-            }
-            catch (...)
-            {
-                std::lock_guard<std::mutex> lock(error_mutex);
-                if (!error)
-                    error = std::current_exception();
-            }
-        }
-    };
-    for (std::size_t t = 1; t < nt; ++t)
-        threads.emplace_back(work);
-    work();
-    for (auto& t : threads)
-        t.join();
-    if (error)
-        std::rethrow_exception(error);
-}
 
 //! Free-electron Klein-Nishina total cross section per electron [cm^2]
 //! (Klein & Nishina, Z. Phys. 52 (1929) 853; e.g. Evans, The Atomic Nucleus, Eq. 22.1).
@@ -114,34 +74,35 @@ std::map<int, ElementPhotonColumns> element_photon_columns(std::vector<int> cons
         for (auto* v : {&c.photo, &c.incoherent, &c.coherent, &c.pair})
             v->resize(n);
     }
-    parallel_for(zs.size() * n,
-                 [&](std::size_t j)
-                 {
-                     int const z = zs[j / n];
-                     auto const i = static_cast<unsigned>(j % n);
-                     double const E = grid.energy_MeV(i);
-                     auto& c = result.at(z);
-                     double const electrons_per_g =
-                         z * constants::avogadro / element_data(z).atomic_weight_g_mol;
-                     if (sink)
-                     {
-                         PhotonElementData const d = photon_element_data(z, E);
-                         c.photo[i] = d.c.photo;
-                         c.incoherent[i] =
-                             compton_binding ? d.c.incoherent
-                                             : electrons_per_g * klein_nishina_per_electron_cm2(E);
-                         c.coherent[i] = d.c.coherent;
-                         c.pair[i] = d.c.pair();
-                         sink(z, i, d);
-                         return;
-                     }
-                     c.photo[i] = photoelectric_cm2_g(z, E);
-                     c.incoherent[i] = compton_binding
-                                           ? incoherent_cm2_g(z, E)
-                                           : electrons_per_g * klein_nishina_per_electron_cm2(E);
-                     c.coherent[i] = coherent_cm2_g(z, E);
-                     c.pair[i] = pair_nuclear_cm2_g(z, E) + pair_electron_cm2_g(z, E);
-                 });
+    parallel_for_each(zs.size() * n,
+                      [&](std::size_t j)
+                      {
+                          int const z = zs[j / n];
+                          auto const i = static_cast<unsigned>(j % n);
+                          double const E = grid.energy_MeV(i);
+                          auto& c = result.at(z);
+                          double const electrons_per_g =
+                              z * constants::avogadro / element_data(z).atomic_weight_g_mol;
+                          if (sink)
+                          {
+                              PhotonElementData const d = photon_element_data(z, E);
+                              c.photo[i] = d.c.photo;
+                              c.incoherent[i] =
+                                  compton_binding
+                                      ? d.c.incoherent
+                                      : electrons_per_g * klein_nishina_per_electron_cm2(E);
+                              c.coherent[i] = d.c.coherent;
+                              c.pair[i] = d.c.pair();
+                              sink(z, i, d);
+                              return;
+                          }
+                          c.photo[i] = photoelectric_cm2_g(z, E);
+                          c.incoherent[i] =
+                              compton_binding ? incoherent_cm2_g(z, E)
+                                              : electrons_per_g * klein_nishina_per_electron_cm2(E);
+                          c.coherent[i] = coherent_cm2_g(z, E);
+                          c.pair[i] = pair_nuclear_cm2_g(z, E) + pair_electron_cm2_g(z, E);
+                      });
     return result;
 }
 
@@ -347,40 +308,39 @@ void PhysicsTables::build_electron_columns()
     TableGrid const& grid = options_.electron_grid;
     auto const& o = options_;
     electron_.assign(std::size_t(num_materials()) * n_electron * grid.size, 0);
-    for (std::uint32_t m = 0; m < num_materials(); ++m)
-    {
-        ElectronPhysics const& phys = physics_[m];
-        parallel_for(
-            grid.size,
-            [&](std::size_t j)
-            {
-                auto const i = static_cast<unsigned>(j);
-                double const E = grid.energy_MeV(i);
-                auto set = [&](ElectronColumn c, double value) { electron_data(m, c)[i] = value; };
-                using C = ElectronColumn;
-                Lepton const em = Lepton::electron;
-                Lepton const ep = Lepton::positron;
-                set(C::restricted_col_electron,
-                    phys.restricted_collision_stopping(E, o.delta_cut_MeV, em));
-                set(C::restricted_col_positron,
-                    phys.restricted_collision_stopping(E, o.delta_cut_MeV, ep));
-                set(C::restricted_rad, phys.restricted_radiative_stopping(E, o.brems_cut_MeV));
-                set(C::hard_moller, phys.hard_collision_cross_section(E, o.delta_cut_MeV, em));
-                set(C::hard_bhabha, phys.hard_collision_cross_section(E, o.delta_cut_MeV, ep));
-                set(C::hard_brems, phys.hard_brems_cross_section(E, o.brems_cut_MeV));
-                set(C::annihilation, phys.annihilation_cross_section(E));
-                set(C::transport_xs_electron, phys.transport_cross_section(E, em));
-                set(C::transport_xs_positron, phys.transport_cross_section(E, ep));
-                set(C::transport_xs2_electron, phys.second_transport_cross_section(E, em));
-                set(C::transport_xs2_positron, phys.second_transport_cross_section(E, ep));
-                if (!o.dosimetry)
-                    return;
-                set(C::s_col_electron, phys.collision_stopping(E, em));
-                set(C::s_col_positron, phys.collision_stopping(E, ep));
-                set(C::s_rad, phys.radiative_stopping(E));
-                set(C::density_effect, phys.delta(E));
-            });
-    }
+    // One work item per (material, grid point): all threads busy for a few materials too.
+    parallel_for_each(
+        std::size_t(num_materials()) * grid.size,
+        [&](std::size_t j)
+        {
+            auto const m = static_cast<std::uint32_t>(j / grid.size);
+            auto const i = static_cast<unsigned>(j % grid.size);
+            ElectronPhysics const& phys = physics_[m];
+            double const E = grid.energy_MeV(i);
+            auto set = [&](ElectronColumn c, double value) { electron_data(m, c)[i] = value; };
+            using C = ElectronColumn;
+            Lepton const em = Lepton::electron;
+            Lepton const ep = Lepton::positron;
+            set(C::restricted_col_electron,
+                phys.restricted_collision_stopping(E, o.delta_cut_MeV, em));
+            set(C::restricted_col_positron,
+                phys.restricted_collision_stopping(E, o.delta_cut_MeV, ep));
+            set(C::restricted_rad, phys.restricted_radiative_stopping(E, o.brems_cut_MeV));
+            set(C::hard_moller, phys.hard_collision_cross_section(E, o.delta_cut_MeV, em));
+            set(C::hard_bhabha, phys.hard_collision_cross_section(E, o.delta_cut_MeV, ep));
+            set(C::hard_brems, phys.hard_brems_cross_section(E, o.brems_cut_MeV));
+            set(C::annihilation, phys.annihilation_cross_section(E));
+            set(C::transport_xs_electron, phys.transport_cross_section(E, em));
+            set(C::transport_xs_positron, phys.transport_cross_section(E, ep));
+            set(C::transport_xs2_electron, phys.second_transport_cross_section(E, em));
+            set(C::transport_xs2_positron, phys.second_transport_cross_section(E, ep));
+            if (!o.dosimetry)
+                return;
+            set(C::s_col_electron, phys.collision_stopping(E, em));
+            set(C::s_col_positron, phys.collision_stopping(E, ep));
+            set(C::s_rad, phys.radiative_stopping(E));
+            set(C::density_effect, phys.delta(E));
+        });
 }
 
 //! CSDA range R(T) = int_0^T dT'/S_tot(T') (ICRU-37 Eq. 2.14) and radiation yield
@@ -433,15 +393,15 @@ PhysicsTables::restricted_collision_at_density(std::uint32_t m, double density_g
     TableGrid const& grid = options_.electron_grid;
     std::array<std::vector<double>, 2> result{std::vector<double>(grid.size),
                                               std::vector<double>(grid.size)};
-    parallel_for(grid.size,
-                 [&](std::size_t i)
-                 {
-                     double const E = grid.energy_MeV(static_cast<unsigned>(i));
-                     result[0][i] = phys.restricted_collision_stopping(E, options_.delta_cut_MeV,
-                                                                       Lepton::electron);
-                     result[1][i] = phys.restricted_collision_stopping(E, options_.delta_cut_MeV,
-                                                                       Lepton::positron);
-                 });
+    parallel_for_each(grid.size,
+                      [&](std::size_t i)
+                      {
+                          double const E = grid.energy_MeV(static_cast<unsigned>(i));
+                          result[0][i] = phys.restricted_collision_stopping(
+                              E, options_.delta_cut_MeV, Lepton::electron);
+                          result[1][i] = phys.restricted_collision_stopping(
+                              E, options_.delta_cut_MeV, Lepton::positron);
+                      });
     return result;
 }
 
