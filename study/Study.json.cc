@@ -201,7 +201,7 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
 {
     node.require_object("the outputs");
     node.allow_only({"directory", "name", "hdf5", "image_format", "depth_dose", "depth_axis",
-                     "lateral_profiles", "summary", "if_exists"});
+                     "lateral_profiles", "summary", "if_exists", "rtdose"});
     OutputInput o;
     std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
                                             : std::string(".");
@@ -218,6 +218,8 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
         o.hdf5 = h->boolean();
     if (auto f = node.optional_child("image_format"))
         o.image_format = f->choice({"mha", "nrrd", "nii", "none"});
+    if (auto r = node.optional_child("rtdose"))
+        o.rtdose = r->boolean();
     if (auto d = node.optional_child("depth_dose"))
         o.depth_dose = d->boolean();
     if (auto a = node.optional_child("depth_axis"))
