@@ -17,6 +17,7 @@
 #include <gdcmDataSet.h>
 #include <gdcmFile.h>
 #include <gdcmImageReader.h>
+#include <gdcmSequenceOfItems.h>
 #include <gdcmUIDGenerator.h>
 #include <gdcmWriter.h>
 
@@ -176,9 +177,14 @@ void put_geometry(gdcm::DataSet& ds, GridGeometry const& g)
     put(ds, 0x0018, 0x0050, gdcm::VR::DS, ds_text(dz_mm));
     put(ds, 0x3004, 0x000C, gdcm::VR::DS, ds_list(offsets));
     put(ds, 0x0028, 0x0008, gdcm::VR::IS, std::to_string(g.dims[2]));
-    gdcm::Attribute<0x0028, 0x0009> frame_pointer;
-    frame_pointer.SetValue(gdcm::Tag(0x3004, 0x000C));
-    ds.Replace(frame_pointer.GetAsDataElement());
+    {
+        // Frame Increment Pointer (AT, little endian: group then element) -> (3004,000C).
+        char const at[4] = {0x04, 0x30, 0x0C, 0x00};
+        gdcm::DataElement de(gdcm::Tag(0x0028, 0x0009));
+        de.SetVR(gdcm::VR::AT);
+        de.SetByteValue(at, 4);
+        ds.Replace(de);
+    }
     gdcm::Attribute<0x0028, 0x0010> rows{static_cast<std::uint16_t>(g.dims[1])};
     gdcm::Attribute<0x0028, 0x0011> columns{static_cast<std::uint16_t>(g.dims[0])};
     ds.Replace(rows.GetAsDataElement());
@@ -251,33 +257,64 @@ void put_dose_pixels(gdcm::DataSet& ds, size_type n, ValueOf&& value_of)
     ds.Replace(de);
 }
 
+//! Referenced RT Plan Sequence with one item: the RT Plan (SOP Class RT Plan Storage).
+void put_referenced_plan(gdcm::DataSet& ds, std::string const& plan_uid)
+{
+    gdcm::Item item;
+    item.SetVLToUndefined();
+    put(item.GetNestedDataSet(), 0x0008, 0x1150, gdcm::VR::UI, "1.2.840.10008.5.1.4.1.1.481.5");
+    put(item.GetNestedDataSet(), 0x0008, 0x1155, gdcm::VR::UI, plan_uid);
+    gdcm::SmartPointer<gdcm::SequenceOfItems> sequence = new gdcm::SequenceOfItems;
+    sequence->SetLengthToUndefined();
+    sequence->AddItem(item);
+    gdcm::DataElement de(gdcm::Tag(0x300C, 0x0002));
+    de.SetVR(gdcm::VR::SQ);
+    de.SetValue(*sequence);
+    de.SetVLToUndefined();
+    ds.Replace(de);
+}
+
+//! What differs between the two instances of a run.
+struct RtDoseInstance
+{
+    SeriesIdentity const& id;
+    RunMetadata const& meta;
+    GridGeometry const& grid;
+    int number;
+    bool absolute;
+    std::string dose_type;
+    std::string comment;
+    std::string const& referenced_plan_uid;
+};
+
 //! One RT Dose instance as the bytes of its file.
 template <class ValueOf>
-std::string rt_dose_file(SeriesIdentity const& id, RunMetadata const& meta, GridGeometry const& g,
-                         int instance, bool absolute, char const* dose_type,
-                         std::string const& comment, ValueOf&& value_of)
+std::string rt_dose_file(RtDoseInstance const& in, ValueOf&& value_of)
 {
     gdcm::Writer writer;
     gdcm::File& file = writer.GetFile();
     gdcm::DataSet& ds = file.GetDataSet();
-    put_patient_and_study(ds, id);
-    put_series_and_equipment(ds, id, meta, instance);
-    put_geometry(ds, g);
-    put(ds, 0x3004, 0x0002, gdcm::VR::CS, absolute ? "GY" : "RELATIVE");
-    put(ds, 0x3004, 0x0004, gdcm::VR::CS, dose_type);
-    put(ds, 0x3004, 0x0006, gdcm::VR::LO, comment.substr(0, 64));
+    put_patient_and_study(ds, in.id);
+    put_series_and_equipment(ds, in.id, in.meta, in.number);
+    put_geometry(ds, in.grid);
+    put(ds, 0x3004, 0x0002, gdcm::VR::CS, in.absolute ? "GY" : "RELATIVE");
+    put(ds, 0x3004, 0x0004, gdcm::VR::CS, in.dose_type);
+    put(ds, 0x3004, 0x0006, gdcm::VR::LO, in.comment.substr(0, 64));
     put(ds, 0x3004, 0x000A, gdcm::VR::CS, "PLAN");
-    put_dose_pixels(ds, g.num_voxels(), value_of);
+    if (!in.referenced_plan_uid.empty())
+        put_referenced_plan(ds, in.referenced_plan_uid);
+    put_dose_pixels(ds, in.grid.num_voxels(), value_of);
     file.GetHeader().SetDataSetTransferSyntax(gdcm::TransferSyntax::ExplicitVRLittleEndian);
     std::ostringstream os(std::ios::binary);
     writer.SetStream(os);
-    MCDOSE_VALIDATE(writer.Write(), << "GDCM could not encode the RT Dose (instance " << instance
+    MCDOSE_VALIDATE(writer.Write(), << "GDCM could not encode the RT Dose (instance " << in.number
                                     << "); this is a bug, please report it");
     return os.str();
 }
 } // namespace
 
-void write_rt_dose(RtDosePaths const& paths, DoseGridData const& data, RunMetadata const& meta)
+void write_rt_dose(RtDosePaths const& paths, DoseGridData const& data, RunMetadata const& meta,
+                   std::string const& referenced_plan_uid)
 {
     validate_dose_data(data);
     MCDOSE_VALIDATE(
@@ -290,12 +327,20 @@ void write_rt_dose(RtDosePaths const& paths, DoseGridData const& data, RunMetada
     double const scale = absolute ? *meta.source_particles : 1.0;
     std::string const unit = absolute ? "Gy" : "Gy per source particle (DoseUnits RELATIVE)";
     auto const dose = [&](size_type v) { return voxel_dose_gy_per_particle(data, v) * scale; };
-    write_text_atomically(paths.dose, rt_dose_file(id, meta, data.geometry, 1, absolute, "PHYSICAL",
-                                                   "dose to medium in " + unit, dose));
+    RtDoseInstance instance{id,
+                            meta,
+                            data.geometry,
+                            1,
+                            absolute,
+                            "PHYSICAL",
+                            "dose to medium in " + unit,
+                            referenced_plan_uid};
+    write_text_atomically(paths.dose, rt_dose_file(instance, dose));
+    instance.number = 2;
+    instance.dose_type = "ERROR";
+    instance.comment = "1-sigma statistical uncertainty in " + unit;
     write_text_atomically(paths.uncertainty,
-                          rt_dose_file(id, meta, data.geometry, 2, absolute, "ERROR",
-                                       "1-sigma statistical uncertainty in " + unit,
-                                       [&](size_type v)
+                          rt_dose_file(instance, [&](size_type v)
                                        { return dose(v) * voxel_relative_uncertainty(data, v); }));
 }
 } // namespace mcdose

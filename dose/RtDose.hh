@@ -39,8 +39,13 @@ struct RtDosePaths
 };
 
 //! Write the dose and its uncertainty, each through a temporary file renamed
-//! on success (the whole file is built in memory first).
-void write_rt_dose(RtDosePaths const& paths, DoseGridData const& data, RunMetadata const& meta);
+//! on success (the whole file is built in memory first). DICOM requires an
+//! RT Dose of DoseSummationType PLAN to reference its RT Plan (Referenced RT
+//! Plan Sequence, type 1C); a run has one only when the user names it
+//! (`referenced_plan_uid`, its SOP Instance UID), and the sequence is
+//! otherwise left out: the one attribute such a file lacks.
+void write_rt_dose(RtDosePaths const& paths, DoseGridData const& data, RunMetadata const& meta,
+                   std::string const& referenced_plan_uid = {});
 
 //! An RT Dose read back: the grid and the values in its DoseUnits.
 struct RtDoseGrid

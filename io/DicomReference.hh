@@ -8,6 +8,11 @@
 
 namespace mcdose
 {
+//! Whether `uid` is a valid DICOM UID (PS3.5 9.1: components of digits
+//! separated by '.', no leading zero in a component of more than one digit,
+//! at most 64 characters).
+bool is_dicom_uid(std::string const& uid);
+
 //! Patient, study and frame-of-reference attributes of a CT series, as
 //! written in its first file (padding removed). Empty where the CT has none.
 struct DicomReference

@@ -39,7 +39,7 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
     if (outputs.rtdose)
     {
         RtDosePaths const paths{stem + "_dose.dcm", stem + "_uncertainty.dcm"};
-        write_rt_dose(paths, data, meta);
+        write_rt_dose(paths, data, meta, outputs.rtdose_referenced_plan);
         written.push_back(paths.dose);
         written.push_back(paths.uncertainty);
     }

@@ -101,22 +101,32 @@ TEST_F(CompareCliTest, ShiftedImagesGiveReportAndGammaMap)
     EXPECT_EQ(j["gamma"][0]["evaluated"].get<std::size_t>(), evaluated);
 }
 
-TEST_F(CompareCliTest, ScaledDoseFailsWhereExpected)
+TEST_F(CompareCliTest, UniformDoseScaledByKnownFactor)
 {
-    // 5 % higher everywhere: near the peak (a small gradient) no displacement
-    // within the search makes up 5 %, so gamma exceeds 1 at 3%/3mm.
+    // 1.05 against 1: no displacement helps, gamma = 0.05 / dD everywhere:
+    // 1.667 at 3 % (all fail), 0.833 at 6 % (all pass), global and local alike.
     GridGeometry const g = grid();
-    write_gaussian(path("a.mha"), g, 0, 1.0);
-    write_gaussian(path("b.mha"), g, 0, 1.05);
-    auto const r = run_command(mcdose_exe() + " compare " + path("a.mha") + " " + path("b.mha") +
-                               " --criteria 3%/3mm --normalisation both --json " + path("c.json"));
+    std::vector<float> const one(g.num_voxels(), 1.0f), more(g.num_voxels(), 1.05f);
+    write_image(path("a.mha"), g, make_span(one));
+    write_image(path("b.mha"), g, make_span(more));
+    auto const r =
+        run_command(mcdose_exe() + " compare " + path("a.mha") + " " + path("b.mha") +
+                    " --criteria 3%/3mm,6%/3mm --normalisation both --json " + path("c.json"));
     ASSERT_EQ(0, r.exit_code) << r.output;
     nlohmann::json const j = read_json(path("c.json"));
-    ASSERT_EQ(2u, j["gamma"].size());
-    EXPECT_EQ("3%/3mm local", j["gamma"][1]["criterion"]);
-    EXPECT_LT(j["gamma"][0]["pass_rate_percent"].get<double>(), 100.0);
-    EXPECT_GT(j["gamma"][0]["max_gamma"].get<double>(), 1.0);
+    ASSERT_EQ(4u, j["gamma"].size());
+    EXPECT_EQ("6%/3mm local", j["gamma"][3]["criterion"]);
+    for (int i = 0; i < 4; ++i)
+    {
+        double const expected = i % 2 == 0 ? 0.05 / 0.03 : 0.05 / 0.06;
+        EXPECT_NEAR(expected, j["gamma"][i]["max_gamma"].get<double>(), 1e-5) << i;
+        EXPECT_NEAR(expected, j["gamma"][i]["mean_gamma"].get<double>(), 1e-5) << i;
+        EXPECT_EQ(g.num_voxels(), j["gamma"][i]["evaluated"].get<std::size_t>()) << i;
+        EXPECT_DOUBLE_EQ(i % 2 == 0 ? 0.0 : 100.0, j["gamma"][i]["pass_rate_percent"].get<double>())
+            << i;
+    }
     EXPECT_NEAR(0.05, j["dose_difference"]["max_abs_difference"].get<double>(), 1e-6);
+    EXPECT_NEAR(0.05, j["dose_difference"]["rms_difference"].get<double>(), 1e-6);
     EXPECT_NEAR(1.05, j["dose_difference"]["mean_ratio"].get<double>(), 1e-6);
 }
 

@@ -5,6 +5,16 @@ uncertainty values, units, dose types and UIDs; dciodvfy (dicom3tools) finds
 no error in either file; the CT-series example's RT Dose names the CT's
 FrameOfReferenceUID, StudyInstanceUID and patient.
 
+dciodvfy of Debian's dicom3tools (1.00~20220618) aborts on an assertion
+(`bitsallocated <= bytesinword*8u`, attrothr.cc) for any 32-bit Pixel Data, so
+it checks a copy whose pixels are re-described as 16-bit (Bits Allocated 16
+and half the bytes; every other attribute unchanged); the 32-bit pixel
+description is checked here with pydicom. A copy without DoseUnits must make
+dciodvfy report an error (it really checks). Without an RT Plan to reference,
+DICOM's one unmet condition is the Referenced RT Plan Sequence (type 1C for
+DoseSummationType PLAN): that error alone is allowed; with
+outputs.rtdose_referenced_plan there must be none.
+
 Usage: rtdose_check.py MCDOSE_EXE SOURCE_DIR WORK_DIR
 """
 import os
@@ -62,9 +72,35 @@ def valid_uid(uid):
     return len(uid) <= 64 and re.fullmatch(r"[0-9]+(\.[0-9]+)*", uid) is not None
 
 
-def dciodvfy_errors(path):
-    p = subprocess.run(["dciodvfy", path], capture_output=True, text=True)
+NO_PLAN_ERROR = ("Error - Missing attribute Type 1C Conditional Element="
+                 "<ReferencedRTPlanSequence> Module=<RTDose>")
+
+
+def dciodvfy_errors(path, remove=None):
+    """dciodvfy's errors for a 16-bit re-description of the file (see above)."""
+    ds = pydicom.dcmread(path)
+    ds.BitsAllocated, ds.BitsStored, ds.HighBit = 16, 16, 15
+    ds.PixelData = ds.PixelData[:len(ds.PixelData) // 2]
+    if remove:
+        delattr(ds, remove)
+    copy = path + ".16bit.dcm"
+    ds.save_as(copy)
+    p = subprocess.run(["dciodvfy", copy], capture_output=True, text=True)
+    os.remove(copy)
+    if p.returncode not in (0, 1):
+        return [f"dciodvfy ended with status {p.returncode}: {p.stderr.strip()}"]
     return [line for line in (p.stdout + p.stderr).splitlines() if line.startswith("Error")]
+
+
+def check_dciodvfy(path, label, plan_referenced):
+    errors = dciodvfy_errors(path)
+    allowed = [] if plan_referenced else [NO_PLAN_ERROR]
+    check([e for e in errors if e not in allowed] == [], f"{label}: dciodvfy: {errors}")
+    if not plan_referenced:
+        check(NO_PLAN_ERROR in errors, f"{label}: dciodvfy did not report the missing plan")
+    control = dciodvfy_errors(path, remove="DoseUnits")
+    check(any("DoseUnits" in e for e in control),
+          f"{label}: dciodvfy found nothing wrong without DoseUnits: {control}")
 
 
 def check_geometry(ds, h5, label):
@@ -111,11 +147,17 @@ def check_values(ds, expected, label):
           f"{label}: values differ from HDF5 by {err} (scaling {scaling})")
 
 
-def check_run(exe, work, name, particles):
+PLAN_UID = "1.2.826.0.1.3680043.8.498.12345678901234567890"
+
+
+def check_run(exe, work, name, particles, plan=None):
     study = os.path.join(work, name + ".json")
+    text = STUDY.replace("NAME", name).replace(
+        "PARTICLES", f', "particles": {particles}' if particles else "")
+    if plan:
+        text = text.replace('"rtdose": true', f'"rtdose": true, "rtdose_referenced_plan": "{plan}"')
     with open(study, "w") as f:
-        f.write(STUDY.replace("NAME", name).replace(
-            "PARTICLES", f', "particles": {particles}' if particles else ""))
+        f.write(text)
     run(exe, ["run", study], work)
     out = os.path.join(work, "out")
     dose = pydicom.dcmread(os.path.join(out, name + "_dose.dcm"))
@@ -134,8 +176,15 @@ def check_run(exe, work, name, particles):
                         ds.FrameOfReferenceUID):
                 check(valid_uid(uid), f"{label}: '{uid}' is not a valid UID")
             check_geometry(ds, h5, label)
-            errors = dciodvfy_errors(os.path.join(out, label + ".dcm"))
-            check(not errors, f"{label}: dciodvfy: {errors}")
+            check_dciodvfy(os.path.join(out, label + ".dcm"), label, plan is not None)
+            if plan:
+                refs = ds.ReferencedRTPlanSequence
+                check(len(refs) == 1 and refs[0].ReferencedSOPInstanceUID == plan
+                      and refs[0].ReferencedSOPClassUID == "1.2.840.10008.5.1.4.1.1.481.5",
+                      f"{label}: ReferencedRTPlanSequence {refs}")
+            else:
+                check("ReferencedRTPlanSequence" not in ds,
+                      f"{label}: a plan is referenced though none was given")
         check(dose.DoseType == "PHYSICAL", f"dose DoseType {dose.DoseType}")
         check(unc.DoseType == "ERROR", f"uncertainty DoseType {unc.DoseType}")
         check_values(dose, expected, name + "_dose")
@@ -177,8 +226,7 @@ def check_ct_series(exe, source_dir, work):
         z = [float(c.ImagePositionPatient[2]) for c in ct]
         check(close(np.asarray(ds.GridFrameOffsetVector) + z[0], z, 1e-6),
               f"{label}: frames are not at the CT's slice positions")
-        errors = dciodvfy_errors(path)
-        check(not errors, f"{label}: dciodvfy: {errors}")
+        check_dciodvfy(path, label, False)
 
 
 def main():
@@ -186,6 +234,7 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     check_run(exe, work, "absolute", 2.5e12)
+    check_run(exe, work, "with_plan", 1e9, plan=PLAN_UID)
     relative = check_run(exe, work, "relative", None)
     check("per source particle" in relative.DoseComment,
           f"RELATIVE dose does not say its unit: '{relative.DoseComment}'")

@@ -141,11 +141,15 @@ TEST_F(StudyTest, RtDoseOutputIsPlannedAndItsGridChecked)
     InputError const e = study_error(write_json("bad.json", j));
     EXPECT_EQ("/outputs/rtdose", e.pointer()) << e.what();
 
-    // 70000 columns do not fit DICOM's 16-bit Columns.
+    // A CT of 70000 columns does not fit DICOM's 16-bit Columns.
+    std::vector<float> const water(70000, 0.0f);
+    std::string const image = (dir_ / "wide.mha").string();
+    write_image(
+        image,
+        make_axis_aligned_geometry(Int3{{70000, 1, 1}}, Real3{{0.01, 1, 1}}, Real3{{0, 0, 0}}),
+        make_span(water));
     j["outputs"]["rtdose"] = true;
-    j["phantom"]["grid"] = {{"dimensions", {70000, 1, 1}},
-                            {"spacing_cm", {0.01, 1, 1}},
-                            {"origin_cm", {0, 0, 0}}};
+    j["phantom"] = {{"type", "ct_image"}, {"image", image}};
     StudyInput const wide = load_study(write_json("wide.json", j));
     try
     {
