@@ -96,13 +96,92 @@ std::vector<LatticePoint> search_lattice(DoseSampler const& evaluated, double dt
     return points;
 }
 
+//! Smallest and largest value of each block of 4^3 voxels of the evaluated
+//! grid: they bound the dose interpolated anywhere in a ball without visiting
+//! its voxels, so that a ring of the search whose dose term alone cannot beat
+//! the best gamma found is skipped (a dose that differs everywhere nearby
+//! costs one lookup per ring instead of the whole lattice).
+class BlockBounds
+{
+  public:
+    static constexpr int block = 4;
+
+    BlockBounds(GridGeometry const& g, std::vector<double> const& values, int threads)
+        : dims_(g.dims)
+    {
+        for (int c = 0; c < 3; ++c)
+            blocks_[c] = (dims_[c] + block - 1) / block;
+        size_type const nb = size_type(blocks_[0]) * size_type(blocks_[1]) * size_type(blocks_[2]);
+        lo_.assign(nb, std::numeric_limits<double>::infinity());
+        hi_.assign(nb, -std::numeric_limits<double>::infinity());
+        // Pieces of whole block layers along k: no two threads write one block.
+        parallel_for_pieces(
+            size_type(blocks_[2]), threads,
+            [&](size_type begin, size_type end, size_type)
+            {
+                for (int k = int(begin) * block; k < std::min(dims_[2], int(end) * block); ++k)
+                {
+                    for (int j = 0; j < dims_[1]; ++j)
+                    {
+                        for (int i = 0; i < dims_[0]; ++i)
+                        {
+                            size_type const b = index(i / block, j / block, k / block);
+                            double const x = values[g.linear_index(Int3{{i, j, k}})];
+                            lo_[b] = std::min(lo_[b], x);
+                            hi_[b] = std::max(hi_[b], x);
+                        }
+                    }
+                }
+            },
+            1);
+    }
+
+    //! Range of the values interpolated at points within index distance `e`
+    //! (per axis) of continuous index `u`: the voxels they use lie in the box.
+    void range(Real3 const& u, Real3 const& e, double* lo, double* hi) const
+    {
+        int b0[3], b1[3];
+        for (int c = 0; c < 3; ++c)
+        {
+            double const first = std::max(0.0, std::floor(u[c] - e[c]));
+            double const last = std::min(double(dims_[c] - 1), std::ceil(u[c] + e[c]));
+            b0[c] = int(first) / block;
+            b1[c] = int(std::max(first, last)) / block;
+        }
+        *lo = std::numeric_limits<double>::infinity();
+        *hi = -*lo;
+        for (int k = b0[2]; k <= b1[2]; ++k)
+        {
+            for (int j = b0[1]; j <= b1[1]; ++j)
+            {
+                for (int i = b0[0]; i <= b1[0]; ++i)
+                {
+                    size_type const b = index(i, j, k);
+                    *lo = std::min(*lo, lo_[b]);
+                    *hi = std::max(*hi, hi_[b]);
+                }
+            }
+        }
+    }
+
+  private:
+    size_type index(int i, int j, int k) const
+    {
+        return size_type(i) + size_type(blocks_[0]) * (size_type(j) + size_type(blocks_[1]) * k);
+    }
+
+    Int3 dims_;
+    int blocks_[3];
+    std::vector<double> lo_, hi_;
+};
+
 //! Gamma^2 search for one reference point (index `u0` in the evaluated grid).
 class GammaSearch
 {
   public:
-    GammaSearch(DoseSampler const& evaluated, GammaCriterion const& criterion,
-                ComparisonOptions const& options)
-        : evaluated_(evaluated), dta_cm_(criterion.dta_mm * cm_per_mm),
+    GammaSearch(DoseSampler const& evaluated, BlockBounds const& bounds,
+                GammaCriterion const& criterion, ComparisonOptions const& options)
+        : evaluated_(evaluated), bounds_(bounds), dta_cm_(criterion.dta_mm * cm_per_mm),
           h_cm_(dta_cm_ / options.samples_per_dta),
           lattice_(search_lattice(evaluated, dta_cm_, options)),
           cap2_(options.search_radius_dta * options.search_radius_dta)
@@ -112,6 +191,17 @@ class GammaSearch
             Real3 e{{0, 0, 0}};
             e[a] = 1.0;
             axis_du_[a] = evaluated.index_delta(e); // per cm
+            cm_to_index_[a] = 1 / evaluated.geometry().spacing_cm[a];
+        }
+        // Rings of the sorted lattice: ring k holds distances in (k w, (k+1) w] dta.
+        int const rings = int(std::ceil(options.search_radius_dta / ring_width));
+        for (int k = 0; k < rings; ++k)
+        {
+            double const outer = (k + 1) * ring_width;
+            auto const end =
+                std::upper_bound(lattice_.begin(), lattice_.end(), outer * outer,
+                                 [](double d2, LatticePoint const& p) { return d2 < p.d2; });
+            ring_end_.push_back(std::size_t(end - lattice_.begin()));
         }
     }
 
@@ -120,19 +210,32 @@ class GammaSearch
     {
         double best = std::numeric_limits<double>::infinity();
         LatticePoint const* best_point = nullptr;
-        for (LatticePoint const& p : lattice_)
+        std::size_t begin = 0;
+        for (std::size_t k = 0; k < ring_end_.size(); ++k)
         {
-            if (p.d2 >= best)
+            std::size_t const end = ring_end_[k];
+            double const inner2 = (k * ring_width) * (k * ring_width);
+            if (inner2 >= best)
                 break;
-            double dose_e;
-            if (!evaluated_.sample(add(u0, p.du, 1.0), &dose_e))
-                continue;
-            double const g2 = p.d2 + (dose_e - dose_r) * (dose_e - dose_r) * inv_dD2;
-            if (g2 < best)
+            if (begin < end && inner2 + dose_gap2(u0, k, dose_r) * inv_dD2 < best)
             {
-                best = g2;
-                best_point = &p;
+                for (std::size_t i = begin; i < end; ++i)
+                {
+                    LatticePoint const& p = lattice_[i];
+                    if (p.d2 >= best)
+                        break;
+                    double dose_e;
+                    if (!evaluated_.sample(add(u0, p.du, 1.0), &dose_e))
+                        continue;
+                    double const g2 = p.d2 + (dose_e - dose_r) * (dose_e - dose_r) * inv_dD2;
+                    if (g2 < best)
+                    {
+                        best = g2;
+                        best_point = &p;
+                    }
+                }
             }
+            begin = end;
         }
         if (best_point && best > 0)
             best = refine(u0, *best_point, dose_r, inv_dD2, best);
@@ -140,6 +243,20 @@ class GammaSearch
     }
 
   private:
+    static constexpr double ring_width = 0.5; //!< [dta]
+
+    //! Square of the smallest |D_e - dose_r| possible within ring k's outer radius.
+    double dose_gap2(Real3 const& u0, std::size_t k, double dose_r) const
+    {
+        double const radius_cm = (k + 1) * ring_width * dta_cm_;
+        Real3 const e{{radius_cm * cm_to_index_[0], radius_cm * cm_to_index_[1],
+                       radius_cm * cm_to_index_[2]}};
+        double lo, hi;
+        bounds_.range(u0, e, &lo, &hi);
+        double const gap = std::max({0.0, lo - dose_r, dose_r - hi});
+        return gap * gap;
+    }
+
     static Real3 add(Real3 const& u, Real3 const& du, double f)
     {
         return Real3{{u[0] + f * du[0], u[1] + f * du[1], u[2] + f * du[2]}};
@@ -188,11 +305,14 @@ class GammaSearch
     }
 
     DoseSampler const& evaluated_;
+    BlockBounds const& bounds_;
     double dta_cm_;
     double h_cm_;
     std::vector<LatticePoint> lattice_;
     double cap2_;
     Real3 axis_du_[3];
+    double cm_to_index_[3];
+    std::vector<std::size_t> ring_end_; //!< end of each ring in lattice_
 };
 } // namespace
 
@@ -299,7 +419,8 @@ GammaResult gamma_index(DoseGrid const& reference, DoseGrid const& evaluated,
     double const threshold = options.threshold_fraction * reference_max;
     double const global_dD =
         criterion.dose_fraction * options.normalisation_dose.value_or(reference_max);
-    GammaSearch const search(sampler, criterion, options);
+    BlockBounds const bounds(evaluated.geometry, evaluated.values, options.threads);
+    GammaSearch const search(sampler, bounds, criterion, options);
 
     GammaResult result;
     result.criterion = criterion;

@@ -9,14 +9,17 @@
 //! maximum, or a dose given; local: D_r). The search follows Wendling et al.,
 //! Med. Phys. 34 (2007) 1647: the evaluated distribution is interpolated
 //! (trilinearly here) at points of a cubic lattice around r_r, of step
-//! dta / samples_per_dta, visited in order of increasing distance; the
+//! dta / samples_per_dta (default 5), visited in order of increasing distance; the
 //! search stops when the distance term alone reaches the smallest gamma^2
 //! found, or at the search radius. Beyond one dta the lattice step grows with
 //! the distance (step x ceil(distance / dta)), so the relative accuracy of a
 //! gamma above 1 stays that of one below. The best lattice point is then
 //! refined by a pattern search down to 1/64 of the step (the minimum of a
-//! smooth function between lattice points). Gamma above search_radius / dta
-//! is reported as that value (a lower bound).
+//! smooth function between lattice points). The lattice is searched in
+//! rings of dta / 2; a ring is skipped when the range of the evaluated dose
+//! within its outer radius (from the minimum and maximum of blocks of 4^3
+//! voxels) keeps its dose term alone above the best gamma^2 found. Gamma
+//! above search_radius / dta is reported as that value (a lower bound).
 //!
 //! Evaluated points are the reference voxel centres with dose at or above
 //! threshold x the reference maximum that lie inside the evaluated grid's
@@ -56,8 +59,10 @@ struct ComparisonOptions
     std::optional<double> normalisation_dose;
     //! Search radius in units of the criterion's dta.
     double search_radius_dta{3.0};
-    //! Lattice points per dta (Wendling et al. use dta / 10).
-    int samples_per_dta{10};
+    //! Lattice points per dta. Wendling et al. use dta / 10 with no
+    //! refinement; with the refinement dta / 5 gives the same gamma (measured
+    //! in docs/compare.md) at an eighth of the cost.
+    int samples_per_dta{5};
     int threads{0}; //!< 0: all cores
 };
 

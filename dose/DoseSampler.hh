@@ -22,6 +22,8 @@ class DoseSampler
     {
     }
 
+    GridGeometry const& geometry() const { return g_; }
+
     //! Continuous index of a physical point [cm].
     Real3 index_of(Real3 const& physical_cm) const
     {

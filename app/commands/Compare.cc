@@ -28,8 +28,8 @@ struct Options
     std::string normalisation{"global"};
     double threshold_percent{10};
     std::optional<double> normalisation_dose;
-    double search_radius_dta{3};
-    int samples_per_dta{10};
+    double search_radius_dta{ComparisonOptions{}.search_radius_dta};
+    int samples_per_dta{ComparisonOptions{}.samples_per_dta};
     int threads{0};
     std::string json;
     std::string gamma_map;
@@ -257,7 +257,7 @@ bool const registered = register_command(
              ->check(CLI::Range(1.0, 10.0))
              ->capture_default_str();
          sub.add_option("--samples-per-dta", o->samples_per_dta,
-                        "Search lattice points per distance criterion (Wendling et al. 2007: 10)")
+                        "Search lattice points per distance criterion (the best is then refined)")
              ->check(CLI::Range(2, 50))
              ->capture_default_str();
          sub.add_option("--threads", o->threads, "Threads (0: all cores)")
