@@ -60,8 +60,8 @@ struct ComparisonOptions
     //! Search radius in units of the criterion's dta.
     double search_radius_dta{3.0};
     //! Lattice points per dta. Wendling et al. use dta / 10 with no
-    //! refinement; with the refinement dta / 5 gives the same gamma (measured
-    //! in docs/compare.md) at an eighth of the cost.
+    //! refinement; with the refinement dta / 5 gives their pass rates
+    //! (measured in docs/benchmarks.md) at about a fifth of the cost.
     int samples_per_dta{5};
     int threads{0}; //!< 0: all cores
 };
