@@ -358,13 +358,7 @@ std::string text_of(gdcm::DataSet const& ds, std::uint16_t group, std::uint16_t 
     gdcm::ByteValue const* bv = ds.GetDataElement(tag).GetByteValue();
     if (!bv)
         return {};
-    std::string s(bv->GetPointer(), bv->GetLength());
-    while (!s.empty() && (s.back() == '\0' || s.back() == ' '))
-        s.pop_back();
-    std::size_t b = 0;
-    while (b < s.size() && s[b] == ' ')
-        ++b;
-    return s.substr(b);
+    return trim_dicom_value(std::string(bv->GetPointer(), bv->GetLength()));
 }
 
 //! The numbers of a DS element; RuntimeError naming `name` unless there are `min_count`.

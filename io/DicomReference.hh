@@ -13,6 +13,10 @@ namespace mcdose
 //! at most 64 characters).
 bool is_dicom_uid(std::string const& uid);
 
+//! A DICOM text value without its padding (UIDs are padded with NUL, text
+//! with spaces, to an even length) and leading spaces.
+std::string trim_dicom_value(std::string s);
+
 //! Patient, study and frame-of-reference attributes of a CT series, as
 //! written in its first file (padding removed). Empty where the CT has none.
 struct DicomReference
