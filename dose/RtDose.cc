@@ -87,7 +87,6 @@ struct SeriesIdentity
     DicomReference ref; //!< the CT's, or new UIDs
     std::string series_uid;
     std::string date, time;
-    bool from_ct{false};
 };
 
 SeriesIdentity series_identity(RunMetadata const& meta)
@@ -95,9 +94,10 @@ SeriesIdentity series_identity(RunMetadata const& meta)
     gdcm::UIDGenerator uid;
     SeriesIdentity id;
     id.ref = meta.ct_dicom;
-    id.from_ct = !id.ref.frame_of_reference_uid.empty() && !id.ref.study_instance_uid.empty();
+    bool const from_ct =
+        !id.ref.frame_of_reference_uid.empty() && !id.ref.study_instance_uid.empty();
     std::tie(id.date, id.time) = dicom_date_time(meta.started_utc);
-    if (!id.from_ct)
+    if (!from_ct)
     {
         // A phantom without a DICOM CT: a study and frame of reference of its own.
         id.ref = DicomReference{};
