@@ -13,6 +13,7 @@
 
 #include "core/GridGeometry.hh"
 #include "core/Span.hh"
+#include "io/DicomReference.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "tally/EnergyBalance.hh"
 
@@ -58,6 +59,9 @@ struct RunMetadata
     std::optional<double> source_particles;
     EnergyBalance energy;
     std::vector<std::string> warnings; //!< what the run warned about (e.g. no dose)
+    //! The DICOM CT series the phantom came from (empty UIDs otherwise): an
+    //! RT Dose names its patient, study and frame of reference.
+    DicomReference ct_dicom;
 };
 
 //! Dose [Gy per source particle] of voxel v = edep / (density * voxel

@@ -242,17 +242,6 @@ bool is_integer_component(itk::IOComponentEnum c)
            c == C::INT || c == C::ULONG || c == C::LONG || c == C::ULONGLONG || c == C::LONGLONG;
 }
 
-//! DICOM pads values to an even length (UIDs with NUL, text with spaces).
-std::string trim_dicom_value(std::string s)
-{
-    while (!s.empty() && (s.back() == '\0' || s.back() == ' '))
-        s.pop_back();
-    std::size_t b = 0;
-    while (b < s.size() && s[b] == ' ')
-        ++b;
-    return s.substr(b);
-}
-
 //! Header of one DICOM file (GDCM parses the whole file; used for a few files only).
 itk::GDCMImageIO::Pointer read_dicom_header(std::string const& file, std::string const& dir)
 {
@@ -388,6 +377,32 @@ constexpr double max_relative_slice_deviation = 0.05;
 // drift (gantry tilt) would shear the grid.
 constexpr double max_relative_slice_drift = 1e-3;
 
+//! What an RT Dose needs to name the CT's patient, study and frame of reference.
+DicomReference dicom_reference(itk::GDCMImageIO& header)
+{
+    auto const value = [&](char const* tag)
+    {
+        std::string v;
+        header.GetValueFromTag(tag, v);
+        return trim_dicom_value(v);
+    };
+    DicomReference r;
+    r.specific_character_set = value("0008|0005");
+    r.patient_name = value("0010|0010");
+    r.patient_id = value("0010|0020");
+    r.patient_birth_date = value("0010|0030");
+    r.patient_sex = value("0010|0040");
+    r.study_instance_uid = value("0020|000d");
+    r.study_date = value("0008|0020");
+    r.study_time = value("0008|0030");
+    r.study_id = value("0020|0010");
+    r.accession_number = value("0008|0050");
+    r.referring_physician = value("0008|0090");
+    r.frame_of_reference_uid = value("0020|0052");
+    r.series_instance_uid = value("0020|000e");
+    return r;
+}
+
 ScalarImage read_dicom_series(std::string const& dir, std::string const& series_uid)
 {
     std::vector<DicomVolume> const volumes = find_dicom_volumes(dir);
@@ -449,8 +464,10 @@ ScalarImage read_dicom_series(std::string const& dir, std::string const& series_
                            "complete or resample the series");
     }
     // GDCMImageIO applies Rescale Slope/Intercept, so the values are HU.
-    return to_scalar_image(image, "DICOM " + io->GetComponentTypeAsString(io->GetComponentType()),
-                           false);
+    ScalarImage result = to_scalar_image(
+        image, "DICOM " + io->GetComponentTypeAsString(io->GetComponentType()), false);
+    result.dicom = dicom_reference(*read_dicom_header(volume.files.front(), dir));
+    return result;
 }
 
 //! Run the reader, returning what ITK printed on std::cerr meanwhile (some readers report a

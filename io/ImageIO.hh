@@ -15,6 +15,7 @@
 #include "core/Assert.hh"
 #include "core/GridGeometry.hh"
 #include "core/Span.hh"
+#include "io/DicomReference.hh"
 
 namespace mcdose
 {
@@ -25,6 +26,8 @@ struct ScalarImage
     std::vector<double> values; //!< one per voxel, i fastest
     std::string pixel_type;     //!< component type on disk ("short", "float", ...)
     bool integer_pixels{false}; //!< the pixel type on disk is an integer type
+    //! Patient, study and frame of reference of a DICOM series (empty UIDs for other formats).
+    DicomReference dicom;
 };
 
 //! The choice of DICOM series is missing or wrong: several series in the

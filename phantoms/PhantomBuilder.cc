@@ -404,7 +404,7 @@ Phantom build_shape_phantom(ShapePhantomInput const& input, NominalDensityFn con
 }
 
 Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal_density,
-                      std::vector<std::string>* warnings)
+                      std::vector<std::string>* warnings, DicomReference* ct_dicom)
 {
     switch (input.kind)
     {
@@ -437,6 +437,8 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
                                  " voxels that are not finite numbers (NaN or infinity); a CT "
                                  "holds CT numbers in HU: repair or replace the image");
         }
+        if (ct_dicom)
+            *ct_dicom = ct.dicom;
         try
         {
             return build_ct_phantom(ct.geometry, ct.values, input.ct.calibration);

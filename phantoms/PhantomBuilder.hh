@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "io/DicomReference.hh"
 #include "phantoms/PhantomInput.hh"
 #include "phantoms/VoxelGrid.hh"
 
@@ -19,9 +20,12 @@ using NominalDensityFn = std::function<double(std::string const& material)>;
 //! Build the phantom. `nominal_density` may be empty when every density is
 //! given explicitly (a missing one then stops with an error saying so).
 //! Notes that do not stop the build (e.g. a shape that covers no voxel
-//! centre) are appended to `warnings` when it is not null.
+//! centre) are appended to `warnings` when it is not null. When the phantom is
+//! a DICOM CT series and `ct_dicom` is not null, it receives the series'
+//! patient, study and frame of reference (for outputs that overlay the CT).
 Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal_density,
-                      std::vector<std::string>* warnings = nullptr);
+                      std::vector<std::string>* warnings = nullptr,
+                      DicomReference* ct_dicom = nullptr);
 
 Phantom build_shape_phantom(ShapePhantomInput const& input, NominalDensityFn const& nominal_density,
                             std::vector<std::string>* warnings = nullptr);

@@ -10,7 +10,13 @@ inside the default HU calibration [-1024, 3071].
 Geometry: 64 x 48 x 40 voxels of 5 mm (MetaImage lengths are in mm), origin
 chosen so that the image is centred on (0, 0, 10 cm).
 
-Usage: scripts/make_synthetic_ct.py [output.mha]   (default examples/synthetic_ct.mha)
+With --dicom DIR the same CT is also written as a DICOM CT series (one file
+per slice, int16, rescale slope 1 and intercept 0, pydicom), with fixed UIDs
+and a made-up patient, so that examples/synthetic_ct_dicom.json can show an RT
+Dose that overlays its CT (same FrameOfReferenceUID and StudyInstanceUID).
+
+Usage: scripts/make_synthetic_ct.py [output.mha] [--dicom DIR]
+       (default examples/synthetic_ct.mha)
 """
 import sys
 import zlib
@@ -72,11 +78,93 @@ def write_mha(path, volume):
     tmp.replace(path)
 
 
+# Fixed identifiers of the DICOM series (UUID-derived UIDs under the 2.25 root, PS3.5 B.2).
+STUDY_UID = "2.25.262018574310938472616583340191848371711"
+SERIES_UID = "2.25.262018574310938472616583340191848371712"
+FRAME_OF_REFERENCE_UID = "2.25.262018574310938472616583340191848371713"
+CT_IMAGE_STORAGE = "1.2.840.10008.5.1.4.1.1.2"
+
+
+def write_dicom_series(directory, volume):
+    import pydicom
+    from pydicom.dataset import FileDataset, FileMetaDataset
+    from pydicom.uid import ExplicitVRLittleEndian
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    origin = [-(NX - 1) / 2 * SPACING_MM, -(NY - 1) / 2 * SPACING_MM,
+              100.0 - (NZ - 1) / 2 * SPACING_MM]
+    for k in range(NZ):
+        sop_uid = f"{SERIES_UID}.{k + 1}"
+        meta = FileMetaDataset()
+        meta.MediaStorageSOPClassUID = CT_IMAGE_STORAGE
+        meta.MediaStorageSOPInstanceUID = sop_uid
+        meta.TransferSyntaxUID = ExplicitVRLittleEndian
+        ds = FileDataset(None, {}, file_meta=meta, preamble=b"\0" * 128)
+        ds.SOPClassUID = CT_IMAGE_STORAGE
+        ds.SOPInstanceUID = sop_uid
+        ds.PatientName = "Synthetic^Thorax"
+        ds.PatientID = "MCDOSE-SYNTHETIC-CT"
+        ds.PatientBirthDate = ""
+        ds.PatientSex = "O"
+        ds.StudyInstanceUID = STUDY_UID
+        ds.StudyDate = "20260101"
+        ds.StudyTime = "120000"
+        ds.StudyID = "1"
+        ds.AccessionNumber = ""
+        ds.ReferringPhysicianName = ""
+        ds.Modality = "CT"
+        ds.SeriesInstanceUID = SERIES_UID
+        ds.SeriesNumber = 1
+        ds.Laterality = ""
+        ds.PatientPosition = "HFS"
+        ds.AcquisitionNumber = 1
+        ds.FrameOfReferenceUID = FRAME_OF_REFERENCE_UID
+        ds.PositionReferenceIndicator = ""
+        ds.Manufacturer = "mcdose scripts/make_synthetic_ct.py"
+        ds.InstanceNumber = k + 1
+        ds.ImagePositionPatient = [f"{origin[0]:g}", f"{origin[1]:g}",
+                                   f"{origin[2] + k * SPACING_MM:g}"]
+        ds.ImageOrientationPatient = [1, 0, 0, 0, 1, 0]
+        ds.PixelSpacing = [SPACING_MM, SPACING_MM]
+        ds.SliceThickness = SPACING_MM
+        ds.ImageType = ["ORIGINAL", "PRIMARY", "AXIAL"]
+        ds.KVP = ""
+        ds.SamplesPerPixel = 1
+        ds.PhotometricInterpretation = "MONOCHROME2"
+        ds.Rows = NY
+        ds.Columns = NX
+        ds.BitsAllocated = 16
+        ds.BitsStored = 16
+        ds.HighBit = 15
+        ds.PixelRepresentation = 1
+        ds.RescaleIntercept = 0
+        ds.RescaleSlope = 1
+        ds.RescaleType = "HU"
+        ds.PixelData = volume[k].tobytes(order="C")
+        ds.is_little_endian = True
+        ds.is_implicit_VR = False
+        path = directory / f"ct_{k + 1:03d}.dcm"
+        tmp = Path(str(path) + ".tmp")
+        ds.save_as(tmp, write_like_original=False)
+        tmp.replace(path)
+
+
 def main():
-    out = Path(sys.argv[1]) if len(sys.argv) > 1 else \
+    args = sys.argv[1:]
+    dicom_dir = None
+    if "--dicom" in args:
+        i = args.index("--dicom")
+        dicom_dir = args[i + 1]
+        del args[i:i + 2]
+    out = Path(args[0]) if args else \
         Path(__file__).resolve().parent.parent / "examples" / "synthetic_ct.mha"
-    write_mha(out, phantom_hu())
+    volume = phantom_hu()
+    write_mha(out, volume)
     print(f"wrote {out} ({NX}x{NY}x{NZ} voxels of {SPACING_MM:g} mm)")
+    if dicom_dir:
+        write_dicom_series(dicom_dir, volume)
+        print(f"wrote {dicom_dir} ({NZ} DICOM CT slices)")
 
 
 if __name__ == "__main__":

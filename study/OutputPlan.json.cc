@@ -185,6 +185,11 @@ std::vector<PlannedOutput> planned_outputs(OutputInput const& outputs)
         planned.push_back({stem + "_dose." + outputs.image_format, "/outputs/image_format"});
         planned.push_back({stem + "_uncertainty." + outputs.image_format, "/outputs/image_format"});
     }
+    if (outputs.rtdose)
+    {
+        planned.push_back({stem + "_dose.dcm", "/outputs/rtdose"});
+        planned.push_back({stem + "_uncertainty.dcm", "/outputs/rtdose"});
+    }
     if (outputs.depth_dose)
         planned.push_back({stem + "_depth_dose.csv", "/outputs/depth_dose"});
     for (std::size_t i = 0; i < outputs.lateral_profiles.size(); ++i)

@@ -6,6 +6,7 @@
 #include "core/Assert.hh"
 #include "dose/DoseHdf5.hh"
 #include "dose/DoseImages.hh"
+#include "dose/RtDose.hh"
 #include "dose/RunSummary.hh"
 
 namespace mcdose
@@ -34,6 +35,13 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
         {
             written.push_back(p);
         }
+    }
+    if (outputs.rtdose)
+    {
+        RtDosePaths const paths{stem + "_dose.dcm", stem + "_uncertainty.dcm"};
+        write_rt_dose(paths, data, meta, outputs.rtdose_referenced_plan);
+        written.push_back(paths.dose);
+        written.push_back(paths.uncertainty);
     }
     if (outputs.depth_dose)
     {

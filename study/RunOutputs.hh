@@ -12,7 +12,8 @@
 namespace mcdose
 {
 //! Write, into outputs.directory (created if missing), the files named
-//! `<name>.h5`, `<name>_dose.<fmt>`, `<name>_uncertainty.<fmt>`,
+//! `<name>.h5`, `<name>_dose.<fmt>`, `<name>_uncertainty.<fmt>`, the RT Dose
+//! files `<name>_dose.dcm` and `<name>_uncertainty.dcm`,
 //! `<name>_depth_dose.csv`, `<name>_<profile>.csv` and `<name>_summary.json`
 //! that `outputs` enables. `depth_dose` (with its batch or history
 //! uncertainty, see ProfileCsv.hh) is required when outputs.depth_dose is

@@ -8,6 +8,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "io/DicomReference.hh"
 #include "io/InputFile.hh"
 #include "io/InputPath.hh"
 #include "io/JsonInput.hh"
@@ -201,7 +202,8 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
 {
     node.require_object("the outputs");
     node.allow_only({"directory", "name", "hdf5", "image_format", "depth_dose", "depth_axis",
-                     "lateral_profiles", "summary", "if_exists"});
+                     "lateral_profiles", "summary", "if_exists", "rtdose",
+                     "rtdose_referenced_plan"});
     OutputInput o;
     std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
                                             : std::string(".");
@@ -218,6 +220,19 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
         o.hdf5 = h->boolean();
     if (auto f = node.optional_child("image_format"))
         o.image_format = f->choice({"mha", "nrrd", "nii", "none"});
+    if (auto r = node.optional_child("rtdose"))
+        o.rtdose = r->boolean();
+    if (auto p = node.optional_child("rtdose_referenced_plan"))
+    {
+        o.rtdose_referenced_plan = p->string("the SOP Instance UID of an RT Plan");
+        if (!is_dicom_uid(o.rtdose_referenced_plan))
+        {
+            p->fail("'" + o.rtdose_referenced_plan.substr(0, 80) +
+                    "' is not a DICOM UID (digits in groups separated by '.', no leading "
+                    "zero, at most 64 characters); copy the RT Plan's SOP Instance UID "
+                    "(0008,0018)");
+        }
+    }
     if (auto d = node.optional_child("depth_dose"))
         o.depth_dose = d->boolean();
     if (auto a = node.optional_child("depth_axis"))

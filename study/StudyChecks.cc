@@ -5,6 +5,7 @@
 
 #include "core/Config.hh"
 #include "core/Device.hh"
+#include "dose/RtDose.hh"
 #include "io/InputError.hh"
 #include "phantoms/PhantomBuilder.hh"
 #include "sources/SourceParams.hh"
@@ -80,6 +81,22 @@ void check_profile_points(StudyInput const& study, Phantom const& phantom)
         }
     }
 }
+//! An RT Dose file holds at most 2^30 voxels and 65535 rows and columns.
+void check_rtdose_grid(StudyInput const& study, Phantom const& phantom)
+{
+    GridGeometry const& g = phantom.grid.geometry();
+    if (!study.outputs.rtdose || (g.num_voxels() <= max_rt_dose_voxels &&
+                                  g.dims[0] <= max_rt_dose_rows && g.dims[1] <= max_rt_dose_rows))
+    {
+        return;
+    }
+    std::ostringstream os;
+    os << "the phantom's grid (" << g.dims[0] << " x " << g.dims[1] << " x " << g.dims[2]
+       << " voxels) does not fit one RT Dose file (at most 2^30 voxels and 65535 rows and "
+          "columns); set \"rtdose\": false and use the HDF5 output, or use a coarser grid";
+    throw InputError(study.study_file, "/outputs/rtdose", os.str());
+}
+
 //! Volume sources: each emits from at least one voxel of the phantom (material, region and
 //! activity image read and checked; errors name the source's field).
 void check_volume_sources(StudyInput const& study, Phantom const& phantom)
@@ -117,11 +134,13 @@ Backend resolve_backend(Backend requested)
     return requested;
 }
 
-Phantom build_study_phantom(StudyInput const& study, std::vector<std::string>* warnings)
+Phantom build_study_phantom(StudyInput const& study, std::vector<std::string>* warnings,
+                            DicomReference* ct_dicom)
 {
     auto user = study_user_materials(study);
     check_phantom_materials(study, user);
-    return build_phantom(study.phantom, nominal_density_lookup(std::move(user)), warnings);
+    return build_phantom(study.phantom, nominal_density_lookup(std::move(user)), warnings,
+                         ct_dicom);
 }
 
 void run_study_checks(StudyInput const& study, Phantom const& phantom,
@@ -134,6 +153,7 @@ void run_study_checks(StudyInput const& study, Phantom const& phantom,
     if (options.outputs)
     {
         check_profile_points(study, phantom);
+        check_rtdose_grid(study, phantom);
         check_outputs(study, study.outputs);
     }
     for (auto const& c : registered_study_checks())

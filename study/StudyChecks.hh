@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "io/DicomReference.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "study/StudyInput.hh"
 
@@ -35,8 +36,10 @@ bool register_study_check(StudyCheck check);
 std::vector<StudyCheck> const& registered_study_checks();
 
 //! Build the study's phantom: user materials, material names, images and
-//! calibration (errors name the field). Notes go to `warnings`.
-Phantom build_study_phantom(StudyInput const& study, std::vector<std::string>* warnings);
+//! calibration (errors name the field). Notes go to `warnings`; a DICOM CT
+//! series' identity to `ct_dicom` when it is not null.
+Phantom build_study_phantom(StudyInput const& study, std::vector<std::string>* warnings,
+                            DicomReference* ct_dicom = nullptr);
 
 //! Which of the study checks to make.
 struct StudyCheckOptions

@@ -98,6 +98,10 @@ struct OutputInput
     std::optional<int> depth_axis; //!< default: grid axis closest to the first source's direction
     std::vector<LateralProfileInput> lateral_profiles;
     bool summary{true}; //!< run-summary JSON
+    //! DICOM RT Dose files `<name>_dose.dcm` and `<name>_uncertainty.dcm` (dose/RtDose.hh)
+    bool rtdose{false};
+    //! SOP Instance UID of the RT Plan the dose belongs to ("" : none referenced)
+    std::string rtdose_referenced_plan;
     //! What a run does when files of an earlier run are there: "error" (refuse,
     //! the default), "overwrite" (remove the files the earlier run's manifest
     //! lists, then write) or "increment" (write under `<name>_2`, `_3`, ...).

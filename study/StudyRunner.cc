@@ -88,12 +88,15 @@ struct StudyPhantom
 {
     Phantom phantom;
     std::vector<Material> materials; //!< by MaterialIndex
+    DicomReference ct_dicom;         //!< a DICOM CT series' identity (empty otherwise)
 };
 
 StudyPhantom build_phantom_and_materials(StudyInput const& study,
                                          std::vector<std::string>* warnings)
 {
-    StudyPhantom result{build_study_phantom(study, warnings), {}};
+    DicomReference ct_dicom;
+    Phantom phantom = build_study_phantom(study, warnings, &ct_dicom);
+    StudyPhantom result{std::move(phantom), {}, std::move(ct_dicom)};
     auto const user = study_user_materials(study);
     for (auto const& name : result.phantom.material_names)
         result.materials.push_back(find_material(name, user));
@@ -595,6 +598,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
         RunMetadata meta = make_run_metadata(study, summary, run, started, wall_time_s, stop_reason,
                                              bounds.source_particles);
         meta.warnings = summary.warnings;
+        meta.ct_dicom = study_phantom.ct_dicom;
         summary.files = write_outputs(prepared->outputs, data, meta, run, run_options, depth_axis,
                                       summary.warnings);
     }

@@ -5,6 +5,7 @@
 #include "TestMacros.hh"
 #include "io/ImageIO.hh"
 #include "io/InputError.hh"
+#include "study/OutputPlan.hh"
 #include "study/StudyChecks.hh"
 #include "study/StudyInput.hh"
 #include "transport/engine/ElectronTables.hh"
@@ -57,6 +58,7 @@ TEST_F(StudyTest, MinimalStudyGetsDocumentedDefaults)
     EXPECT_EQ("mini", s.outputs.name);
     EXPECT_TRUE(s.outputs.hdf5);
     EXPECT_EQ("mha", s.outputs.image_format);
+    EXPECT_FALSE(s.outputs.rtdose);
     EXPECT_NE(std::string::npos, s.study_json.find("\"histories\""));
 
     std::vector<std::string> warnings;
@@ -92,6 +94,73 @@ TEST_F(StudyTest, ExamplesAreValid)
     }
     StudyInput const ct = load_study(source_dir() + "/examples/synthetic_ct.json");
     EXPECT_EQ(1, resolve_depth_axis(ct, check_study(ct, nullptr).grid.geometry()));
+}
+
+TEST_F(StudyTest, DicomCtExampleKeepsTheSeriesIdentity)
+{
+    // The same CT as synthetic_ct.mha, as the DICOM series of scripts/make_synthetic_ct.py.
+    StudyInput const s = load_study(source_dir() + "/examples/synthetic_ct_dicom.json");
+    EXPECT_TRUE(s.outputs.rtdose);
+    DicomReference ref;
+    Phantom const p = build_study_phantom(s, nullptr, &ref);
+    EXPECT_EQ("2.25.262018574310938472616583340191848371711", ref.study_instance_uid);
+    EXPECT_EQ("2.25.262018574310938472616583340191848371713", ref.frame_of_reference_uid);
+    EXPECT_EQ("2.25.262018574310938472616583340191848371712", ref.series_instance_uid);
+    EXPECT_EQ("MCDOSE-SYNTHETIC-CT", ref.patient_id);
+    EXPECT_EQ("Synthetic^Thorax", ref.patient_name);
+    EXPECT_EQ("20260101", ref.study_date);
+    StudyInput const mha = load_study(source_dir() + "/examples/synthetic_ct.json");
+    DicomReference none;
+    Phantom const q = build_study_phantom(mha, nullptr, &none);
+    EXPECT_TRUE(none.frame_of_reference_uid.empty());
+    // Same voxels and grid from either file.
+    ASSERT_EQ(q.grid.num_voxels(), p.grid.num_voxels());
+    for (int c = 0; c < 3; ++c)
+        EXPECT_NEAR(q.grid.geometry().origin_cm[c], p.grid.geometry().origin_cm[c], 1e-9);
+    EXPECT_EQ(q.grid.material(), p.grid.material());
+}
+
+TEST_F(StudyTest, RtDoseOutputIsPlannedAndItsGridChecked)
+{
+    auto j = minimal();
+    j["outputs"] = {{"rtdose", true}, {"name", "r"}};
+    StudyInput const s = load_study(write_json("r.json", j));
+    EXPECT_TRUE(s.outputs.rtdose);
+    int found = 0;
+    for (auto const& f : planned_outputs(s.outputs))
+    {
+        if (f.path.size() > 4 && f.path.substr(f.path.size() - 4) == ".dcm")
+        {
+            EXPECT_EQ("/outputs/rtdose", f.pointer);
+            ++found;
+        }
+    }
+    EXPECT_EQ(2, found);
+
+    j["outputs"]["rtdose"] = "yes";
+    InputError const e = study_error(write_json("bad.json", j));
+    EXPECT_EQ("/outputs/rtdose", e.pointer()) << e.what();
+
+    // A CT of 70000 columns does not fit DICOM's 16-bit Columns.
+    std::vector<float> const water(70000, 0.0f);
+    std::string const image = (dir_ / "wide.mha").string();
+    write_image(
+        image,
+        make_axis_aligned_geometry(Int3{{70000, 1, 1}}, Real3{{0.01, 1, 1}}, Real3{{0, 0, 0}}),
+        make_span(water));
+    j["outputs"]["rtdose"] = true;
+    j["phantom"] = {{"type", "ct_image"}, {"image", image}};
+    StudyInput const wide = load_study(write_json("wide.json", j));
+    try
+    {
+        check_study(wide, nullptr);
+        FAIL() << "a 70000-column grid was accepted for RT Dose";
+    }
+    catch (InputError const& err)
+    {
+        EXPECT_EQ("/outputs/rtdose", err.pointer()) << err.what();
+        EXPECT_TRUE(contains(err, "\"rtdose\": false")) << err.what();
+    }
 }
 
 TEST_F(StudyTest, MalformedJsonReportsLineAndColumn)

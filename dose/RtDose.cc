@@ -1,0 +1,527 @@
+//! \file dose/RtDose.cc
+//! GDCM is used only here. Attributes follow DICOM PS3.3 A.18 (RT Dose IOD):
+//! Patient, General Study, RT Series, Frame of Reference, General Equipment,
+//! General Image, Image Plane, Image Pixel, Multi-frame, RT Dose and SOP Common.
+#include "dose/RtDose.hh"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <limits>
+#include <sstream>
+
+#include <gdcmAttribute.h>
+#include <gdcmDataSet.h>
+#include <gdcmFile.h>
+#include <gdcmImageReader.h>
+#include <gdcmSequenceOfItems.h>
+#include <gdcmUIDGenerator.h>
+#include <gdcmWriter.h>
+
+#include "core/Assert.hh"
+#include "core/AtomicFile.hh"
+#include "core/ParallelFor.hh"
+
+namespace mcdose
+{
+namespace
+{
+constexpr char rt_dose_storage_uid[] = "1.2.840.10008.5.1.4.1.1.481.2";
+constexpr double mm_per_cm = 10.0;
+constexpr double max_pixel = 4294967295.0; // 2^32 - 1
+
+//! A decimal string (DS) value: at most 16 characters (PS3.5 6.2), as many
+//! significant digits as fit.
+std::string ds_text(double x)
+{
+    char buf[32];
+    for (int digits = 12; digits >= 1; --digits)
+    {
+        std::snprintf(buf, sizeof(buf), "%.*g", digits, x);
+        if (std::strlen(buf) <= 16)
+            return buf;
+    }
+    MCDOSE_ASSERT_UNREACHABLE();
+}
+
+std::string ds_list(std::vector<double> const& values)
+{
+    std::string s;
+    for (double v : values)
+        s += (s.empty() ? "" : "\\") + ds_text(v);
+    return s;
+}
+
+//! Put a text element (padded to even length: UIDs with NUL, others with a space).
+void put(gdcm::DataSet& ds, std::uint16_t group, std::uint16_t element, gdcm::VR vr,
+         std::string value)
+{
+    if (value.size() % 2 != 0)
+        value.push_back(vr == gdcm::VR::UI ? '\0' : ' ');
+    gdcm::DataElement de(gdcm::Tag(group, element));
+    de.SetVR(vr);
+    de.SetByteValue(value.data(), static_cast<std::uint32_t>(value.size()));
+    ds.Replace(de);
+}
+
+//! The digits of an ISO 8601 UTC time "YYYY-MM-DDTHH:MM:SSZ" as DICOM DA and TM.
+std::pair<std::string, std::string> dicom_date_time(std::string const& iso)
+{
+    std::string digits;
+    for (char c : iso)
+    {
+        if (c >= '0' && c <= '9')
+            digits.push_back(c);
+    }
+    if (digits.size() < 14)
+        return {};
+    return {digits.substr(0, 8), digits.substr(8, 6)};
+}
+
+//! Identity shared by the two instances of one run.
+struct SeriesIdentity
+{
+    DicomReference ref; //!< the CT's, or new UIDs
+    std::string series_uid;
+    std::string date, time;
+};
+
+SeriesIdentity series_identity(RunMetadata const& meta)
+{
+    gdcm::UIDGenerator uid;
+    SeriesIdentity id;
+    id.ref = meta.ct_dicom;
+    bool const from_ct =
+        !id.ref.frame_of_reference_uid.empty() && !id.ref.study_instance_uid.empty();
+    std::tie(id.date, id.time) = dicom_date_time(meta.started_utc);
+    if (!from_ct)
+    {
+        // A phantom without a DICOM CT: a study and frame of reference of its own.
+        id.ref = DicomReference{};
+        id.ref.study_instance_uid = uid.Generate();
+        id.ref.frame_of_reference_uid = uid.Generate();
+        id.ref.study_date = id.date;
+        id.ref.study_time = id.time;
+    }
+    id.series_uid = uid.Generate();
+    return id;
+}
+
+void put_patient_and_study(gdcm::DataSet& ds, SeriesIdentity const& id)
+{
+    DicomReference const& r = id.ref;
+    if (!r.specific_character_set.empty())
+        put(ds, 0x0008, 0x0005, gdcm::VR::CS, r.specific_character_set);
+    put(ds, 0x0010, 0x0010, gdcm::VR::PN, r.patient_name);
+    put(ds, 0x0010, 0x0020, gdcm::VR::LO, r.patient_id);
+    put(ds, 0x0010, 0x0030, gdcm::VR::DA, r.patient_birth_date);
+    put(ds, 0x0010, 0x0040, gdcm::VR::CS, r.patient_sex);
+    put(ds, 0x0020, 0x000D, gdcm::VR::UI, r.study_instance_uid);
+    put(ds, 0x0008, 0x0020, gdcm::VR::DA, r.study_date);
+    put(ds, 0x0008, 0x0030, gdcm::VR::TM, r.study_time);
+    put(ds, 0x0008, 0x0090, gdcm::VR::PN, r.referring_physician);
+    put(ds, 0x0020, 0x0010, gdcm::VR::SH, r.study_id);
+    put(ds, 0x0008, 0x0050, gdcm::VR::SH, r.accession_number);
+    put(ds, 0x0020, 0x0052, gdcm::VR::UI, r.frame_of_reference_uid);
+    put(ds, 0x0020, 0x1040, gdcm::VR::LO, ""); // Position Reference Indicator
+}
+
+void put_series_and_equipment(gdcm::DataSet& ds, SeriesIdentity const& id, RunMetadata const& meta,
+                              int instance)
+{
+    put(ds, 0x0008, 0x0060, gdcm::VR::CS, "RTDOSE");
+    put(ds, 0x0020, 0x000E, gdcm::VR::UI, id.series_uid);
+    put(ds, 0x0020, 0x0011, gdcm::VR::IS, "1");
+    put(ds, 0x0008, 0x103E, gdcm::VR::LO, "mcdose Monte Carlo dose");
+    put(ds, 0x0008, 0x1070, gdcm::VR::PN, ""); // Operators' Name
+    put(ds, 0x0008, 0x0070, gdcm::VR::LO, "mcdose");
+    put(ds, 0x0008, 0x1090, gdcm::VR::LO, "mcdose");
+    put(ds, 0x0018, 0x1020, gdcm::VR::LO, meta.version.substr(0, 64));
+    put(ds, 0x0020, 0x0013, gdcm::VR::IS, std::to_string(instance));
+    put(ds, 0x0008, 0x0023, gdcm::VR::DA, id.date);
+    put(ds, 0x0008, 0x0033, gdcm::VR::TM, id.time);
+    put(ds, 0x0008, 0x0012, gdcm::VR::DA, id.date);
+    put(ds, 0x0008, 0x0013, gdcm::VR::TM, id.time);
+    put(ds, 0x0008, 0x0016, gdcm::VR::UI, rt_dose_storage_uid);
+    gdcm::UIDGenerator uid;
+    put(ds, 0x0008, 0x0018, gdcm::VR::UI, uid.Generate());
+}
+
+//! Image Plane, Image Pixel and Multi-frame geometry of the grid.
+void put_geometry(gdcm::DataSet& ds, GridGeometry const& g)
+{
+    double const* d = g.direction;
+    // Column c of the row-major direction matrix is index axis c.
+    double const row[3] = {d[0], d[3], d[6]};
+    double const col[3] = {d[1], d[4], d[7]};
+    double const normal[3] = {row[1] * col[2] - row[2] * col[1], row[2] * col[0] - row[0] * col[2],
+                              row[0] * col[1] - row[1] * col[0]};
+    // The k axis is +normal or -normal (orthonormal direction): offsets carry the sign.
+    double const k_sign = d[2] * normal[0] + d[5] * normal[1] + d[8] * normal[2] < 0 ? -1.0 : 1.0;
+    double const dz_mm = g.spacing_cm[2] * mm_per_cm;
+    std::vector<double> offsets(std::size_t(g.dims[2]));
+    for (std::size_t k = 0; k < offsets.size(); ++k)
+        offsets[k] = k_sign * dz_mm * double(k);
+
+    put(ds, 0x0020, 0x0032, gdcm::VR::DS,
+        ds_list(
+            {g.origin_cm[0] * mm_per_cm, g.origin_cm[1] * mm_per_cm, g.origin_cm[2] * mm_per_cm}));
+    put(ds, 0x0020, 0x0037, gdcm::VR::DS,
+        ds_list({row[0], row[1], row[2], col[0], col[1], col[2]}));
+    // Pixel Spacing is (between rows, between columns) = (j spacing, i spacing).
+    put(ds, 0x0028, 0x0030, gdcm::VR::DS,
+        ds_list({g.spacing_cm[1] * mm_per_cm, g.spacing_cm[0] * mm_per_cm}));
+    put(ds, 0x0018, 0x0050, gdcm::VR::DS, ds_text(dz_mm));
+    put(ds, 0x3004, 0x000C, gdcm::VR::DS, ds_list(offsets));
+    put(ds, 0x0028, 0x0008, gdcm::VR::IS, std::to_string(g.dims[2]));
+    {
+        // Frame Increment Pointer (AT, little endian: group then element) -> (3004,000C).
+        char const at[4] = {0x04, 0x30, 0x0C, 0x00};
+        gdcm::DataElement de(gdcm::Tag(0x0028, 0x0009));
+        de.SetVR(gdcm::VR::AT);
+        de.SetByteValue(at, 4);
+        ds.Replace(de);
+    }
+    gdcm::Attribute<0x0028, 0x0010> rows{static_cast<std::uint16_t>(g.dims[1])};
+    gdcm::Attribute<0x0028, 0x0011> columns{static_cast<std::uint16_t>(g.dims[0])};
+    ds.Replace(rows.GetAsDataElement());
+    ds.Replace(columns.GetAsDataElement());
+    gdcm::Attribute<0x0028, 0x0002> samples{1};
+    ds.Replace(samples.GetAsDataElement());
+    put(ds, 0x0028, 0x0004, gdcm::VR::CS, "MONOCHROME2");
+    gdcm::Attribute<0x0028, 0x0100> allocated{32};
+    gdcm::Attribute<0x0028, 0x0101> stored{32};
+    gdcm::Attribute<0x0028, 0x0102> high{31};
+    gdcm::Attribute<0x0028, 0x0103> representation{0};
+    ds.Replace(allocated.GetAsDataElement());
+    ds.Replace(stored.GetAsDataElement());
+    ds.Replace(high.GetAsDataElement());
+    ds.Replace(representation.GetAsDataElement());
+}
+
+//! DoseGridScaling as written (a DS) and its value: the largest value maps to at most 2^32-1.
+std::pair<std::string, double> dose_grid_scaling(double max_value)
+{
+    if (!(max_value > 0))
+        return {"1", 1.0};
+    double s = max_value / max_pixel;
+    for (;;)
+    {
+        std::string const text = ds_text(s);
+        double const parsed = std::stod(text);
+        if (max_value / parsed <= max_pixel)
+            return {text, parsed};
+        s *= 1 + 1e-11; // the rounded text fell below: nudge up
+    }
+}
+
+//! Pixel data and DoseGridScaling of per-voxel values.
+template <class ValueOf>
+void put_dose_pixels(gdcm::DataSet& ds, size_type n, ValueOf&& value_of)
+{
+    MCDOSE_VALIDATE(n <= max_rt_dose_voxels,
+                    << "the dose grid of " << n
+                    << " voxels is too large for one RT Dose file (at most 2^30 voxels); "
+                       "use the HDF5 output or a coarser grid");
+    std::vector<double> piece_max(parallel_pieces(n, 0), 0.0);
+    parallel_for_pieces(n, 0,
+                        [&](size_type begin, size_type end, size_type piece)
+                        {
+                            double m = 0;
+                            for (size_type v = begin; v < end; ++v)
+                                m = std::max(m, value_of(v));
+                            piece_max[piece] = m;
+                        });
+    double const max_value =
+        piece_max.empty() ? 0.0 : *std::max_element(piece_max.begin(), piece_max.end());
+    auto const [scaling_text, scaling] = dose_grid_scaling(max_value);
+    put(ds, 0x3004, 0x000E, gdcm::VR::DS, scaling_text);
+
+    std::vector<std::uint32_t> pixels(n);
+    parallel_for_pieces(n, 0,
+                        [&](size_type begin, size_type end, size_type)
+                        {
+                            for (size_type v = begin; v < end; ++v)
+                            {
+                                double const p = std::round(std::max(0.0, value_of(v)) / scaling);
+                                pixels[v] = static_cast<std::uint32_t>(std::min(p, max_pixel));
+                            }
+                        });
+    gdcm::DataElement de(gdcm::Tag(0x7FE0, 0x0010));
+    de.SetVR(gdcm::VR::OW);
+    de.SetByteValue(reinterpret_cast<char const*>(pixels.data()),
+                    static_cast<std::uint32_t>(pixels.size() * sizeof(std::uint32_t)));
+    ds.Replace(de);
+}
+
+//! Referenced RT Plan Sequence with one item: the RT Plan (SOP Class RT Plan Storage).
+void put_referenced_plan(gdcm::DataSet& ds, std::string const& plan_uid)
+{
+    gdcm::Item item;
+    item.SetVLToUndefined();
+    put(item.GetNestedDataSet(), 0x0008, 0x1150, gdcm::VR::UI, "1.2.840.10008.5.1.4.1.1.481.5");
+    put(item.GetNestedDataSet(), 0x0008, 0x1155, gdcm::VR::UI, plan_uid);
+    gdcm::SmartPointer<gdcm::SequenceOfItems> sequence = new gdcm::SequenceOfItems;
+    sequence->SetLengthToUndefined();
+    sequence->AddItem(item);
+    gdcm::DataElement de(gdcm::Tag(0x300C, 0x0002));
+    de.SetVR(gdcm::VR::SQ);
+    de.SetValue(*sequence);
+    de.SetVLToUndefined();
+    ds.Replace(de);
+}
+
+//! What differs between the two instances of a run.
+struct RtDoseInstance
+{
+    SeriesIdentity const& id;
+    RunMetadata const& meta;
+    GridGeometry const& grid;
+    int number;
+    bool absolute;
+    std::string dose_type;
+    std::string comment;
+    std::string const& referenced_plan_uid;
+};
+
+//! One RT Dose instance as the bytes of its file.
+template <class ValueOf>
+std::string rt_dose_file(RtDoseInstance const& in, ValueOf&& value_of)
+{
+    gdcm::Writer writer;
+    gdcm::File& file = writer.GetFile();
+    gdcm::DataSet& ds = file.GetDataSet();
+    put_patient_and_study(ds, in.id);
+    put_series_and_equipment(ds, in.id, in.meta, in.number);
+    put_geometry(ds, in.grid);
+    put(ds, 0x3004, 0x0002, gdcm::VR::CS, in.absolute ? "GY" : "RELATIVE");
+    put(ds, 0x3004, 0x0004, gdcm::VR::CS, in.dose_type);
+    put(ds, 0x3004, 0x0006, gdcm::VR::LO, in.comment.substr(0, 64));
+    put(ds, 0x3004, 0x000A, gdcm::VR::CS, "PLAN");
+    if (!in.referenced_plan_uid.empty())
+        put_referenced_plan(ds, in.referenced_plan_uid);
+    put_dose_pixels(ds, in.grid.num_voxels(), value_of);
+    file.GetHeader().SetDataSetTransferSyntax(gdcm::TransferSyntax::ExplicitVRLittleEndian);
+    std::ostringstream os(std::ios::binary);
+    writer.SetStream(os);
+    MCDOSE_VALIDATE(writer.Write(), << "GDCM could not encode the RT Dose (instance " << in.number
+                                    << "); this is a bug, please report it");
+    return os.str();
+}
+} // namespace
+
+void write_rt_dose(RtDosePaths const& paths, DoseGridData const& data, RunMetadata const& meta,
+                   std::string const& referenced_plan_uid)
+{
+    validate_dose_data(data);
+    MCDOSE_VALIDATE(
+        data.geometry.dims[0] <= max_rt_dose_rows && data.geometry.dims[1] <= max_rt_dose_rows,
+        << "the dose grid has " << data.geometry.dims[0] << " columns and " << data.geometry.dims[1]
+        << " rows; an RT Dose holds at most 65535 of each: use the HDF5 output");
+    validate_geometry(data.geometry, "the dose grid");
+    SeriesIdentity const id = series_identity(meta);
+    bool const absolute = meta.source_particles.has_value();
+    double const scale = absolute ? *meta.source_particles : 1.0;
+    std::string const unit = absolute ? "Gy" : "Gy per source particle (DoseUnits RELATIVE)";
+    auto const dose = [&](size_type v) { return voxel_dose_gy_per_particle(data, v) * scale; };
+    RtDoseInstance instance{id,
+                            meta,
+                            data.geometry,
+                            1,
+                            absolute,
+                            "PHYSICAL",
+                            "dose to medium in " + unit,
+                            referenced_plan_uid};
+    write_text_atomically(paths.dose, rt_dose_file(instance, dose));
+    instance.number = 2;
+    instance.dose_type = "ERROR";
+    instance.comment = "1-sigma statistical uncertainty in " + unit;
+    write_text_atomically(paths.uncertainty,
+                          rt_dose_file(instance, [&](size_type v)
+                                       { return dose(v) * voxel_relative_uncertainty(data, v); }));
+}
+} // namespace mcdose
+
+namespace mcdose
+{
+namespace
+{
+//! A text element's value, padding removed ("" when absent or empty).
+std::string text_of(gdcm::DataSet const& ds, std::uint16_t group, std::uint16_t element)
+{
+    gdcm::Tag const tag(group, element);
+    if (!ds.FindDataElement(tag))
+        return {};
+    gdcm::ByteValue const* bv = ds.GetDataElement(tag).GetByteValue();
+    if (!bv)
+        return {};
+    return trim_dicom_value(std::string(bv->GetPointer(), bv->GetLength()));
+}
+
+//! The numbers of a DS element; RuntimeError naming `name` unless there are `min_count`.
+std::vector<double> numbers_of(gdcm::DataSet const& ds, std::uint16_t group, std::uint16_t element,
+                               char const* name, std::size_t min_count, std::string const& path)
+{
+    std::vector<double> values;
+    std::istringstream in(text_of(ds, group, element));
+    std::string item;
+    while (std::getline(in, item, '\\'))
+    {
+        char* end = nullptr;
+        double const x = std::strtod(item.c_str(), &end);
+        MCDOSE_VALIDATE(end != item.c_str() && std::isfinite(x),
+                        << "RT Dose '" << path << "': " << name << " holds '" << item
+                        << "', not a number; the file is damaged or not written by a "
+                           "standard writer");
+        values.push_back(x);
+    }
+    MCDOSE_VALIDATE(values.size() >= min_count, << "RT Dose '" << path << "' has " << values.size()
+                                                << " values in " << name << " (needs " << min_count
+                                                << "); it holds no usable dose grid");
+    return values;
+}
+
+DicomReference reference_of(gdcm::DataSet const& ds)
+{
+    DicomReference r;
+    r.specific_character_set = text_of(ds, 0x0008, 0x0005);
+    r.patient_name = text_of(ds, 0x0010, 0x0010);
+    r.patient_id = text_of(ds, 0x0010, 0x0020);
+    r.study_instance_uid = text_of(ds, 0x0020, 0x000D);
+    r.frame_of_reference_uid = text_of(ds, 0x0020, 0x0052);
+    r.series_instance_uid = text_of(ds, 0x0020, 0x000E);
+    return r;
+}
+
+//! The grid of an RT Dose: Image Plane attributes and GridFrameOffsetVector.
+GridGeometry geometry_of(gdcm::DataSet const& ds, int columns, int rows, int frames,
+                         std::string const& path)
+{
+    auto const ipp = numbers_of(ds, 0x0020, 0x0032, "ImagePositionPatient", 3, path);
+    auto const iop = numbers_of(ds, 0x0020, 0x0037, "ImageOrientationPatient", 6, path);
+    auto const spacing = numbers_of(ds, 0x0028, 0x0030, "PixelSpacing", 2, path);
+    std::vector<double> offsets;
+    if (frames > 1)
+    {
+        offsets =
+            numbers_of(ds, 0x3004, 0x000C, "GridFrameOffsetVector", std::size_t(frames), path);
+    }
+    double dz_mm = 0;
+    if (frames > 1)
+    {
+        dz_mm = (offsets[std::size_t(frames) - 1] - offsets[0]) / double(frames - 1);
+        for (int k = 1; k < frames; ++k)
+        {
+            double const step = offsets[std::size_t(k)] - offsets[std::size_t(k) - 1];
+            MCDOSE_VALIDATE(std::abs(step - dz_mm) <= 1e-3 * std::abs(dz_mm) + 1e-4,
+                            << "RT Dose '" << path
+                            << "': GridFrameOffsetVector is not evenly spaced (frames " << k - 1
+                            << " and " << k << " are " << step << " mm apart, the mean is " << dz_mm
+                            << " mm); resample it to a regular grid first");
+        }
+    }
+    else
+    {
+        auto const thickness = text_of(ds, 0x0018, 0x0050);
+        dz_mm = thickness.empty() ? spacing[0] : std::strtod(thickness.c_str(), nullptr);
+    }
+    GridGeometry g;
+    g.dims = {{columns, rows, frames}};
+    double const row[3] = {iop[0], iop[1], iop[2]};
+    double const col[3] = {iop[3], iop[4], iop[5]};
+    double const normal[3] = {row[1] * col[2] - row[2] * col[1], row[2] * col[0] - row[0] * col[2],
+                              row[0] * col[1] - row[1] * col[0]};
+    double const sign = dz_mm < 0 ? -1.0 : 1.0;
+    for (int r = 0; r < 3; ++r)
+    {
+        g.direction[3 * r] = row[r];
+        g.direction[3 * r + 1] = col[r];
+        g.direction[3 * r + 2] = sign * normal[r];
+        g.origin_cm[r] = ipp[std::size_t(r)] / mm_per_cm;
+    }
+    g.spacing_cm = {{spacing[1] / mm_per_cm, spacing[0] / mm_per_cm, std::abs(dz_mm) / mm_per_cm}};
+    validate_geometry(g, ("the grid of RT Dose '" + path + "'").c_str());
+    return g;
+}
+
+//! The stored pixels as numbers (unsigned or signed, 16 or 32 bits).
+std::vector<double> pixel_values(gdcm::Image const& image, size_type n, std::string const& path)
+{
+    gdcm::PixelFormat const pf = image.GetPixelFormat();
+    std::vector<char> buffer(image.GetBufferLength());
+    MCDOSE_VALIDATE(image.GetBuffer(buffer.data()),
+                    << "cannot decode the pixels of RT Dose '" << path
+                    << "' (unsupported compression?); convert it to an uncompressed transfer "
+                       "syntax (e.g. gdcmconv --raw)");
+    unsigned const bytes = pf.GetBitsAllocated() / 8;
+    MCDOSE_VALIDATE(pf.GetSamplesPerPixel() == 1 && (bytes == 2 || bytes == 4) &&
+                        buffer.size() >= std::size_t(n) * bytes,
+                    << "RT Dose '" << path << "' has " << pf.GetBitsAllocated()
+                    << "-bit pixels with " << pf.GetSamplesPerPixel() << " samples for " << n
+                    << " voxels; mcdose reads one 16- or 32-bit sample per voxel");
+    bool const is_signed = pf.GetPixelRepresentation() == 1;
+    std::vector<double> values(n);
+    for (size_type v = 0; v < n; ++v)
+    {
+        char const* p = buffer.data() + std::size_t(v) * bytes;
+        if (bytes == 4)
+        {
+            std::uint32_t u;
+            std::memcpy(&u, p, 4);
+            values[v] = is_signed ? double(std::int32_t(u)) : double(u);
+        }
+        else
+        {
+            std::uint16_t u;
+            std::memcpy(&u, p, 2);
+            values[v] = is_signed ? double(std::int16_t(u)) : double(u);
+        }
+    }
+    return values;
+}
+} // namespace
+
+bool is_dicom_file(std::string const& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    char head[132] = {};
+    in.read(head, sizeof(head));
+    return in.gcount() == sizeof(head) && std::memcmp(head + 128, "DICM", 4) == 0;
+}
+
+RtDoseGrid read_rt_dose(std::string const& path)
+{
+    gdcm::ImageReader reader;
+    reader.SetFileName(path.c_str());
+    MCDOSE_VALIDATE(reader.Read(), << "cannot read '" << path
+                                   << "' as a DICOM image; check that it is an RT Dose file");
+    gdcm::DataSet const& ds = reader.GetFile().GetDataSet();
+    std::string const sop_class = text_of(ds, 0x0008, 0x0016);
+    MCDOSE_VALIDATE(sop_class == rt_dose_storage_uid,
+                    << "'" << path << "' is a DICOM file of SOP class '" << sop_class
+                    << "', not RT Dose (" << rt_dose_storage_uid << "); give an RT Dose file");
+    gdcm::Image const& image = reader.GetImage();
+    unsigned const* dims = image.GetDimensions();
+    int const columns = int(dims[0]), rows = int(dims[1]);
+    int const frames = image.GetNumberOfDimensions() > 2 ? int(dims[2]) : 1;
+
+    RtDoseGrid out;
+    out.geometry = geometry_of(ds, columns, rows, frames, path);
+    out.dose_units = text_of(ds, 0x3004, 0x0002);
+    out.dose_type = text_of(ds, 0x3004, 0x0004);
+    out.dose_comment = text_of(ds, 0x3004, 0x0006);
+    out.reference = reference_of(ds);
+    std::string const scaling_text = text_of(ds, 0x3004, 0x000E);
+    double const scaling = scaling_text.empty() ? 1.0 : std::strtod(scaling_text.c_str(), nullptr);
+    MCDOSE_VALIDATE(std::isfinite(scaling) && scaling > 0,
+                    << "RT Dose '" << path << "' has DoseGridScaling '" << scaling_text
+                    << "'; it must be a positive number");
+    out.values = pixel_values(image, out.geometry.num_voxels(), path);
+    for (double& x : out.values)
+        x *= scaling;
+    return out;
+}
+} // namespace mcdose

@@ -1,0 +1,207 @@
+//! `mcdose compare` as a user runs it: images, HDF5 and RT Dose inputs, the
+//! JSON report and gamma map, and the refusals (missing file, grids that do
+//! not overlap, different units).
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "RunCommand.hh"
+#include "TestMacros.hh"
+#include "dose/DoseHdf5.hh"
+#include "dose/RtDose.hh"
+#include "io/ImageIO.hh"
+
+namespace fs = std::filesystem;
+
+namespace mcdose::test
+{
+namespace
+{
+class CompareCliTest : public ::testing::Test
+{
+  protected:
+    void SetUp() override
+    {
+        dir_ = fs::temp_directory_path() /
+               ("mcdose_compare_" + std::to_string(::getpid()) + "_" +
+                ::testing::UnitTest::GetInstance()->current_test_info()->name());
+        fs::remove_all(dir_);
+        fs::create_directories(dir_);
+    }
+    void TearDown() override { fs::remove_all(dir_); }
+
+    std::string path(std::string const& name) const { return (dir_ / name).string(); }
+
+    //! A 3D Gaussian dose (sigma 15 mm) on 2 mm voxels, centred at `centre_mm` along x.
+    static std::vector<float> gaussian(GridGeometry const& g, double centre_mm, double scale)
+    {
+        std::vector<float> v(g.num_voxels());
+        for (size_type i = 0; i < v.size(); ++i)
+        {
+            Real3 const p = g.voxel_centre_cm(g.ijk(i));
+            double const dx = 10 * p[0] - centre_mm, dy = 10 * p[1], dz = 10 * p[2];
+            v[i] = float(scale * std::exp(-(dx * dx + dy * dy + dz * dz) / (2 * 15.0 * 15.0)));
+        }
+        return v;
+    }
+
+    static void write_gaussian(std::string const& file, GridGeometry const& g, double centre_mm,
+                               double scale)
+    {
+        std::vector<float> const values = gaussian(g, centre_mm, scale);
+        write_image(file, g, make_span(values));
+    }
+
+    static GridGeometry grid(double x0_cm = -3.9)
+    {
+        return make_axis_aligned_geometry(Int3{{40, 40, 40}}, Real3{{0.2, 0.2, 0.2}},
+                                          Real3{{x0_cm, -3.9, -3.9}});
+    }
+
+    fs::path dir_;
+};
+
+nlohmann::json read_json(std::string const& p)
+{
+    std::ifstream in(p);
+    return nlohmann::json::parse(in);
+}
+} // namespace
+
+TEST_F(CompareCliTest, ShiftedImagesGiveReportAndGammaMap)
+{
+    GridGeometry const g = grid();
+    write_gaussian(path("a.mha"), g, 0, 1.0);
+    write_gaussian(path("b.nrrd"), g, 1.0, 1.0);
+    auto const r = run_command(mcdose_exe() + " compare " + path("a.mha") + " " + path("b.nrrd") +
+                               " --json " + path("c.json") + " --gamma-map " + path("g.mha"));
+    ASSERT_EQ(0, r.exit_code) << r.output;
+    EXPECT_NE(r.output.find("gamma 3%/3mm global: pass rate 100.00 %"), std::string::npos)
+        << r.output;
+    nlohmann::json const j = read_json(path("c.json"));
+    ASSERT_EQ(2u, j["gamma"].size());
+    EXPECT_EQ("3%/3mm global", j["gamma"][0]["criterion"]);
+    EXPECT_EQ("2%/2mm global", j["gamma"][1]["criterion"]);
+    // A 1 mm shift: every gamma is at most 1/3 (3 mm) and 1/2 (2 mm).
+    EXPECT_LE(j["gamma"][0]["max_gamma"].get<double>(), 1.0 / 3 + 1e-3);
+    EXPECT_LE(j["gamma"][1]["max_gamma"].get<double>(), 0.5 + 1e-3);
+    EXPECT_DOUBLE_EQ(100.0, j["gamma"][1]["pass_rate_percent"].get<double>());
+    EXPECT_FALSE(j["resampled"].get<bool>());
+    ScalarImage const map = read_scalar_image(path("g.mha"));
+    ASSERT_EQ(g.num_voxels(), map.values.size());
+    std::size_t evaluated = 0;
+    for (double x : map.values)
+    {
+        EXPECT_TRUE(x == -1 || (x >= 0 && x <= 1.0 / 3 + 1e-3)) << x;
+        evaluated += x >= 0;
+    }
+    EXPECT_EQ(j["gamma"][0]["evaluated"].get<std::size_t>(), evaluated);
+}
+
+TEST_F(CompareCliTest, UniformDoseScaledByKnownFactor)
+{
+    // 1.05 against 1: no displacement helps, gamma = 0.05 / dD everywhere:
+    // 1.667 at 3 % (all fail), 0.833 at 6 % (all pass), global and local alike.
+    GridGeometry const g = grid();
+    std::vector<float> const one(g.num_voxels(), 1.0f), more(g.num_voxels(), 1.05f);
+    write_image(path("a.mha"), g, make_span(one));
+    write_image(path("b.mha"), g, make_span(more));
+    auto const r =
+        run_command(mcdose_exe() + " compare " + path("a.mha") + " " + path("b.mha") +
+                    " --criteria 3%/3mm,6%/3mm --normalisation both --json " + path("c.json"));
+    ASSERT_EQ(0, r.exit_code) << r.output;
+    nlohmann::json const j = read_json(path("c.json"));
+    ASSERT_EQ(4u, j["gamma"].size());
+    EXPECT_EQ("6%/3mm local", j["gamma"][3]["criterion"]);
+    for (int i = 0; i < 4; ++i)
+    {
+        double const expected = i % 2 == 0 ? 0.05 / 0.03 : 0.05 / 0.06;
+        EXPECT_NEAR(expected, j["gamma"][i]["max_gamma"].get<double>(), 1e-5) << i;
+        EXPECT_NEAR(expected, j["gamma"][i]["mean_gamma"].get<double>(), 1e-5) << i;
+        EXPECT_EQ(g.num_voxels(), j["gamma"][i]["evaluated"].get<std::size_t>()) << i;
+        EXPECT_DOUBLE_EQ(i % 2 == 0 ? 0.0 : 100.0, j["gamma"][i]["pass_rate_percent"].get<double>())
+            << i;
+    }
+    EXPECT_NEAR(0.05, j["dose_difference"]["max_abs_difference"].get<double>(), 1e-6);
+    EXPECT_NEAR(0.05, j["dose_difference"]["rms_difference"].get<double>(), 1e-6);
+    EXPECT_NEAR(1.05, j["dose_difference"]["mean_ratio"].get<double>(), 1e-6);
+}
+
+TEST_F(CompareCliTest, RtDoseAgainstItsHdf5)
+{
+    // The RT Dose of a result compared with the HDF5 of the same result: equal
+    // to within the 32-bit quantisation, every voxel passes.
+    GridGeometry const g = grid();
+    std::vector<float> const shape = gaussian(g, 0, 1.0);
+    std::vector<double> edep(shape.begin(), shape.end()), sigma(edep.size());
+    for (size_type i = 0; i < edep.size(); ++i)
+        sigma[i] = 0.01 * edep[i];
+    std::vector<float> density(edep.size(), 1.0f);
+    std::vector<MaterialIndex> material(edep.size(), 0);
+    DoseGridData data{g,
+                      make_span(std::as_const(edep)),
+                      make_span(std::as_const(sigma)),
+                      make_span(std::as_const(density)),
+                      make_span(std::as_const(material)),
+                      {"water"}};
+    RunMetadata meta;
+    meta.source_particles = 1e10;
+    meta.started_utc = "2026-11-25T12:00:00Z";
+    write_dose_hdf5(path("r.h5"), data, meta);
+    write_rt_dose({path("r_dose.dcm"), path("r_unc.dcm")}, data, meta);
+    auto const r = run_command(mcdose_exe() + " compare " + path("r.h5") + " " +
+                               path("r_dose.dcm") + " --json " + path("c.json"));
+    ASSERT_EQ(0, r.exit_code) << r.output;
+    nlohmann::json const j = read_json(path("c.json"));
+    EXPECT_EQ("Gy", j["reference"]["units"]);
+    EXPECT_EQ("Gy", j["evaluated"]["units"]);
+    double const max = j["dose_difference"]["reference_max"].get<double>();
+    EXPECT_LE(j["dose_difference"]["max_abs_difference"].get<double>(), 1e-9 * max);
+    EXPECT_DOUBLE_EQ(100.0, j["gamma"][0]["pass_rate_percent"].get<double>());
+
+    // The uncertainty file is not a dose.
+    auto const e = run_command(mcdose_exe() + " compare " + path("r.h5") + " " + path("r_unc.dcm"));
+    EXPECT_EQ(1, e.exit_code) << e.output;
+    EXPECT_NE(e.output.find("DoseType ERROR"), std::string::npos) << e.output;
+
+    // Dose per particle (no particle count) against Gy: refused.
+    meta.source_particles.reset();
+    write_dose_hdf5(path("p.h5"), data, meta);
+    auto const u = run_command(mcdose_exe() + " compare " + path("r.h5") + " " + path("p.h5"));
+    EXPECT_EQ(1, u.exit_code) << u.output;
+    EXPECT_NE(u.output.find("different units"), std::string::npos) << u.output;
+    EXPECT_NE(u.output.find("Gy per source particle"), std::string::npos) << u.output;
+}
+
+TEST_F(CompareCliTest, BadInputIsRefusedWithTheFix)
+{
+    GridGeometry const g = grid();
+    write_gaussian(path("a.mha"), g, 0, 1.0);
+    GridGeometry const far = grid(60.0);
+    write_gaussian(path("far.mha"), far, 600, 1.0);
+
+    auto const missing =
+        run_command(mcdose_exe() + " compare " + path("a.mha") + " " + path("none.h5"));
+    EXPECT_EQ(1, missing.exit_code) << missing.output;
+    EXPECT_NE(missing.output.find("none.h5' does not exist"), std::string::npos) << missing.output;
+
+    auto const apart = run_command(mcdose_exe() + " compare " + path("a.mha") + " " +
+                                   path("far.mha") + " --json " + path("c.json"));
+    EXPECT_EQ(1, apart.exit_code) << apart.output;
+    EXPECT_NE(apart.output.find("do not overlap"), std::string::npos) << apart.output;
+    EXPECT_FALSE(fs::exists(path("c.json")));
+
+    auto const criterion = run_command(mcdose_exe() + " compare " + path("a.mha") + " " +
+                                       path("a.mha") + " --criteria 3/3");
+    EXPECT_EQ(1, criterion.exit_code) << criterion.output;
+    EXPECT_NE(criterion.output.find("DOSE%/DISTANCEmm"), std::string::npos) << criterion.output;
+
+    auto const map = run_command(mcdose_exe() + " compare " + path("a.mha") + " " + path("a.mha") +
+                                 " --gamma-map " + path("g.png"));
+    EXPECT_EQ(1, map.exit_code) << map.output;
+    EXPECT_NE(map.output.find("--gamma-map"), std::string::npos) << map.output;
+}
+} // namespace mcdose::test
