@@ -13,6 +13,7 @@
 
 #include "core/GridGeometry.hh"
 #include "core/Span.hh"
+#include "dose/DoseFigures.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "tally/EnergyBalance.hh"
 
@@ -58,6 +59,8 @@ struct RunMetadata
     std::optional<double> source_particles;
     EnergyBalance energy;
     std::vector<std::string> warnings; //!< what the run warned about (e.g. no dose)
+    //! Body summary and DVH figures (dose/DoseFigures.hh); empty without structures.
+    DoseReport report;
 };
 
 //! Dose [Gy per source particle] of voxel v = edep / (density * voxel

@@ -449,8 +449,12 @@ ScalarImage read_dicom_series(std::string const& dir, std::string const& series_
                            "complete or resample the series");
     }
     // GDCMImageIO applies Rescale Slope/Intercept, so the values are HU.
-    return to_scalar_image(image, "DICOM " + io->GetComponentTypeAsString(io->GetComponentType()),
-                           false);
+    ScalarImage result = to_scalar_image(
+        image, "DICOM " + io->GetComponentTypeAsString(io->GetComponentType()), false);
+    std::string frame_uid;
+    read_dicom_header(volume.files.front(), dir)->GetValueFromTag("0020|0052", frame_uid);
+    result.frame_of_reference_uid = trim_dicom_value(frame_uid);
+    return result;
 }
 
 //! Run the reader, returning what ITK printed on std::cerr meanwhile (some readers report a

@@ -25,6 +25,9 @@ struct ScalarImage
     std::vector<double> values; //!< one per voxel, i fastest
     std::string pixel_type;     //!< component type on disk ("short", "float", ...)
     bool integer_pixels{false}; //!< the pixel type on disk is an integer type
+    //! Frame of Reference UID (0020,0052) of a DICOM series; empty for other formats.
+    //! Structure sets are checked against it (io/RtStructFile.hh).
+    std::string frame_of_reference_uid;
 };
 
 //! The choice of DICOM series is missing or wrong: several series in the

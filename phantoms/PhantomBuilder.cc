@@ -439,7 +439,9 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
         }
         try
         {
-            return build_ct_phantom(ct.geometry, ct.values, input.ct.calibration);
+            Phantom phantom = build_ct_phantom(ct.geometry, ct.values, input.ct.calibration);
+            phantom.frame_of_reference_uid = ct.frame_of_reference_uid;
+            return phantom;
         }
         catch (RuntimeError const& e)
         {
