@@ -37,14 +37,14 @@ struct DvhFigures
     std::string name;
     std::string origin; //!< where the structure came from
     double volume_cm3{0};
-    size_type voxels{0};   //!< voxels at least partly inside
+    size_type voxels{0}; //!< voxels at least partly inside
     FigureWithSigma d_mean;
     FigureWithSigma d_min;
     FigureWithSigma d_003cc; //!< near-maximum: the least dose of the hottest 0.03 cm^3
     FigureWithSigma d98;     //!< near-minimum: least dose of the hottest 98 % of the volume
     FigureWithSigma d95;
-    FigureWithSigma d50;     //!< median
-    FigureWithSigma d2;      //!< near-maximum (ICRU 83)
+    FigureWithSigma d50; //!< median
+    FigureWithSigma d2;  //!< near-maximum (ICRU 83)
     std::vector<VolumeAtDose> v_at;
     //! Cumulative DVH: volume_cm3[b] receives at least dose[b] (dose ascending from 0).
     std::vector<double> curve_dose;
@@ -56,14 +56,14 @@ struct DvhFigures
 struct RegionSummary
 {
     std::string region{"body"};
-    double near_max{0};                   //!< D0.03cc of the region
-    std::optional<double> mean_relative;  //!< over voxels above dose_fraction * near_max
+    double near_max{0};                  //!< D0.03cc of the region
+    std::optional<double> mean_relative; //!< over voxels above dose_fraction * near_max
     double dose_fraction{0.5};
-    size_type voxels_counted{0};          //!< voxels in that mean
+    size_type voxels_counted{0}; //!< voxels in that mean
     double low_density_threshold_g_cm3{0};
-    size_type low_density_voxels{0};      //!< voxels of the region below the threshold
-    double low_density_max{0};            //!< largest dose among them
-    double outside_max{0};                //!< largest dose outside the region (any density)
+    size_type low_density_voxels{0}; //!< voxels of the region below the threshold
+    double low_density_max{0};       //!< largest dose among them
+    double outside_max{0};           //!< largest dose outside the region (any density)
 };
 
 //! Everything the writers report about doses to structures.

@@ -144,8 +144,9 @@ void write_dvh_group(H5::H5File& file, DoseReport const& report)
         return;
     H5::Group dvh = file.createGroup("dvh");
     attr_string(dvh, "dose_unit", report.dose_unit);
-    attr_string(dvh, "figures", "attributes are (value, sigma); sigma NaN with fewer than 2 "
-                                "batches");
+    attr_string(dvh, "figures",
+                "attributes are (value, sigma); sigma NaN with fewer than 2 "
+                "batches");
     if (report.summary)
     {
         RegionSummary const& r = *report.summary;

@@ -22,7 +22,8 @@ struct SortedDoses
     {
         std::vector<std::size_t> order(d.size());
         std::iota(order.begin(), order.end(), std::size_t(0));
-        std::sort(order.begin(), order.end(), [&](std::size_t a, std::size_t b)
+        std::sort(order.begin(), order.end(),
+                  [&](std::size_t a, std::size_t b)
                   { return d[a] > d[b] || (d[a] == d[b] && a < b); });
         dose.reserve(d.size());
         cumulative.reserve(d.size());
@@ -76,8 +77,7 @@ void set_replica_sigmas(DvhFigures& f, std::vector<double> const& sigma)
     for (std::size_t i = 0; i < f.v_at.size(); ++i)
     {
         f.v_at[i].volume_cm3.sigma = sigma[6 + i];
-        f.v_at[i].volume_percent.sigma =
-            f.volume_cm3 > 0 ? 100 * sigma[6 + i] / f.volume_cm3 : 0.0;
+        f.v_at[i].volume_percent.sigma = f.volume_cm3 > 0 ? 100 * sigma[6 + i] / f.volume_cm3 : 0.0;
     }
 }
 } // namespace

@@ -157,9 +157,9 @@ std::string dose_report_text(DoseReport const& report, std::optional<double> unc
         }
         os << "  near max      : " << r.near_max << " " << u << " in " << r.region << " ("
            << near_max_definition << ")\n";
-        os << "  low density   : " << r.low_density_voxels << " voxels of " << r.region
-           << " below " << r.low_density_threshold_g_cm3 << " g/cm3, max " << r.low_density_max
-           << " " << u << "; outside " << r.region << " max " << r.outside_max << " " << u
+        os << "  low density   : " << r.low_density_voxels << " voxels of " << r.region << " below "
+           << r.low_density_threshold_g_cm3 << " g/cm3, max " << r.low_density_max << " " << u
+           << "; outside " << r.region << " max " << r.outside_max << " " << u
            << " (reported apart, not the plan's maximum)\n";
     }
     if (report.dvhs.empty())

@@ -104,31 +104,30 @@ int parse_int(std::string const& text, std::string const& what)
 //! Contours of one ROI Contour Sequence item.
 void read_contours(gdcm::DataSet const& item, std::string const& where, RtRoi& roi)
 {
-    for_each_item(item, contour_seq_tag,
-                  [&](gdcm::DataSet const& c)
-                  {
-                      if (element_text(c, contour_type_tag) != "CLOSED_PLANAR")
-                      {
-                          ++roi.skipped_contours;
-                          return;
-                      }
-                      std::vector<double> const xyz =
-                          decimal_strings(element_text(c, contour_data_tag),
-                                          where + " Contour Data");
-                      std::string const n_text = element_text(c, contour_points_tag);
-                      std::size_t const n = n_text.empty() ? xyz.size() / 3
-                                                           : std::size_t(parse_int(
-                                                                 n_text, where + " point count"));
-                      MCDOSE_VALIDATE(xyz.size() == 3 * n,
-                                      << where << ": a contour says it has " << n
-                                      << " points but holds " << xyz.size()
-                                      << " coordinates; the file is damaged: export it again");
-                      RtContour contour;
-                      contour.points_mm.reserve(n);
-                      for (std::size_t p = 0; p < n; ++p)
-                          contour.points_mm.push_back({xyz[3 * p], xyz[3 * p + 1], xyz[3 * p + 2]});
-                      roi.contours.push_back(std::move(contour));
-                  });
+    for_each_item(
+        item, contour_seq_tag,
+        [&](gdcm::DataSet const& c)
+        {
+            if (element_text(c, contour_type_tag) != "CLOSED_PLANAR")
+            {
+                ++roi.skipped_contours;
+                return;
+            }
+            std::vector<double> const xyz =
+                decimal_strings(element_text(c, contour_data_tag), where + " Contour Data");
+            std::string const n_text = element_text(c, contour_points_tag);
+            std::size_t const n = n_text.empty()
+                                      ? xyz.size() / 3
+                                      : std::size_t(parse_int(n_text, where + " point count"));
+            MCDOSE_VALIDATE(xyz.size() == 3 * n,
+                            << where << ": a contour says it has " << n << " points but holds "
+                            << xyz.size() << " coordinates; the file is damaged: export it again");
+            RtContour contour;
+            contour.points_mm.reserve(n);
+            for (std::size_t p = 0; p < n; ++p)
+                contour.points_mm.push_back({xyz[3 * p], xyz[3 * p + 1], xyz[3 * p + 2]});
+            roi.contours.push_back(std::move(contour));
+        });
 }
 } // namespace
 
@@ -175,11 +174,9 @@ RtStructureSet read_rt_structure_set(std::string const& path)
                                     [&](gdcm::DataSet const& study)
                                     {
                                         for_each_item(study, referenced_series_seq_tag,
-                                                      [&](gdcm::DataSet const& series)
-                                                      {
+                                                      [&](gdcm::DataSet const& series) {
                                                           set.referenced_series_uids.push_back(
-                                                              element_text(series,
-                                                                           series_uid_tag));
+                                                              element_text(series, series_uid_tag));
                                                       });
                                     });
                   });

@@ -22,18 +22,19 @@ struct RtContour
 //! One region of interest: Structure Set ROI Sequence item with its contours.
 struct RtRoi
 {
-    int number{0};             //!< ROI Number (3006,0022)
-    std::string name;          //!< ROI Name (3006,0026)
-    std::string frame_uid;     //!< Referenced Frame of Reference UID (3006,0024)
+    int number{0};                   //!< ROI Number (3006,0022)
+    std::string name;                //!< ROI Name (3006,0026)
+    std::string frame_uid;           //!< Referenced Frame of Reference UID (3006,0024)
     std::vector<RtContour> contours; //!< CLOSED_PLANAR contours only
-    int skipped_contours{0};   //!< POINT / OPEN_PLANAR / OPEN_NONPLANAR contours, not areas
+    int skipped_contours{0};         //!< POINT / OPEN_PLANAR / OPEN_NONPLANAR contours, not areas
 };
 
 //! A whole structure set.
 struct RtStructureSet
 {
     std::string path;
-    std::string frame_of_reference_uid; //!< Frame of Reference UID (0020,0052) or the referenced one
+    std::string
+        frame_of_reference_uid; //!< Frame of Reference UID (0020,0052) or the referenced one
     std::vector<std::string> referenced_series_uids; //!< the CT series it was drawn on
     std::vector<RtRoi> rois;
 

@@ -210,19 +210,20 @@ std::vector<ContourPlane> contour_planes(RtRoi const& roi, GridGeometry const& g
             for (int a = 0; a < 3; ++a)
             {
                 double const extent = g.dims[a] * g.spacing_cm[a];
-                MCDOSE_VALIDATE(local[a] >= -plane_tolerance_cm &&
-                                    local[a] <= extent + plane_tolerance_cm,
-                                << what << " has a contour point (" << p_mm[0] << ", " << p_mm[1]
-                                << ", " << p_mm[2]
-                                << ") mm outside the dose grid; the structure set belongs to "
-                                   "another CT, or the CT is cropped: use the CT the structures "
-                                   "were drawn on, or remove the structure from the study");
+                MCDOSE_VALIDATE(
+                    local[a] >= -plane_tolerance_cm && local[a] <= extent + plane_tolerance_cm,
+                    << what << " has a contour point (" << p_mm[0] << ", " << p_mm[1] << ", "
+                    << p_mm[2]
+                    << ") mm outside the dose grid; the structure set belongs to "
+                       "another CT, or the CT is cropped: use the CT the structures "
+                       "were drawn on, or remove the structure from the study");
             }
             poly.push_back({p[0], p[1]});
             box = {std::min(box[0], p[0]), std::max(box[1], p[0]), std::min(box[2], p[1]),
                    std::max(box[3], p[1])};
         }
-        auto it = std::find_if(planes.begin(), planes.end(), [&](ContourPlane const& pl)
+        auto it = std::find_if(planes.begin(), planes.end(),
+                               [&](ContourPlane const& pl)
                                { return std::fabs(pl.z_cm - z) <= plane_tolerance_cm; });
         if (it == planes.end())
         {
@@ -238,8 +239,8 @@ std::vector<ContourPlane> contour_planes(RtRoi const& roi, GridGeometry const& g
 }
 
 //! The plane nearest to z if it is within half_thickness, else nullptr.
-ContourPlane const*
-nearest_plane(std::vector<ContourPlane> const& planes, double z, double half_thickness)
+ContourPlane const* nearest_plane(std::vector<ContourPlane> const& planes, double z,
+                                  double half_thickness)
 {
     auto it = std::lower_bound(planes.begin(), planes.end(), z,
                                [](ContourPlane const& p, double zz) { return p.z_cm < zz; });
@@ -258,8 +259,7 @@ nearest_plane(std::vector<ContourPlane> const& planes, double z, double half_thi
 
 //! Index range [lo, hi) along each axis of the voxels that can meet the
 //! physical box [lo_cm, hi_cm].
-void voxel_range(GridGeometry const& g, Real3 const& lo_cm, Real3 const& hi_cm, Int3& lo,
-                 Int3& hi)
+void voxel_range(GridGeometry const& g, Real3 const& lo_cm, Real3 const& hi_cm, Int3& lo, Int3& hi)
 {
     Real3 lmin{{1e300, 1e300, 1e300}}, lmax{{-1e300, -1e300, -1e300}};
     for (int corner = 0; corner < 8; ++corner)
@@ -310,8 +310,8 @@ StructureMask body_outline(GridGeometry const& geometry, Span<float const> densi
     m.origin = origin.str();
     if (regions.size.empty())
         return m;
-    auto const largest = std::uint32_t(
-        std::max_element(regions.size.begin(), regions.size.end()) - regions.size.begin() + 1);
+    auto const largest = std::uint32_t(std::max_element(regions.size.begin(), regions.size.end()) -
+                                       regions.size.begin() + 1);
     std::vector<std::uint8_t> body(above.size());
     for (size_type v = 0; v < body.size(); ++v)
         body[v] = regions.label[v] == largest;

@@ -10,8 +10,8 @@ namespace mcdose
 namespace
 {
 //! The ROI `name` of `set`, checked against the CT's Frame of Reference.
-RtRoi const& checked_roi(RtStructureSet const& set, std::string const& name,
-                         Phantom const& phantom, InputError const& where)
+RtRoi const& checked_roi(RtStructureSet const& set, std::string const& name, Phantom const& phantom,
+                         InputError const& where)
 {
     RtRoi const* roi = set.find(name);
     if (!roi)
@@ -26,8 +26,8 @@ RtRoi const& checked_roi(RtStructureSet const& set, std::string const& name,
     {
         throw InputError(where.file(), where.pointer(),
                          "structure '" + name + "' of '" + set.path +
-                             "' is drawn on Frame of Reference " + frame +
-                             ", the CT's is " + phantom.frame_of_reference_uid +
+                             "' is drawn on Frame of Reference " + frame + ", the CT's is " +
+                             phantom.frame_of_reference_uid +
                              ": the structure set belongs to another CT; use the structure set "
                              "exported with this CT, or the CT it references");
     }
@@ -79,9 +79,11 @@ void add_rt_structures(StructuresInput const& input, std::size_t r, Phantom cons
         std::string const pointer = base + "/names/" + std::to_string(i);
         RtRoi const& roi =
             checked_roi(set, rs.names[i], phantom, InputError(input.study_file, pointer, ""));
-        out.push_back(at_field(input, pointer, [&] {
-            return rasterise_contours(roi, phantom.grid.geometry(), input.sub_voxel_samples);
-        }));
+        out.push_back(at_field(input, pointer,
+                               [&] {
+                                   return rasterise_contours(roi, phantom.grid.geometry(),
+                                                             input.sub_voxel_samples);
+                               }));
     }
 }
 
@@ -108,10 +110,12 @@ void add_label_structures(StructuresInput const& input, std::size_t l, Phantom c
     }
     for (auto const& [name, value] : li.labels)
     {
-        out.push_back(at_field(input, base + "/labels", [&] {
-            return label_structure(image, value, name, phantom.grid.geometry(),
-                                   input.sub_voxel_samples);
-        }));
+        out.push_back(at_field(input, base + "/labels",
+                               [&] {
+                                   return label_structure(image, value, name,
+                                                          phantom.grid.geometry(),
+                                                          input.sub_voxel_samples);
+                               }));
     }
 }
 } // namespace
@@ -128,8 +132,8 @@ StructureMask const* StructureSet::find(std::string const& name) const
     return nullptr;
 }
 
-StructureSet build_structures(StructuresInput const& input, Phantom const& phantom,
-                              bool from_image, std::vector<std::string>* warnings)
+StructureSet build_structures(StructuresInput const& input, Phantom const& phantom, bool from_image,
+                              std::vector<std::string>* warnings)
 {
     StructureSet set;
     set.low_density_threshold_g_cm3 = input.low_density_threshold_g_cm3;

@@ -15,8 +15,8 @@ namespace mcdose
 //! The structures of a run.
 struct StructureSet
 {
-    StructureMask body;                     //!< named "body"
-    std::vector<StructureMask> structures;  //!< in the order the study lists them
+    StructureMask body;                    //!< named "body"
+    std::vector<StructureMask> structures; //!< in the order the study lists them
     double low_density_threshold_g_cm3{0.05};
 
     //! "body" or a structure by name; nullptr if absent.
@@ -34,6 +34,6 @@ struct StructureSet
  * structure. Notes (e.g. a Frame of Reference that cannot be checked) go to
  * `warnings` when it is not null.
  */
-StructureSet build_structures(StructuresInput const& input, Phantom const& phantom,
-                              bool from_image, std::vector<std::string>* warnings = nullptr);
+StructureSet build_structures(StructuresInput const& input, Phantom const& phantom, bool from_image,
+                              std::vector<std::string>* warnings = nullptr);
 } // namespace mcdose

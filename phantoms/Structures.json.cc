@@ -35,8 +35,10 @@ LabelImageInput parse_label_image(JsonNode const& node, std::string const& base_
     labels.require_object("structure names with their label value, e.g. {\"PTV\": 1}");
     for (auto const& item : labels.value().items())
     {
-        int const value = int(labels.child(item.key()).integer(
-            1, 65535, "the label value of the structure in the image (0 is background)"));
+        int const value =
+            int(labels.child(item.key())
+                    .integer(1, 65535,
+                             "the label value of the structure in the image (0 is background)"));
         l.labels.emplace_back(item.key(), value);
     }
     if (l.labels.empty())
@@ -88,8 +90,8 @@ StructuresInput parse_structures(JsonNode const& node, std::string const& base_d
     std::vector<std::string> const names = s.names();
     for (std::size_t i = 0; i < names.size(); ++i)
     {
-        if (names[i] == "body" || std::find(names.begin(), names.begin() + i, names[i]) !=
-                                      names.begin() + i)
+        if (names[i] == "body" ||
+            std::find(names.begin(), names.begin() + i, names[i]) != names.begin() + i)
         {
             node.fail("structure name '" + names[i] +
                       "' is given twice or is the reserved name 'body'; give each structure "

@@ -274,9 +274,9 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
         o.dvh = d->boolean();
     if (auto v = node.optional_child("dvh_volume_at_doses"))
     {
-        o.dvh_volume_at_doses = v->numbers(
-            0, NumberRange::non_negative(),
-            "doses in Gy (Gy per particle without a particle count), e.g. [20, 40]");
+        o.dvh_volume_at_doses =
+            v->numbers(0, NumberRange::non_negative(),
+                       "doses in Gy (Gy per particle without a particle count), e.g. [20, 40]");
     }
     return o;
 }

@@ -118,7 +118,7 @@ struct StudyInput
     std::string study_file; //!< path as given
     std::string study_json; //!< the full input text, echoed into outputs
     PhantomInput phantom;
-    StructuresInput structures; //!< defaults (the body only) when the section is absent
+    StructuresInput structures;      //!< defaults (the body only) when the section is absent
     std::string user_materials_json; //!< the "materials" array as JSON text ("" if none)
     std::vector<std::string> user_material_names;
     std::vector<SourceInput> sources;

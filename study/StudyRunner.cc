@@ -235,8 +235,8 @@ void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom
     double const fraction = study.run.uncertainty_dose_fraction;
     double const low_density = study.structures.low_density_threshold_g_cm3;
     auto const user_callback = run_options.on_batch;
-    run_options.on_batch = [&stop_reason, &phantom, &region, target, limit_s, fraction,
-                            low_density, user_callback](TransportProgress const& p)
+    run_options.on_batch = [&stop_reason, &phantom, &region, target, limit_s, fraction, low_density,
+                            user_callback](TransportProgress const& p)
     {
         if (user_callback && !user_callback(p))
         {
@@ -567,9 +567,8 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     check_options.outputs = writes;
     run_study_checks(study, phantom, check_options);
     // Structures are read and rasterised before any transport: bad input stops here.
-    StructureSet const structures =
-        build_structures(study.structures, phantom, study.phantom.kind != PhantomKind::shapes,
-                         &summary.warnings);
+    StructureSet const structures = build_structures(
+        study.structures, phantom, study.phantom.kind != PhantomKind::shapes, &summary.warnings);
     StructureMask const& stop_region = *structures.find(study.run.stop_on);
     SourceBounds const bounds = source_bounds(study);
     if (memory.voxels == 0)

@@ -19,7 +19,8 @@ TEST(DvhTest, UniformDoseFiguresEqualTheDose)
 {
     std::vector<double> const dose(1000, 2.5), volume(1000, 0.008);
     DvhFigures const f = dvh_figures(dose, volume, {2.0, 2.5, 3.0});
-    for (FigureWithSigma const* x : {&f.d_mean, &f.d_min, &f.d_003cc, &f.d98, &f.d95, &f.d50, &f.d2})
+    for (FigureWithSigma const* x :
+         {&f.d_mean, &f.d_min, &f.d_003cc, &f.d98, &f.d95, &f.d50, &f.d2})
         EXPECT_DOUBLE_EQ(2.5, x->value);
     EXPECT_NEAR(8.0, f.volume_cm3, 1e-12);
     ASSERT_EQ(3u, f.v_at.size());
@@ -62,7 +63,7 @@ TEST(DvhTest, PartialVoxelsCountByTheirFraction)
     DvhFigures const f = dvh_figures({10.0, 2.0}, {0.25, 1.0}, {});
     EXPECT_NEAR(1.25, f.volume_cm3, 1e-12);
     EXPECT_NEAR((10 * 0.25 + 2.0) / 1.25, f.d_mean.value, 1e-12);
-    EXPECT_DOUBLE_EQ(10.0, f.d2.value);  // hottest 0.025 cm3 lies in the hot voxel
+    EXPECT_DOUBLE_EQ(10.0, f.d2.value); // hottest 0.025 cm3 lies in the hot voxel
     EXPECT_DOUBLE_EQ(2.0, f.d50.value);
 }
 

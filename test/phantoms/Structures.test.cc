@@ -57,8 +57,7 @@ TEST(BodyOutlineTest, SyntheticCtMatchesItsDefinition)
     // A lung voxel (x = -6.5 cm, y = -0.5 cm, z slice 20) is inside, a corner is not.
     GridGeometry const& g = p.grid.geometry();
     EXPECT_TRUE(body.contains(g.linear_index({{int(31.5 - 13), int(23.5 - 1), 20}})));
-    EXPECT_LT(p.grid.density_g_cm3()[g.linear_index({{int(31.5 - 13), int(23.5 - 1), 20}})],
-              0.5f);
+    EXPECT_LT(p.grid.density_g_cm3()[g.linear_index({{int(31.5 - 13), int(23.5 - 1), 20}})], 0.5f);
     EXPECT_FALSE(body.contains(0));
 }
 
@@ -68,7 +67,9 @@ TEST(BodyOutlineTest, KeepsTheLargestRegionAndFillsEnclosedHoles)
     g.dims = {{10, 10, 3}};
     g.spacing_cm = {{1, 1, 1}};
     std::vector<float> rho(g.num_voxels(), 0.001f);
-    auto at = [&](int i, int j, int k) -> float& { return rho[g.linear_index({{i, j, k}})]; };
+    auto at = [&](int i, int j, int k) -> float& {
+        return rho[g.linear_index({{i, j, k}})];
+    };
     for (int k = 0; k < 3; ++k)
         for (int j = 1; j <= 6; ++j)
             for (int i = 1; i <= 6; ++i)
@@ -169,15 +170,14 @@ TEST_F(RtStructTest, CtCarriesItsFrameOfReference)
 TEST_F(RtStructTest, SphereAndBoxRasteriseToTheirVolume)
 {
     double const r_mm = 20;
-    std::string const rs =
-        write_rtstruct({{{"name", "PTV"},
-                         {"shape", "sphere"},
-                         {"centre_mm", {1.3, -2.1, 0.0}},
-                         {"radius_mm", r_mm}},
-                        {{"name", "Box"},
-                         {"shape", "box"},
-                         {"lower_mm", {-20.3, -10.1, -16.25}},
-                         {"upper_mm", {14.9, 12.6, 16.25}}}});
+    std::string const rs = write_rtstruct({{{"name", "PTV"},
+                                            {"shape", "sphere"},
+                                            {"centre_mm", {1.3, -2.1, 0.0}},
+                                            {"radius_mm", r_mm}},
+                                           {{"name", "Box"},
+                                            {"shape", "box"},
+                                            {"lower_mm", {-20.3, -10.1, -16.25}},
+                                            {"upper_mm", {14.9, 12.6, 16.25}}}});
     RtStructureSet const file = read_rt_structure_set(rs);
     ASSERT_EQ(2u, file.rois.size());
     EXPECT_EQ(frame_uid(), file.frame_of_reference_uid);
@@ -197,8 +197,8 @@ TEST_F(RtStructTest, SphereAndBoxRasteriseToTheirVolume)
     double const box = set.structures[1].volume_cm3(voxel_cm3);
     EXPECT_NEAR(box, box_cm3, 0.01 * box_cm3) << box << " vs " << box_cm3;
     std::cout << "sphere " << sphere << " cm3 (exact " << sphere_cm3 << ", error "
-              << 100 * (sphere / sphere_cm3 - 1) << " %), box " << box << " cm3 (exact "
-              << box_cm3 << ", error " << 100 * (box / box_cm3 - 1) << " %)\n";
+              << 100 * (sphere / sphere_cm3 - 1) << " %), box " << box << " cm3 (exact " << box_cm3
+              << ", error " << 100 * (box / box_cm3 - 1) << " %)\n";
 }
 
 TEST_F(RtStructTest, SmallSphereWithinTheStatedError)
@@ -213,8 +213,8 @@ TEST_F(RtStructTest, SmallSphereWithinTheStatedError)
         StructureSet const set = build_structures(input(rs, {"GTV"}, samples), *phantom_, true);
         double const exact = 4.0 / 3.0 * constants::pi;
         double const v = set.structures[0].volume_cm3(phantom_->grid.geometry().voxel_volume_cm3());
-        std::cout << samples << " samples per axis: " << v << " cm3 (exact " << exact
-                  << ", error " << 100 * (v / exact - 1) << " %)\n";
+        std::cout << samples << " samples per axis: " << v << " cm3 (exact " << exact << ", error "
+                  << 100 * (v / exact - 1) << " %)\n";
         if (samples == 4)
         {
             EXPECT_NEAR(v, exact, 0.03 * exact);
@@ -250,16 +250,14 @@ TEST_F(RtStructTest, BadStructureInputIsRefusedNamingTheStructure)
     rs = write_rtstruct(
         {{{"name", "PTV"}, {"shape", "sphere"}, {"centre_mm", {0, 0, 0}}, {"radius_mm", 10}},
          {{"name", "Empty"}},
-         {{"name", "Far"},
-          {"contours_mm", {{{500, 0, 1.25}, {510, 0, 1.25}, {510, 10, 1.25}}}}}});
+         {{"name", "Far"}, {"contours_mm", {{{500, 0, 1.25}, {510, 0, 1.25}, {510, 10, 1.25}}}}}});
     err = error_of(input(rs, {"PTV", "Tumour"}));
     EXPECT_NE(err.find("/names/1"), std::string::npos) << err;
     EXPECT_NE(err.find("structure 'Tumour' is not in"), std::string::npos) << err;
     EXPECT_NE(err.find("'PTV', 'Empty', 'Far'"), std::string::npos) << err;
 
     err = error_of(input(rs, {"Empty"}));
-    EXPECT_NE(err.find("structure 'Empty' has no closed planar contour"), std::string::npos)
-        << err;
+    EXPECT_NE(err.find("structure 'Empty' has no closed planar contour"), std::string::npos) << err;
     EXPECT_NE(err.find("remove it from the study"), std::string::npos) << err;
 
     err = error_of(input(rs, {"Far"}));
@@ -276,7 +274,8 @@ TEST_F(RtStructTest, BadStructureInputIsRefusedNamingTheStructure)
 
 TEST(LabelStructureTest, LabelImageOnAnotherGrid)
 {
-    fs::path const dir = fs::temp_directory_path() / ("mcdose_labels_" + std::to_string(::getpid()));
+    fs::path const dir =
+        fs::temp_directory_path() / ("mcdose_labels_" + std::to_string(::getpid()));
     fs::create_directories(dir);
     GridGeometry fine;
     fine.dims = {{20, 20, 20}};

@@ -62,11 +62,11 @@ TEST(StudyStructuresTest, TargetUncertaintyStopsOnTheBodyNotOnAHotAirVoxel)
 {
     fs::path const dir = fs::temp_directory_path() / "mcdose_structures_hot_air";
     fs::remove_all(dir);
-    StudyInput const study = parse_study(
-        hot_air_study(R"({"target_uncertainty": 0.05, "batch_histories": 5000,
+    StudyInput const study =
+        parse_study(hot_air_study(R"({"target_uncertainty": 0.05, "batch_histories": 5000,
                           "time_limit_s": 120})",
-                      R"({"body": "threshold"})", dir),
-        (dir / "study.json").string());
+                                  R"({"body": "threshold"})", dir),
+                    (dir / "study.json").string());
     StudyRunOptions opts;
     opts.cpu_threads = 2;
     auto const s = run_study(study, opts);
@@ -86,8 +86,7 @@ TEST(StudyStructuresTest, TargetUncertaintyStopsOnTheBodyNotOnAHotAirVoxel)
     nlohmann::json const j = read_json(dir / "t_summary.json");
     EXPECT_EQ("target_uncertainty", j["stop_reason"]);
     EXPECT_EQ("body", j["uncertainty"]["region"]);
-    EXPECT_NE(j["uncertainty"]["definition"].get<std::string>().find("TG-105"),
-              std::string::npos);
+    EXPECT_NE(j["uncertainty"]["definition"].get<std::string>().find("TG-105"), std::string::npos);
     EXPECT_EQ("Gy per particle", j["dose_unit"]);
     EXPECT_DOUBLE_EQ(r.near_max, j["near_max"]["value"].get<double>());
     // Without the body, the planted voxel alone would decide: it is the maximum.
@@ -114,8 +113,7 @@ TEST(StudyStructuresTest, LabelStructureFiguresInSummaryAndCsv)
     StudyInput const study = parse_study(
         hot_air_study(R"({"target_uncertainty": 0.2, "batch_histories": 2000,
                           "time_limit_s": 120, "stop_on": "PTV"})",
-                      R"({"label_images": [{"image": "labels.nrrd", "labels": {"PTV": 1}}]})",
-                      dir),
+                      R"({"label_images": [{"image": "labels.nrrd", "labels": {"PTV": 1}}]})", dir),
         (dir / "study.json").string());
     StudyRunOptions opts;
     opts.cpu_threads = 2;
@@ -161,8 +159,7 @@ TEST(StudyStructuresTest, StopOnAnUnknownStructureIsRefused)
         EXPECT_NE(std::string(e.what()).find("structure 'PVT' is not in the study"),
                   std::string::npos)
             << e.what();
-        EXPECT_NE(std::string(e.what()).find("did you mean 'PTV'?"), std::string::npos)
-            << e.what();
+        EXPECT_NE(std::string(e.what()).find("did you mean 'PTV'?"), std::string::npos) << e.what();
     }
 }
 } // namespace
