@@ -11,6 +11,7 @@
 #include <gdcmTag.h>
 
 #include "core/Assert.hh"
+#include "io/InputFile.hh"
 
 namespace mcdose
 {
@@ -151,6 +152,7 @@ std::string RtStructureSet::names() const
 
 RtStructureSet read_rt_structure_set(std::string const& path)
 {
+    require_regular_file(path, "RT Structure Set");
     gdcm::Reader reader;
     reader.SetFileName(path.c_str());
     MCDOSE_VALIDATE(reader.Read(), << "cannot read '" << path
