@@ -19,9 +19,9 @@ TEST(DvhTest, UniformDoseFiguresEqualTheDose)
 {
     std::vector<double> const dose(1000, 2.5), volume(1000, 0.008);
     DvhFigures const f = dvh_figures(dose, volume, {2.0, 2.5, 3.0});
-    for (FigureWithSigma const* x :
-         {&f.d_mean, &f.d_min, &f.d_003cc, &f.d98, &f.d95, &f.d50, &f.d2})
+    for (FigureWithSigma const* x : {&f.d_min, &f.d_003cc, &f.d98, &f.d95, &f.d50, &f.d2})
         EXPECT_DOUBLE_EQ(2.5, x->value);
+    EXPECT_NEAR(2.5, f.d_mean.value, 1e-12); // a sum over 1000 volumes
     EXPECT_NEAR(8.0, f.volume_cm3, 1e-12);
     ASSERT_EQ(3u, f.v_at.size());
     EXPECT_NEAR(100.0, f.v_at[0].volume_percent.value, 1e-9);
@@ -119,8 +119,9 @@ TEST(RegionSummaryTest, HotAirVoxelDecidesNothing)
     PlantedHotAir const p;
     DoseGridData const d = p.data();
     double const water_dose = voxel_dose_gy_per_particle(d, 1);
-    // The grid-wide rule is decided by the air voxel: its maximum, its 90 %.
-    EXPECT_NEAR(10 * water_dose, max_dose_gy_per_particle(d), 1e-9 * water_dose);
+    // (Tolerances 1e-6: the air density is a float.) The grid-wide rule is decided by the air
+    // voxel: its maximum, its 90 %.
+    EXPECT_NEAR(10 * water_dose, max_dose_gy_per_particle(d), 1e-6 * water_dose);
     EXPECT_NEAR(0.9, *mean_relative_uncertainty(d, 0.5), 1e-12);
 
     RegionSummary const r = summarize_region(d, p.body, 0.05, 0.5);
@@ -128,7 +129,7 @@ TEST(RegionSummaryTest, HotAirVoxelDecidesNothing)
     ASSERT_TRUE(r.mean_relative);
     EXPECT_NEAR(0.02, *r.mean_relative, 1e-12);
     EXPECT_EQ(size_type(999), r.voxels_counted);
-    EXPECT_NEAR(10 * water_dose, r.outside_max, 1e-9 * water_dose);
+    EXPECT_NEAR(10 * water_dose, r.outside_max, 1e-6 * water_dose);
 
     // Air inside the body: reported as low density, still not counted.
     StructureMask whole = p.body;
@@ -137,7 +138,7 @@ TEST(RegionSummaryTest, HotAirVoxelDecidesNothing)
     RegionSummary const w = summarize_region(d, whole, 0.05, 0.5);
     EXPECT_NEAR(0.02, *w.mean_relative, 1e-12);
     EXPECT_EQ(size_type(1), w.low_density_voxels);
-    EXPECT_NEAR(10 * water_dose, w.low_density_max, 1e-9 * water_dose);
+    EXPECT_NEAR(10 * water_dose, w.low_density_max, 1e-6 * water_dose);
 }
 
 TEST(StructureDvhTest, UncertaintyOfTheFigures)
@@ -148,7 +149,7 @@ TEST(StructureDvhTest, UncertaintyOfTheFigures)
     DvhFigures const f = structure_dvh(p.body, d, 1.0, {0.5 * water_dose});
     EXPECT_NEAR(water_dose, f.d50.value, 1e-12 * water_dose);
     // Dmean of 999 independent voxels at 2 %: 2 % / sqrt(999).
-    EXPECT_NEAR(0.02 * water_dose / std::sqrt(999.0), f.d_mean.sigma, 1e-9 * water_dose);
+    EXPECT_NEAR(0.02 * water_dose / std::sqrt(999.0), f.d_mean.sigma, 1e-6 * water_dose);
     // D50 of 999 voxels drawn at 2 %: the spread of a sample median, about
     // 1.25 sigma / sqrt(n) (sampling of 32 replicas: within a factor 2).
     double const median_sigma = 1.2533 * 0.02 * water_dose / std::sqrt(999.0);

@@ -1,12 +1,12 @@
 //! Body outline, structures from DICOM RT Structure Sets (made here with
 //! pydicom through scripts/make_rtstruct.py) and from label images, and the
 //! refusals of bad structure input.
+#include <array>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <numeric>
-#include <array>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -219,8 +219,8 @@ TEST_F(RtStructTest, SphereAndBoxRasteriseToTheirVolume)
     double const bound = 0.0625 * (2.27 * 3.5 + 3.52 * 3.5);
     EXPECT_NEAR(box, box_cm3, bound) << box << " vs " << box_cm3;
     std::cout << "sphere " << sphere << " cm3 (exact " << sphere_cm3 << ", error "
-              << 100 * (sphere / sphere_cm3 - 1) << " %; contour stack " << stack_cm3
-              << ", error " << 100 * (sphere / stack_cm3 - 1) << " %), box " << box << " cm3 (exact " << box_cm3
+              << 100 * (sphere / sphere_cm3 - 1) << " %; contour stack " << stack_cm3 << ", error "
+              << 100 * (sphere / stack_cm3 - 1) << " %), box " << box << " cm3 (exact " << box_cm3
               << ", error " << 100 * (box / box_cm3 - 1) << " %)\n";
 }
 
@@ -233,15 +233,12 @@ TEST_F(RtStructTest, SmallSpheresWithinTheStatedError)
     // sample) for comparison.
     double const sphere = 4.0 / 3.0 * constants::pi;
     double worst_stack[2] = {0, 0}, worst_sphere = 0;
-    for (auto const& centre : {std::array<double, 3>{{0.7, 0.4, 0.9}},
-                               std::array<double, 3>{{0.0, 0.0, 0.0}},
-                               std::array<double, 3>{{1.25, -1.25, 1.25}},
-                               std::array<double, 3>{{-0.3, 2.1, -1.7}}})
+    for (auto const& centre :
+         {std::array<double, 3>{{0.7, 0.4, 0.9}}, std::array<double, 3>{{0.0, 0.0, 0.0}},
+          std::array<double, 3>{{1.25, -1.25, 1.25}}, std::array<double, 3>{{-0.3, 2.1, -1.7}}})
     {
-        std::string const rs = write_rtstruct({{{"name", "GTV"},
-                                                {"shape", "sphere"},
-                                                {"centre_mm", centre},
-                                                {"radius_mm", 10.0}}});
+        std::string const rs = write_rtstruct(
+            {{{"name", "GTV"}, {"shape", "sphere"}, {"centre_mm", centre}, {"radius_mm", 10.0}}});
         double const stack = contour_stack_cm3(centre, 10.0);
         for (int n : {1, 4})
         {

@@ -83,6 +83,9 @@ TEST(StudyStructuresTest, TargetUncertaintyStopsOnTheBodyNotOnAHotAirVoxel)
     ASSERT_FALSE(s.report.dvhs.empty());
     EXPECT_DOUBLE_EQ(128.0, s.report.dvhs.front().volume_cm3);
 
+    std::cout << s.histories << " histories: body near max " << r.near_max << " at "
+              << 100 * *s.uncertainty_reached << " % over " << r.voxels_counted
+              << " voxels; outside the body max " << r.outside_max << "\n";
     nlohmann::json const j = read_json(dir / "t_summary.json");
     EXPECT_EQ("target_uncertainty", j["stop_reason"]);
     EXPECT_EQ("body", j["uncertainty"]["region"]);
@@ -144,7 +147,7 @@ TEST(StudyStructuresTest, LabelStructureFiguresInSummaryAndCsv)
 
 TEST(StudyStructuresTest, StopOnAnUnknownStructureIsRefused)
 {
-    std::string const text = hot_air_study(R"({"target_uncertainty": 0.1, "stop_on": "PVT"})",
+    std::string const text = hot_air_study(R"({"target_uncertainty": 0.1, "stop_on": "PTX"})",
                                            R"({"label_images": [{"image": "l.nrrd",
                                                "labels": {"PTV": 1}}]})",
                                            "/tmp");
@@ -156,7 +159,8 @@ TEST(StudyStructuresTest, StopOnAnUnknownStructureIsRefused)
     catch (InputError const& e)
     {
         EXPECT_EQ("/run/stop_on", e.pointer());
-        EXPECT_NE(std::string(e.what()).find("structure 'PVT' is not in the study"),
+        EXPECT_NE(std::string(e.what()).find(
+                      "structure 'PTX' is not in the study (it has 'body', 'PTV')"),
                   std::string::npos)
             << e.what();
         EXPECT_NE(std::string(e.what()).find("did you mean 'PTV'?"), std::string::npos) << e.what();
