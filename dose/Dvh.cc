@@ -152,7 +152,7 @@ DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, doubl
     for (int r = 0; r < dvh_uncertainty_replicas; ++r)
     {
         for (std::size_t i = 0; i < dose.size(); ++i)
-            drawn[i] = dose[i] + sigma[i] * normal(engine);
+            drawn[i] = std::max(0.0, dose[i] + sigma[i] * normal(engine)); // a dose is >= 0
         std::vector<double> const x = replica_figures(dvh_figures(drawn, volume, v_at_doses));
         for (std::size_t k = 0; k < x.size(); ++k)
         {

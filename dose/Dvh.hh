@@ -37,7 +37,8 @@ DvhFigures dvh_figures(std::vector<double> dose, std::vector<double> volume_cm3,
  * statistical uncertainty of each: Dmean's propagated from the voxels'
  * sigmas, the others the standard deviation over dvh_uncertainty_replicas
  * dose fields drawn voxel by voxel from a normal distribution with the
- * voxel's dose and batch sigma (fixed seed; voxels taken as independent).
+ * voxel's dose and batch sigma, cut at 0 (fixed seed; voxels taken as
+ * independent).
  */
 DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, double dose_scale,
                          std::vector<double> const& v_at_doses);

@@ -21,8 +21,10 @@ void write_run_summary_json(std::string const& path, RunMetadata const& meta,
 
 //! Text lines of the dose report: the uncertainty reached over the summary
 //! region with its definition, the near-maximum, the dose in low-density
-//! voxels and outside the region, and each structure's figures.
-std::string dose_report_text(DoseReport const& report, std::optional<double> uncertainty_reached);
+//! voxels and outside the region, and each structure's figures; labels are
+//! padded to `label_width` characters.
+std::string dose_report_text(DoseReport const& report, std::optional<double> uncertainty_reached,
+                             int label_width);
 
 //! One-screen text summary.
 std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,

@@ -136,15 +136,18 @@ void write_run_summary_json(std::string const& path, RunMetadata const& meta,
     write_text_atomically(path, run_summary_json(meta, data, output_files));
 }
 
-std::string dose_report_text(DoseReport const& report, std::optional<double> uncertainty_reached)
+std::string dose_report_text(DoseReport const& report, std::optional<double> uncertainty_reached,
+                             int label_width)
 {
     std::ostringstream os;
+    auto label = [&](char const* name) -> std::ostream&
+    { return os << "  " << std::left << std::setw(label_width) << name << std::right << ": "; };
     os << std::setprecision(4);
     std::string const& u = report.dose_unit;
     if (report.summary)
     {
         RegionSummary const& r = *report.summary;
-        os << "  uncertainty   : ";
+        label("uncertainty");
         if (uncertainty_reached)
         {
             os << 100 * *uncertainty_reached << " % over " << r.voxels_counted << " voxels of "
@@ -155,16 +158,16 @@ std::string dose_report_text(DoseReport const& report, std::optional<double> unc
         {
             os << "n/a (no dose in " << r.region << ")\n";
         }
-        os << "  near max      : " << r.near_max << " " << u << " in " << r.region << " ("
-           << near_max_definition << ")\n";
-        os << "  low density   : " << r.low_density_voxels << " voxels of " << r.region << " below "
-           << r.low_density_threshold_g_cm3 << " g/cm3, max " << r.low_density_max << " " << u
-           << "; outside " << r.region << " max " << r.outside_max << " " << u
-           << " (reported apart, not the plan's maximum)\n";
+        label("near max") << r.near_max << " " << u << " in " << r.region << " ("
+                          << near_max_definition << ")\n";
+        label("low density") << r.low_density_voxels << " voxels of " << r.region << " below "
+                             << r.low_density_threshold_g_cm3 << " g/cm3, max " << r.low_density_max
+                             << " " << u << "; outside " << r.region << " max " << r.outside_max
+                             << " " << u << " (reported apart, not the plan's maximum)\n";
     }
     if (report.dvhs.empty())
         return os.str();
-    os << "  structures    : figures in " << u << " +- 1 sigma (ICRU 83; D0.03cc near max)\n";
+    label("structures") << "figures in " << u << " +- 1 sigma (ICRU 83; D0.03cc near max)\n";
     for (auto const& f : report.dvhs)
     {
         auto fig = [&](char const* name, FigureWithSigma const& x)
@@ -205,7 +208,7 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
        << meta.seed << '\n';
     if (meta.report.summary)
     {
-        os << dose_report_text(meta.report, meta.uncertainty_reached);
+        os << dose_report_text(meta.report, meta.uncertainty_reached, 14);
     }
     else if (meta.uncertainty_reached)
     {
@@ -225,7 +228,7 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
        << meta.energy.relative_imbalance() << std::defaultfloat << std::setprecision(4) << ")\n";
     double const dmax = max_dose(data);
     if (!meta.report.summary)
-        os << dose_report_text(meta.report, std::nullopt);
+        os << dose_report_text(meta.report, std::nullopt, 14);
     os << "  grid maximum  : " << dmax << " Gy per particle (any voxel, air included)";
     if (meta.source_particles)
         os << ", " << dmax * *meta.source_particles << " Gy for " << *meta.source_particles

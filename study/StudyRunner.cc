@@ -506,7 +506,10 @@ DoseReport make_dose_report(StudyInput const& study, StructureSet const& structu
     r.outside_max *= scale;
     report.summary = r;
     std::vector<double> const& at = study.outputs.dvh_volume_at_doses;
-    report.dvhs.push_back(structure_dvh(structures.body, data, scale, at));
+    std::string const& body = study.structures.body;
+    if (body == "auto" || body == "threshold" || body == "phantom")
+        report.dvhs.push_back(structure_dvh(structures.body, data, scale, at));
+    // (else the body is a named structure: its DVH comes under that name)
     for (StructureMask const& s : structures.structures)
         report.dvhs.push_back(structure_dvh(s, data, scale, at));
     return report;
