@@ -27,6 +27,9 @@ curve, so the polygon's area is below the curve's by 1 - sin(2 pi/N)/(2 pi/N):
 0.01 % for N = 256 vertices, 0.16 % for 64.
 
 Usage: scripts/make_rtstruct.py structures.json output.dcm
+The synthetic CT example's structure set (examples/synthetic_ct_rtstruct.dcm:
+BODY, PTV, Lung_L) is made by
+  scripts/make_rtstruct.py scripts/synthetic_ct_structures.json examples/synthetic_ct_rtstruct.dcm
 """
 import json
 import math
