@@ -33,6 +33,7 @@
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
+#include "io/DicomValue.hh"
 #include "io/InputFile.hh"
 
 namespace fs = std::filesystem;
@@ -240,17 +241,6 @@ bool is_integer_component(itk::IOComponentEnum c)
     using C = itk::IOComponentEnum;
     return c == C::UCHAR || c == C::CHAR || c == C::USHORT || c == C::SHORT || c == C::UINT ||
            c == C::INT || c == C::ULONG || c == C::LONG || c == C::ULONGLONG || c == C::LONGLONG;
-}
-
-//! DICOM pads values to an even length (UIDs with NUL, text with spaces).
-std::string trim_dicom_value(std::string s)
-{
-    while (!s.empty() && (s.back() == '\0' || s.back() == ' '))
-        s.pop_back();
-    std::size_t b = 0;
-    while (b < s.size() && s[b] == ' ')
-        ++b;
-    return s.substr(b);
 }
 
 //! Header of one DICOM file (GDCM parses the whole file; used for a few files only).

@@ -11,6 +11,7 @@
 #include <gdcmTag.h>
 
 #include "core/Assert.hh"
+#include "io/DicomValue.hh"
 #include "io/InputFile.hh"
 
 namespace mcdose
@@ -46,13 +47,7 @@ std::string element_text(gdcm::DataSet const& ds, gdcm::Tag const& tag)
     gdcm::ByteValue const* bv = ds.GetDataElement(tag).GetByteValue();
     if (!bv || !bv->GetPointer())
         return {};
-    std::string s(bv->GetPointer(), bv->GetLength());
-    while (!s.empty() && (s.back() == '\0' || s.back() == ' '))
-        s.pop_back();
-    std::size_t b = 0;
-    while (b < s.size() && s[b] == ' ')
-        ++b;
-    return s.substr(b);
+    return trim_dicom_value(std::string(bv->GetPointer(), bv->GetLength()));
 }
 
 //! The items of a sequence element (none if absent).
