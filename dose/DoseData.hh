@@ -59,7 +59,8 @@ struct RunMetadata
     std::optional<double> source_particles;
     EnergyBalance energy;
     std::vector<std::string> warnings; //!< what the run warned about (e.g. no dose)
-    //! Body summary and DVH figures (dose/DoseFigures.hh); empty without structures.
+    //! Summary over the body (or the stop_on structure) and the structures' DVH
+    //! figures (dose/DoseFigures.hh); run_study always fills it.
     DoseReport report;
 };
 
