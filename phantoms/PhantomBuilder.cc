@@ -427,6 +427,15 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
         {
             throw InputError(input.study_file, input.pointer + "/image", e.what());
         }
+        if (!ct.frame_of_reference_uid.empty() && !input.ct.frame_of_reference_uid.empty() &&
+            ct.frame_of_reference_uid != input.ct.frame_of_reference_uid)
+        {
+            throw InputError(input.study_file, input.pointer + "/frame_of_reference_uid",
+                             "the DICOM series' Frame of Reference UID is " +
+                                 ct.frame_of_reference_uid + ", not " +
+                                 input.ct.frame_of_reference_uid +
+                                 "; remove the field (a DICOM series carries its own)");
+        }
         auto const not_finite = std::count_if(ct.values.begin(), ct.values.end(),
                                               [](double x) { return !std::isfinite(x); });
         if (not_finite > 0)
@@ -440,7 +449,9 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
         try
         {
             Phantom phantom = build_ct_phantom(ct.geometry, ct.values, input.ct.calibration);
-            phantom.frame_of_reference_uid = ct.frame_of_reference_uid;
+            phantom.frame_of_reference_uid = ct.frame_of_reference_uid.empty()
+                                                 ? input.ct.frame_of_reference_uid
+                                                 : ct.frame_of_reference_uid;
             return phantom;
         }
         catch (RuntimeError const& e)

@@ -69,7 +69,8 @@ void add_rt_structures(StructuresInput const& input, std::size_t r, Phantom cons
     }
     if (phantom.frame_of_reference_uid.empty() && warnings)
     {
-        warnings->push_back("the phantom is not a DICOM CT series, so the Frame of Reference of '" +
+        warnings->push_back("the phantom's CT has no Frame of Reference UID (not a DICOM series, "
+                            "and no phantom.frame_of_reference_uid), so that of '" +
                             rs.path +
                             "' cannot be checked; its contours are placed by their patient "
                             "coordinates");
