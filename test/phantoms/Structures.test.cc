@@ -48,7 +48,9 @@ TEST(BodyOutlineTest, SyntheticCtMatchesItsDefinition)
     in.kind = PhantomKind::ct_image;
     in.ct.image_path = std::string(MCDOSE_TEST_SOURCE_DIR) + "/examples/synthetic_ct.mha";
     in.ct.calibration = schneider2000_calibration();
+    in.ct.frame_of_reference_uid = "2.25.20001.9"; // an image file carries none
     Phantom const p = build_phantom(in, {});
+    EXPECT_EQ("2.25.20001.9", p.frame_of_reference_uid);
     StructureMask const body = body_outline(p.grid.geometry(), make_span(p.grid.density_g_cm3()),
                                             default_body_density_g_cm3);
     // The CT was made voxel centre by voxel centre, so the outline is exact:
@@ -182,6 +184,24 @@ double contour_stack_cm3(std::array<double, 3> const& centre_mm, double r_mm)
 TEST_F(RtStructTest, CtCarriesItsFrameOfReference)
 {
     EXPECT_EQ(frame_uid(), phantom_->frame_of_reference_uid);
+    // A study may not give the DICOM series another one.
+    PhantomInput in;
+    in.study_file = "study.json";
+    in.pointer = "/phantom";
+    in.kind = PhantomKind::ct_image;
+    in.ct.image_path = (dir_ / "ct").string();
+    in.ct.calibration = schneider2000_calibration();
+    in.ct.frame_of_reference_uid = "2.25.5";
+    try
+    {
+        build_phantom(in, {});
+        ADD_FAILURE() << "accepted";
+    }
+    catch (InputError const& e)
+    {
+        EXPECT_EQ("/phantom/frame_of_reference_uid", e.pointer());
+        EXPECT_NE(e.problem().find(frame_uid() + ", not 2.25.5"), std::string::npos) << e.what();
+    }
 }
 
 TEST_F(RtStructTest, SphereAndBoxRasteriseToTheirVolume)
