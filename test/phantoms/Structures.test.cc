@@ -26,6 +26,18 @@ namespace mcdose
 {
 namespace
 {
+//! The phantom input of a CT image or DICOM folder with the default calibration.
+PhantomInput ct_input(std::string const& path)
+{
+    PhantomInput in;
+    in.study_file = "study.json";
+    in.pointer = "/phantom";
+    in.kind = PhantomKind::ct_image;
+    in.ct.image_path = path;
+    in.ct.calibration = schneider2000_calibration();
+    return in;
+}
+
 //! Voxel count of the synthetic CT's body by its definition
 //! (scripts/make_synthetic_ct.py: voxel centres inside the 15 x 10 cm ellipse).
 size_type synthetic_ct_body_voxels()
@@ -42,12 +54,7 @@ size_type synthetic_ct_body_voxels()
 
 TEST(BodyOutlineTest, SyntheticCtMatchesItsDefinition)
 {
-    PhantomInput in;
-    in.study_file = "study.json";
-    in.pointer = "/phantom";
-    in.kind = PhantomKind::ct_image;
-    in.ct.image_path = std::string(MCDOSE_TEST_SOURCE_DIR) + "/examples/synthetic_ct.mha";
-    in.ct.calibration = schneider2000_calibration();
+    PhantomInput in = ct_input(std::string(MCDOSE_TEST_SOURCE_DIR) + "/examples/synthetic_ct.mha");
     in.ct.frame_of_reference_uid = "2.25.20001.9"; // an image file carries none
     Phantom const p = build_phantom(in, {});
     EXPECT_EQ("2.25.20001.9", p.frame_of_reference_uid);
@@ -105,13 +112,7 @@ class RtStructTest : public ::testing::Test
         series_.first_position_mm = {{-58.75, -58.75, -28.75}};
         series_.hu.assign(std::size_t(48 * 48 * 24), 0.0);
         test::write_dicom_series((dir_ / "ct").string(), series_);
-        PhantomInput in;
-        in.study_file = "study.json";
-        in.pointer = "/phantom";
-        in.kind = PhantomKind::ct_image;
-        in.ct.image_path = (dir_ / "ct").string();
-        in.ct.calibration = schneider2000_calibration();
-        phantom_ = std::make_unique<Phantom>(build_phantom(in, {}));
+        phantom_ = std::make_unique<Phantom>(build_phantom(ct_input((dir_ / "ct").string()), {}));
     }
     void TearDown() override { fs::remove_all(dir_); }
 
@@ -185,12 +186,7 @@ TEST_F(RtStructTest, CtCarriesItsFrameOfReference)
 {
     EXPECT_EQ(frame_uid(), phantom_->frame_of_reference_uid);
     // A study may not give the DICOM series another one.
-    PhantomInput in;
-    in.study_file = "study.json";
-    in.pointer = "/phantom";
-    in.kind = PhantomKind::ct_image;
-    in.ct.image_path = (dir_ / "ct").string();
-    in.ct.calibration = schneider2000_calibration();
+    PhantomInput in = ct_input((dir_ / "ct").string());
     in.ct.frame_of_reference_uid = "2.25.5";
     try
     {
