@@ -16,6 +16,7 @@ struct RtStructInput
 {
     std::string path;               //!< resolved (relative to the study file)
     std::vector<std::string> names; //!< ROI names to use
+    std::string pointer;            //!< JSON pointer, for messages
 };
 
 //! Structures of a label image: name -> label value.
@@ -23,6 +24,7 @@ struct LabelImageInput
 {
     std::string path;
     std::vector<std::pair<std::string, int>> labels;
+    std::string pointer; //!< JSON pointer, for messages
 };
 
 //! The structures section.

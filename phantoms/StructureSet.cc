@@ -57,7 +57,7 @@ void add_rt_structures(StructuresInput const& input, std::size_t r, Phantom cons
 {
     RtStructInput const& rs = input.rt_structs[r];
     std::string const base =
-        input.pointer + "/rt_struct" + (input.rt_structs.size() > 1 ? "/" + std::to_string(r) : "");
+        rs.pointer.empty() ? input.pointer + "/rt_struct/" + std::to_string(r) : rs.pointer;
     RtStructureSet set;
     try
     {
@@ -92,7 +92,8 @@ void add_label_structures(StructuresInput const& input, std::size_t l, Phantom c
                           std::vector<StructureMask>& out)
 {
     LabelImageInput const& li = input.label_images[l];
-    std::string const base = input.pointer + "/label_images/" + std::to_string(l);
+    std::string const base =
+        li.pointer.empty() ? input.pointer + "/label_images/" + std::to_string(l) : li.pointer;
     ScalarImage image;
     try
     {

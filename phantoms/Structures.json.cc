@@ -13,6 +13,7 @@ RtStructInput parse_rt_struct(JsonNode const& node, std::string const& base_dir)
     node.require_object("an RT Structure Set {\"file\": \"RS.dcm\", \"names\": [\"PTV\"]}");
     node.allow_only({"file", "names"});
     RtStructInput r;
+    r.pointer = node.pointer();
     r.path = resolve_input_path(
         node.child("file").string("the path of an RT Structure Set (RTSTRUCT) DICOM file"),
         base_dir);
@@ -29,6 +30,7 @@ LabelImageInput parse_label_image(JsonNode const& node, std::string const& base_
         "a label image {\"image\": \"labels.nrrd\", \"labels\": {\"PTV\": 1, \"cord\": 2}}");
     node.allow_only({"image", "labels"});
     LabelImageInput l;
+    l.pointer = node.pointer();
     l.path = resolve_input_path(
         node.child("image").string("the path of a label image (.mha, .nrrd, .nii)"), base_dir);
     JsonNode const labels = node.child("labels");

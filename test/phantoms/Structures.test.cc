@@ -144,7 +144,7 @@ class RtStructTest : public ::testing::Test
         StructuresInput in;
         in.study_file = "study.json";
         in.sub_voxel_samples = samples;
-        in.rt_structs.push_back({path, std::move(names)});
+        in.rt_structs.push_back({path, std::move(names), "/structures/rt_struct"});
         return in;
     }
 
