@@ -13,6 +13,7 @@
 
 #include "core/GridGeometry.hh"
 #include "core/Span.hh"
+#include "dose/DoseFigures.hh"
 #include "io/DicomReference.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "tally/EnergyBalance.hh"
@@ -62,6 +63,9 @@ struct RunMetadata
     //! The DICOM CT series the phantom came from (empty UIDs otherwise): an
     //! RT Dose names its patient, study and frame of reference.
     DicomReference ct_dicom;
+    //! Summary over the body (or the stop_on structure) and the structures' DVH
+    //! figures (dose/DoseFigures.hh); run_study always fills it.
+    DoseReport report;
 };
 
 //! Dose [Gy per source particle] of voxel v = edep / (density * voxel

@@ -118,6 +118,81 @@ H5::DataSet write_voxel_values(H5::H5File& file, char const* name, GridGeometry 
                                   });
 }
 
+//! A 1D dataset of doubles.
+void dataset_doubles(H5::Group& group, char const* name, std::vector<double> const& values,
+                     char const* units)
+{
+    hsize_t const n = values.size();
+    H5::DataSet ds = group.createDataSet(name, H5::PredType::NATIVE_DOUBLE, H5::DataSpace(1, &n));
+    if (n > 0)
+        ds.write(values.data(), H5::PredType::NATIVE_DOUBLE);
+    attr_string(ds, "units", units);
+}
+
+//! A figure as the attribute pair (value, sigma).
+void attr_figure(H5::H5Object& obj, char const* name, FigureWithSigma const& f)
+{
+    double const pair[2] = {f.value, f.sigma};
+    attr_doubles(obj, name, pair, 2);
+}
+
+//! Group `dvh`: the summary region's figures as attributes and one group per
+//! structure with its cumulative DVH (datasets `dose`, `volume_cm3`) and figures.
+void write_dvh_group(H5::H5File& file, DoseReport const& report)
+{
+    if (!report.summary && report.dvhs.empty())
+        return;
+    H5::Group dvh = file.createGroup("dvh");
+    attr_string(dvh, "dose_unit", report.dose_unit);
+    attr_string(dvh, "figures",
+                "attributes are (value, sigma); sigma NaN with fewer than 2 "
+                "batches");
+    if (report.summary)
+    {
+        RegionSummary const& r = *report.summary;
+        attr_string(dvh, "summary_region", r.region);
+        attr_double(dvh, "summary_near_max", r.near_max);
+        attr_string(dvh, "summary_near_max_definition", near_max_definition);
+        if (r.mean_relative)
+            attr_double(dvh, "summary_mean_relative_uncertainty", *r.mean_relative);
+        attr_double(dvh, "low_density_threshold_g_cm3", r.low_density_threshold_g_cm3);
+        attr_double(dvh, "low_density_max", r.low_density_max);
+    }
+    for (DvhFigures const& f : report.dvhs)
+    {
+        std::string name = f.name;
+        std::replace(name.begin(), name.end(), '/', '_');
+        if (name.empty() || name == ".")
+            name = "_";
+        H5::Group g = dvh.createGroup(name);
+        attr_string(g, "origin", f.origin);
+        attr_double(g, "volume_cm3", f.volume_cm3);
+        attr_u64(g, "voxels", f.voxels);
+        attr_figure(g, "D_mean", f.d_mean);
+        attr_figure(g, "D_min", f.d_min);
+        attr_figure(g, "D_0.03cc", f.d_003cc);
+        attr_figure(g, "D98", f.d98);
+        attr_figure(g, "D95", f.d95);
+        attr_figure(g, "D50", f.d50);
+        attr_figure(g, "D2", f.d2);
+        if (!f.v_at.empty())
+        {
+            std::vector<double> at, v, v_sigma;
+            for (auto const& x : f.v_at)
+            {
+                at.push_back(x.dose);
+                v.push_back(x.volume_cm3.value);
+                v_sigma.push_back(x.volume_cm3.sigma);
+            }
+            dataset_doubles(g, "v_at_dose", at, report.dose_unit.c_str());
+            dataset_doubles(g, "v_at_volume_cm3", v, "cm^3");
+            dataset_doubles(g, "v_at_volume_cm3_sigma", v_sigma, "cm^3 (1 sigma)");
+        }
+        dataset_doubles(g, "dose", f.curve_dose, report.dose_unit.c_str());
+        dataset_doubles(g, "volume_cm3", f.curve_volume_cm3, "cm^3 receiving at least dose");
+    }
+}
+
 /*!
  * The file is built in memory (HDF5's core driver, no backing store) and
  * returned as bytes that the caller writes with checked writes. HDF5 1.10
@@ -222,6 +297,7 @@ std::vector<char> file_image(std::string const& name, DoseGridData const& data,
     attr_double(run, "energy_relative_imbalance", meta.energy.relative_imbalance());
     run.close();
     input.close();
+    write_dvh_group(file, meta.report);
     file.flush(H5F_SCOPE_GLOBAL);
     ssize_t const size = H5Fget_file_image(file.getId(), nullptr, 0);
     MCDOSE_VALIDATE(size > 0, << "HDF5 gave no file image");

@@ -3,6 +3,7 @@
 //! (histories, time, histories/s, energy balance, uncertainty reached).
 #pragma once
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,6 +18,13 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
 //! Write run_summary_json() atomically.
 void write_run_summary_json(std::string const& path, RunMetadata const& meta,
                             DoseGridData const& data, std::vector<std::string> const& output_files);
+
+//! Text lines of the dose report: the uncertainty reached over the summary
+//! region with its definition, the near-maximum, the dose in low-density
+//! voxels and outside the region, and each structure's figures; labels are
+//! padded to `label_width` characters.
+std::string dose_report_text(DoseReport const& report, std::optional<double> uncertainty_reached,
+                             int label_width);
 
 //! One-screen text summary.
 std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,

@@ -22,6 +22,61 @@ double max_dose(DoseGridData const& data)
 {
     return max_dose_gy_per_particle(data);
 }
+
+//! A figure as {"value", "sigma"} (sigma null when unknown).
+nlohmann::json figure_json(FigureWithSigma const& f)
+{
+    return {{"value", f.value},
+            {"sigma", std::isfinite(f.sigma) ? nlohmann::json(f.sigma) : nlohmann::json(nullptr)}};
+}
+
+nlohmann::json dvh_json(DvhFigures const& f)
+{
+    nlohmann::json j{{"name", f.name},
+                     {"origin", f.origin},
+                     {"volume_cm3", f.volume_cm3},
+                     {"voxels", f.voxels},
+                     {"D_mean", figure_json(f.d_mean)},
+                     {"D_min", figure_json(f.d_min)},
+                     {"D_0.03cc", figure_json(f.d_003cc)},
+                     {"D98", figure_json(f.d98)},
+                     {"D95", figure_json(f.d95)},
+                     {"D50", figure_json(f.d50)},
+                     {"D2", figure_json(f.d2)}};
+    j["V"] = nlohmann::json::array();
+    for (auto const& v : f.v_at)
+    {
+        j["V"].push_back({{"dose", v.dose},
+                          {"volume_cm3", figure_json(v.volume_cm3)},
+                          {"volume_percent", figure_json(v.volume_percent)}});
+    }
+    return j;
+}
+
+//! The summary over the region and the structures' figures (keys in docs/study-format.md).
+void add_report_json(DoseReport const& report, nlohmann::json& j)
+{
+    j["dose_unit"] = report.dose_unit;
+    if (report.summary)
+    {
+        RegionSummary const& r = *report.summary;
+        j["near_max"] = {{"value", r.near_max},
+                         {"unit", report.dose_unit},
+                         {"region", r.region},
+                         {"definition", near_max_definition}};
+        j["uncertainty"]["region"] = r.region;
+        j["uncertainty"]["voxels"] = r.voxels_counted;
+        j["uncertainty"]["definition"] = mean_uncertainty_definition;
+        j["low_density"] = {{"threshold_g_cm3", r.low_density_threshold_g_cm3},
+                            {"voxels_in_region", r.low_density_voxels},
+                            {"max_dose", r.low_density_max},
+                            {"max_dose_outside_region", r.outside_max}};
+    }
+    j["structures"] = nlohmann::json::array();
+    for (auto const& f : report.dvhs)
+        j["structures"].push_back(dvh_json(f));
+}
+
 } // namespace
 
 std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
@@ -68,6 +123,7 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
          {data.geometry.spacing_cm[0], data.geometry.spacing_cm[1], data.geometry.spacing_cm[2]}},
         {"origin_cm",
          {data.geometry.origin_cm[0], data.geometry.origin_cm[1], data.geometry.origin_cm[2]}}};
+    add_report_json(meta.report, j);
     j["zero_dose"] = meta.histories > 0 && meta.energy.deposited_MeV <= 0;
     j["warnings"] = meta.warnings;
     j["outputs"] = output_files;
@@ -78,6 +134,61 @@ void write_run_summary_json(std::string const& path, RunMetadata const& meta,
                             DoseGridData const& data, std::vector<std::string> const& output_files)
 {
     write_text_atomically(path, run_summary_json(meta, data, output_files));
+}
+
+std::string dose_report_text(DoseReport const& report, std::optional<double> uncertainty_reached,
+                             int label_width)
+{
+    std::ostringstream os;
+    auto label = [&](char const* name) -> std::ostream&
+    { return os << "  " << std::left << std::setw(label_width) << name << std::right << ": "; };
+    os << std::setprecision(4);
+    std::string const& u = report.dose_unit;
+    if (report.summary)
+    {
+        RegionSummary const& r = *report.summary;
+        label("uncertainty");
+        if (uncertainty_reached)
+        {
+            os << 100 * *uncertainty_reached << " % over " << r.voxels_counted << " voxels of "
+               << r.region << " above " << 100 * r.dose_fraction << " % of its D0.03cc ("
+               << mean_uncertainty_definition << ")\n";
+        }
+        else
+        {
+            os << "n/a (no dose in " << r.region << ")\n";
+        }
+        label("near max") << r.near_max << " " << u << " in " << r.region << " ("
+                          << near_max_definition << ")\n";
+        label("low density") << r.low_density_voxels << " voxels of " << r.region << " below "
+                             << r.low_density_threshold_g_cm3 << " g/cm3, max " << r.low_density_max
+                             << " " << u << "; outside " << r.region << " max " << r.outside_max
+                             << " " << u << " (reported apart, not the plan's maximum)\n";
+    }
+    if (report.dvhs.empty())
+        return os.str();
+    label("structures") << "figures in " << u << " +- 1 sigma (ICRU 83; D0.03cc near max)\n";
+    for (auto const& f : report.dvhs)
+    {
+        auto fig = [&](char const* name, FigureWithSigma const& x)
+        {
+            os << "  " << name << ' ' << x.value;
+            if (std::isfinite(x.sigma))
+                os << " +- " << x.sigma;
+        };
+        os << "    " << f.name << " (" << f.volume_cm3 << " cm3):";
+        fig("Dmean", f.d_mean);
+        fig("Dmin", f.d_min);
+        fig("D0.03cc", f.d_003cc);
+        fig("D98", f.d98);
+        fig("D95", f.d95);
+        fig("D50", f.d50);
+        fig("D2", f.d2);
+        for (auto const& v : f.v_at)
+            os << "  V" << v.dose << ' ' << v.volume_percent.value << " %";
+        os << '\n';
+    }
+    return os.str();
 }
 
 std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
@@ -95,15 +206,19 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
     os << "  backend       : " << meta.backend << " (" << meta.device << "), " << meta.precision
        << " precision, tally " << meta.tally_method << ", rng " << meta.rng_generator << ", seed "
        << meta.seed << '\n';
-    os << "  uncertainty   : ";
-    if (meta.uncertainty_reached)
+    if (meta.report.summary)
     {
+        os << dose_report_text(meta.report, meta.uncertainty_reached, 14);
+    }
+    else if (meta.uncertainty_reached)
+    {
+        os << "  uncertainty   : ";
         os << 100 * *meta.uncertainty_reached << " % mean over voxels above "
            << 100 * meta.uncertainty_dose_fraction << " % of the maximum dose\n";
     }
     else
     {
-        os << "n/a (no dose deposited)\n";
+        os << "  uncertainty   : n/a (no dose deposited)\n";
     }
     os << "  energy/particle: emitted " << meta.energy.emitted_MeV << " MeV = deposited "
        << meta.energy.deposited_MeV << " + escaped " << meta.energy.escaped_MeV
@@ -112,7 +227,9 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
        << "; imbalance " << std::scientific << std::setprecision(2)
        << meta.energy.relative_imbalance() << std::defaultfloat << std::setprecision(4) << ")\n";
     double const dmax = max_dose(data);
-    os << "  max dose      : " << dmax << " Gy per particle";
+    if (!meta.report.summary)
+        os << dose_report_text(meta.report, std::nullopt, 14);
+    os << "  grid maximum  : " << dmax << " Gy per particle (any voxel, air included)";
     if (meta.source_particles)
         os << ", " << dmax * *meta.source_particles << " Gy for " << *meta.source_particles
            << " particles";

@@ -6,6 +6,8 @@
 
 #include <string>
 
+#include "io/DicomValue.hh"
+
 namespace mcdose
 {
 //! Whether `uid` is a valid DICOM UID (PS3.5 9.1: components of digits
@@ -13,9 +15,6 @@ namespace mcdose
 //! at most 64 characters).
 bool is_dicom_uid(std::string const& uid);
 
-//! A DICOM text value without its padding (UIDs are padded with NUL, text
-//! with spaces, to an even length) and leading spaces.
-std::string trim_dicom_value(std::string s);
 
 //! Patient, study and frame-of-reference attributes of a CT series, as
 //! written in its first file (padding removed). Empty where the CT has none.

@@ -33,6 +33,7 @@
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
+#include "io/DicomValue.hh"
 #include "io/InputFile.hh"
 
 namespace fs = std::filesystem;

@@ -26,7 +26,8 @@ struct ScalarImage
     std::vector<double> values; //!< one per voxel, i fastest
     std::string pixel_type;     //!< component type on disk ("short", "float", ...)
     bool integer_pixels{false}; //!< the pixel type on disk is an integer type
-    //! Patient, study and frame of reference of a DICOM series (empty UIDs for other formats).
+    //! Patient, study and frame of reference of a DICOM series (empty UIDs for other
+    //! formats); structure sets are checked against its frame (io/RtStructFile.hh).
     DicomReference dicom;
 };
 

@@ -240,13 +240,19 @@ PhantomInput parse_phantom(JsonNode const& node, std::string const& base_dir)
     }
     else if (type == "ct_image")
     {
-        node.allow_only({"type", "image", "dicom_series_uid", "calibration"});
+        node.allow_only(
+            {"type", "image", "dicom_series_uid", "frame_of_reference_uid", "calibration"});
         in.kind = PhantomKind::ct_image;
         in.ct.image_path = resolve_input_path(
             node.child("image").string("path of a CT image (.mha, .nrrd, .nii) or DICOM folder"),
             base_dir);
         if (auto uid = node.optional_child("dicom_series_uid"))
             in.ct.dicom_series_uid = uid->string();
+        if (auto frame = node.optional_child("frame_of_reference_uid"))
+        {
+            in.ct.frame_of_reference_uid = frame->string(
+                "the CT's DICOM Frame of Reference UID (0020,0052), e.g. \"1.2.840.113619.2.1\"");
+        }
         in.ct.calibration = node.has("calibration") ? parse_calibration(node.child("calibration"))
                                                     : schneider2000_calibration();
     }

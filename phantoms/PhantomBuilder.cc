@@ -427,6 +427,15 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
         {
             throw InputError(input.study_file, input.pointer + "/image", e.what());
         }
+        if (!ct.dicom.frame_of_reference_uid.empty() && !input.ct.dicom.frame_of_reference_uid.empty() &&
+            ct.dicom.frame_of_reference_uid != input.ct.dicom.frame_of_reference_uid)
+        {
+            throw InputError(input.study_file, input.pointer + "/frame_of_reference_uid",
+                             "the DICOM series' Frame of Reference UID is " +
+                                 ct.dicom.frame_of_reference_uid + ", not " +
+                                 input.ct.dicom.frame_of_reference_uid +
+                                 "; remove the field (a DICOM series carries its own)");
+        }
         auto const not_finite = std::count_if(ct.values.begin(), ct.values.end(),
                                               [](double x) { return !std::isfinite(x); });
         if (not_finite > 0)
@@ -441,7 +450,11 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
             *ct_dicom = ct.dicom;
         try
         {
-            return build_ct_phantom(ct.geometry, ct.values, input.ct.calibration);
+            Phantom phantom = build_ct_phantom(ct.geometry, ct.values, input.ct.calibration);
+            phantom.frame_of_reference_uid = ct.dicom.frame_of_reference_uid.empty()
+                                                 ? input.ct.dicom.frame_of_reference_uid
+                                                 : ct.dicom.frame_of_reference_uid;
+            return phantom;
         }
         catch (RuntimeError const& e)
         {

@@ -73,7 +73,10 @@ struct CtPhantomInput
 {
     std::string image_path;       //!< resolved (relative to the study file)
     std::string dicom_series_uid; //!< to choose among several series
-    HuCalibration calibration;    //!< default: schneider2000_calibration()
+    //! The CT's Frame of Reference UID when the image file does not carry it
+    //! (MetaImage, NRRD, NIfTI); a DICOM series' own must equal it.
+    std::string frame_of_reference_uid;
+    HuCalibration calibration; //!< default: schneider2000_calibration()
 };
 
 //! A material-index image (+ optional density image).

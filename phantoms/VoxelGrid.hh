@@ -88,6 +88,9 @@ struct Phantom
 {
     std::vector<std::string> material_names; //!< MaterialIndex -> catalogue name
     VoxelGridParams grid;
+    //! DICOM Frame of Reference UID of the CT the phantom was made from (empty
+    //! for other images and shapes): a structure set must reference it.
+    std::string frame_of_reference_uid{};
 };
 
 //! Voxels, volume and mass of each material (same order as material_names).

@@ -197,6 +197,11 @@ std::vector<PlannedOutput> planned_outputs(OutputInput const& outputs)
         planned.push_back({stem + "_" + outputs.lateral_profiles[i].name + ".csv",
                            "/outputs/lateral_profiles/" + std::to_string(i) + "/name"});
     }
+    if (outputs.dvh)
+    {
+        planned.push_back({stem + "_dvh.csv", "/outputs/dvh"});
+        planned.push_back({stem + "_dvh_figures.csv", "/outputs/dvh"});
+    }
     if (outputs.summary)
         planned.push_back({stem + "_summary.json", "/outputs/summary"});
     planned.push_back({manifest_path(outputs), "/outputs/name"});

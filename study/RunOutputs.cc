@@ -6,6 +6,7 @@
 #include "core/Assert.hh"
 #include "dose/DoseHdf5.hh"
 #include "dose/DoseImages.hh"
+#include "dose/DvhCsv.hh"
 #include "dose/RtDose.hh"
 #include "dose/RunSummary.hh"
 
@@ -55,6 +56,11 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
         std::string const path = stem + "_" + p.name + ".csv";
         write_lateral_profile_csv(path, lateral_profile(data, p.axis, p.position_cm));
         written.push_back(path);
+    }
+    if (outputs.dvh && !meta.report.dvhs.empty())
+    {
+        for (auto const& p : write_dvh_csv(stem, meta.report))
+            written.push_back(p);
     }
     if (outputs.summary)
     {

@@ -13,6 +13,7 @@
 #include "io/InputPath.hh"
 #include "io/JsonInput.hh"
 #include "phantoms/PhantomJson.hh"
+#include "phantoms/StructuresJson.hh"
 #include "rng/RngKind.hh"
 #include "sources/SourceJson.hh"
 #include "study/StudyInput.hh"
@@ -135,7 +136,7 @@ RunInput parse_run(JsonNode const& node)
 {
     node.require_object("the stopping rule");
     node.allow_only({"histories", "target_uncertainty", "uncertainty_dose_fraction", "time_limit_s",
-                     "max_histories", "batch_histories"});
+                     "max_histories", "batch_histories", "stop_on"});
     RunInput r;
     bool const by_count = node.has("histories");
     bool const by_target = node.has("target_uncertainty");
@@ -163,12 +164,14 @@ RunInput parse_run(JsonNode const& node)
                           "fraction of the maximum dose above which voxels count, e.g. 0.5");
         }
         r.time_limit_s = 3600;
+        if (auto st = node.optional_child("stop_on"))
+            r.stop_on = st->string("\"body\" or the name of a structure of 'structures'");
         if (auto m = node.optional_child("max_histories"))
             r.max_histories = static_cast<std::uint64_t>(m->integer(1, max_count));
     }
     if (!by_target)
     {
-        for (char const* key : {"uncertainty_dose_fraction", "max_histories"})
+        for (char const* key : {"uncertainty_dose_fraction", "max_histories", "stop_on"})
         {
             if (node.has(key))
                 node.child(key).fail("only used with 'target_uncertainty'; remove it");
@@ -181,6 +184,23 @@ RunInput parse_run(JsonNode const& node)
     if (auto b = node.optional_child("batch_histories"))
         r.batch_histories = static_cast<std::uint64_t>(b->integer(1, max_count));
     return r;
+}
+
+//! `run.stop_on` names the body or a structure of the study.
+void check_stop_on(JsonNode const& run, RunInput const& r, StructuresInput const& structures)
+{
+    std::vector<std::string> names = structures.names();
+    if (r.stop_on == "body" || std::find(names.begin(), names.end(), r.stop_on) != names.end())
+        return;
+    names.insert(names.begin(), "body");
+    std::string const close = closest_spelling(r.stop_on, names);
+    std::string listed;
+    for (auto const& n : names)
+        listed += (listed.empty() ? "'" : ", '") + n + "'";
+    run.child("stop_on").fail(
+        "structure '" + r.stop_on + "' is not in the study (it has " + listed + "); " +
+        (close.empty() ? std::string("add it to 'structures' or stop on \"body\"")
+                       : "did you mean '" + close + "'?"));
 }
 
 //! A name that becomes part of a file name: no directories, no hidden files.
@@ -198,13 +218,14 @@ void check_file_stem(JsonNode const& node, std::string const& name)
 }
 
 OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
-                          std::string const& default_name)
+                          std::string const& default_name, bool default_dvh)
 {
     node.require_object("the outputs");
     node.allow_only({"directory", "name", "hdf5", "image_format", "depth_dose", "depth_axis",
                      "lateral_profiles", "summary", "if_exists", "rtdose",
-                     "rtdose_referenced_plan"});
+                     "rtdose_referenced_plan", "dvh", "dvh_volume_at_doses"});
     OutputInput o;
+    o.dvh = default_dvh;
     std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
                                             : std::string(".");
     o.directory = resolve_input_path(dir, base_dir);
@@ -264,6 +285,14 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
     }
     if (auto s = node.optional_child("summary"))
         o.summary = s->boolean();
+    if (auto d = node.optional_child("dvh"))
+        o.dvh = d->boolean();
+    if (auto v = node.optional_child("dvh_volume_at_doses"))
+    {
+        o.dvh_volume_at_doses =
+            v->numbers(0, NumberRange::non_negative(),
+                       "doses in Gy (Gy per particle without a particle count), e.g. [20, 40]");
+    }
     return o;
 }
 } // namespace
@@ -273,8 +302,8 @@ StudyInput parse_study(std::string const& text, std::string const& source_name)
     nlohmann::json const doc = parse_json_text(text, source_name);
     JsonNode const root(doc, source_name);
     root.require_object("a study");
-    root.allow_only({"description", "phantom", "materials", "sources", "physics", "rng", "tally",
-                     "run", "backend", "cpu_threads", "outputs"});
+    root.allow_only({"description", "phantom", "structures", "materials", "sources", "physics",
+                     "rng", "tally", "run", "backend", "cpu_threads", "outputs"});
     std::string const base = input_base_dir(source_name);
 
     StudyInput s;
@@ -283,6 +312,9 @@ StudyInput parse_study(std::string const& text, std::string const& source_name)
     if (auto d = root.optional_child("description"))
         d->string("free text");
     s.phantom = parse_phantom(root.child("phantom"), base);
+    s.structures.study_file = source_name;
+    if (auto st = root.optional_child("structures"))
+        s.structures = parse_structures(*st, base);
 
     if (auto mats = root.optional_child("materials"))
     {
@@ -308,6 +340,7 @@ StudyInput parse_study(std::string const& text, std::string const& source_name)
     if (auto t = root.optional_child("tally"))
         s.tally = parse_tally(*t);
     s.run = parse_run(root.child("run"));
+    check_stop_on(root.child("run"), s.run, s.structures);
     if (auto b = root.optional_child("backend"))
     {
         std::string const name = b->choice({"auto", "gpu", "cpu"});
@@ -321,10 +354,11 @@ StudyInput parse_study(std::string const& text, std::string const& source_name)
     std::string const stem = std::filesystem::path(source_name).stem().string();
     if (auto o = root.optional_child("outputs"))
     {
-        s.outputs = parse_outputs(*o, base, stem.empty() ? "mcdose" : stem);
+        s.outputs = parse_outputs(*o, base, stem.empty() ? "mcdose" : stem, root.has("structures"));
     }
     else
     {
+        s.outputs.dvh = root.has("structures");
         s.outputs.directory = base.empty() ? "." : base;
         s.outputs.name = stem.empty() ? "mcdose" : stem;
     }

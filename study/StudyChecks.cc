@@ -8,6 +8,7 @@
 #include "dose/RtDose.hh"
 #include "io/InputError.hh"
 #include "phantoms/PhantomBuilder.hh"
+#include "phantoms/StructureSet.hh"
 #include "sources/SourceParams.hh"
 #include "study/OutputPlan.hh"
 #include "study/StudyMaterials.hh"
@@ -164,6 +165,9 @@ Phantom check_study(StudyInput const& study, std::vector<std::string>* warnings)
 {
     Phantom phantom = build_study_phantom(study, warnings);
     run_study_checks(study, phantom);
+    // The structures as run_study builds them before transport (it keeps them).
+    build_structures(study.structures, phantom, study.phantom.kind != PhantomKind::shapes,
+                     warnings);
     return phantom;
 }
 } // namespace mcdose

@@ -62,7 +62,8 @@ void run_study_checks(StudyInput const& study, Phantom const& phantom,
 //! is usable); RuntimeError for "gpu" without a usable GPU.
 Backend resolve_backend(Backend requested);
 
-//! Everything `mcdose check` verifies: build the phantom, then
-//! run_study_checks. Returns the phantom for the caller's summary.
+//! Everything `mcdose check` verifies: build the phantom, run_study_checks,
+//! then build the structures (phantoms/StructureSet.hh). Returns the phantom
+//! for the caller's summary.
 Phantom check_study(StudyInput const& study, std::vector<std::string>* warnings);
 } // namespace mcdose

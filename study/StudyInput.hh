@@ -14,6 +14,7 @@
 #include "core/GridGeometry.hh"
 #include "core/Types.hh"
 #include "phantoms/PhantomInput.hh"
+#include "phantoms/StructureInput.hh"
 #include "rng/RngKind.hh"
 #include "sources/SourceInput.hh"
 #include "tally/TallyMethod.hh"
@@ -77,6 +78,8 @@ struct RunInput
     std::optional<double> time_limit_s; //!< wall-clock limit; default 3600 with a target
     std::optional<std::uint64_t> max_histories;
     std::uint64_t batch_histories{0}; //!< histories per batch (0: engine decides)
+    //! Region the target uncertainty is evaluated on: "body" or a structure's name.
+    std::string stop_on{"body"};
 };
 
 //! A lateral profile: dose along grid axis `axis` through `position_cm`.
@@ -106,6 +109,11 @@ struct OutputInput
     //! the default), "overwrite" (remove the files the earlier run's manifest
     //! lists, then write) or "increment" (write under `<name>_2`, `_3`, ...).
     std::string if_exists{"error"};
+    //! DVH CSV files (default: when the study has a "structures" section)
+    bool dvh{false};
+    //! Doses at which the volume receiving at least that dose is reported, in
+    //! the run's dose unit (Gy, or Gy per particle without a particle count).
+    std::vector<double> dvh_volume_at_doses;
 };
 
 //! The whole study.
@@ -114,6 +122,7 @@ struct StudyInput
     std::string study_file; //!< path as given
     std::string study_json; //!< the full input text, echoed into outputs
     PhantomInput phantom;
+    StructuresInput structures;      //!< defaults (the body only) when the section is absent
     std::string user_materials_json; //!< the "materials" array as JSON text ("" if none)
     std::vector<std::string> user_material_names;
     std::vector<SourceInput> sources;

@@ -15,7 +15,9 @@
 #include "core/Device.hh"
 #include "core/Hash.hh"
 #include "core/ParallelFor.hh"
+#include "dose/Dvh.hh"
 #include "dose/ProfileCsv.hh"
+#include "phantoms/StructureSet.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "sources/SourceParams.hh"
 #include "study/MemoryPlan.hh"
@@ -213,13 +215,16 @@ DoseGridData dose_grid_view(Phantom const& phantom, std::vector<double> const& e
 
 /*!
  * Target uncertainty: batches of fixed size until the mean relative
- * uncertainty over the high-dose voxels reaches the target (checked after at
+ * uncertainty over the high-dose voxels of `region` (summarize_region: its
+ * voxels above the low-density threshold with dose above the fraction of its
+ * D0.03cc) reaches the target (checked after at
  * least 10 batches, so the batch estimate is usable), the time limit passes,
  * or max_histories is reached. `stop_reason` (which must outlive the run) is
  * set when the rule stops the run.
  */
 void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom,
-                                 std::string& stop_reason, TransportRunOptions& run_options)
+                                 StructureMask const& region, std::string& stop_reason,
+                                 TransportRunOptions& run_options)
 {
     bool const gpu = run_options.backend == Backend::gpu;
     double const target = *study.run.target_uncertainty;
@@ -231,8 +236,9 @@ void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom
         study.run.max_histories.value_or(run_options.batch_histories * std::uint64_t(1000000));
     run_options.max_histories = std::max(run_options.max_histories, run_options.batch_histories);
     double const fraction = study.run.uncertainty_dose_fraction;
+    double const low_density = study.structures.low_density_threshold_g_cm3;
     auto const user_callback = run_options.on_batch;
-    run_options.on_batch = [&stop_reason, &phantom, target, limit_s, fraction,
+    run_options.on_batch = [&stop_reason, &phantom, &region, target, limit_s, fraction, low_density,
                             user_callback](TransportProgress const& p)
     {
         if (user_callback && !user_callback(p))
@@ -249,7 +255,7 @@ void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom
             return true;
         DoseResult const r = p.tally->result();
         DoseGridData const d = dose_grid_view(phantom, r.energy_MeV, r.energy_sigma_MeV);
-        auto const u = mean_relative_uncertainty(d, fraction);
+        auto const u = summarize_region(d, region, low_density, fraction).mean_relative;
         if (u && *u <= target)
         {
             stop_reason = "target_uncertainty";
@@ -484,6 +490,34 @@ std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridDa
     return files;
 }
 
+/*!
+ * The summary over the stop region and the DVH figures of the body and each
+ * structure, doses in Gy when the sources give a particle count, else in Gy
+ * per particle.
+ */
+DoseReport make_dose_report(StudyInput const& study, StructureSet const& structures,
+                            StructureMask const& region, DoseGridData const& data,
+                            std::optional<double> source_particles)
+{
+    DoseReport report;
+    double const scale = source_particles.value_or(1.0);
+    report.dose_unit = source_particles ? "Gy" : "Gy per particle";
+    RegionSummary r = summarize_region(data, region, structures.low_density_threshold_g_cm3,
+                                       study.run.uncertainty_dose_fraction);
+    r.near_max *= scale;
+    r.low_density_max *= scale;
+    r.outside_max *= scale;
+    report.summary = r;
+    std::vector<double> const& at = study.outputs.dvh_volume_at_doses;
+    std::string const& body = study.structures.body;
+    if (body == "auto" || body == "threshold" || body == "phantom")
+        report.dvhs.push_back(structure_dvh(structures.body, data, scale, at));
+    // (else the body is a named structure: its DVH comes under that name)
+    for (StructureMask const& s : structures.structures)
+        report.dvhs.push_back(structure_dvh(s, data, scale, at));
+    return report;
+}
+
 //! The study as this run sees it: the command line's overrides applied.
 StudyInput effective_study(StudyInput const& study, StudyRunOptions const& options)
 {
@@ -538,6 +572,10 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     StudyCheckOptions check_options;
     check_options.outputs = writes;
     run_study_checks(study, phantom, check_options);
+    // Structures are read and rasterised before any transport: bad input stops here.
+    StructureSet const structures = build_structures(
+        study.structures, phantom, study.phantom.kind != PhantomKind::shapes, &summary.warnings);
+    StructureMask const& stop_region = *structures.find(study.run.stop_on);
     SourceBounds const bounds = source_bounds(study);
     if (memory.voxels == 0)
     {
@@ -568,7 +606,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
         make_run_options(study, options, backend, gpus, histories, bounds.max_primary_MeV);
     std::string stop_reason = "histories";
     if (histories == 0)
-        add_target_uncertainty_rule(study, phantom, stop_reason, run_options);
+        add_target_uncertainty_rule(study, phantom, stop_region, stop_reason, run_options);
     int const depth_axis = resolve_depth_axis(study, geometry);
     if (study.outputs.depth_dose && options.write_outputs && run_options.batches >= 2)
     {
@@ -588,8 +626,9 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
 
     EnergyPerParticle const energy = energy_per_particle(std::move(run.dose), run.histories);
     DoseGridData const data = make_dose_grid_data(phantom, energy);
-    summary.uncertainty_reached =
-        mean_relative_uncertainty(data, study.run.uncertainty_dose_fraction);
+    summary.report =
+        make_dose_report(study, structures, stop_region, data, bounds.source_particles);
+    summary.uncertainty_reached = summary.report.summary->mean_relative;
 
     if (writes)
     {
@@ -599,6 +638,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
                                              bounds.source_particles);
         meta.warnings = summary.warnings;
         meta.ct_dicom = study_phantom.ct_dicom;
+        meta.report = summary.report;
         summary.files = write_outputs(prepared->outputs, data, meta, run, run_options, depth_axis,
                                       summary.warnings);
     }

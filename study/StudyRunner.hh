@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dose/DoseFigures.hh"
 #include "study/StudyInput.hh"
 #include "study/TableCache.hh"
 #include "tally/EnergyBalance.hh"
@@ -54,7 +55,10 @@ struct StudyRunSummary
     double transport_time_s{0};
     double histories_per_s{0};
     EnergyBalance balance; //!< totals over the run [MeV]
+    //! Mean relative uncertainty over the stop region's high-dose voxels (report.summary).
     std::optional<double> uncertainty_reached;
+    //! Near-maximum over the stop region, dose in low-density voxels, DVH figures.
+    DoseReport report;
     std::vector<std::string> files; //!< written by this run (the manifest last)
     std::vector<std::string> warnings;
     bool zero_dose{false}; //!< histories ran but no energy was deposited

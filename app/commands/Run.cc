@@ -14,6 +14,7 @@
 #include "app/ListOptions.hh"
 #include "core/AtomicFile.hh"
 #include "core/Comm.hh"
+#include "dose/RunSummary.hh"
 #include "study/StudyInput.hh"
 #include "study/StudyRunner.hh"
 
@@ -169,10 +170,7 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
               << ", below cut-off " << b.below_cutoff_MeV / s.histories << '\n'
               << "  energy balance   : relative imbalance " << std::scientific
               << b.relative_imbalance() << std::defaultfloat << '\n';
-    if (s.uncertainty_reached)
-        std::cout << "  uncertainty      : " << 100 * *s.uncertainty_reached
-                  << " % (mean over voxels above " << 100 * study.run.uncertainty_dose_fraction
-                  << " % of the maximum dose)\n";
+    std::cout << dose_report_text(s.report, s.uncertainty_reached, 17);
     for (auto const& f : s.files)
         std::cout << "  wrote            : " << f << '\n';
     if (s.zero_dose)

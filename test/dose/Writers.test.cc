@@ -15,6 +15,7 @@
 #include "core/Constants.hh"
 #include "dose/DoseHdf5.hh"
 #include "dose/DoseImages.hh"
+#include "dose/Dvh.hh"
 #include "dose/ProfileCsv.hh"
 #include "dose/RunSummary.hh"
 #include "io/ImageIO.hh"
@@ -342,6 +343,45 @@ TEST_F(WritersTest, RunSummaryJsonAndText)
     std::string const text = run_summary_text(meta_, data_, {"a.h5"});
     EXPECT_NE(std::string::npos, text.find("INCOMPLETE")) << text;
     EXPECT_NE(std::string::npos, text.find("histories/s   : 500")) << text;
+}
+
+TEST_F(WritersTest, DvhFiguresInHdf5SummaryAndText)
+{
+    // The whole grid as the body, its figures and summary as run_study makes them.
+    StructureMask body;
+    body.name = "body";
+    for (size_type v = 0; v < geo_.num_voxels(); ++v)
+    {
+        body.voxels.push_back(v);
+        body.fraction.push_back(1.0f);
+    }
+    meta_.report.summary = summarize_region(data_, body, 0.05, 0.5);
+    meta_.report.dvhs.push_back(structure_dvh(body, data_, 1.0, {0.0}));
+    DvhFigures const& f = meta_.report.dvhs.front();
+
+    std::string const file = path("run.h5");
+    write_dose_hdf5(file, data_, meta_);
+    H5::H5File h5(file, H5F_ACC_RDONLY);
+    H5::Group dvh = h5.openGroup("dvh");
+    EXPECT_EQ("Gy per particle", read_string_attr(dvh, "dose_unit"));
+    EXPECT_EQ("body", read_string_attr(dvh, "summary_region"));
+    EXPECT_DOUBLE_EQ(meta_.report.summary->near_max, read_double_attr(dvh, "summary_near_max")[0]);
+    H5::Group g = dvh.openGroup("body");
+    auto const d50 = read_double_attr(g, "D50");
+    ASSERT_EQ(2u, d50.size());
+    EXPECT_DOUBLE_EQ(f.d50.value, d50[0]);
+    EXPECT_DOUBLE_EQ(f.d50.sigma, d50[1]);
+    H5::DataSet curve = g.openDataSet("volume_cm3");
+    EXPECT_EQ(hssize_t(dvh_curve_bins + 1), curve.getSpace().getSimpleExtentNpoints());
+
+    auto const j = nlohmann::json::parse(run_summary_json(meta_, data_, {}));
+    EXPECT_EQ("body", j["near_max"]["region"]);
+    EXPECT_DOUBLE_EQ(f.d2.value, j["structures"][0]["D2"]["value"].get<double>());
+    EXPECT_DOUBLE_EQ(100.0, j["structures"][0]["V"][0]["volume_percent"]["value"].get<double>());
+    std::string const text = run_summary_text(meta_, data_, {});
+    EXPECT_NE(std::string::npos, text.find("near max      : ")) << text;
+    EXPECT_NE(std::string::npos, text.find("TG-105")) << text;
+    EXPECT_NE(std::string::npos, text.find("    body (")) << text;
 }
 
 TEST_F(WritersTest, MeanUncertaintyOverHighDoseVoxels)

@@ -1,0 +1,54 @@
+//! \file dose/Dvh.hh
+//! Dose-volume histograms and figures (ICRU Report 83, 2010, section 3.7:
+//! D98 % near-minimum, D50 % median, D2 % near-maximum), and the region
+//! summary that the run summary and the target-uncertainty rule use.
+//!
+//! D_V (dose to a volume V) is the least dose received by the hottest V of the
+//! structure: voxels sorted by dose, hottest first, their volumes (voxel
+//! volume x fraction inside) summed until the sum reaches V; D_V is the dose
+//! of that voxel (the structure's least dose if its volume is below V).
+//! D_x% is D_V for V = x % of the structure's volume.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "dose/DoseData.hh"
+#include "dose/DoseFigures.hh"
+#include "phantoms/StructureMask.hh"
+
+namespace mcdose
+{
+//! Bins of the cumulative DVH curve (from 0 to the structure's largest dose).
+inline constexpr int dvh_curve_bins = 200;
+//! Dose fields drawn to estimate the uncertainty of the figures.
+inline constexpr int dvh_uncertainty_replicas = 32;
+
+/*!
+ * Figures of a structure from its voxels' doses and volumes [cm^3] (any
+ * order), without uncertainty; V at each of `v_at_doses`. Volumes must be > 0.
+ */
+DvhFigures dvh_figures(std::vector<double> dose, std::vector<double> volume_cm3,
+                       std::vector<double> const& v_at_doses);
+
+/*!
+ * Figures of structure `s` on the run's dose grid, doses multiplied by
+ * `dose_scale` (1 for Gy per particle, the particle count for Gy), with the
+ * statistical uncertainty of each: Dmean's propagated from the voxels'
+ * sigmas, the others the standard deviation over dvh_uncertainty_replicas
+ * dose fields drawn voxel by voxel from a normal distribution with the
+ * voxel's dose and batch sigma, cut at 0 (fixed seed; voxels taken as
+ * independent).
+ */
+DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, double dose_scale,
+                         std::vector<double> const& v_at_doses);
+
+/*!
+ * The summary over a region (the body or a structure) in Gy per particle:
+ * D0.03cc of the region's voxels at or above `low_density_g_cm3`, the mean
+ * relative uncertainty over those of them with dose above `fraction` of it,
+ * and the dose in the region's low-density voxels and outside the region.
+ */
+RegionSummary summarize_region(DoseGridData const& data, StructureMask const& region,
+                               double low_density_g_cm3, double fraction);
+} // namespace mcdose

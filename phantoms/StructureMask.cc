@@ -1,0 +1,426 @@
+//! \file phantoms/StructureMask.cc
+#include "phantoms/StructureMask.hh"
+
+#include <algorithm>
+#include <cmath>
+#include <sstream>
+
+#include "core/Assert.hh"
+#include "io/ImageIO.hh"
+#include "io/RtStructFile.hh"
+
+namespace mcdose
+{
+namespace
+{
+//! Labels of the 6-connected regions of `in` (1-based; 0 = not in), and the size of each.
+struct Regions
+{
+    std::vector<std::uint32_t> label;
+    std::vector<size_type> size; //!< size[l - 1] of region l
+};
+
+Regions connected_regions(GridGeometry const& g, std::vector<std::uint8_t> const& in)
+{
+    Regions r;
+    r.label.assign(in.size(), 0);
+    std::vector<size_type> queue;
+    for (size_type seed = 0; seed < in.size(); ++seed)
+    {
+        if (!in[seed] || r.label[seed])
+            continue;
+        auto const id = std::uint32_t(r.size.size() + 1);
+        queue.assign(1, seed);
+        r.label[seed] = id;
+        for (size_type q = 0; q < queue.size(); ++q)
+        {
+            Int3 const c = g.ijk(queue[q]);
+            for (int axis = 0; axis < 3; ++axis)
+            {
+                for (int step : {-1, 1})
+                {
+                    Int3 n = c;
+                    n[axis] += step;
+                    if (n[axis] < 0 || n[axis] >= g.dims[axis])
+                        continue;
+                    size_type const v = g.linear_index(n);
+                    if (in[v] && !r.label[v])
+                    {
+                        r.label[v] = id;
+                        queue.push_back(v);
+                    }
+                }
+            }
+        }
+        r.size.push_back(queue.size());
+    }
+    return r;
+}
+
+//! Fill, in each plane of constant k, the 4-connected regions of voxels not in
+//! `body` that do not reach the plane's edge.
+void fill_holes_per_slice(GridGeometry const& g, std::vector<std::uint8_t>& body)
+{
+    int const nx = g.dims[0], ny = g.dims[1];
+    std::vector<std::uint8_t> outside(size_type(nx) * ny);
+    std::vector<size_type> queue;
+    for (int k = 0; k < g.dims[2]; ++k)
+    {
+        size_type const base = size_type(k) * nx * ny;
+        std::fill(outside.begin(), outside.end(), 0);
+        queue.clear();
+        // Flood the background from the slice's edge.
+        auto push = [&](int i, int j)
+        {
+            size_type const p = size_type(i) + size_type(nx) * j;
+            if (!body[base + p] && !outside[p])
+            {
+                outside[p] = 1;
+                queue.push_back(p);
+            }
+        };
+        for (int i = 0; i < nx; ++i)
+        {
+            push(i, 0);
+            push(i, ny - 1);
+        }
+        for (int j = 0; j < ny; ++j)
+        {
+            push(0, j);
+            push(nx - 1, j);
+        }
+        for (size_type q = 0; q < queue.size(); ++q)
+        {
+            int const i = int(queue[q] % nx), j = int(queue[q] / nx);
+            if (i > 0)
+                push(i - 1, j);
+            if (i + 1 < nx)
+                push(i + 1, j);
+            if (j > 0)
+                push(i, j - 1);
+            if (j + 1 < ny)
+                push(i, j + 1);
+        }
+        for (size_type p = 0; p < outside.size(); ++p)
+        {
+            if (!outside[p])
+                body[base + p] = 1;
+        }
+    }
+}
+
+//! A structure from per-voxel sample counts (out of n_samples).
+StructureMask from_counts(std::string name, std::string origin,
+                          std::vector<std::pair<size_type, int>> const& counts, int n_samples)
+{
+    StructureMask m;
+    m.name = std::move(name);
+    m.origin = std::move(origin);
+    for (auto const& [v, c] : counts)
+    {
+        if (c > 0)
+        {
+            m.voxels.push_back(v);
+            m.fraction.push_back(float(c) / float(n_samples));
+        }
+    }
+    return m;
+}
+
+//! Local-frame position [cm] of sub-voxel sample (a, b, c) of voxel ijk.
+Real3 sample_local(GridGeometry const& g, Int3 const& ijk, int a, int b, int c, int n)
+{
+    int const s[3] = {a, b, c};
+    Real3 local;
+    for (int axis = 0; axis < 3; ++axis)
+        local[axis] = (ijk[axis] + (s[axis] + 0.5) / n) * g.spacing_cm[axis];
+    return local;
+}
+
+//! The closed polygons of one contour plane, in cm.
+struct ContourPlane
+{
+    double z_cm{0};
+    std::vector<std::vector<std::array<double, 2>>> polygons;
+    std::vector<std::array<double, 4>> boxes; //!< xmin, xmax, ymin, ymax of each polygon
+};
+
+/*!
+ * Crossing-number point-in-polygon test: a ray from (x, y) along +x crosses
+ * the boundary an odd number of times when the point is inside (Haines,
+ * "Point in Polygon Strategies", Graphics Gems IV, 1994). Half-open in y, so
+ * a vertex on the ray is counted once.
+ */
+bool inside_polygon(std::vector<std::array<double, 2>> const& poly, double x, double y)
+{
+    bool inside = false;
+    std::size_t const n = poly.size();
+    for (std::size_t i = 0, j = n - 1; i < n; j = i++)
+    {
+        auto const& a = poly[i];
+        auto const& b = poly[j];
+        if ((a[1] > y) != (b[1] > y))
+        {
+            double const x_cross = a[0] + (y - a[1]) * (b[0] - a[0]) / (b[1] - a[1]);
+            if (x < x_cross)
+                inside = !inside;
+        }
+    }
+    return inside;
+}
+
+//! Even-odd over all polygons of the plane (a contour inside another is a hole).
+bool inside_plane(ContourPlane const& plane, double x, double y)
+{
+    bool inside = false;
+    for (std::size_t p = 0; p < plane.polygons.size(); ++p)
+    {
+        auto const& box = plane.boxes[p];
+        if (x < box[0] || x > box[1] || y < box[2] || y > box[3])
+            continue;
+        if (inside_polygon(plane.polygons[p], x, y))
+            inside = !inside;
+    }
+    return inside;
+}
+
+//! Group a structure's contours by plane (sorted by z), checking that each is
+//! planar, axial and inside the grid.
+std::vector<ContourPlane> contour_planes(RtRoi const& roi, GridGeometry const& g)
+{
+    std::string const what = "structure '" + roi.name + "'";
+    constexpr double plane_tolerance_cm = 1e-4; // 1 um: DS values carry rounding
+    std::vector<ContourPlane> planes;
+    for (auto const& contour : roi.contours)
+    {
+        if (contour.points_mm.size() < 3)
+            continue; // a point or a line encloses no volume
+        double const z = contour.points_mm.front()[2] / 10;
+        std::vector<std::array<double, 2>> poly;
+        std::array<double, 4> box{{1e300, -1e300, 1e300, -1e300}};
+        for (auto const& p_mm : contour.points_mm)
+        {
+            Real3 const p{{p_mm[0] / 10, p_mm[1] / 10, p_mm[2] / 10}};
+            MCDOSE_VALIDATE(std::fabs(p[2] - z) <= plane_tolerance_cm,
+                            << what << " has a contour that is not in a plane of constant z (z "
+                            << 10 * z << " and " << p_mm[2]
+                            << " mm); mcdose rasterises axial contours only: export the "
+                               "structure set on the axial CT");
+            Real3 const local = g.to_local(p);
+            for (int a = 0; a < 3; ++a)
+            {
+                double const extent = g.dims[a] * g.spacing_cm[a];
+                MCDOSE_VALIDATE(
+                    local[a] >= -plane_tolerance_cm && local[a] <= extent + plane_tolerance_cm,
+                    << what << " has a contour point (" << p_mm[0] << ", " << p_mm[1] << ", "
+                    << p_mm[2]
+                    << ") mm outside the dose grid; the structure set belongs to "
+                       "another CT, or the CT is cropped: use the CT the structures "
+                       "were drawn on, or remove the structure from the study");
+            }
+            poly.push_back({p[0], p[1]});
+            box = {std::min(box[0], p[0]), std::max(box[1], p[0]), std::min(box[2], p[1]),
+                   std::max(box[3], p[1])};
+        }
+        auto it = std::find_if(planes.begin(), planes.end(),
+                               [&](ContourPlane const& pl)
+                               { return std::fabs(pl.z_cm - z) <= plane_tolerance_cm; });
+        if (it == planes.end())
+        {
+            planes.push_back({z, {}, {}});
+            it = planes.end() - 1;
+        }
+        it->polygons.push_back(std::move(poly));
+        it->boxes.push_back(box);
+    }
+    std::sort(planes.begin(), planes.end(),
+              [](ContourPlane const& a, ContourPlane const& b) { return a.z_cm < b.z_cm; });
+    return planes;
+}
+
+//! The plane nearest to z if it is within half_thickness, else nullptr.
+ContourPlane const* nearest_plane(std::vector<ContourPlane> const& planes, double z,
+                                  double half_thickness)
+{
+    auto it = std::lower_bound(planes.begin(), planes.end(), z,
+                               [](ContourPlane const& p, double zz) { return p.z_cm < zz; });
+    ContourPlane const* best = nullptr;
+    double best_d = half_thickness;
+    for (auto c : {it, it == planes.begin() ? it : it - 1})
+    {
+        if (c != planes.end() && std::fabs(c->z_cm - z) <= best_d)
+        {
+            best_d = std::fabs(c->z_cm - z);
+            best = &*c;
+        }
+    }
+    return best;
+}
+
+//! Index range [lo, hi) along each axis of the voxels that can meet the
+//! physical box [lo_cm, hi_cm].
+void voxel_range(GridGeometry const& g, Real3 const& lo_cm, Real3 const& hi_cm, Int3& lo, Int3& hi)
+{
+    Real3 lmin{{1e300, 1e300, 1e300}}, lmax{{-1e300, -1e300, -1e300}};
+    for (int corner = 0; corner < 8; ++corner)
+    {
+        Real3 const p{{corner & 1 ? hi_cm[0] : lo_cm[0], corner & 2 ? hi_cm[1] : lo_cm[1],
+                       corner & 4 ? hi_cm[2] : lo_cm[2]}};
+        Real3 const l = g.to_local(p);
+        for (int a = 0; a < 3; ++a)
+        {
+            lmin[a] = std::min(lmin[a], l[a]);
+            lmax[a] = std::max(lmax[a], l[a]);
+        }
+    }
+    for (int a = 0; a < 3; ++a)
+    {
+        lo[a] = std::max(0, int(std::floor(lmin[a] / g.spacing_cm[a])) - 1);
+        hi[a] = std::min(g.dims[a], int(std::floor(lmax[a] / g.spacing_cm[a])) + 2);
+    }
+}
+} // namespace
+
+double StructureMask::volume_cm3(double voxel_volume_cm3) const
+{
+    double sum = 0;
+    for (float f : fraction)
+        sum += f;
+    return sum * voxel_volume_cm3;
+}
+
+bool StructureMask::contains(size_type v) const
+{
+    return std::binary_search(voxels.begin(), voxels.end(), v);
+}
+
+StructureMask body_outline(GridGeometry const& geometry, Span<float const> density_g_cm3,
+                           double threshold_g_cm3)
+{
+    MCDOSE_EXPECT(density_g_cm3.size() == geometry.num_voxels());
+    std::vector<std::uint8_t> above(density_g_cm3.size());
+    for (size_type v = 0; v < above.size(); ++v)
+        above[v] = density_g_cm3[v] > threshold_g_cm3;
+    Regions const regions = connected_regions(geometry, above);
+    StructureMask m;
+    m.name = "body";
+    std::ostringstream origin;
+    origin << "largest connected region with density > " << threshold_g_cm3
+           << " g/cm3, holes filled per slice";
+    m.origin = origin.str();
+    if (regions.size.empty())
+        return m;
+    auto const largest = std::uint32_t(std::max_element(regions.size.begin(), regions.size.end()) -
+                                       regions.size.begin() + 1);
+    std::vector<std::uint8_t> body(above.size());
+    for (size_type v = 0; v < body.size(); ++v)
+        body[v] = regions.label[v] == largest;
+    fill_holes_per_slice(geometry, body);
+    for (size_type v = 0; v < body.size(); ++v)
+    {
+        if (body[v])
+        {
+            m.voxels.push_back(v);
+            m.fraction.push_back(1.0f);
+        }
+    }
+    return m;
+}
+
+StructureMask whole_grid(GridGeometry const& geometry)
+{
+    StructureMask m;
+    m.name = "body";
+    m.origin = "the whole phantom";
+    m.voxels.resize(geometry.num_voxels());
+    for (size_type v = 0; v < m.voxels.size(); ++v)
+        m.voxels[v] = v;
+    m.fraction.assign(m.voxels.size(), 1.0f);
+    return m;
+}
+
+StructureMask rasterise_contours(RtRoi const& roi, GridGeometry const& g, int n)
+{
+    MCDOSE_EXPECT(n >= 1);
+    std::vector<ContourPlane> const planes = contour_planes(roi, g);
+    std::string const what = "structure '" + roi.name + "'";
+    MCDOSE_VALIDATE(!planes.empty(), << what
+                                     << " has no closed planar contour (it is empty, or holds "
+                                        "points or open lines only); draw it or remove it from "
+                                        "the study");
+    double thickness = std::fabs(g.spacing_cm[2]);
+    for (std::size_t p = 1; p < planes.size(); ++p)
+    {
+        double const d = planes[p].z_cm - planes[p - 1].z_cm;
+        thickness = p == 1 ? d : std::min(thickness, d);
+    }
+    double const half = 0.5 * thickness;
+    Real3 lo{{1e300, 1e300, planes.front().z_cm - half}};
+    Real3 hi{{-1e300, -1e300, planes.back().z_cm + half}};
+    for (auto const& plane : planes)
+    {
+        for (auto const& box : plane.boxes)
+        {
+            lo[0] = std::min(lo[0], box[0]);
+            hi[0] = std::max(hi[0], box[1]);
+            lo[1] = std::min(lo[1], box[2]);
+            hi[1] = std::max(hi[1], box[3]);
+        }
+    }
+    Int3 vlo, vhi;
+    voxel_range(g, lo, hi, vlo, vhi);
+    std::vector<std::pair<size_type, int>> counts;
+    for (int k = vlo[2]; k < vhi[2]; ++k)
+        for (int j = vlo[1]; j < vhi[1]; ++j)
+            for (int i = vlo[0]; i < vhi[0]; ++i)
+            {
+                Int3 const ijk{{i, j, k}};
+                int count = 0;
+                for (int c = 0; c < n; ++c)
+                    for (int b = 0; b < n; ++b)
+                        for (int a = 0; a < n; ++a)
+                        {
+                            Real3 const p = g.to_physical(sample_local(g, ijk, a, b, c, n));
+                            ContourPlane const* plane = nearest_plane(planes, p[2], half);
+                            count += plane && inside_plane(*plane, p[0], p[1]);
+                        }
+                if (count > 0)
+                    counts.emplace_back(g.linear_index(ijk), count);
+            }
+    MCDOSE_VALIDATE(!counts.empty(), << what
+                                     << " covers no sub-voxel sample of the dose grid (it is "
+                                        "smaller than the samples' spacing); raise "
+                                        "structures.sub_voxel_samples or remove it from the study");
+    return from_counts(roi.name, "RT Structure Set", counts, n * n * n);
+}
+
+StructureMask label_structure(ScalarImage const& labels, int label, std::string const& name,
+                              GridGeometry const& g, int n)
+{
+    MCDOSE_EXPECT(n >= 1);
+    std::vector<std::pair<size_type, int>> counts;
+    for (size_type v = 0; v < g.num_voxels(); ++v)
+    {
+        Int3 const ijk = g.ijk(v);
+        int count = 0;
+        for (int c = 0; c < n; ++c)
+            for (int b = 0; b < n; ++b)
+                for (int a = 0; a < n; ++a)
+                {
+                    Real3 const p = g.to_physical(sample_local(g, ijk, a, b, c, n));
+                    Int3 lijk;
+                    if (labels.geometry.find_local(labels.geometry.to_local(p), &lijk))
+                    {
+                        double const value = labels.values[labels.geometry.linear_index(lijk)];
+                        count += std::lround(value) == label;
+                    }
+                }
+        if (count > 0)
+            counts.emplace_back(v, count);
+    }
+    MCDOSE_VALIDATE(!counts.empty(), << "structure '" << name << "': no voxel of the label image "
+                                     << "inside the dose grid has label " << label
+                                     << "; check the label number in the study");
+    return from_counts(name, "label " + std::to_string(label), counts, n * n * n);
+}
+} // namespace mcdose

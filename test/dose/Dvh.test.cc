@@ -1,0 +1,175 @@
+//! DVH figures against known dose fields: a uniform dose, a linear ramp in a
+//! box (the analytic cumulative DVH), their uncertainty, and the region summary
+//! that a hot air voxel must not decide.
+#include "dose/Dvh.hh"
+
+#include <cmath>
+#include <numeric>
+
+#include <gtest/gtest.h>
+
+#include "core/Constants.hh"
+#include "dose/DvhCsv.hh"
+
+namespace mcdose
+{
+namespace
+{
+TEST(DvhTest, UniformDoseFiguresEqualTheDose)
+{
+    std::vector<double> const dose(1000, 2.5), volume(1000, 0.008);
+    DvhFigures const f = dvh_figures(dose, volume, {2.0, 2.5, 3.0});
+    for (FigureWithSigma const* x : {&f.d_min, &f.d_003cc, &f.d98, &f.d95, &f.d50, &f.d2})
+        EXPECT_DOUBLE_EQ(2.5, x->value);
+    EXPECT_NEAR(2.5, f.d_mean.value, 1e-12); // a sum over 1000 volumes
+    EXPECT_NEAR(8.0, f.volume_cm3, 1e-12);
+    ASSERT_EQ(3u, f.v_at.size());
+    EXPECT_NEAR(100.0, f.v_at[0].volume_percent.value, 1e-9);
+    EXPECT_NEAR(100.0, f.v_at[1].volume_percent.value, 1e-9); // "at least" the dose
+    EXPECT_EQ(0.0, f.v_at[2].volume_cm3.value);
+}
+
+TEST(DvhTest, LinearRampMatchesTheAnalyticCurve)
+{
+    // A box of n voxels whose doses rise linearly from 0 to dmax, one per
+    // voxel, in shuffled order: V(>= D) / V = 1 - D / dmax.
+    int const n = 2000;
+    double const dmax = 60.0, voxel = 0.001;
+    std::vector<double> dose(n), volume(n, voxel);
+    for (int i = 0; i < n; ++i)
+        dose[(i * 7919) % n] = dmax * (i + 0.5) / n;
+    DvhFigures const f = dvh_figures(dose, volume, {15.0, 30.0});
+    double const step = dmax / n; // one voxel's dose step: the curve's resolution
+    ASSERT_EQ(std::size_t(dvh_curve_bins + 1), f.curve_dose.size());
+    for (std::size_t b = 0; b < f.curve_dose.size(); ++b)
+    {
+        double const analytic = n * voxel * (1 - f.curve_dose[b] / dmax);
+        EXPECT_NEAR(analytic, f.curve_volume_cm3[b], voxel * 1.0001) << "bin " << b;
+    }
+    EXPECT_NEAR(0.98 * dmax, f.d2.value, step);
+    EXPECT_NEAR(0.50 * dmax, f.d50.value, step);
+    EXPECT_NEAR(0.05 * dmax, f.d95.value, step);
+    EXPECT_NEAR(0.02 * dmax, f.d98.value, step);
+    EXPECT_NEAR(dmax * (1 - 0.03 / (n * voxel)), f.d_003cc.value, step);
+    EXPECT_NEAR(dmax / 2, f.d_mean.value, 1e-9);
+    EXPECT_NEAR(step / 2, f.d_min.value, 1e-12);
+    EXPECT_NEAR(75.0, f.v_at[0].volume_percent.value, 100.0 / n);
+    EXPECT_NEAR(50.0, f.v_at[1].volume_percent.value, 100.0 / n);
+}
+
+TEST(DvhTest, PartialVoxelsCountByTheirFraction)
+{
+    // Two voxels: the hot one only a quarter inside.
+    DvhFigures const f = dvh_figures({10.0, 2.0}, {0.25, 1.0}, {});
+    EXPECT_NEAR(1.25, f.volume_cm3, 1e-12);
+    EXPECT_NEAR((10 * 0.25 + 2.0) / 1.25, f.d_mean.value, 1e-12);
+    EXPECT_DOUBLE_EQ(10.0, f.d2.value); // hottest 0.025 cm3 lies in the hot voxel
+    EXPECT_DOUBLE_EQ(2.0, f.d50.value);
+}
+
+//! A grid of water voxels with a 2 % uncertainty and one air voxel outside the
+//! body with a 10 times higher dose at 90 %.
+struct PlantedHotAir
+{
+    GridGeometry g;
+    std::vector<double> edep, sigma;
+    std::vector<float> rho;
+    std::vector<MaterialIndex> mat;
+    StructureMask body;
+    size_type air{0};
+
+    PlantedHotAir()
+    {
+        g.dims = {{10, 10, 10}};
+        g.spacing_cm = {{1, 1, 1}};
+        size_type const n = g.num_voxels();
+        edep.assign(n, 1.0);
+        sigma.assign(n, 0.02);
+        rho.assign(n, 1.0f);
+        mat.assign(n, 0);
+        air = g.linear_index({{0, 0, 0}});
+        rho[air] = 0.0012f;
+        edep[air] = 10 * 0.0012; // dose 10 x the water's
+        sigma[air] = 0.9 * edep[air];
+        for (size_type v = 0; v < n; ++v)
+        {
+            if (v != air)
+            {
+                body.voxels.push_back(v);
+                body.fraction.push_back(1.0f);
+            }
+        }
+        body.name = "body";
+    }
+
+    DoseGridData data() const
+    {
+        DoseGridData d;
+        d.geometry = g;
+        d.edep_MeV = make_span(edep);
+        d.edep_sigma_MeV = make_span(sigma);
+        d.density_g_cm3 = make_span(rho);
+        d.material = make_span(mat);
+        return d;
+    }
+};
+
+TEST(RegionSummaryTest, HotAirVoxelDecidesNothing)
+{
+    PlantedHotAir const p;
+    DoseGridData const d = p.data();
+    double const water_dose = voxel_dose_gy_per_particle(d, 1);
+    // (Tolerances 1e-6: the air density is a float.) The grid-wide rule is decided by the air
+    // voxel: its maximum, its 90 %.
+    EXPECT_NEAR(10 * water_dose, max_dose_gy_per_particle(d), 1e-6 * water_dose);
+    EXPECT_NEAR(0.9, *mean_relative_uncertainty(d, 0.5), 1e-12);
+
+    RegionSummary const r = summarize_region(d, p.body, 0.05, 0.5);
+    EXPECT_NEAR(water_dose, r.near_max, 1e-12 * water_dose);
+    ASSERT_TRUE(r.mean_relative);
+    EXPECT_NEAR(0.02, *r.mean_relative, 1e-12);
+    EXPECT_EQ(size_type(999), r.voxels_counted);
+    EXPECT_NEAR(10 * water_dose, r.outside_max, 1e-6 * water_dose);
+
+    // Air inside the body: reported as low density, still not counted.
+    StructureMask whole = p.body;
+    whole.voxels.insert(whole.voxels.begin(), p.air);
+    whole.fraction.push_back(1.0f);
+    RegionSummary const w = summarize_region(d, whole, 0.05, 0.5);
+    EXPECT_NEAR(0.02, *w.mean_relative, 1e-12);
+    EXPECT_EQ(size_type(1), w.low_density_voxels);
+    EXPECT_NEAR(10 * water_dose, w.low_density_max, 1e-6 * water_dose);
+}
+
+TEST(StructureDvhTest, UncertaintyOfTheFigures)
+{
+    PlantedHotAir const p;
+    DoseGridData const d = p.data();
+    double const water_dose = voxel_dose_gy_per_particle(d, 1);
+    DvhFigures const f = structure_dvh(p.body, d, 1.0, {0.5 * water_dose});
+    EXPECT_NEAR(water_dose, f.d50.value, 1e-12 * water_dose);
+    // Dmean of 999 independent voxels at 2 %: 2 % / sqrt(999).
+    EXPECT_NEAR(0.02 * water_dose / std::sqrt(999.0), f.d_mean.sigma, 1e-6 * water_dose);
+    // D50 of 999 voxels drawn at 2 %: the spread of a sample median, about
+    // 1.25 sigma / sqrt(n) (sampling of 32 replicas: within a factor 2).
+    double const median_sigma = 1.2533 * 0.02 * water_dose / std::sqrt(999.0);
+    EXPECT_GT(f.d50.sigma, 0.5 * median_sigma);
+    EXPECT_LT(f.d50.sigma, 2.0 * median_sigma);
+    // D2 lies in the upper tail: larger than the uniform dose by about 2 sigma.
+    EXPECT_GT(f.d2.sigma, 0.0);
+    EXPECT_EQ(0.0, f.v_at[0].volume_cm3.sigma); // every voxel far above half the dose
+
+    DoseReport report;
+    report.dose_unit = "Gy";
+    report.dvhs.push_back(f);
+    std::string const figures = dvh_figures_csv(report);
+    EXPECT_NE(figures.find("structure,figure,value,sigma,unit\nbody,volume,999,,cm3\n"),
+              std::string::npos)
+        << figures;
+    EXPECT_NE(figures.find("body,D50%,"), std::string::npos) << figures;
+    std::string const curves = dvh_curves_csv(report);
+    EXPECT_EQ(0u, curves.find("structure,dose_Gy,volume_cm3,volume_percent\nbody,0,999,100\n"))
+        << curves.substr(0, 200);
+}
+} // namespace
+} // namespace mcdose
