@@ -15,7 +15,6 @@ namespace mcdose
 //! at most 64 characters).
 bool is_dicom_uid(std::string const& uid);
 
-
 //! Patient, study and frame-of-reference attributes of a CT series, as
 //! written in its first file (padding removed). Empty where the CT has none.
 struct DicomReference

@@ -427,13 +427,13 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
         {
             throw InputError(input.study_file, input.pointer + "/image", e.what());
         }
-        if (!ct.dicom.frame_of_reference_uid.empty() && !input.ct.dicom.frame_of_reference_uid.empty() &&
-            ct.dicom.frame_of_reference_uid != input.ct.dicom.frame_of_reference_uid)
+        if (!ct.dicom.frame_of_reference_uid.empty() && !input.ct.frame_of_reference_uid.empty() &&
+            ct.dicom.frame_of_reference_uid != input.ct.frame_of_reference_uid)
         {
             throw InputError(input.study_file, input.pointer + "/frame_of_reference_uid",
                              "the DICOM series' Frame of Reference UID is " +
                                  ct.dicom.frame_of_reference_uid + ", not " +
-                                 input.ct.dicom.frame_of_reference_uid +
+                                 input.ct.frame_of_reference_uid +
                                  "; remove the field (a DICOM series carries its own)");
         }
         auto const not_finite = std::count_if(ct.values.begin(), ct.values.end(),
@@ -452,7 +452,7 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
         {
             Phantom phantom = build_ct_phantom(ct.geometry, ct.values, input.ct.calibration);
             phantom.frame_of_reference_uid = ct.dicom.frame_of_reference_uid.empty()
-                                                 ? input.ct.dicom.frame_of_reference_uid
+                                                 ? input.ct.frame_of_reference_uid
                                                  : ct.dicom.frame_of_reference_uid;
             return phantom;
         }

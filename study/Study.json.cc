@@ -222,8 +222,8 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
 {
     node.require_object("the outputs");
     node.allow_only({"directory", "name", "hdf5", "image_format", "depth_dose", "depth_axis",
-                     "lateral_profiles", "summary", "if_exists", "rtdose",
-                     "rtdose_referenced_plan", "dvh", "dvh_volume_at_doses"});
+                     "lateral_profiles", "summary", "if_exists", "rtdose", "rtdose_referenced_plan",
+                     "dvh", "dvh_volume_at_doses"});
     OutputInput o;
     o.dvh = default_dvh;
     std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
