@@ -55,9 +55,10 @@ def main():
     bot.axhline(tol, color="tab:blue", ls="--", lw=0.8, label=f"±{tol:g} % of max")
     bot.axhline(-tol, color="tab:blue", ls="--", lw=0.8)
     judged = d["compared"] > 0.5
-    if not judged.all():
-        for zi, lo, hi in zip(z[~judged], d["z_lo_cm"][~judged], d["z_hi_cm"][~judged]):
-            bot.axvspan(lo, hi, color="0.9", lw=0, zorder=0)
+    label = "bins not judged"
+    for lo, hi in zip(d["z_lo_cm"][~judged], d["z_hi_cm"][~judged]):
+        bot.axvspan(lo, hi, color="#f3ead8", lw=0, zorder=0, label=label)
+        label = None
     failed = d["passed"] < 0.5
     if failed.any():
         bot.plot(z[failed], diff[failed], "x", color="black", label="outside tolerance")
