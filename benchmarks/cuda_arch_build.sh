@@ -117,19 +117,27 @@ for c in "${choices[@]}"; do
     row+=" $(awk -v b="$(stat -c %s "$out/$name/$t.o")" 'BEGIN { printf "%.2f", b / 1e6 }') |"
   done
   echo "$row" >> "$table"
+  echo "$row" >> "$out/all_rows.md"
 done
 
-# Is the sm_90 machine code the same in every choice that builds it? nvcc --keep leaves
-# each architecture's cubin (ELF) in the keep folder; compare them byte for byte.
+# Is the sm_90 machine code the same in every choice that builds it? nvcc --keep leaves each
+# architecture's cubin (ELF) in the keep folder; keep the sm_90 one and compare them byte for
+# byte across every choice measured into this --out folder (this call's and earlier calls').
+for c in "${choices[@]}"; do
+  name=${c%%=*}
+  for t in "${tus[@]}"; do
+    f=$(ls "$out/$name/keep_$t"/*.compute_90.cubin "$out/$name/keep_$t"/*sm_90.cubin 2>/dev/null | head -1 || true)
+    [ -z "$f" ] || cp "$f" "$out/$name/$t.sm_90.cubin"
+    ls "$out/$name/keep_$t"/*.cubin 2>/dev/null | xargs -rn1 basename > "$out/$name/$t.cubins.txt"
+  done
+  rm -rf "$out/$name"/keep_*
+done
 same=""
 for t in "${tus[@]}"; do
   line="$t sm_90 cubin sha256:"
-  for c in "${choices[@]}"; do
-    name=${c%%=*}
-    f=$(ls "$out/$name/keep_$t"/*.compute_90.cubin "$out/$name/keep_$t"/*sm_90.cubin 2>/dev/null | head -1 || true)
-    if [ -n "$f" ]; then line+=" $name $(sha256sum "$f" | cut -c1-16) ($(stat -c %s "$f") B);"
-    else line+=" $name none;"; fi
-    ls "$out/$name/keep_$t"/*.cubin 2>/dev/null | xargs -rn1 basename > "$out/$name/$t.cubins.txt"
+  for f in "$out"/*/"$t".sm_90.cubin; do
+    [ -f "$f" ] || continue
+    line+=" $(basename "$(dirname "$f")") $(sha256sum "$f" | cut -c1-16) ($(stat -c %s "$f") B);"
   done
   same+="$line"$'\n'
 done
@@ -141,6 +149,4 @@ done
   printf '%s' "$same"
   echo '```'
 } >> "$table"
-# Keep the cubins' list and drop the bulky intermediates.
-for c in "${choices[@]}"; do rm -rf "$out/${c%%=*}"/keep_*; done
 cat "$table"
