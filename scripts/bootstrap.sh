@@ -59,16 +59,21 @@ case "$mode" in
     ctest --test-dir "build/$preset" --output-on-failure -j "$jobs" --timeout 600
     ;;
   run)
-    # CUDA: for the GPUs of this machine if it has any (faster to build), else the default fat
-    # binary (Ampere to Blackwell); CPU only without nvcc. MPI only with --mpi.
+    # CUDA: for the GPUs of this machine when it has nvcc and a GPU (the fastest GPU build).
+    # Without a GPU the trial runs on the CPU, so the GPU code (the longest part of the build)
+    # is left out unless MCDOSE_CUDA=on asks for it (then the default fat binary, Ampere to
+    # Blackwell, e.g. to copy to a GPU machine; `bundle` does that too). MPI only with --mpi.
     cuda_opts=(-DMCDOSE_USE_CUDA=OFF)
-    if [ $have_nvcc -eq 1 ]; then
+    if [ $have_nvcc -eq 1 ] && nvidia-smi -L >/dev/null 2>&1; then
+      cuda_opts=(-DMCDOSE_USE_CUDA=ON -DCMAKE_CUDA_ARCHITECTURES=native)
+    elif [ $have_nvcc -eq 1 ] && [ "${MCDOSE_CUDA:-}" = on ]; then
       cuda_opts=(-DMCDOSE_USE_CUDA=ON)
-      if nvidia-smi -L >/dev/null 2>&1; then cuda_opts+=(-DCMAKE_CUDA_ARCHITECTURES=native); fi
+    elif [ $have_nvcc -eq 1 ]; then
+      echo "== nvcc found but no GPU: building for the CPU (MCDOSE_CUDA=on builds the GPU code too)"
     fi
     mpi_opt=(-DMCDOSE_USE_MPI=OFF); [ $with_mpi -eq 0 ] || mpi_opt=(-DMCDOSE_USE_MPI=ON)
     echo "== configure (Release; ${cuda_opts[*]} ${mpi_opt[*]})"
-    if [ $have_nvcc -eq 1 ]; then
+    if [ "${cuda_opts[0]}" = -DMCDOSE_USE_CUDA=ON ]; then
       echo "   (the two CUDA transport kernels take most of the build: see docs/performance.md,"
       echo "    \"Build time and size\")"
     fi
