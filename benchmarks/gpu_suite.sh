@@ -12,7 +12,7 @@ set -u
 OUT=${OUT:-$PWD/gpu_results}
 mkdir -p "$OUT"
 M=$PWD/bundle/bin/mcdose
-export MCDOSE_EXE=$M MCDOSE_SOURCE_DIR=$PWD MCDOSE_REFDATA=$PWD/.refdata
+export MCDOSE_EXE=$M MCDOSE_SOURCE_DIR=$PWD
 log() { echo "== $* ($(date -u +%H:%M:%S))"; }
 
 # Strong scaling of one study over GPUs. ARCHER test 2 is the 20 MeV electron

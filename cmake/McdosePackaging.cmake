@@ -18,6 +18,11 @@ if(MCDOSE_INSTALL_TESTS AND _test_targets)
 endif()
 install(PROGRAMS ${PROJECT_SOURCE_DIR}/scripts/plot_dose.py DESTINATION bin OPTIONAL)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/examples/ DESTINATION share/mcdose/examples)
+# The reference cases of `mcdose validate` (case.json, study, reference, provenance) and its
+# plotting script, so that a bundle validates itself on the machine it is copied to.
+install(DIRECTORY ${PROJECT_SOURCE_DIR}/validation/ DESTINATION share/mcdose/validation
+  FILES_MATCHING PATTERN "case.json" PATTERN "study.json" PATTERN "reference_*.csv"
+  PATTERN "README.md" PATTERN "plot_validation.py")
 
 install(CODE "set(_bundle_executables \"${_bundle_executables}\")")
 install(CODE [[

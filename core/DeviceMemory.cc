@@ -6,6 +6,7 @@
 
 #include "core/Assert.hh"
 #include "core/DeviceCall.hh"
+#include "core/KernelImage.hh"
 
 namespace mcdose
 {
@@ -13,6 +14,19 @@ namespace mcdose
 void throw_cuda_error(cudaError_t err, char const* call, char const* file, int line)
 {
     std::ostringstream os;
+    if (err == cudaErrorNoKernelImageForDevice)
+    {
+        // Normally caught when the GPU backend starts (core/KernelImage.hh); this covers
+        // kernels outside it.
+        int device = 0;
+        cudaGetDevice(&device);
+        cudaDeviceProp prop{};
+        if (cudaGetDeviceProperties(&prop, device) == cudaSuccess)
+        {
+            throw RuntimeError(no_kernel_image_message(device, prop.name, prop.major, prop.minor,
+                                                       BuildInfo::cuda_architectures));
+        }
+    }
     os << "CUDA error " << cudaGetErrorName(err) << " (" << cudaGetErrorString(err) << ") in "
        << call << " at " << file << ':' << line;
     throw RuntimeError(os.str());

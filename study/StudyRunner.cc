@@ -14,6 +14,7 @@
 #include "core/Constants.hh"
 #include "core/Device.hh"
 #include "core/Hash.hh"
+#include "core/KernelImage.hh"
 #include "core/ParallelFor.hh"
 #include "dose/Dvh.hh"
 #include "dose/ProfileCsv.hh"
@@ -110,9 +111,13 @@ StudyPhantom build_phantom_and_materials(StudyInput const& study,
 std::vector<int> resolve_gpus(std::string const& spec, Comm const& comm)
 {
     int const visible = device_count();
-    if (!spec.empty() || comm.local_size() == 1)
-        return select_gpus(spec, visible);
-    return {comm.local_rank() % visible};
+    std::vector<int> const gpus = !spec.empty() || comm.local_size() == 1
+                                      ? select_gpus(spec, visible)
+                                      : std::vector<int>{comm.local_rank() % visible};
+    // A GPU this build has no code for gets the rebuild option, before any upload.
+    for (int g : gpus)
+        require_device_code(g);
+    return gpus;
 }
 
 //! The study's physics options, with tables up to just above the largest source energy.

@@ -28,13 +28,6 @@ inline std::string source_dir()
     return s ? s : MCDOSE_TEST_SOURCE_DIR;
 }
 
-//! Root of the reference data: $MCDOSE_REFDATA or <source>/../shared/refdata.
-inline std::string refdata_dir()
-{
-    if (char const* env = std::getenv("MCDOSE_REFDATA"))
-        return env;
-    return source_dir() + "/../shared/refdata";
-}
 //! Path of the `mcdose` executable under test.
 inline std::string mcdose_exe()
 {

@@ -103,6 +103,7 @@ DepthDoseComparison compare_depth_dose(DepthDoseCurve const& test, DepthDoseCurv
         double const allowed = o.tolerance_of_max + o.sigmas * sigma;
         bool const bad = std::fabs(diff) > allowed;
         r.bins_failed += bad;
+        r.mean_abs_diff_of_max += std::fabs(diff);
         if (std::fabs(diff) > std::fabs(r.worst_diff_of_max))
         {
             r.worst_diff_of_max = diff;
@@ -112,6 +113,8 @@ DepthDoseComparison compare_depth_dose(DepthDoseCurve const& test, DepthDoseCurv
            << std::setw(13) << ref.edep_MeV[i] << std::setw(13) << test.edep_MeV[i] << std::fixed
            << std::setw(11) << diff << std::setw(11) << allowed << (bad ? "  FAIL" : "") << '\n';
     }
+    if (r.bins_compared > 0)
+        r.mean_abs_diff_of_max /= r.bins_compared;
     os << "bins compared " << r.bins_compared << ", failed " << r.bins_failed << "; worst diff "
        << r.worst_diff_of_max << " of max at z = " << r.worst_z_cm << " cm\ndepth of max: test "
        << r.test_depth_of_max_cm << " cm, reference " << r.ref_depth_of_max_cm

@@ -1,6 +1,6 @@
 //! \file validation/DepthDoseComparison.hh
 //! Compare a laterally integrated depth dose (mcdose's depth-dose CSV) with a
-//! reference (shared/refdata/penelope/*.csv), bin by bin, with the stated
+//! reference (validation/<case>/reference_*.csv), bin by bin, with the stated
 //! tolerance, and print a readable table of the differences.
 #pragma once
 
@@ -30,7 +30,8 @@ struct DepthDoseComparison
     double ref_depth_of_max_cm{0}, test_depth_of_max_cm{0};
     double ref_total_MeV{0}, test_total_MeV{0};
     int bins_compared{0}, bins_failed{0};
-    double worst_diff_of_max{0}; //!< max |test - ref| / max(ref) over compared bins
+    double worst_diff_of_max{0};    //!< max |test - ref| / max(ref) over compared bins
+    double mean_abs_diff_of_max{0}; //!< mean |test - ref| / max(ref) over compared bins
     double worst_z_cm{0};
     bool passed() const { return bins_failed == 0 && bins_compared > 0; }
 };

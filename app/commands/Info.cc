@@ -10,11 +10,33 @@
 #include "app/CommandRegistry.hh"
 #include "core/Config.hh"
 #include "core/Device.hh"
+#include "core/KernelImage.hh"
 
 namespace mcdose::app
 {
 namespace
 {
+//! Whether this build runs on a GPU: the compatibility rule, confirmed by the CUDA
+//! runtime (which decides if the two ever disagree).
+KernelImageChoice runs_on(DeviceInfo const& d)
+{
+    auto choice = choose_kernel_image(parse_cuda_architectures(BuildInfo::cuda_architectures),
+                                      d.cc_major, d.cc_minor);
+    std::string const problem = device_code_problem(d.index);
+    if (!problem.empty())
+        return {false, problem};
+    if (!choice.runs)
+        choice = {true, "the CUDA runtime finds code for it"};
+    return choice;
+}
+
+std::string architectures_built()
+{
+    auto const archs = parse_cuda_architectures(BuildInfo::cuda_architectures);
+    return archs.empty() ? std::string(BuildInfo::cuda_architectures)
+                         : describe_cuda_architectures(archs);
+}
+
 nlohmann::json info_json()
 {
     nlohmann::json j;
@@ -25,6 +47,7 @@ nlohmann::json info_json()
     j["cuda"] = bool(MCDOSE_USE_CUDA);
     j["cuda_compiler"] = BuildInfo::cuda_compiler;
     j["cuda_architectures"] = BuildInfo::cuda_architectures;
+    j["cuda_code"] = MCDOSE_USE_CUDA ? architectures_built() : std::string();
     j["debug_checks"] = bool(MCDOSE_DEBUG);
     j["mpi"] = bool(MCDOSE_USE_MPI);
     j["cpu_threads"] = std::thread::hardware_concurrency();
@@ -38,6 +61,9 @@ nlohmann::json info_json()
              {"multiprocessors", d.multiprocessors},
              {"memory_bytes", d.global_memory_bytes},
              {"l2_cache_bytes", d.l2_cache_bytes}});
+        auto const choice = runs_on(d);
+        j["gpus"].back()["runs_this_build"] = choice.runs;
+        j["gpus"].back()["code"] = choice.how;
     }
     if (j["gpus"].empty())
         j["no_gpu_reason"] = no_device_reason();
@@ -57,8 +83,9 @@ void print_info(bool as_json)
               << "  C++ compiler   : " << BuildInfo::cxx_compiler << '\n';
     if (MCDOSE_USE_CUDA)
     {
-        std::cout << "  CUDA           : ON (" << BuildInfo::cuda_compiler << ", architectures "
-                  << BuildInfo::cuda_architectures << ")\n";
+        std::cout << "  CUDA           : ON (" << BuildInfo::cuda_compiler << ")\n"
+                  << "  GPU code       : " << architectures_built()
+                  << " (CMAKE_CUDA_ARCHITECTURES=" << BuildInfo::cuda_architectures << ")\n";
     }
     else
     {
@@ -80,6 +107,11 @@ void print_info(bool as_json)
                   << '.' << d.cc_minor << ", " << d.multiprocessors << " SMs, " << std::fixed
                   << std::setprecision(1) << d.global_memory_bytes / double(1 << 30)
                   << " GiB memory, " << d.l2_cache_bytes / double(1 << 20) << " MiB L2\n";
+        auto const choice = runs_on(d);
+        if (choice.runs)
+            std::cout << "      runs this build: yes (" << choice.how << ")\n";
+        else
+            std::cout << "      runs this build: NO: " << choice.how << '\n';
     }
 }
 

@@ -281,7 +281,7 @@ def main():
     ap.add_argument('--material', default='water', choices=sorted(MATERIALS))
     ap.add_argument('--energies', default='0.01,0.1', help='kinetic energies, MeV (in the ESTAR table)')
     here = os.path.dirname(os.path.abspath(__file__))
-    ap.add_argument('--refdata', default=os.path.join(here, '..', '..', '..', 'shared', 'refdata'))
+    ap.add_argument('--refdata', default=os.path.join(here, '..'), help='folder holding nist/ (default: validation/)')
     args = ap.parse_args()
     self_check()
     fractions, weights = MATERIALS[args.material]

@@ -13,7 +13,7 @@ step). Results and the choice of the default: docs/physics.md, "Step size".
   (run each e20/p6 study with `mcdose run STUDY --output-dir DIR/<name>`, and
    the t2 studies with `mcdose compare-tallies --study`; benchmarks/gpu_suite.sh
    steps does both on a GPU.)
-  step_study.py analyze DIR [--refdata shared/refdata]
+  step_study.py analyze DIR
       Compares each run's depth dose with the smallest step's run of the same
       case (bin by bin, in % of the maximum and in combined standard
       deviations) and with the PENELOPE reference, and prints a Markdown table.
@@ -29,10 +29,12 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 CASES = {
-    # name: (study, reference CSV in refdata/penelope, bins compared with the
-    # reference: z_hi <= this [cm], as in test/validation/)
-    "e20": ("validation/electron_20MeV_water/study.json", "electron_20MeV_water_idd.csv", 7.4),
-    "p6": ("validation/photon_6MeV_water/study.json", "photon_6MeV_water_idd.csv", 1e30),
+    # name: (study, its reference CSV (validation/<case>/), bins compared with the
+    # reference: z_hi <= this [cm], as in the case's case.json)
+    "e20": ("validation/electron_20MeV_water/study.json",
+            "validation/electron_20MeV_water/reference_penelope_idd.csv", 7.4),
+    "p6": ("validation/photon_6MeV_water/study.json",
+           "validation/photon_6MeV_water/reference_penelope_idd.csv", 1e30),
 }
 ARCHER_TEST2 = "validation/archer_tests/test2.json"
 
@@ -57,7 +59,7 @@ def read_csv(path):
     return a["z_hi_cm"], a["edep_MeV"], a["edep_sigma_MeV"]
 
 
-def analyze(run_dir, refdata):
+def analyze(run_dir):
     import numpy as np
     rows = []
     for case, (_, ref_name, z_max) in CASES.items():
@@ -75,7 +77,7 @@ def analyze(run_dir, refdata):
             continue
         finest = min(runs)
         (_, base, base_sigma), _ = runs[finest]
-        ref = np.genfromtxt(os.path.join(refdata, "penelope", ref_name), delimiter=",",
+        ref = np.genfromtxt(os.path.join(ROOT, ref_name), delimiter=",",
                             names=True)
         for loss in sorted(runs):
             (z_hi, edep, sigma), summary = runs[loss]
@@ -122,7 +124,6 @@ def main():
     m.add_argument("--losses", default="0.025,0.05,0.1,0.15,0.2")
     a = sub.add_parser("analyze")
     a.add_argument("dir")
-    a.add_argument("--refdata", default=os.path.join(ROOT, "..", "shared", "refdata"))
     args = p.parse_args()
     if args.cmd == "make":
         losses = [float(x) for x in args.losses.split(",")]
@@ -131,7 +132,7 @@ def main():
                 sys.exit("--losses: each must be in (0, 0.25] (the study's allowed range); got %g" % x)
         make(args.dir, losses)
     else:
-        analyze(args.dir, args.refdata)
+        analyze(args.dir)
 
 
 if __name__ == "__main__":

@@ -1,6 +1,6 @@
 //! \file test/transport/physics/NistReference.hh
-//! Reading the NIST reference tables of shared/refdata/nist (beside the repository in
-//! CI, or MCDOSE_REFDATA). A missing file is a test failure, never a silent skip.
+//! Reading the NIST reference tables committed in validation/nist/ (provenance in its
+//! README). A missing file is a test failure, never a silent skip.
 #pragma once
 
 #include <cstdlib>
@@ -30,17 +30,16 @@ struct CsvTable
     }
 };
 
-//! Read refdata_dir()/relative; adds a failure naming the path if it is missing.
+//! Read validation/<relative>; adds a failure naming the path if it is missing.
 inline CsvTable read_reference_csv(std::string const& relative)
 {
-    std::string const path = refdata_dir() + "/" + relative;
+    std::string const path = source_dir() + "/validation/" + relative;
     CsvTable t;
     std::ifstream in(path);
     if (!in)
     {
         ADD_FAILURE() << "reference data " << path
-                      << " is missing: check out the shared/ folder beside the repository, or "
-                         "set MCDOSE_REFDATA to the folder holding nist/";
+                      << " is missing (it is part of the repository: validation/nist/)";
         return t;
     }
     std::string line;
