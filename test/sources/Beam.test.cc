@@ -244,10 +244,13 @@ TEST(BeamGeometry, FieldThatMissesThePhantomIsRefused)
             << what;
         EXPECT_NE(what.find("check 'isocentre_cm'"), std::string::npos) << what;
     }
-    // Behind the focal spot.
-    in = beam_source(0, 0, 0, JawsInput{-5, 5, -5, 5});
+    // Behind the focal spot: gantry 180 aims along -y from y = -100, the cube is at y >= 0;
+    // at gantry 0 the same isocentre puts the cube ahead, in the field.
+    in = beam_source(180, 0, 0, JawsInput{-5, 5, -5, 5});
     in.beam->isocentre_cm = {{5, -200, 5}};
     EXPECT_THROW(check_beam_reaches_grid(in, cube()), RuntimeError);
+    in.beam->gantry_deg = 0;
+    EXPECT_NO_THROW(check_beam_reaches_grid(in, cube()));
     // An aperture whose open pixels all lie outside, although its bounding box does not.
     in = beam_source(0, 0, 0, JawsInput{-30, 30, -30, 30});
     ApertureInput a;
