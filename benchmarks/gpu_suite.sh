@@ -2,7 +2,7 @@
 # GPU checks and benchmarks, run from the repository root on the GPU machine with
 # the relocatable bundle in bundle/ (scripts/bootstrap.sh bundle). Results go to
 # $OUT (or ./gpu_results). Usage:
-#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|archer|archer-fast|steps|sweep|crosscheck|scale|profile ...
+#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|archer|archer-fast|steps|sweep|crosscheck|scale|profile|sources ...
 # (archer, archer-fast: the ARCHER tally tests of Liu et al. 2018; seed, seed-fast: their old
 # names, still accepted.)
 # scale: SCALE_HISTORIES (default 4e7) histories of ARCHER test 2 on 1, 2 and 4 GPUs
@@ -105,6 +105,12 @@ for part in "$@"; do
       for t in bundle/tests/test_*; do
         log "$t ($part)"; timeout 300 "$t" --gtest_brief=1 --gtest_filter="$filter" 2>&1 | tail -25
       done ;;
+    sources)
+      # Spectrum and beam sources against a mono-energetic pencil of the same mean energy
+      # (acceptance: at most 3 % slower); SOURCE_HISTORIES (default 1e7), RUNS (default 3).
+      log "source throughput"
+      OUT=$OUT/sources timeout 590 /usr/bin/python3 benchmarks/source_throughput.py "$M" gpu \
+        "${SOURCE_HISTORIES:-1e7}" ;;
     rng)
       log "rng bench"
       timeout 240 $M rng bench --backend gpu --threads 1e3,1e4,1e5,1e6,1e7 --words 4096 --repeats 5 --json "$OUT/rng_bench.json" ;;

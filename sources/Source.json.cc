@@ -4,10 +4,14 @@
 #include <cmath>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
+#include "io/ImageIO.hh"
 #include "io/InputError.hh"
 #include "io/InputPath.hh"
 #include "io/SpectrumFile.hh"
 #include "phantoms/PhantomJson.hh"
+#include "sources/BeamGeometry.hh"
 #include "sources/SourceJson.hh"
 
 namespace mcdose
@@ -50,92 +54,254 @@ FieldInput parse_field(JsonNode const& node, SourceKind kind)
     return f;
 }
 
-//! Discrete lines given inline: energies within the physics tables, one weight each.
-SpectrumInput parse_lines(JsonNode const& node)
-{
-    SpectrumInput s;
-    s.lines_MeV =
-        node.child("lines_MeV")
-            .numbers(1,
-                     NumberRange::closed(SourceEnergyLimits::min_MeV, SourceEnergyLimits::max_MeV),
-                     "line energies in MeV (the physics tables span 1 keV to 50 MeV)");
-    JsonNode const weights = node.child("weights");
-    s.weights = weights.numbers(1, NumberRange::non_negative(), "relative weight of each line");
-    if (s.weights.size() != s.lines_MeV.size())
-    {
-        weights.fail("expected " + std::to_string(s.lines_MeV.size()) +
-                     " weights (one per line), got " + std::to_string(s.weights.size()));
-    }
-    return s;
-}
-
-//! Discrete lines from a two-column file (io/SpectrumFile.hh), path relative to the study.
+//! A spectrum from a file (io/SpectrumFile.hh), path relative to the study: a path, or
+//! {"path", "format", "per_MeV"}. Every energy is checked against the physics tables, the
+//! error naming the file and its row.
 SpectrumInput parse_spectrum_file(JsonNode const& node)
 {
-    std::string const path =
-        resolve_input_path(node.string("path of a two-column text file of energy_MeV and weight"),
-                           input_base_dir(node.file()));
-    SpectrumLines const lines = read_spectrum_lines(path);
-    for (std::size_t i = 0; i < lines.energies_MeV.size(); ++i)
+    SpectrumFileFormat format = SpectrumFileFormat::automatic;
+    bool per_MeV = false;
+    JsonNode path_node = node;
+    if (!node.value().is_string())
     {
-        double const e = lines.energies_MeV[i];
-        if (e < SourceEnergyLimits::min_MeV || e > SourceEnergyLimits::max_MeV)
+        node.require_object("a path, or {\"path\", \"format\", \"per_MeV\"}");
+        node.allow_only({"path", "format", "per_MeV"});
+        path_node = node.child("path");
+        if (auto f = node.optional_child("format"))
         {
-            std::ostringstream os;
-            os << "the energy " << e << " MeV is outside the physics tables ("
-               << SourceEnergyLimits::min_MeV << " to " << SourceEnergyLimits::max_MeV
-               << " MeV); remove or correct that line";
-            throw InputError(path, "line " + std::to_string(lines.line_numbers[i]), os.str());
+            std::string const name = f->choice({"auto", "columns", "egsnrc"});
+            format = name == "columns"  ? SpectrumFileFormat::columns
+                     : name == "egsnrc" ? SpectrumFileFormat::egsnrc
+                                        : SpectrumFileFormat::automatic;
         }
+        if (auto p = node.optional_child("per_MeV"))
+            per_MeV = p->boolean();
+    }
+    std::string const path = resolve_input_path(
+        path_node.string("path of a spectrum file (EGSnrc .spectrum, or columns of text)"),
+        input_base_dir(node.file()));
+    SpectrumFileData const d = read_spectrum_file(path, format, per_MeV);
+    auto const refuse = [&](int row, double e, char const* what)
+    {
+        std::ostringstream os;
+        os << "the " << what << " " << e << " MeV is outside the physics tables ("
+           << SourceEnergyLimits::min_MeV << " to " << SourceEnergyLimits::max_MeV
+           << " MeV); remove or correct that row";
+        throw InputError(path, "line " + std::to_string(row), os.str());
+    };
+    for (std::size_t i = 0; i < d.lines_MeV.size(); ++i)
+    {
+        double const e = d.lines_MeV[i];
+        if (e < SourceEnergyLimits::min_MeV || e > SourceEnergyLimits::max_MeV)
+            refuse(d.line_rows[i], e, "line energy");
+    }
+    for (std::size_t i = 0; i < d.edges_MeV.size(); ++i)
+    {
+        if (d.edges_MeV[i] > SourceEnergyLimits::max_MeV)
+            refuse(d.edge_rows[i], d.edges_MeV[i], "bin edge");
     }
     SpectrumInput s;
-    s.lines_MeV = lines.energies_MeV;
-    s.weights = lines.weights;
+    s.edges_MeV = d.edges_MeV;
+    s.weights = d.bin_weights;
+    s.density = d.edge_density;
+    s.lines_MeV = d.lines_MeV;
+    s.line_weights = d.line_weights;
     s.file = path;
     return s;
 }
 
-SpectrumInput parse_spectrum(JsonNode const& node)
+//! Histogram bins given inline (edges within [0, 50] MeV, increasing strictly).
+void parse_bins(JsonNode const& node, SpectrumInput& s)
 {
-    node.require_object("an energy histogram {\"edges_MeV\", \"weights\"} or lines "
-                        "{\"lines_MeV\", \"weights\"}");
-    if (node.has("lines_MeV"))
-    {
-        node.allow_only({"lines_MeV", "weights"});
-        SpectrumInput s = parse_lines(node);
-        double total = 0;
-        for (double w : s.weights)
-            total += w;
-        if (!(total > 0))
-            node.child("weights").fail("all weights are zero; give at least one positive weight");
-        return s;
-    }
-    node.allow_only({"edges_MeV", "weights"});
-    SpectrumInput s;
     JsonNode const edges = node.child("edges_MeV");
     s.edges_MeV = edges.numbers(2, NumberRange::closed(0, SourceEnergyLimits::max_MeV),
                                 "histogram bin edges in MeV (at most 50 MeV)");
     for (std::size_t i = 1; i < s.edges_MeV.size(); ++i)
     {
         if (!(s.edges_MeV[i] > s.edges_MeV[i - 1]))
-            edges.element(i).fail("bin edges must increase strictly");
+            edges.element(i).fail("bin edges must increase strictly; sort them and remove "
+                                  "duplicates");
     }
     JsonNode const weights = node.child("weights");
     s.weights = weights.numbers(1, NumberRange::non_negative(), "relative weight of each bin");
     if (s.weights.size() + 1 != s.edges_MeV.size())
     {
         weights.fail("expected " + std::to_string(s.edges_MeV.size() - 1) +
-                     " weights (one per bin "
-                     "between " +
-                     std::to_string(s.edges_MeV.size()) + " edges), got " +
-                     std::to_string(s.weights.size()));
+                     " weights (one per bin between " + std::to_string(s.edges_MeV.size()) +
+                     " edges), got " + std::to_string(s.weights.size()));
+    }
+    if (auto p = node.optional_child("per_MeV"); p && p->boolean())
+    {
+        for (std::size_t b = 0; b < s.weights.size(); ++b)
+            s.weights[b] *= s.edges_MeV[b + 1] - s.edges_MeV[b];
+    }
+}
+
+//! An inline spectrum: bins {"edges_MeV", "weights"}, lines {"lines_MeV", "weights"}, or both
+//! {"edges_MeV", "weights", "lines_MeV", "line_weights"} (one alias table over all entries).
+SpectrumInput parse_spectrum(JsonNode const& node)
+{
+    node.require_object("an energy histogram {\"edges_MeV\", \"weights\"}, lines "
+                        "{\"lines_MeV\", \"weights\"} or both");
+    node.allow_only({"edges_MeV", "weights", "per_MeV", "lines_MeV", "line_weights"});
+    bool const bins = node.has("edges_MeV");
+    bool const lines = node.has("lines_MeV");
+    if (!bins && !lines)
+        node.fail("give bins (\"edges_MeV\", \"weights\"), lines (\"lines_MeV\", "
+                  "\"weights\") or both (then the lines' weights are \"line_weights\")");
+    SpectrumInput s;
+    if (bins)
+        parse_bins(node, s);
+    else if (node.has("per_MeV"))
+        node.child("per_MeV").fail("'per_MeV' applies to histogram bins; remove it");
+    if (lines)
+    {
+        char const* key = bins ? "line_weights" : "weights";
+        if (!bins && node.has("line_weights"))
+            node.child("line_weights")
+                .fail("without bins the lines' weights are 'weights'; rename the field");
+        if (bins && !node.has("line_weights"))
+            node.fail("a spectrum of bins and lines needs \"line_weights\" (one per line, "
+                      "relative numbers of particles on the scale of the bins' \"weights\")");
+        s.lines_MeV =
+            node.child("lines_MeV")
+                .numbers(
+                    1,
+                    NumberRange::closed(SourceEnergyLimits::min_MeV, SourceEnergyLimits::max_MeV),
+                    "line energies in MeV (the physics tables span 1 keV to 50 MeV)");
+        JsonNode const weights = node.child(key);
+        s.line_weights =
+            weights.numbers(1, NumberRange::non_negative(), "relative weight of each line");
+        if (s.line_weights.size() != s.lines_MeV.size())
+        {
+            weights.fail("expected " + std::to_string(s.lines_MeV.size()) +
+                         " weights (one per line), got " + std::to_string(s.line_weights.size()));
+        }
+    }
+    else if (node.has("line_weights"))
+    {
+        node.child("line_weights")
+            .fail("'line_weights' needs 'lines_MeV'; add the lines or "
+                  "remove it");
     }
     double total = 0;
     for (double w : s.weights)
         total += w;
+    for (double w : s.line_weights)
+        total += w;
     if (!(total > 0))
-        weights.fail("all weights are zero; give at least one positive weight");
+        node.child("weights").fail("all weights are zero; give at least one positive weight");
     return s;
+}
+
+//! The jaws {"x1", "x2", "y1", "y2"} [cm] at the isocentre plane.
+JawsInput parse_jaws(JsonNode const& node)
+{
+    node.require_object("the jaw positions {\"x1\", \"x2\", \"y1\", \"y2\"} in cm");
+    node.allow_only({"x1", "x2", "y1", "y2"});
+    NumberRange const range = NumberRange::closed(-100, 100);
+    char const* hint = "a jaw position in cm at the isocentre plane, IEC 61217 coordinates "
+                       "(x1 = -5, x2 = 5 for a symmetric 10 cm field)";
+    JawsInput j;
+    j.x1_cm = node.child("x1").number(range, hint);
+    j.x2_cm = node.child("x2").number(range, hint);
+    j.y1_cm = node.child("y1").number(range, hint);
+    j.y2_cm = node.child("y2").number(range, hint);
+    if (!(j.x2_cm > j.x1_cm))
+        node.child("x2").fail("must exceed x1 (" + std::to_string(j.x1_cm) +
+                              "): jaw positions are coordinates along X_b, x1 < x2 (a "
+                              "symmetric 10 cm field is x1 = -5, x2 = 5)");
+    if (!(j.y2_cm > j.y1_cm))
+        node.child("y2").fail("must exceed y1 (" + std::to_string(j.y1_cm) +
+                              "): jaw positions are coordinates along Y_b, y1 < y2 (a "
+                              "symmetric 10 cm field is y1 = -5, y2 = 5)");
+    return j;
+}
+
+//! An aperture image {"image"}: a 2D image of transmission at the isocentre plane.
+ApertureInput parse_aperture(JsonNode const& node)
+{
+    node.require_object("an aperture {\"image\": path}");
+    node.allow_only({"image"});
+    JsonNode const image = node.child("image");
+    ApertureInput a;
+    a.path = resolve_input_path(
+        image.string("path of a 2D image (.mha, .nrrd, .nii) of transmission at the isocentre "
+                     "plane"),
+        input_base_dir(node.file()));
+    ScalarImage im;
+    try
+    {
+        im = read_scalar_image(a.path);
+    }
+    catch (RuntimeError const& e)
+    {
+        image.fail(e.what());
+    }
+    GridGeometry const& g = im.geometry;
+    if (g.dims[2] != 1)
+        image.fail("'" + a.path + "' has " + std::to_string(g.dims[2]) +
+                   " slices; an aperture is one 2D image (x along X_b, y along Y_b)");
+    double const* d = g.direction;
+    if (std::fabs(d[0] - 1) > 1e-6 || std::fabs(d[4] - 1) > 1e-6)
+        image.fail("'" + a.path +
+                   "' has rotated axes (direction cosines); write it with "
+                   "identity axes: x along X_b, y along Y_b (rotate the beam with "
+                   "'collimator_deg')");
+    a.nx = g.dims[0];
+    a.ny = g.dims[1];
+    a.x0_cm = g.origin_cm[0];
+    a.y0_cm = g.origin_cm[1];
+    a.dx_cm = g.spacing_cm[0];
+    a.dy_cm = g.spacing_cm[1];
+    a.transmission = im.values;
+    for (std::size_t p = 0; p < a.transmission.size(); ++p)
+    {
+        double const t = a.transmission[p];
+        if (!(t >= 0) || !std::isfinite(t))
+            image.fail("'" + a.path + "' has the value " + std::to_string(t) + " at pixel (" +
+                       std::to_string(p % a.nx) + ", " + std::to_string(p / a.nx) +
+                       "); transmissions must be finite and >= 0 (1 open, 0 closed)");
+    }
+    return a;
+}
+
+//! The beam fields; sets the source's focal spot, central axis and weight.
+void parse_beam(JsonNode const& node, SourceInput& s)
+{
+    BeamInput b;
+    b.isocentre_cm = node.child("isocentre_cm")
+                         .real3(NumberRange::closed(-1e5, 1e5),
+                                "the isocentre in cm, phantom (DICOM patient) coordinates");
+    if (auto n = node.optional_child("sad_cm"))
+        b.sad_cm =
+            n->number(NumberRange::open_closed(0, 1e4), "source-axis distance in cm, e.g. 100");
+    NumberRange const angle = NumberRange::closed(-360, 360);
+    if (auto n = node.optional_child("gantry_deg"))
+        b.gantry_deg = n->number(angle, "IEC 61217 gantry angle in degrees");
+    if (auto n = node.optional_child("collimator_deg"))
+        b.collimator_deg = n->number(angle, "IEC 61217 collimator angle in degrees");
+    if (auto n = node.optional_child("couch_deg"))
+        b.couch_deg = n->number(angle, "IEC 61217 couch (patient support) angle in degrees");
+    if (auto n = node.optional_child("jaws_cm"))
+        b.jaws = parse_jaws(*n);
+    if (auto n = node.optional_child("aperture"))
+        b.aperture = parse_aperture(*n);
+    if (!b.jaws && !b.aperture)
+        node.fail("a beam needs its field: \"jaws_cm\" {\"x1\", \"x2\", \"y1\", \"y2\"}, "
+                  "an \"aperture\" image, or both");
+    if (auto n = node.optional_child("monitor_units"))
+    {
+        if (node.has("weight"))
+            n->fail("give 'monitor_units' or 'weight', not both (monitor units are the beam's "
+                    "weight)");
+        b.monitor_units = n->number(NumberRange::open_closed(0, 1e9), "monitor units (MU)");
+        s.weight = *b.monitor_units;
+    }
+    BeamAxes const axes = beam_axes(b);
+    s.position_cm = axes.source_cm;
+    s.direction = axes.central_axis;
+    s.beam = std::move(b);
 }
 
 VolumeInput parse_volume(JsonNode const& node)
@@ -205,11 +371,12 @@ SourceInput parse_source(JsonNode const& node)
     SourceInput s;
     s.pointer = node.where();
     std::string const type =
-        node.child("type").choice({"pencil", "parallel", "point", "isotropic", "volume"});
+        node.child("type").choice({"pencil", "parallel", "point", "isotropic", "volume", "beam"});
     s.kind = type == "pencil"      ? SourceKind::pencil
              : type == "parallel"  ? SourceKind::parallel
              : type == "point"     ? SourceKind::point
              : type == "isotropic" ? SourceKind::isotropic
+             : type == "beam"      ? SourceKind::beam
                                    : SourceKind::volume;
     if (s.kind == SourceKind::parallel || s.kind == SourceKind::point)
     {
@@ -226,6 +393,12 @@ SourceInput parse_source(JsonNode const& node)
         node.allow_only({"type", "particle", "energy_MeV", "spectrum", "spectrum_file",
                          "position_cm", "weight", "particles"});
     }
+    else if (s.kind == SourceKind::beam)
+    {
+        node.allow_only({"type", "particle", "energy_MeV", "spectrum", "spectrum_file",
+                         "isocentre_cm", "sad_cm", "gantry_deg", "collimator_deg", "couch_deg",
+                         "jaws_cm", "aperture", "weight", "monitor_units", "particles"});
+    }
     else
     {
         node.allow_only({"type", "particle", "energy_MeV", "spectrum", "spectrum_file", "emission",
@@ -238,13 +411,18 @@ SourceInput parse_source(JsonNode const& node)
     {
         s.volume = parse_volume(node);
     }
+    else if (s.kind == SourceKind::beam)
+    {
+        parse_beam(node, s);
+    }
     else
     {
         s.position_cm =
             node.child("position_cm")
                 .real3(NumberRange::closed(-1e5, 1e5), "position in cm, phantom coordinates");
     }
-    if (s.kind != SourceKind::isotropic && s.kind != SourceKind::volume)
+    if (s.kind != SourceKind::isotropic && s.kind != SourceKind::volume &&
+        s.kind != SourceKind::beam)
     {
         JsonNode const dir = node.child("direction");
         s.direction = dir.real3(NumberRange::closed(-1e6, 1e6), "a direction vector [u, v, w]");

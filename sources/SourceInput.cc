@@ -21,6 +21,8 @@ char const* to_cstring(SourceKind k)
         return "isotropic";
     case SourceKind::volume:
         return "volume";
+    case SourceKind::beam:
+        return "beam";
     }
     return "?";
 }
@@ -47,8 +49,9 @@ double max_energy_MeV(SourceInput const& s)
         s.spectrum && (!s.spectrum->edges_MeV.empty() || !s.spectrum->lines_MeV.empty()),
         << s.pointer << ": give 'energy_MeV' or a 'spectrum'");
     auto const& sp = *s.spectrum;
+    double e = sp.edges_MeV.empty() ? 0.0 : sp.edges_MeV.back();
     if (!sp.lines_MeV.empty())
-        return *std::max_element(sp.lines_MeV.begin(), sp.lines_MeV.end());
-    return sp.edges_MeV.back();
+        e = std::max(e, *std::max_element(sp.lines_MeV.begin(), sp.lines_MeV.end()));
+    return e;
 }
 } // namespace mcdose

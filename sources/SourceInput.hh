@@ -33,7 +33,8 @@ enum class SourceKind
     parallel,  //!< uniform over `field` (perpendicular to `direction`), all along `direction`
     point,     //!< from `position_cm`, directions uniform over `field` at `field.distance_cm`
     isotropic, //!< from `position_cm`, directions uniform over 4 pi
-    volume     //!< from within the phantom (VolumeInput), directions uniform over 4 pi
+    volume,    //!< from within the phantom (VolumeInput), directions uniform over 4 pi
+    beam       //!< a linac beam placed by IEC 61217 angles (BeamInput)
 };
 char const* to_cstring(SourceKind k);
 
@@ -56,16 +57,19 @@ struct FieldInput
     double distance_cm{0};
 };
 
-//! An energy spectrum: a histogram, `weights[b]` the relative number of particles
-//! emitted with energy uniform in [edges_MeV[b], edges_MeV[b+1]); or discrete lines,
-//! `weights[b]` the relative number emitted with energy lines_MeV[b] (exactly one of
-//! edges_MeV and lines_MeV is given).
+//! An energy spectrum: histogram bins, discrete lines, or both (a line + continuum spectrum).
+//! `weights[b]` is the relative number of particles emitted in bin b, with energy uniform in
+//! [edges_MeV[b], edges_MeV[b+1]) (or, when `density` is given, distributed linearly between
+//! the densities at the two edges); `line_weights[l]` the relative number emitted with energy
+//! lines_MeV[l], on the same scale as the bins' weights.
 struct SpectrumInput
 {
     std::vector<double> edges_MeV;
     std::vector<double> weights;
+    std::vector<double> density; //!< piecewise-linear continuum: density at each edge, or empty
     std::vector<double> lines_MeV;
-    std::string file; //!< the file the lines were read from ("" when inline), for messages
+    std::vector<double> line_weights;
+    std::string file; //!< the file the spectrum was read from ("" when inline), for messages
 
     static SpectrumInput histogram(std::vector<double> edges_MeV, std::vector<double> weights)
     {
@@ -78,9 +82,44 @@ struct SpectrumInput
     {
         SpectrumInput s;
         s.lines_MeV = std::move(lines_MeV);
-        s.weights = std::move(weights);
+        s.line_weights = std::move(weights);
         return s;
     }
+};
+
+//! Jaw positions at the isocentre plane [cm], IEC 61217 beam-limiting-device coordinates
+//! (the DICOM RT Plan convention): x1 < x2 along X_b, y1 < y2 along Y_b; a symmetric
+//! 10 x 10 cm^2 field is x1 = y1 = -5, x2 = y2 = 5.
+struct JawsInput
+{
+    double x1_cm{0}, x2_cm{0}, y1_cm{0}, y2_cm{0};
+};
+
+//! An aperture (an MLC-shaped field, a block) as an image of transmission at the isocentre
+//! plane: pixel (i, j) is centred at (x0 + i dx, y0 + j dy) in the beam-limiting-device
+//! coordinates (i along X_b, j along Y_b) [cm]; values >= 0 (1 open, 0 closed).
+struct ApertureInput
+{
+    std::string path;
+    int nx{0}, ny{0};
+    double x0_cm{0}, y0_cm{0};
+    double dx_cm{0}, dy_cm{0};
+    std::vector<double> transmission; //!< nx * ny, i fastest
+};
+
+//! A beam: a point focal spot at `sad_cm` from the isocentre, rotated by the IEC 61217
+//! gantry, collimator (beam-limiting device) and couch (patient support) angles, collimated
+//! to the jaws and/or an aperture (see sources/BeamGeometry.hh for the axes).
+struct BeamInput
+{
+    Real3 isocentre_cm{{0, 0, 0}}; //!< phantom (DICOM patient) coordinates
+    double sad_cm{100};
+    double gantry_deg{0};
+    double collimator_deg{0};
+    double couch_deg{0};
+    std::optional<JawsInput> jaws;
+    std::optional<ApertureInput> aperture;
+    std::optional<double> monitor_units; //!< the relative weight of the beam, when given
 };
 
 //! Where in the phantom a volume source emits, per unit of what.
@@ -118,6 +157,7 @@ struct SourceInput
     Real3 direction{{0, 0, 1}};            //!< unit vector (normalised by the parser)
     std::optional<FieldInput> field;       //!< parallel and point sources
     std::optional<VolumeInput> volume;     //!< volume sources
+    std::optional<BeamInput> beam;         //!< beams (position_cm and direction derived)
     double weight{1};                      //!< relative intensity among the sources
     //! Number of source particles the run represents (e.g. from monitor
     //! units): when given, dose is also reported in Gy.

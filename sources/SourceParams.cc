@@ -9,6 +9,7 @@
 #include "io/ImageIO.hh"
 #include "phantoms/PhantomBuilder.hh"
 #include "phantoms/VoxelGrid.hh"
+#include "sources/BeamGeometry.hh"
 #include "sources/SourceInput.hh"
 
 namespace mcdose
@@ -140,6 +141,16 @@ void build_emission(std::vector<double> const& weights, std::vector<std::uint32_
     keep.assign(table.keep.begin(), table.keep.end());
     alias = table.alias;
 }
+
+//! The alias table of `weights` in the sampler's precision.
+template <class Real>
+void build_alias(std::vector<double> const& weights, std::vector<Real>& keep,
+                 std::vector<int>& alias)
+{
+    auto const table = make_alias_table(weights);
+    keep.assign(table.keep.begin(), table.keep.end());
+    alias = table.alias;
+}
 } // namespace
 
 Array3<double> field_axis_u(Array3<double> const& direction)
@@ -200,6 +211,9 @@ SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid
     case SourceKind::volume:
         this->set_volume(in, phantom);
         break;
+    case SourceKind::beam:
+        this->set_beam(in, grid);
+        break;
     case SourceKind::parallel:
     case SourceKind::point:
     {
@@ -248,37 +262,94 @@ SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid
 template <class Real>
 void SourceParams<Real>::set_spectrum(SpectrumInput const& s, std::string const& where)
 {
-    bool const lines = !s.lines_MeV.empty();
-    auto const& energies = lines ? s.lines_MeV : s.edges_MeV;
     std::string const field = where + (s.file.empty() ? "/spectrum" : "/spectrum_file");
-    MCDOSE_VALIDATE(lines ? s.weights.size() == energies.size()
-                          : energies.size() >= 2 && s.weights.size() + 1 == energies.size(),
-                    << field << ": need "
-                    << (lines ? "one weight per line" : "n + 1 edges for n weights") << " (got "
-                    << energies.size() << (lines ? " lines, " : " edges, ") << s.weights.size()
-                    << " weights)");
-    for (std::size_t i = 0; i < energies.size(); ++i)
+    bool const bins = !s.edges_MeV.empty();
+    MCDOSE_VALIDATE(bins || !s.lines_MeV.empty(),
+                    << field << ": give histogram bins ('edges_MeV', 'weights'), lines "
+                    << "('lines_MeV' with their weights) or both");
+    MCDOSE_VALIDATE(
+        !bins || (s.edges_MeV.size() >= 2 && s.weights.size() + 1 == s.edges_MeV.size()),
+        << field << ": need n + 1 edges for n weights (got " << s.edges_MeV.size() << " edges, "
+        << s.weights.size() << " weights)");
+    MCDOSE_VALIDATE(s.line_weights.size() == s.lines_MeV.size(),
+                    << field << ": need one weight per line (got " << s.lines_MeV.size()
+                    << " lines, " << s.line_weights.size() << " weights)");
+    MCDOSE_VALIDATE(s.density.empty() || s.density.size() == s.edges_MeV.size(),
+                    << field << ": need one density per edge");
+    for (std::size_t i = 0; i < s.edges_MeV.size(); ++i)
     {
-        MCDOSE_VALIDATE(
-            std::isfinite(energies[i]) && energies[i] >= 0 &&
-                (lines || i == 0 || energies[i] > energies[i - 1]),
-            << field << (lines ? "/lines_MeV/" : "/edges_MeV/") << i
-            << (lines ? ": energies must be >= 0" : ": edges must be >= 0 and increase strictly"));
+        MCDOSE_VALIDATE(std::isfinite(s.edges_MeV[i]) && s.edges_MeV[i] >= 0 &&
+                            s.edges_MeV[i] <= SourceEnergyLimits::max_MeV &&
+                            (i == 0 || s.edges_MeV[i] > s.edges_MeV[i - 1]),
+                        << field << "/edges_MeV/" << i << ": edges must lie in [0, "
+                        << SourceEnergyLimits::max_MeV << "] MeV and increase strictly (got "
+                        << s.edges_MeV[i] << ")");
     }
-    for (std::size_t i = 0; i < s.weights.size(); ++i)
+    for (std::size_t i = 0; i < s.lines_MeV.size(); ++i)
     {
-        MCDOSE_VALIDATE(std::isfinite(s.weights[i]) && s.weights[i] >= 0,
-                        << field << "/weights/" << i << ": must be >= 0 (got " << s.weights[i]
+        MCDOSE_VALIDATE(std::isfinite(s.lines_MeV[i]) &&
+                            s.lines_MeV[i] >= SourceEnergyLimits::min_MeV &&
+                            s.lines_MeV[i] <= SourceEnergyLimits::max_MeV,
+                        << field << "/lines_MeV/" << i << ": line energies must lie in ["
+                        << SourceEnergyLimits::min_MeV << ", " << SourceEnergyLimits::max_MeV
+                        << "] MeV, the physics tables (got " << s.lines_MeV[i] << ")");
+    }
+    std::vector<double> weights = s.weights;
+    weights.insert(weights.end(), s.line_weights.begin(), s.line_weights.end());
+    for (std::size_t i = 0; i < weights.size(); ++i)
+    {
+        bool const line = i >= s.weights.size();
+        MCDOSE_VALIDATE(std::isfinite(weights[i]) && weights[i] >= 0,
+                        << field << (line ? "/line_weights/" : "/weights/")
+                        << (line ? i - s.weights.size() : i) << ": must be >= 0 (got " << weights[i]
                         << ")");
     }
-    auto const table = make_alias_table(s.weights);
-    edges_.assign(energies.begin(), energies.end());
-    keep_.assign(table.keep.begin(), table.keep.end());
-    alias_ = table.alias;
+    for (std::size_t i = 0; i < s.density.size(); ++i)
+    {
+        MCDOSE_VALIDATE(std::isfinite(s.density[i]) && s.density[i] >= 0,
+                        << field << "/density/" << i << ": must be >= 0 (got " << s.density[i]
+                        << ")");
+    }
+    double total = 0;
+    for (double w : weights)
+        total += w;
+    MCDOSE_VALIDATE(total > 0, << field
+                               << ": all weights are zero; give at least one positive "
+                                  "weight");
+    build_alias(weights, keep_, alias_);
+    edges_.assign(s.edges_MeV.begin(), s.edges_MeV.end());
+    density_.assign(s.density.begin(), s.density.end());
+    lines_.assign(s.lines_MeV.begin(), s.lines_MeV.end());
     SpectrumView<Real>& sv = host_.spectrum;
-    (lines ? sv.lines_MeV : sv.edges_MeV) = make_span(std::as_const(edges_));
+    sv.edges_MeV = make_span(std::as_const(edges_));
+    sv.density = make_span(std::as_const(density_));
+    sv.lines_MeV = make_span(std::as_const(lines_));
     sv.keep = make_span(std::as_const(keep_));
     sv.alias = make_span(std::as_const(alias_));
+}
+
+template <class Real>
+void SourceParams<Real>::set_beam(SourceInput const& in, GridGeometry const& grid)
+{
+    MCDOSE_VALIDATE(in.beam, << in.pointer << ": a beam source needs its beam settings");
+    BeamInput const& b = *in.beam;
+    MCDOSE_VALIDATE(b.sad_cm > 0 && std::isfinite(b.sad_cm),
+                    << in.pointer << "/sad_cm: must be positive (got " << b.sad_cm << ")");
+    BeamField const field = beam_field(b, in.pointer);
+    check_beam_reaches_grid(in, grid);
+    BeamAxes const axes = beam_axes(b);
+    SourceView<Real>& v = host_;
+    v.shape = SourceShape::beam;
+    v.position_cm = to_real<Real>(grid.to_local(axes.source_cm));
+    v.direction = to_real<Real>(grid.direction_to_local(axes.central_axis));
+    v.axis_u = to_real<Real>(grid.direction_to_local(axes.x_b));
+    v.axis_v = to_real<Real>(grid.direction_to_local(axes.y_b));
+    v.field_distance_cm = Real(b.sad_cm);
+    aperture_cells_.assign(field.cells_cm.begin(), field.cells_cm.end());
+    build_alias(field.weights, aperture_keep_, aperture_alias_);
+    v.aperture.cells_cm = make_span(std::as_const(aperture_cells_));
+    v.aperture.keep = make_span(std::as_const(aperture_keep_));
+    v.aperture.alias = make_span(std::as_const(aperture_alias_));
 }
 
 template <class Real>
@@ -304,16 +375,37 @@ SourceView<Real> const& SourceParams<Real>::device_view()
 {
     if (!uploaded_)
     {
+        SpectrumView<Real>& sv = device_.spectrum;
+        if (!keep_.empty())
+        {
+            device_keep_ = DeviceBuffer<Real>(keep_);
+            device_alias_ = DeviceBuffer<int>(alias_);
+            sv.keep = std::as_const(device_keep_).device_span();
+            sv.alias = std::as_const(device_alias_).device_span();
+        }
         if (!edges_.empty())
         {
             device_edges_ = DeviceBuffer<Real>(edges_);
-            device_keep_ = DeviceBuffer<Real>(keep_);
-            device_alias_ = DeviceBuffer<int>(alias_);
-            (host_.spectrum.lines_MeV.empty() ? device_.spectrum.edges_MeV
-                                              : device_.spectrum.lines_MeV) =
-                std::as_const(device_edges_).device_span();
-            device_.spectrum.keep = std::as_const(device_keep_).device_span();
-            device_.spectrum.alias = std::as_const(device_alias_).device_span();
+            sv.edges_MeV = std::as_const(device_edges_).device_span();
+        }
+        if (!density_.empty())
+        {
+            device_density_ = DeviceBuffer<Real>(density_);
+            sv.density = std::as_const(device_density_).device_span();
+        }
+        if (!lines_.empty())
+        {
+            device_lines_ = DeviceBuffer<Real>(lines_);
+            sv.lines_MeV = std::as_const(device_lines_).device_span();
+        }
+        if (!aperture_cells_.empty())
+        {
+            device_aperture_cells_ = DeviceBuffer<Real>(aperture_cells_);
+            device_aperture_keep_ = DeviceBuffer<Real>(aperture_keep_);
+            device_aperture_alias_ = DeviceBuffer<int>(aperture_alias_);
+            device_.aperture.cells_cm = std::as_const(device_aperture_cells_).device_span();
+            device_.aperture.keep = std::as_const(device_aperture_keep_).device_span();
+            device_.aperture.alias = std::as_const(device_aperture_alias_).device_span();
         }
         if (!emission_voxel_.empty())
         {
@@ -341,6 +433,24 @@ SourceMixParams<Real>::SourceMixParams(std::vector<SourceInput> const& inputs,
                     << "'sources': " << with_particles << " of " << inputs.size()
                     << " sources give 'particles'; give it for every source (the run then "
                        "represents their sum) or for none");
+    SourceInput const* calibrated = nullptr; // the first beam with particles and MU
+    for (auto const& in : inputs)
+    {
+        if (!with_particles || !in.beam || !in.beam->monitor_units)
+            continue;
+        double const per_mu = *in.particles / *in.beam->monitor_units;
+        if (!calibrated)
+        {
+            calibrated = &in;
+            continue;
+        }
+        double const first = *calibrated->particles / *calibrated->beam->monitor_units;
+        MCDOSE_VALIDATE(std::fabs(per_mu - first) <= 1e-6 * first,
+                        << in.pointer << "/particles: " << per_mu << " particles per monitor "
+                        << "unit here but " << first << " in " << calibrated->pointer
+                        << "; one linac calibration gives every beam the same ratio: give "
+                           "'particles' = monitor_units x (particles per MU) on each beam");
+    }
     double total = 0;
     for (auto const& in : inputs)
     {

@@ -62,20 +62,31 @@ class SourceParams
   private:
     void set_spectrum(SpectrumInput const& spectrum, std::string const& where);
     void set_volume(SourceInput const& input, Phantom const* phantom);
+    void set_beam(SourceInput const& input, GridGeometry const& grid);
 
-    std::vector<Real> edges_; //!< histogram edges or line energies
-    std::vector<Real> keep_;
+    std::vector<Real> edges_;   //!< histogram edges
+    std::vector<Real> density_; //!< piecewise-linear continuum: density at the edges
+    std::vector<Real> lines_;   //!< line energies
+    std::vector<Real> keep_;    //!< alias table over the bins, then the lines
     std::vector<int> alias_;
     std::vector<std::uint32_t> emission_voxel_;
     std::vector<Real> emission_keep_;
     std::vector<int> emission_alias_;
+    std::vector<Real> aperture_cells_;
+    std::vector<Real> aperture_keep_;
+    std::vector<int> aperture_alias_;
     SourceView<Real> host_;
     DeviceBuffer<Real> device_edges_;
+    DeviceBuffer<Real> device_density_;
+    DeviceBuffer<Real> device_lines_;
     DeviceBuffer<Real> device_keep_;
     DeviceBuffer<int> device_alias_;
     DeviceBuffer<std::uint32_t> device_emission_voxel_;
     DeviceBuffer<Real> device_emission_keep_;
     DeviceBuffer<int> device_emission_alias_;
+    DeviceBuffer<Real> device_aperture_cells_;
+    DeviceBuffer<Real> device_aperture_keep_;
+    DeviceBuffer<int> device_aperture_alias_;
     SourceView<Real> device_;
     bool uploaded_{false};
 };
@@ -83,7 +94,9 @@ class SourceParams
 //! The sources of a study as one sampler (SourceMixView). Selection
 //! probabilities: proportional to each source's `particles` when every source
 //! gives one (the run then represents their sum), else to `weight`; a mix of
-//! sources with and without `particles` is refused.
+//! sources with and without `particles` is refused. A beam's `monitor_units`, when given, is
+//! its weight; with `particles` on every source, the beams that give monitor units must
+//! share one ratio of particles to monitor units (one linac calibration).
 template <class Real>
 class SourceMixParams
 {

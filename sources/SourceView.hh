@@ -15,7 +15,10 @@
 //!   (acceptance = solid angle of the field / that of the cone, >= 2/pi);
 //! - isotropic point: directions uniform over 4 pi;
 //! - volume: positions from the emission distribution over the voxels
-//!   (EmissionView), directions uniform over 4 pi.
+//!   (EmissionView), directions uniform over 4 pi;
+//! - beam: from the focal spot `position_cm` through a point of the field at the isocentre
+//!   plane, `field_distance_cm` (the SAD) along `direction`, drawn by ApertureView in the
+//!   (axis_u, axis_v) = IEC (X_b, Y_b) frame (sources/BeamGeometry.hh).
 //! Lengths in cm, energies in MeV.
 #pragma once
 
@@ -30,6 +33,7 @@
 #include "core/Span.hh"
 #include "core/VectorMath.hh"
 #include "rng/Distributions.hh"
+#include "sources/BeamView.hh"
 #include "sources/SpectrumView.hh"
 
 namespace mcdose
@@ -43,7 +47,8 @@ enum class SourceShape : int
     point_rectangle,
     point_circle,
     isotropic_point,
-    volume
+    volume,
+    beam
 };
 
 //! Where a volume source's particles start: an emitting voxel drawn with Walker's alias
@@ -90,10 +95,11 @@ struct SourceView
     Real half_u_cm{0};          //!< rectangle half-size along axis_u [cm]
     Real half_v_cm{0};          //!< rectangle half-size along axis_v [cm]
     Real radius_cm{0};          //!< circle radius [cm]
-    Real field_distance_cm{0};  //!< point sources: where the field is defined [cm]
+    Real field_distance_cm{0};  //!< point sources: where the field is defined; beams: SAD [cm]
     Real cos_cone{1};           //!< point sources: cos of the sampling cone half-angle
     SpectrumView<Real> spectrum;
     EmissionView<Real> emission; //!< volume sources
+    ApertureView<Real> aperture; //!< beams: the field at the isocentre plane
 
     //! One source particle (weight 1).
     template <class Engine>
@@ -146,6 +152,13 @@ struct SourceView
             p.position_cm = emission(rng);
             auto const d = sample_isotropic<Real>(rng);
             p.direction = {{d.u, d.v, d.w}};
+            break;
+        }
+        case SourceShape::beam:
+        {
+            Array3<Real> const at = aperture(rng, field_distance_cm);
+            Array3<Real> const to = axpy(at[1], axis_v, axpy(at[0], axis_u, Array3<Real>{}));
+            p.direction = normalized(axpy(field_distance_cm, direction, to));
             break;
         }
         case SourceShape::isotropic_point:

@@ -1,11 +1,15 @@
 //! \file sources/SpectrumView.hh
-//! Source energy distribution: one energy, discrete lines, or a histogram sampled with
-//! Walker's alias method (A. J. Walker, ACM TOMS 3 (1977) 253; table built
-//! with Vose's stable algorithm, M. D. Vose, IEEE TSE 17 (1991) 972): a bin
-//! is chosen in O(1) from one uniform deviate and the energy is uniform
-//! within the bin. Energies in MeV.
+//! Source energy distribution: one energy, or a spectrum of histogram bins and discrete lines
+//! (either alone or both, a "mixed" line + continuum spectrum) sampled with Walker's alias
+//! method (A. J. Walker, ACM TOMS 3 (1977) 253; table built with Vose's stable algorithm,
+//! M. D. Vose, IEEE TSE 17 (1991) 972) over all entries, bins first, then lines: an entry is
+//! chosen in O(1) from two uniform deviates. Within a bin the energy is uniform, or, when the
+//! continuum is piecewise linear (`density` given at the edges, the EGSnrc mode 3), follows
+//! the straight line between the two edge densities (inverted exactly from one deviate).
+//! Energies in MeV.
 #pragma once
 
+#include <cmath>
 #include <vector>
 
 #include "core/Assert.hh"
@@ -15,18 +19,30 @@
 
 namespace mcdose
 {
+//! The fraction t in [0, 1] of a bin at which the cumulative of the linear density
+//! a (1 - t) + b t, a, b >= 0 not both 0, reaches xi of its total: the root of
+//! a t + (b - a) t^2 / 2 = xi (a + b) / 2, written t = xi (a + b) / (a + sqrt(a^2 (1 - xi) +
+//! b^2 xi)) so that it has no cancellation when a ~ b (then t = xi).
+template <class Real>
+MCDOSE_FUNCTION Real linear_density_fraction(Real a, Real b, Real xi)
+{
+    Real const denominator = a + std::sqrt(a * a * (1 - xi) + b * b * xi);
+    return denominator > 0 ? xi * (a + b) / denominator : Real(0);
+}
+
 //! Energy sampler (trivially copyable; spans point to host or device memory).
 template <class Real>
 struct SpectrumView
 {
     Real mono_MeV{0};           //!< used when `edges_MeV` and `lines_MeV` are empty
-    Span<Real const> edges_MeV; //!< histogram bin edges, n + 1, increasing
-    Span<Real const> lines_MeV; //!< discrete lines, n (instead of edges)
-    Span<Real const> keep;      //!< alias table: probability to keep bin i, n
-    Span<int const> alias;      //!< alias table: the other bin of column i, n
+    Span<Real const> edges_MeV; //!< histogram bin edges, n_bins + 1, increasing (or empty)
+    Span<Real const> density;   //!< piecewise-linear continuum: density at each edge (or empty)
+    Span<Real const> lines_MeV; //!< discrete lines, n_lines (or empty)
+    Span<Real const> keep;      //!< alias table over bins then lines: keep probability
+    Span<int const> alias;      //!< alias table: the other entry of column i
 
-    //! Kinetic energy [MeV]. A histogram uses three generate_canonical: the
-    //! column, the keep/alias decision and the position within the bin; lines two.
+    //! Kinetic energy [MeV]. A bin uses three generate_canonical: the column, the keep/alias
+    //! decision and the position within the bin; a line two.
     template <class Engine>
     MCDOSE_FUNCTION Real operator()(Engine& rng) const
     {
@@ -35,14 +51,18 @@ struct SpectrumView
         size_type const n = keep.size();
         size_type column = static_cast<size_type>(generate_canonical<Real>(rng) * Real(n));
         column = column < n ? column : n - 1; // the deviate may be exactly 1
-        size_type const bin = generate_canonical<Real>(rng) <= keep[column]
-                                  ? column
-                                  : static_cast<size_type>(alias[column]);
-        if (!lines_MeV.empty())
-            return lines_MeV[bin];
-        Real const lo = edges_MeV[bin];
-        Real const hi = edges_MeV[bin + 1];
-        Real const e = lo + (hi - lo) * generate_canonical<Real>(rng);
+        size_type const entry = generate_canonical<Real>(rng) <= keep[column]
+                                    ? column
+                                    : static_cast<size_type>(alias[column]);
+        size_type const bins = edges_MeV.empty() ? 0 : edges_MeV.size() - 1;
+        if (entry >= bins)
+            return lines_MeV[entry - bins];
+        Real const lo = edges_MeV[entry];
+        Real const hi = edges_MeV[entry + 1];
+        Real const xi = generate_canonical<Real>(rng);
+        Real const t =
+            density.empty() ? xi : linear_density_fraction(density[entry], density[entry + 1], xi);
+        Real const e = lo + (hi - lo) * t;
         return e < hi ? e : hi;
     }
 };

@@ -9,6 +9,7 @@
 #include "io/InputError.hh"
 #include "phantoms/PhantomBuilder.hh"
 #include "phantoms/StructureSet.hh"
+#include "sources/BeamGeometry.hh"
 #include "sources/SourceParams.hh"
 #include "study/OutputPlan.hh"
 #include "study/StudyMaterials.hh"
@@ -99,13 +100,16 @@ void check_rtdose_grid(StudyInput const& study, Phantom const& phantom)
 }
 
 //! Volume sources: each emits from at least one voxel of the phantom (material, region and
-//! activity image read and checked; errors name the source's field).
+//! activity image read and checked; errors name the source's field). Beams: the field
+//! reaches the phantom.
 void check_volume_sources(StudyInput const& study, Phantom const& phantom)
 {
     for (SourceInput const& s : study.sources)
     {
         if (s.kind == SourceKind::volume && s.volume)
             volume_emission_weights(*s.volume, phantom, s.pointer);
+        if (s.kind == SourceKind::beam && s.beam)
+            check_beam_reaches_grid(s, phantom.grid.geometry());
     }
 }
 } // namespace

@@ -94,6 +94,60 @@ TYPED_TEST(TransportDeviceTest, PointSourceWithSpectrum)
     EXPECT_GE(agree, min_agreeing * n);
 }
 
+// A beam (gantry 90, collimator 30, couch 10) through an aperture clipped by the jaws, with
+// a line + continuum spectrum: the device draws what the host draws.
+TYPED_TEST(TransportDeviceTest, BeamWithApertureAndMixedSpectrum)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    using Real = TypeParam;
+    SourceInput in;
+    in.pointer = "/sources/0";
+    in.kind = SourceKind::beam;
+    in.spectrum = SpectrumInput::histogram({0.0, 1.0, 6.0}, {2, 1});
+    in.spectrum->lines_MeV = {0.511, 1.25};
+    in.spectrum->line_weights = {1, 0.5};
+    BeamInput b;
+    b.isocentre_cm = {{5, 5, 5}};
+    b.gantry_deg = 90;
+    b.collimator_deg = 30;
+    b.couch_deg = 10;
+    b.jaws = JawsInput{-4, 3, -2, 5};
+    ApertureInput a;
+    a.nx = 4;
+    a.ny = 4;
+    a.x0_cm = -3;
+    a.y0_cm = -3;
+    a.dx_cm = a.dy_cm = 2;
+    a.transmission = {1, 0, 1, 0.5, 1, 1, 0, 1, 0.25, 1, 1, 1, 0, 1, 1, 0};
+    b.aperture = a;
+    in.beam = b;
+    SourceParams<Real> params(in,
+                              make_axis_aligned_geometry({{10, 10, 10}}, {{1, 1, 1}}, {{0, 0, 0}}));
+    PhiloxRngParams const rng_params{20261125, 5, 0};
+    size_type const n = 50000;
+    auto const device = device_sample_source(params.device_view(), rng_params, n);
+    ASSERT_EQ(n, device.size());
+    std::vector<PhiloxState> states(1);
+    auto const view = make_view(rng_params, make_span(states));
+    std::size_t agree = 0;
+    for (size_type i = 0; i < n; ++i)
+    {
+        auto const host = sample_source(params.host_view(), view, 0, i);
+        bool same =
+            std::fabs(double(host.energy_MeV) - double(device[i].energy_MeV)) <= rel_tol<Real> * 6;
+        for (int a = 0; a < 3; ++a)
+        {
+            same = same &&
+                   std::fabs(double(host.direction[a]) - double(device[i].direction[a])) <=
+                       rel_tol<Real> &&
+                   std::fabs(double(host.position_cm[a]) - double(device[i].position_cm[a])) <=
+                       rel_tol<Real> * 110;
+        }
+        agree += same;
+    }
+    EXPECT_GE(agree, min_agreeing * n);
+}
+
 TYPED_TEST(TransportDeviceTest, Compton)
 {
     MCDOSE_SKIP_IF_NO_GPU();
