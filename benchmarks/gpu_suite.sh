@@ -2,7 +2,7 @@
 # GPU checks and benchmarks, run from the repository root on the GPU machine with
 # the relocatable bundle in bundle/ (scripts/bootstrap.sh bundle). Results go to
 # $OUT (or ./gpu_results). Usage:
-#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|archer|archer-fast|steps|sweep|crosscheck|scale|profile|sources ...
+#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|archer|archer-fast|steps|sweep|crosscheck|scale|stop|profile|sources ...
 # (archer, archer-fast: the ARCHER tally tests of Liu et al. 2018; seed, seed-fast: their old
 # names, still accepted.)
 # scale: SCALE_HISTORIES (default 4e7) histories of ARCHER test 2 on 1, 2 and 4 GPUs
@@ -207,6 +207,28 @@ for part in "$@"; do
     scale)
       scale_scale
       ;;
+    stop)
+      # A GPU run whose batch would take hours, interrupted by SIGINT after STOP_AFTER_S
+      # (default 5) seconds of transport: how long the process takes to stop, its exit status
+      # and the summary it writes ($OUT/stop.json).
+      d=$OUT/stop; rm -rf "$d"; mkdir -p "$d"
+      sed -e 's/"histories": [0-9e.]*/"histories": 400000000000000/' -e 's/"batches": 10/"batches": 2/' \
+          -e 's/"image_format": "mha"/"image_format": "none"/' examples/water_20MeV_electrons.json > "$d/study.json"
+      $M run "$d/study.json" --backend gpu --output-dir "$d/out" > "$d/run.log" 2>&1 &
+      pid=$!
+      until [ -e "$d/out/.mcdose.lock" ] || ! kill -0 $pid 2>/dev/null; do sleep 0.2; done
+      sleep "${STOP_AFTER_S:-5}"
+      t0=$(date +%s.%N); kill -INT $pid; wait $pid; rc=$?; t1=$(date +%s.%N)
+      python3 - "$d" "$rc" "$t0" "$t1" <<'PY'
+import glob, json, sys
+d, rc, t0, t1 = sys.argv[1], int(sys.argv[2]), float(sys.argv[3]), float(sys.argv[4])
+summary = glob.glob(d + "/out/*_summary.json")
+s = json.load(open(summary[0])) if summary else {}
+r = dict(exit_status=rc, stop_s=round(t1 - t0, 3), complete=s.get("complete"),
+         stop_reason=s.get("stop_reason"), histories=s.get("histories"))
+print(r); json.dump(r, open(d + "/../stop.json", "w"), indent=1)
+PY
+      tail -5 "$d/run.log" ;;
     profile)
       # ARCHER test 2 (20 MeV electrons, 100^3 water, HB) under Nsight Compute: one
       # batch's transport kernel with the full section set, the summary page and the

@@ -72,6 +72,13 @@ class DeviceBuffer
         copy_to_host(make_span(result));
         return result;
     }
+    //! Copy another device array of the same size into this one (device to device).
+    void copy_from(DeviceBuffer const& other)
+    {
+        MCDOSE_VALIDATE(other.size_ == size_, << "device copy size mismatch: " << other.size_
+                                              << " elements for " << size_);
+        device_copy_within(data_, other.data_, size_ * sizeof(T));
+    }
     void zero() { device_memset_zero(data_, size_ * sizeof(T)); }
 
   private:

@@ -78,6 +78,12 @@ void device_copy_to_host(void* dst, void const* src, std::size_t bytes)
         MCDOSE_CUDA_CALL(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
 }
 
+void device_copy_within(void* dst, void const* src, std::size_t bytes)
+{
+    if (bytes > 0)
+        MCDOSE_CUDA_CALL(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToDevice));
+}
+
 void device_memset_zero(void* ptr, std::size_t bytes)
 {
     if (bytes > 0)
@@ -87,6 +93,23 @@ void device_memset_zero(void* ptr, std::size_t bytes)
 void device_synchronize()
 {
     MCDOSE_CUDA_CALL(cudaDeviceSynchronize());
+}
+
+void device_raise_flag(unsigned* flag)
+{
+    struct OwnStream
+    {
+        cudaStream_t stream{nullptr};
+        ~OwnStream()
+        {
+            if (stream)
+                cudaStreamDestroy(stream);
+        }
+    } own;
+    MCDOSE_CUDA_CALL(cudaStreamCreateWithFlags(&own.stream, cudaStreamNonBlocking));
+    // Every byte 1: a nonzero word, with no host buffer to keep alive.
+    MCDOSE_CUDA_CALL(cudaMemsetAsync(flag, 1, sizeof(unsigned), own.stream));
+    MCDOSE_CUDA_CALL(cudaStreamSynchronize(own.stream));
 }
 #else
 void* device_allocate(std::size_t)
@@ -104,11 +127,19 @@ void device_copy_to_host(void*, void const*, std::size_t)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
+void device_copy_within(void*, void const*, std::size_t)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
 void device_memset_zero(void*, std::size_t)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 void device_synchronize()
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+void device_raise_flag(unsigned*)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

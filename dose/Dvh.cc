@@ -2,84 +2,234 @@
 #include "dose/Dvh.hh"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
-#include <numeric>
 #include <random>
 
 #include "core/Assert.hh"
+#include "dose/VolumeQuantiles.hh"
 
 namespace mcdose
 {
 namespace
 {
-//! Voxel doses sorted hottest first, with the running sum of their volumes.
-struct SortedDoses
-{
-    std::vector<double> dose;       //!< descending
-    std::vector<double> cumulative; //!< volume of voxels 0..i [cm^3]
+//! Relative slack on a target volume: a running sum of voxel volumes that should
+//! equal V exactly (V = x % of the total) must not miss it by rounding.
+constexpr double volume_slack = 1e-12;
+//! Normal deviates of the replica dose fields are cut at this many sigma (a
+//! deviate beyond has probability 1.2e-15), so that voxels far from a figure
+//! are known to lie on one side of it in every replica and need no draws.
+constexpr double truncation_sigmas = 8;
 
-    SortedDoses(std::vector<double> const& d, std::vector<double> const& v)
+//! Doses to the volumes `targets_cm3` of the voxels' `dose(i)`, volumes from `volume`.
+template <class Dose>
+std::vector<double> doses_to_volumes(std::size_t n, Dose dose,
+                                     std::vector<double> const& volume_cm3,
+                                     std::vector<double> targets_cm3)
+{
+    for (double& t : targets_cm3)
+        t *= 1 - volume_slack;
+    auto const volume = [&volume_cm3](std::size_t i) { return volume_cm3[i]; };
+    return make_volume_quantiles(n, dose, volume)(targets_cm3);
+}
+
+//! Volume receiving at least `d` [cm^3].
+double volume_at_least(std::vector<double> const& dose, std::vector<double> const& volume, double d)
+{
+    double v = 0;
+    for (std::size_t i = 0; i < dose.size(); ++i)
+        v += dose[i] >= d ? volume[i] : 0.0;
+    return v;
+}
+
+//! The cumulative DVH at dvh_curve_bins + 1 doses from 0 to `top`, in one pass.
+void set_curve(std::vector<double> const& dose, std::vector<double> const& volume, double top,
+               double total, DvhFigures& f)
+{
+    int const n = dvh_curve_bins;
+    auto const level = [top, n](int b) { return top * b / n; };
+    // at_level[b]: volume of voxels whose dose is >= level(b) but < level(b + 1).
+    std::vector<double> at_level(n + 1, 0.0);
+    for (std::size_t i = 0; i < dose.size(); ++i)
     {
-        std::vector<std::size_t> order(d.size());
-        std::iota(order.begin(), order.end(), std::size_t(0));
-        std::sort(order.begin(), order.end(),
-                  [&](std::size_t a, std::size_t b)
-                  { return d[a] > d[b] || (d[a] == d[b] && a < b); });
-        dose.reserve(d.size());
-        cumulative.reserve(d.size());
-        double sum = 0;
-        for (std::size_t i : order)
+        double const d = dose[i];
+        int b = top > 0 ? static_cast<int>(std::min<double>(n, std::floor(d / top * n))) : n;
+        while (b < n && d >= level(b + 1))
+            ++b;
+        while (b > 0 && d < level(b))
+            --b;
+        at_level[b] += volume[i];
+    }
+    std::vector<double> at_least(n + 1, 0.0);
+    double sum = 0;
+    for (int b = n; b >= 0; --b)
+        at_least[b] = sum += at_level[b];
+    for (int b = 0; b <= n; ++b)
+    {
+        f.curve_dose.push_back(level(b));
+        f.curve_volume_cm3.push_back(b == 0 ? total : at_least[b]);
+    }
+}
+
+//! The dose-to-volume figures, in the order of `fixed_figures`: volumes to reach.
+std::vector<double> figure_volumes(double total)
+{
+    return {0.03, 0.98 * total, 0.95 * total, 0.50 * total, 0.02 * total};
+}
+
+std::array<FigureWithSigma*, 5> fixed_figures(DvhFigures& f)
+{
+    return {&f.d_003cc, &f.d98, &f.d95, &f.d50, &f.d2};
+}
+
+/*!
+ * Replica dose fields for the uncertainty of the figures (voxels independent,
+ * normal with the voxel's dose and sigma, cut at 0 and at truncation_sigmas).
+ * Each figure keeps only the voxels that can fall on either side of it in some
+ * replica: the others are on a known side and add a known volume.
+ */
+class Replicas
+{
+  public:
+    Replicas(std::vector<double> const& dose, std::vector<double> const& sigma,
+             std::vector<double> const& volume)
+        : dose_(dose), sigma_(sigma), volume_(volume)
+    {
+        low_.resize(dose.size());
+        high_.resize(dose.size());
+        for (std::size_t i = 0; i < dose.size(); ++i)
         {
-            sum += v[i];
-            dose.push_back(d[i]);
-            cumulative.push_back(sum);
+            low_[i] = std::max(0.0, dose[i] - truncation_sigmas * sigma[i]);
+            high_[i] = dose[i] + truncation_sigmas * sigma[i];
         }
     }
 
-    double total() const { return cumulative.empty() ? 0.0 : cumulative.back(); }
-
-    //! D_V: dose of the first voxel whose running volume reaches V.
-    double dose_to_volume(double v_cm3) const
+    //! Standard deviation of D_V over the replicas, for each volume V of `targets`.
+    std::vector<double> dose_to_volume_sigma(std::vector<double> const& targets, unsigned seed)
     {
-        // Relative slack: a running sum of voxel volumes that should equal V
-        // exactly (V = x % of the total) must not miss it by rounding.
-        double const target = v_cm3 * (1 - 1e-12);
-        auto const it = std::lower_bound(cumulative.begin(), cumulative.end(), target);
-        return it == cumulative.end() ? dose.back() : dose[std::size_t(it - cumulative.begin())];
+        std::size_t const n = dose_.size();
+        // Every replica's D_V lies between D_V of the lowest and of the highest doses.
+        auto const lows = doses_to_volumes(
+            n, [this](std::size_t i) { return low_[i]; }, volume_, targets);
+        auto const highs = doses_to_volumes(
+            n, [this](std::size_t i) { return high_[i]; }, volume_, targets);
+        std::vector<double> sd(targets.size(), 0.0);
+        for (std::size_t k = 0; k < targets.size(); ++k)
+        {
+            if (!(lows[k] < highs[k]))
+                continue; // the same in every replica
+            double const target = targets[k] * (1 - volume_slack);
+            double above = 0; // voxels ranked first in every replica
+            std::vector<std::size_t> open;
+            for (std::size_t i = 0; i < n; ++i)
+            {
+                if (low_[i] >= highs[k])
+                    above += volume_[i];
+                else if (high_[i] >= lows[k])
+                    open.push_back(i);
+            }
+            sd[k] =
+                this->spread(seed + unsigned(k), open,
+                             [&](std::vector<std::pair<double, std::size_t>>& drawn)
+                             {
+                                 std::sort(drawn.begin(), drawn.end(),
+                                           [](auto const& a, auto const& b) {
+                                               return a.first > b.first ||
+                                                      (a.first == b.first && a.second < b.second);
+                                           });
+                                 double running = above;
+                                 for (auto const& [d, i] : drawn)
+                                 {
+                                     running += volume_[i];
+                                     if (running >= target)
+                                         return d;
+                                 }
+                                 // Beyond the volume (or short of it by rounding):
+                                 // the least dose drawn.
+                                 return drawn.back().first;
+                             });
+        }
+        return sd;
     }
 
-    //! Volume receiving at least `d` [cm^3].
-    double volume_at_least(double d) const
+    //! Standard deviation of the least dose over the replicas.
+    double min_sigma(unsigned seed)
     {
-        // dose is descending: count the voxels with dose >= d.
-        auto const it =
-            std::upper_bound(dose.begin(), dose.end(), d, [](double x, double y) { return x > y; });
-        std::size_t const n = std::size_t(it - dose.begin());
-        return n == 0 ? 0.0 : cumulative[n - 1];
+        double const high_min = *std::min_element(high_.begin(), high_.end());
+        double const low_min = *std::min_element(low_.begin(), low_.end());
+        if (!(low_min < high_min))
+            return 0;
+        std::vector<std::size_t> open;
+        for (std::size_t i = 0; i < dose_.size(); ++i)
+        {
+            if (low_[i] < high_min)
+                open.push_back(i);
+        }
+        return this->spread(seed, open,
+                            [](std::vector<std::pair<double, std::size_t>>& drawn)
+                            {
+                                double m = drawn.front().first;
+                                for (auto const& x : drawn)
+                                    m = std::min(m, x.first);
+                                return m;
+                            });
     }
+
+    //! Standard deviation of the volume receiving at least `d` over the replicas.
+    double volume_at_least_sigma(double d, unsigned seed)
+    {
+        double above = 0;
+        std::vector<std::size_t> open;
+        for (std::size_t i = 0; i < dose_.size(); ++i)
+        {
+            if (low_[i] >= d)
+                above += volume_[i];
+            else if (high_[i] >= d)
+                open.push_back(i);
+        }
+        return this->spread(seed, open,
+                            [&](std::vector<std::pair<double, std::size_t>>& drawn)
+                            {
+                                double v = above;
+                                for (auto const& [x, i] : drawn)
+                                    v += x >= d ? volume_[i] : 0.0;
+                                return v;
+                            });
+    }
+
+  private:
+    //! Sample standard deviation of `figure(drawn)` over the replicas, each
+    //! drawing the doses of the voxels `open` (fixed seed per figure).
+    template <class Figure>
+    double spread(unsigned seed, std::vector<std::size_t> const& open, Figure&& figure) const
+    {
+        if (open.empty())
+            return 0;
+        std::mt19937_64 engine(0x5eed0d5e + seed);
+        std::normal_distribution<double> normal;
+        std::vector<std::pair<double, std::size_t>> drawn(open.size());
+        double sum = 0, sum2 = 0;
+        for (int r = 0; r < dvh_uncertainty_replicas; ++r)
+        {
+            for (std::size_t j = 0; j < open.size(); ++j)
+            {
+                std::size_t const i = open[j];
+                double const z = std::clamp(normal(engine), -truncation_sigmas, truncation_sigmas);
+                drawn[j] = {std::max(0.0, dose_[i] + sigma_[i] * z), i}; // a dose is >= 0
+            }
+            double const x = figure(drawn);
+            sum += x;
+            sum2 += x * x;
+        }
+        double const n = dvh_uncertainty_replicas;
+        return std::sqrt(std::max(0.0, (sum2 - sum * sum / n) / (n - 1)));
+    }
+
+    std::vector<double> const& dose_;
+    std::vector<double> const& sigma_;
+    std::vector<double> const& volume_;
+    std::vector<double> low_, high_; //!< the least and largest dose each voxel can draw
 };
-
-//! The figures whose uncertainty is estimated from replicas, in one array.
-std::vector<double> replica_figures(DvhFigures const& f)
-{
-    std::vector<double> x{f.d_min.value, f.d_003cc.value, f.d98.value,
-                          f.d95.value,   f.d50.value,     f.d2.value};
-    for (auto const& v : f.v_at)
-        x.push_back(v.volume_cm3.value);
-    return x;
-}
-
-void set_replica_sigmas(DvhFigures& f, std::vector<double> const& sigma)
-{
-    FigureWithSigma* fixed[] = {&f.d_min, &f.d_003cc, &f.d98, &f.d95, &f.d50, &f.d2};
-    for (std::size_t i = 0; i < 6; ++i)
-        fixed[i]->sigma = sigma[i];
-    for (std::size_t i = 0; i < f.v_at.size(); ++i)
-    {
-        f.v_at[i].volume_cm3.sigma = sigma[6 + i];
-        f.v_at[i].volume_percent.sigma = f.volume_cm3 > 0 ? 100 * sigma[6 + i] / f.volume_cm3 : 0.0;
-    }
-}
 } // namespace
 
 DvhFigures dvh_figures(std::vector<double> dose, std::vector<double> volume_cm3,
@@ -90,31 +240,26 @@ DvhFigures dvh_figures(std::vector<double> dose, std::vector<double> volume_cm3,
     f.voxels = dose.size();
     if (dose.empty())
         return f;
-    SortedDoses const s(dose, volume_cm3);
-    double const total = s.total();
-    f.volume_cm3 = total;
-    double weighted = 0;
+    double total = 0, weighted = 0;
     for (std::size_t i = 0; i < dose.size(); ++i)
+    {
+        total += volume_cm3[i];
         weighted += dose[i] * volume_cm3[i];
+    }
+    f.volume_cm3 = total;
     f.d_mean.value = weighted / total;
-    f.d_min.value = s.dose.back();
-    f.d_003cc.value = s.dose_to_volume(0.03);
-    f.d98.value = s.dose_to_volume(0.98 * total);
-    f.d95.value = s.dose_to_volume(0.95 * total);
-    f.d50.value = s.dose_to_volume(0.50 * total);
-    f.d2.value = s.dose_to_volume(0.02 * total);
+    f.d_min.value = *std::min_element(dose.begin(), dose.end());
+    auto const d_v = doses_to_volumes(
+        dose.size(), [&dose](std::size_t i) { return dose[i]; }, volume_cm3, figure_volumes(total));
+    auto const figures = fixed_figures(f);
+    for (std::size_t k = 0; k < figures.size(); ++k)
+        figures[k]->value = d_v[k];
     for (double d : v_at_doses)
     {
-        double const v = s.volume_at_least(d);
+        double const v = volume_at_least(dose, volume_cm3, d);
         f.v_at.push_back({d, {v, std::nan("")}, {100 * v / total, std::nan("")}});
     }
-    double const top = s.dose.front();
-    for (int b = 0; b <= dvh_curve_bins; ++b)
-    {
-        double const d = top * b / dvh_curve_bins;
-        f.curve_dose.push_back(d);
-        f.curve_volume_cm3.push_back(b == 0 ? total : s.volume_at_least(d));
-    }
+    set_curve(dose, volume_cm3, *std::max_element(dose.begin(), dose.end()), total, f);
     return f;
 }
 
@@ -144,27 +289,18 @@ DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, doubl
         var += volume[i] * volume[i] * sigma[i] * sigma[i];
     f.d_mean.sigma = std::sqrt(var) / f.volume_cm3;
 
-    std::vector<double> const nominal = replica_figures(f);
-    std::vector<double> sum(nominal.size(), 0.0), sum2(nominal.size(), 0.0);
-    std::mt19937_64 engine(0x5eed0d5e);
-    std::normal_distribution<double> normal;
-    std::vector<double> drawn(dose.size());
-    for (int r = 0; r < dvh_uncertainty_replicas; ++r)
+    Replicas replicas(dose, sigma, volume);
+    f.d_min.sigma = replicas.min_sigma(0);
+    auto const sd = replicas.dose_to_volume_sigma(figure_volumes(f.volume_cm3), 1);
+    auto const figures = fixed_figures(f);
+    for (std::size_t k = 0; k < figures.size(); ++k)
+        figures[k]->sigma = sd[k];
+    for (std::size_t k = 0; k < f.v_at.size(); ++k)
     {
-        for (std::size_t i = 0; i < dose.size(); ++i)
-            drawn[i] = std::max(0.0, dose[i] + sigma[i] * normal(engine)); // a dose is >= 0
-        std::vector<double> const x = replica_figures(dvh_figures(drawn, volume, v_at_doses));
-        for (std::size_t k = 0; k < x.size(); ++k)
-        {
-            sum[k] += x[k];
-            sum2[k] += x[k] * x[k];
-        }
+        double const sv = replicas.volume_at_least_sigma(f.v_at[k].dose, 16 + unsigned(k));
+        f.v_at[k].volume_cm3.sigma = sv;
+        f.v_at[k].volume_percent.sigma = 100 * sv / f.volume_cm3;
     }
-    std::vector<double> sd(nominal.size());
-    double const n = dvh_uncertainty_replicas;
-    for (std::size_t k = 0; k < sd.size(); ++k)
-        sd[k] = std::sqrt(std::max(0.0, (sum2[k] - sum[k] * sum[k] / n) / (n - 1)));
-    set_replica_sigmas(f, sd);
     return f;
 }
 
@@ -206,7 +342,8 @@ RegionSummary summarize_region(DoseGridData const& data, StructureMask const& re
     }
     if (dose.empty())
         return r;
-    r.near_max = SortedDoses(dose, volume).dose_to_volume(0.03);
+    r.near_max = doses_to_volumes(dose.size(), [&dose](std::size_t i) { return dose[i]; }, volume,
+                                  {0.03})[0];
     if (!(r.near_max > 0))
         return r;
     // One thread, in voxel order: the mean is the same on every machine.

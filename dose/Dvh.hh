@@ -37,8 +37,10 @@ DvhFigures dvh_figures(std::vector<double> dose, std::vector<double> volume_cm3,
  * statistical uncertainty of each: Dmean's propagated from the voxels'
  * sigmas, the others the standard deviation over dvh_uncertainty_replicas
  * dose fields drawn voxel by voxel from a normal distribution with the
- * voxel's dose and batch sigma, cut at 0 (fixed seed; voxels taken as
- * independent).
+ * voxel's dose and batch sigma, cut at 0 and at 8 sigma (fixed seed; voxels
+ * taken as independent). Each figure draws only the voxels that can fall on
+ * either side of it in some replica; the others add a known volume, so the
+ * cost follows the voxels near the figure, not the structure's size.
  */
 DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, double dose_scale,
                          std::vector<double> const& v_at_doses);

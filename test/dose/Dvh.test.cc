@@ -3,8 +3,10 @@
 //! that a hot air voxel must not decide.
 #include "dose/Dvh.hh"
 
+#include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -172,4 +174,114 @@ TEST(StructureDvhTest, UncertaintyOfTheFigures)
         << curves.substr(0, 200);
 }
 } // namespace
+
+namespace
+{
+//! D_V by a full sort, hottest first (equal doses by index): the definition.
+double sorted_dose_to_volume(std::vector<double> const& dose, std::vector<double> const& volume,
+                             double v)
+{
+    std::vector<std::size_t> order(dose.size());
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b)
+              { return dose[a] > dose[b] || (dose[a] == dose[b] && a < b); });
+    double running = 0;
+    for (std::size_t i : order)
+    {
+        running += volume[i];
+        if (running >= v * (1 - 1e-12))
+            return dose[i];
+    }
+    return dose[order.back()];
+}
+} // namespace
+
+// Large structures are not sorted whole (dose/VolumeQuantiles.hh): the figures
+// must still be those of the sort, with ties, zeros and partial voxels.
+TEST(DvhTest, LargeStructureFiguresEqualThoseOfAFullSort)
+{
+    std::mt19937_64 engine(7);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    std::size_t const n = 300000;
+    std::vector<double> dose(n), volume(n);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        double const u = uniform(engine);
+        // A third exactly 0, a band of equal doses, a smooth falloff, a few hot voxels.
+        dose[i] = u < 0.33 ? 0.0 : u < 0.5 ? 1.25 : u < 0.9999 ? 3 * std::pow(u, 4) : 50 + u;
+        volume[i] = uniform(engine) < 0.1 ? 0.001 * (1 + uniform(engine)) : 0.001;
+    }
+    DvhFigures const f = dvh_figures(dose, volume, {1.25, 2.0});
+    double const total = std::accumulate(volume.begin(), volume.end(), 0.0);
+    EXPECT_NEAR(total, f.volume_cm3, 1e-9 * total);
+    EXPECT_EQ(0.0, f.d_min.value);
+    EXPECT_EQ(sorted_dose_to_volume(dose, volume, 0.03), f.d_003cc.value);
+    EXPECT_EQ(sorted_dose_to_volume(dose, volume, 0.98 * total), f.d98.value);
+    EXPECT_EQ(sorted_dose_to_volume(dose, volume, 0.95 * total), f.d95.value);
+    EXPECT_EQ(sorted_dose_to_volume(dose, volume, 0.50 * total), f.d50.value);
+    EXPECT_EQ(sorted_dose_to_volume(dose, volume, 0.02 * total), f.d2.value);
+    EXPECT_EQ(0.0, f.d98.value); // more than 2 % of the volume has no dose
+    ASSERT_EQ(2u, f.v_at.size());
+    double v125 = 0;
+    for (std::size_t i = 0; i < n; ++i)
+        v125 += dose[i] >= 1.25 ? volume[i] : 0.0;
+    EXPECT_NEAR(v125, f.v_at[0].volume_cm3.value, 1e-9 * total);
+    // The curve: V(>= d) at 201 doses from 0 to the largest, falling.
+    ASSERT_EQ(std::size_t(dvh_curve_bins + 1), f.curve_volume_cm3.size());
+    EXPECT_NEAR(total, f.curve_volume_cm3.front(), 1e-9 * total);
+    for (int b = 1; b <= dvh_curve_bins; ++b)
+    {
+        double const d = f.curve_dose[b];
+        double expected = 0;
+        for (std::size_t i = 0; i < n; ++i)
+            expected += dose[i] >= d ? volume[i] : 0.0;
+        ASSERT_NEAR(expected, f.curve_volume_cm3[b], 1e-9 * total) << "at " << d;
+    }
+}
+
+// The replicas draw only the voxels near each figure: a figure that no voxel
+// can cross has no spread, and the spread of D50 matches that of a sample
+// median of many voxels whatever their number.
+TEST(StructureDvhTest, ReplicasDrawOnlyTheVoxelsNearAFigure)
+{
+    GridGeometry g;
+    g.dims = {{100, 100, 20}};
+    g.spacing_cm = {{0.1, 0.1, 0.1}};
+    size_type const n = g.num_voxels();
+    std::vector<double> edep(n), sigma(n);
+    std::vector<float> rho(n, 1.0f);
+    std::vector<MaterialIndex> mat(n, 0);
+    StructureMask body;
+    body.name = "body";
+    for (size_type v = 0; v < n; ++v)
+    {
+        // Half the voxels at dose 0 with no uncertainty, half at 1 +- 5 %.
+        bool const hot = v % 2 == 0;
+        edep[v] = hot ? 1.0 : 0.0;
+        sigma[v] = hot ? 0.05 : 0.0;
+        body.voxels.push_back(v);
+        body.fraction.push_back(1.0f);
+    }
+    DoseGridData d;
+    d.geometry = g;
+    d.edep_MeV = make_span(edep);
+    d.edep_sigma_MeV = make_span(sigma);
+    d.density_g_cm3 = make_span(rho);
+    d.material = make_span(mat);
+    double const dose1 = voxel_dose_gy_per_particle(d, 0);
+    DvhFigures const f = structure_dvh(body, d, 1.0, {0.5 * dose1});
+    EXPECT_EQ(0.0, f.d_min.value);
+    EXPECT_EQ(0.0, f.d_min.sigma);              // the cold voxels hold it in every replica
+    EXPECT_EQ(0.0, f.d98.sigma);                // likewise D98 (half the volume is cold)
+    EXPECT_EQ(0.0, f.v_at[0].volume_cm3.sigma); // no hot voxel can fall 10 sigma
+    // D2 %: the 4 % quantile of the 100,000 hot voxels; its spread, that of a
+    // sample quantile, sqrt(p (1 - p) / m) / phi(z_p) sigma, p = 0.04, m = 1e5.
+    double const z = 1.7507; // the 96 % point of the standard normal
+    double const phi = std::exp(-0.5 * z * z) / std::sqrt(2 * constants::pi);
+    double const expected = std::sqrt(0.04 * 0.96 / 1e5) / phi * 0.05 * dose1;
+    EXPECT_GT(f.d2.sigma, 0.5 * expected);
+    EXPECT_LT(f.d2.sigma, 2.0 * expected);
+    EXPECT_DOUBLE_EQ(dose1, f.d2.value); // the nominal doses are all equal
+}
 } // namespace mcdose

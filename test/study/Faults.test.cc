@@ -158,6 +158,32 @@ TEST_F(FaultsTest, SigtermAndSigintStopWithinASecondWithPartialResults)
     }
 }
 
+// On a GPU the running kernel sees the signal too: the run stops within seconds,
+// not at the end of a batch that would take hours, with partial results.
+TEST_F(FaultsTest, SigintStopsAGpuRunWithinSeconds)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    auto j = endless();
+    j["backend"] = "gpu";
+    j["run"]["histories"] = 400000000000000LL; // hours per batch at 10^8 histories/s
+    auto const study = write_json("endless.json", j);
+    Background p(mcdose_exe() + " run " + study, (dir_ / "log.txt").string());
+    ASSERT_TRUE(wait_for_file(dir_ / "out" / ".mcdose.lock", 60)) << slurp(dir_ / "log.txt");
+    std::this_thread::sleep_for(std::chrono::seconds(3)); // in the first batch's kernel
+    auto const t0 = std::chrono::steady_clock::now();
+    p.signal(SIGINT);
+    int const status = p.wait(60);
+    double const stop_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    std::string const log = slurp(dir_ / "log.txt");
+    EXPECT_EQ(130, status) << log;
+    EXPECT_LT(stop_s, 10.0) << "a batch of this study takes hours; " << log;
+    auto const summary = nlohmann::json::parse(slurp(dir_ / "out" / "e_summary.json"));
+    EXPECT_FALSE(summary["complete"].get<bool>());
+    EXPECT_EQ("interrupted", summary["stop_reason"]);
+    EXPECT_EQ(0u, count_temporaries(dir_));
+}
+
 // A second signal ends the process at once, leaving no temporary file.
 TEST_F(FaultsTest, SecondSignalExitsAtOnce)
 {

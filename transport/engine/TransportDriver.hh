@@ -146,6 +146,8 @@ struct TransportGroup
     DeviceBuffer<EnergyBalance> device_balances;
     unsigned long long host_counter{0};
     DeviceBuffer<unsigned long long> device_counter;
+    DeviceBuffer<unsigned> device_stop;            //!< GPU: the queue's stop word
+    DeviceBuffer<EnergyBalance> balances_at_start; //!< GPU: restored if a batch is cut
     Args args;
 
     EnergyBalance balance() const
@@ -479,6 +481,8 @@ class GroupedTransportRun
         {
             group.device_balances = DeviceBuffer<EnergyBalance>(make_span(group.host_balances));
             group.device_counter = DeviceBuffer<unsigned long long>(1);
+            group.device_stop = DeviceBuffer<unsigned>(1);
+            group.device_stop.zero();
         }
         auto const in = inputs_(group.device);
         auto& args = group.args;
@@ -496,6 +500,7 @@ class GroupedTransportRun
                               1, std::min<std::uint64_t>(256, per_group / (8 * group.workers))));
         args.queue.chunk = chunk;
         args.queue.next = gpu ? group.device_counter.data() : &group.host_counter;
+        args.queue.stop = gpu ? group.device_stop.data() : nullptr;
     }
 
     HistoryRange batch_range(std::uint64_t b) const
@@ -523,19 +528,24 @@ class GroupedTransportRun
     }
 
     /*!
-     * While a CPU batch runs, poll options_.stop_requested; when it asks,
-     * empty every group's history queue (the workers finish the histories
-     * they hold and return). `cut()` tells whether histories were left out.
+     * While a batch runs, poll options_.stop_requested; when it asks, stop
+     * every group's workers from grabbing more histories (they finish the
+     * histories they hold and return): on the CPU by emptying the history
+     * queue, on a GPU by raising the queue's stop word while the kernel runs.
+     * `cut()` tells whether histories were left out: on the CPU the emptied
+     * queue says so at once; a GPU group says so after its kernel
+     * (`mark_cut`, from its counter).
      */
     class StopWatch
     {
       public:
-        StopWatch(std::function<bool()> const& stop, std::vector<std::unique_ptr<Group>>& groups)
+        StopWatch(std::function<bool()> const& stop, std::vector<std::unique_ptr<Group>>& groups,
+                  bool gpu)
         {
             if (!stop)
                 return;
             thread_ = std::thread(
-                [this, stop, &groups]
+                [this, stop, &groups, gpu]
                 {
                     std::unique_lock<std::mutex> lock(mutex_);
                     // Woken at once when the batch ends (no poll interval added to it).
@@ -546,6 +556,11 @@ class GroupedTransportRun
                             continue;
                         for (auto& group : groups)
                         {
+                            if (gpu)
+                            {
+                                raise_stop(*group);
+                                continue;
+                            }
                             unsigned long long const end = group->args.queue.end;
                             if (__atomic_exchange_n(&group->host_counter, end, __ATOMIC_RELAXED) <
                                 end)
@@ -555,6 +570,8 @@ class GroupedTransportRun
                     }
                 });
         }
+        //! A GPU group's kernel left histories of the batch out.
+        void mark_cut() { cut_.store(true); }
         ~StopWatch() { this->finish(); }
         StopWatch(StopWatch const&) = delete;
         StopWatch& operator=(StopWatch const&) = delete;
@@ -566,6 +583,21 @@ class GroupedTransportRun
         }
 
       private:
+        //! Raise a GPU group's stop word. Should that fail, the batch ends as usual and
+        //! the run stops after it (the request is still seen at the batch's end).
+        static void raise_stop(Group& group) noexcept
+        {
+            try
+            {
+                if (group.device >= 0)
+                    activate_device(group.device);
+                device_raise_flag(group.device_stop.data());
+            }
+            catch (std::exception const&)
+            {
+            }
+        }
+
         void finish()
         {
             {
@@ -594,6 +626,7 @@ class GroupedTransportRun
     {
         size_type const num_groups = plan_.devices.size();
         bool const gpu = plan_.gpu;
+        bool const watching = static_cast<bool>(options_.stop_requested);
         HistoryRange const mine = split_history_range(range, comm_.size(), comm_.rank());
         std::vector<std::vector<EnergyBalance>> balances_before;
         for (size_type g = 0; g < num_groups && !gpu; ++g)
@@ -604,24 +637,16 @@ class GroupedTransportRun
             groups_[g]->args.queue.end = piece.end;
             balances_before.push_back(groups_[g]->host_balances);
         }
-        StopWatch watch(gpu ? std::function<bool()>() : options_.stop_requested, groups_);
+        StopWatch watch(options_.stop_requested, groups_, gpu);
         for_each_group(groups_, gpu,
                        [&](size_type g, Group& group)
                        {
                            HistoryRange const piece = split_history_range(mine, num_groups, g);
                            auto& args = group.args;
-                           unsigned long long first = piece.begin;
-                           if (gpu)
-                           {
-                               group.device_counter.copy_to_device({&first, 1});
-                               args.queue.end = piece.end;
-                           }
                            args.rng = group.rng->begin_batch();
-                           if (gpu)
-                           {
-                               launch_transport_kernel(args, group.grid);
-                           }
-                           else
+                           if (gpu && this->launch_gpu_batch(group, piece, watching))
+                               watch.mark_cut();
+                           if (!gpu)
                            {
                                run_cpu_threads(static_cast<int>(group.workers), [&args](size_type t)
                                                { transport_worker(args, args.tally, t); });
@@ -643,22 +668,64 @@ class GroupedTransportRun
                                group.tally->end_batch(range.end - range.begin);
                            }
                        });
-        if (!gpu && options_.stop_requested)
-        {
-            std::uint64_t cut = watch.cut() ? 1 : 0;
-            comm_.allreduce_sum({&cut, 1});
-            if (cut > 0)
-            {
-                for (size_type g = 0; g < num_groups; ++g)
-                    groups_[g]->host_balances = balances_before[g];
-                return false;
-            }
-        }
+        if (watching && this->agree_on_cut(watch.cut(), balances_before))
+            return false;
         if (master_)
             fold_reduced_batch(range.end - range.begin);
         if (options_.batch_slabs.enabled())
             result_.batch_digests.push_back(folder_->last_batch_slabs());
         result_.histories = range.end;
+        return true;
+    }
+
+    /*!
+     * Run a GPU group's kernel over `piece`; returns whether a stop request cut
+     * it short (its counter stayed below the piece's end). With a stop watch
+     * the group's balances are kept first, to be restored if any group is cut.
+     */
+    bool launch_gpu_batch(Group& group, HistoryRange const& piece, bool watching)
+    {
+        unsigned long long first = piece.begin;
+        group.device_counter.copy_to_device({&first, 1});
+        group.args.queue.end = piece.end;
+        if (watching)
+        {
+            if (group.balances_at_start.empty())
+                group.balances_at_start = DeviceBuffer<EnergyBalance>(group.device_balances.size());
+            group.balances_at_start.copy_from(group.device_balances);
+        }
+        launch_transport_kernel(group.args, group.grid);
+        if (!watching)
+            return false;
+        bool const cut = group.device_counter.to_host().front() < piece.end;
+        // A stop word raised after the kernel ended is cleared for the next batch,
+        // whose stop watch raises it again if the request stands.
+        group.device_stop.zero();
+        return cut;
+    }
+
+    /*!
+     * Whether a stop request cut this batch on any rank; if so, every group's
+     * energy balances go back to the batch's start (CPU: `before`, GPU: the
+     * device copy kept at launch).
+     */
+    bool agree_on_cut(bool cut_here, std::vector<std::vector<EnergyBalance>> const& before)
+    {
+        std::uint64_t cut = cut_here ? 1 : 0;
+        comm_.allreduce_sum({&cut, 1});
+        if (cut == 0)
+            return false;
+        if (plan_.gpu)
+        {
+            for_each_group(groups_, true,
+                           [](size_type, Group& group)
+                           { group.device_balances.copy_from(group.balances_at_start); });
+        }
+        else
+        {
+            for (size_type g = 0; g < groups_.size(); ++g)
+                groups_[g]->host_balances = before[g];
+        }
         return true;
     }
 
@@ -731,6 +798,8 @@ class GroupedTransportRun
                            // Free device memory with the group's device current.
                            group.device_balances = DeviceBuffer<EnergyBalance>();
                            group.device_counter = DeviceBuffer<unsigned long long>();
+                           group.device_stop = DeviceBuffer<unsigned>();
+                           group.balances_at_start = DeviceBuffer<EnergyBalance>();
                            group.rng.reset();
                            group.tally.reset();
                        });
