@@ -333,12 +333,12 @@ void write_rt_dose(RtDosePaths const& paths, DoseGridData const& data, RunMetada
                             1,
                             absolute,
                             "PHYSICAL",
-                            "dose to medium in " + unit,
+                            std::string(meta.quantity.name()) + " in " + unit,
                             referenced_plan_uid};
     write_text_atomically(paths.dose, rt_dose_file(instance, dose));
     instance.number = 2;
     instance.dose_type = "ERROR";
-    instance.comment = "1-sigma statistical uncertainty in " + unit;
+    instance.comment = "1-sigma uncertainty of " + std::string(meta.quantity.name()) + ", " + unit;
     write_text_atomically(paths.uncertainty,
                           rt_dose_file(instance, [&](size_type v)
                                        { return dose(v) * voxel_relative_uncertainty(data, v); }));
