@@ -138,11 +138,12 @@ def integrated(res, axis, kind):
     if kind == "energy":
         e = res.edep.sum(axis=lat) / res.spacing[axis]
         s = (res.edep * np.where(res.edep > 0, res.unc, 0.0)).sum(axis=lat) / res.spacing[axis]
-        return e, s, "energy deposited per unit depth / MeV cm$^{-1}$ per particle"
+        return e, s, "energy per unit depth / MeV cm$^{-1}$ per particle"
     area = np.prod([res.spacing[a] for a in range(3) if a != axis])
     d = res.dose.sum(axis=lat) * area
     s = (res.dose * res.unc).sum(axis=lat) * area
-    return d, s, f"laterally integrated {res.quantity()} / {res.unit} cm$^2$"
+    unit = "Gy cm$^2$ per particle" if res.unit == "Gy per source particle" else "Gy cm$^2$"
+    return d, s, f"integrated {res.quantity()} / {unit}"
 
 
 def material_boundaries(res, axis):

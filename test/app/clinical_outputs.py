@@ -176,11 +176,11 @@ write("pencil.json", study(0, outputs={"name": "pencil"}, kind="pencil"))
 run(["run", "pencil.json", "-q"])
 figs = plot([os.path.join(WORK, "out/pencil.h5")])
 lab = figs["pencil_depth_dose.png"].axes[0].get_ylabel()
-check(lab.startswith("energy deposited per unit depth / MeV cm"), lab)
+check(lab == "energy per unit depth / MeV cm$^{-1}$ per particle", lab)
 check("laterally integrated" in figs["pencil_depth_dose.png"].axes[0].get_title(), "pencil title")
 figs = plot([os.path.join(WORK, "out/pencil.h5"), "--integrated", "dose"])
 lab = figs["pencil_depth_dose.png"].axes[0].get_ylabel()
-check(lab == "laterally integrated dose to medium / Gy per source particle cm$^2$", lab)
+check(lab == "integrated dose to medium / Gy cm$^2$ per particle", lab)
 with h5py.File(os.path.join(WORK, "out/pencil.h5")) as f:
     check(f.attrs["dose_to"] == "medium" and f.attrs["dose_unit"] == "Gy per source particle",
           "per-particle metadata")
