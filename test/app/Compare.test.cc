@@ -186,8 +186,8 @@ TEST_F(CompareCliTest, RtDoseAgainstItsHdf5)
     write_rt_dose({path("w_dose.dcm"), path("w_unc.dcm")}, water, meta);
     for (std::string const evaluated : {"w.h5", "w_dose.dcm"})
     {
-        auto const q = run_command(mcdose_exe() + " compare " + path("r.h5") + " " +
-                                   path(evaluated));
+        auto const q =
+            run_command(mcdose_exe() + " compare " + path("r.h5") + " " + path(evaluated));
         EXPECT_EQ(1, q.exit_code) << q.output;
         EXPECT_NE(q.output.find("different quantities"), std::string::npos) << q.output;
         EXPECT_NE(q.output.find("dose to water"), std::string::npos) << q.output;
