@@ -22,7 +22,14 @@ int main(int argc, char** argv)
     app::GlobalOptions global;
     cli.add_flag("-q,--quiet", global.quiet, "Print only results and errors");
     cli.require_subcommand(1);
-    cli.footer("Run 'mcdose <command> --help' for the options of a command.");
+    // Global options are accepted after the subcommand too (`mcdose run x.json -q`): an
+    // option a subcommand does not know falls through to here.
+    cli.fallthrough();
+    cli.footer("Run 'mcdose <command> --help' for the options of a command. A study file's "
+               "fields (phantom, structures, materials, sources, physics, rng, tally, run, "
+               "backend, cpu_threads, outputs), with units and defaults, are in "
+               "docs/study-format.md and docs/study.schema.json. Bash completion: "
+               "source <(mcdose completion bash).");
 
     for (auto const& cmd : app::registered_commands())
     {

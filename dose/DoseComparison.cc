@@ -349,6 +349,12 @@ void check_comparable(DoseGrid const& reference, DoseGrid const& evaluated)
                     << describe_units(evaluated)
                     << "; compare doses in one unit (for absolute dose give the study's sources "
                        "a particle count, \"particles\", so that mcdose writes Gy)");
+    MCDOSE_VALIDATE(reference.quantity.empty() || evaluated.quantity.empty() ||
+                        reference.quantity == evaluated.quantity,
+                    << "the files hold different quantities: " << reference.source << " is "
+                    << reference.quantity << ", " << evaluated.source << " is "
+                    << evaluated.quantity
+                    << "; compare like with like (the study's outputs.dose_to chooses)");
     DoseSampler const sampler(evaluated.geometry, evaluated.values);
     GridGeometry const& g = reference.geometry;
     bool overlap = false;

@@ -29,6 +29,32 @@ struct DoseGridData
     Span<float const> density_g_cm3;    //!< mass density [g/cm^3]
     Span<MaterialIndex const> material; //!< index into material_names
     std::vector<std::string> material_names;
+    //! Dose to water: the factor by which each material's dose to medium is multiplied
+    //! (the water/medium stopping-power ratio, computed in study/DoseToWater.hh), by
+    //! material index. Empty: dose to the medium of each voxel.
+    std::vector<double> material_dose_factor;
+};
+
+//! What the dose values of a run are, stated in every output's metadata.
+struct DoseQuantity
+{
+    bool to_water{false}; //!< false: dose to medium
+    //! How dose to water was obtained (the stopping-power ratios' spectrum and data).
+    std::string method;
+    //! Start energy of the electron slowing-down spectrum the ratios average over [MeV].
+    double spectrum_energy_MeV{0};
+    //! "dose to medium" or "dose to water".
+    char const* name() const { return to_water ? "dose to water" : "dose to medium"; }
+    //! "medium" or "water".
+    char const* keyword() const { return to_water ? "water" : "medium"; }
+};
+
+//! How source particles (and so Gy) were obtained: given, or from monitor units.
+struct AbsoluteDoseSource
+{
+    std::string description; //!< e.g. "100 MU with calibration cal.json (...)"
+    std::vector<std::string> calibration_files;
+    double monitor_units{0}; //!< sum over the sources (0 when particles were given)
 };
 
 // Energy bookkeeping: the transport's EnergyBalance (tally/EnergyBalance.hh);
@@ -58,6 +84,10 @@ struct RunMetadata
     double uncertainty_dose_fraction{0.5};
     //! Particles the source represents (dose also in Gy when set).
     std::optional<double> source_particles;
+    //! Where source_particles came from (empty without them).
+    AbsoluteDoseSource absolute;
+    //! Dose to medium or dose to water.
+    DoseQuantity quantity;
     EnergyBalance energy;
     std::vector<std::string> warnings; //!< what the run warned about (e.g. no dose)
     //! The DICOM CT series the phantom came from (empty UIDs otherwise): an
@@ -68,8 +98,15 @@ struct RunMetadata
     DoseReport report;
 };
 
+//! The unit of the written dose: "Gy" with a particle count, else "Gy per source particle".
+inline char const* dose_unit(RunMetadata const& meta)
+{
+    return meta.source_particles ? "Gy" : "Gy per source particle";
+}
+
 //! Dose [Gy per source particle] of voxel v = edep / (density * voxel
-//! volume); 0 where the voxel has no mass. The writers compute it voxel by
+//! volume), times the voxel material's dose-to-water factor when the data
+//! carry them; 0 where the voxel has no mass. The writers compute it voxel by
 //! voxel (or slice by slice) instead of keeping another grid.
 double voxel_dose_gy_per_particle(DoseGridData const& data, size_type v);
 

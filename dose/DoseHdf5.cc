@@ -193,6 +193,20 @@ void write_dvh_group(H5::H5File& file, DoseReport const& report)
     }
 }
 
+//! What the dose is and in which unit (root attributes, docs/study-format.md).
+void write_dose_quantity(H5::H5File& file, RunMetadata const& meta)
+{
+    attr_string(file, "dose_to", meta.quantity.keyword());
+    attr_string(file, "dose_unit", dose_unit(meta));
+    if (meta.quantity.to_water)
+    {
+        attr_string(file, "dose_to_water_method", meta.quantity.method);
+        attr_double(file, "dose_to_water_spectrum_energy_MeV", meta.quantity.spectrum_energy_MeV);
+    }
+    if (meta.source_particles)
+        attr_string(file, "source_particles_from", meta.absolute.description);
+}
+
 /*!
  * The file is built in memory (HDF5's core driver, no backing store) and
  * returned as bytes that the caller writes with checked writes. HDF5 1.10
@@ -222,15 +236,23 @@ std::vector<char> file_image(std::string const& name, DoseGridData const& data,
                 "datasets are (nz, ny, nx): index [k][j][i]; attributes are (x, y, z)");
     attr_string(file, "origin_convention", "origin_cm is the centre of voxel (0, 0, 0)");
 
+    write_dose_quantity(file, meta);
     auto const dose = [&](size_type v) { return voxel_dose_gy_per_particle(data, v); };
-    write_voxel_values<double>(file, "dose", g, H5::PredType::NATIVE_DOUBLE,
-                               "Gy per source particle", dose);
+    auto per_particle = write_voxel_values<double>(file, "dose", g, H5::PredType::NATIVE_DOUBLE,
+                                                   "Gy per source particle", dose);
+    attr_string(per_particle, "quantity", meta.quantity.name());
+    per_particle.close();
     if (meta.source_particles)
     {
         double const particles = *meta.source_particles;
         auto ds = write_voxel_values<double>(file, "dose_Gy", g, H5::PredType::NATIVE_DOUBLE, "Gy",
                                              [&](size_type v) { return dose(v) * particles; });
         attr_double(ds, "source_particles", particles);
+        attr_string(ds, "quantity", meta.quantity.name());
+        attr_string(ds, "source_particles_from", meta.absolute.description);
+        if (meta.absolute.monitor_units > 0)
+            attr_double(ds, "monitor_units", meta.absolute.monitor_units);
+        ds.close();
     }
     write_voxel_values<double>(file, "dose_uncertainty", g, H5::PredType::NATIVE_DOUBLE,
                                "relative (1 sigma); 1 where no energy was deposited",
@@ -254,6 +276,13 @@ std::vector<char> file_image(std::string const& name, DoseGridData const& data,
         if (n > 0)
             a.write(type, names.data());
         a.close();
+    }
+    if (meta.quantity.to_water)
+    {
+        MCDOSE_VALIDATE(data.material_dose_factor.size() >= data.material_names.size(),
+                        << "internal: dose to water without a factor per material");
+        attr_doubles(mat, "water_to_medium_stopping_power_ratio", data.material_dose_factor.data(),
+                     data.material_names.size());
     }
     mat.close();
 

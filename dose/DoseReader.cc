@@ -62,6 +62,13 @@ DoseGrid read_hdf5_dose(std::string const& path)
         out.values.resize(g.num_voxels());
         ds.read(out.values.data(), H5::PredType::NATIVE_DOUBLE);
         out.units = absolute ? "Gy" : "Gy per source particle";
+        if (file.attrExists("dose_to"))
+        {
+            H5::Attribute a = file.openAttribute("dose_to");
+            std::string dose_to;
+            a.read(a.getStrType(), dose_to);
+            out.quantity = "dose to " + dose_to;
+        }
     }
     catch (H5::Exception const& e)
     {
@@ -89,6 +96,12 @@ DoseGrid read_rt_dose_grid(std::string const& path)
         out.units = "Gy per source particle"; // mcdose's RELATIVE (dose/RtDose.hh)
     else
         out.units = "relative";
+    // mcdose's comment starts with the quantity (dose/RtDose.cc).
+    for (char const* q : {"dose to medium", "dose to water"})
+    {
+        if (rt.dose_comment.rfind(q, 0) == 0)
+            out.quantity = q;
+    }
     return out;
 }
 } // namespace

@@ -19,6 +19,9 @@ struct DoseGrid
     //! "Gy", "Gy per source particle", "relative", or "" when the file does
     //! not say (images carry no unit).
     std::string units;
+    //! "dose to medium", "dose to water", or "" when the file does not say (images, RT
+    //! Doses of other programs, mcdose files older than the `dose_to` attribute).
+    std::string quantity;
     std::string source; //!< what was read, for messages: "<path> (dataset dose_Gy)"
 };
 

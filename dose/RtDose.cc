@@ -333,12 +333,15 @@ void write_rt_dose(RtDosePaths const& paths, DoseGridData const& data, RunMetada
                             1,
                             absolute,
                             "PHYSICAL",
-                            "dose to medium in " + unit,
+                            std::string(meta.quantity.name()) + " in " + unit,
                             referenced_plan_uid};
     write_text_atomically(paths.dose, rt_dose_file(instance, dose));
     instance.number = 2;
     instance.dose_type = "ERROR";
-    instance.comment = "1-sigma statistical uncertainty in " + unit;
+    // DoseComment is LO (at most 64 characters): "1-sigma of dose to water, Gy per source
+    // particle" is 52.
+    instance.comment = "1-sigma of " + std::string(meta.quantity.name()) + ", " +
+                       (absolute ? "Gy" : "Gy per source particle");
     write_text_atomically(paths.uncertainty,
                           rt_dose_file(instance, [&](size_type v)
                                        { return dose(v) * voxel_relative_uncertainty(data, v); }));

@@ -112,9 +112,26 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
         {"relative_imbalance", meta.energy.relative_imbalance()}};
     double const dmax = max_dose(data);
     j["max_dose_Gy_per_particle"] = dmax;
+    j["dose_to"] = meta.quantity.keyword();
+    j["dose_unit_of_outputs"] = dose_unit(meta);
+    if (meta.quantity.to_water)
+    {
+        nlohmann::json ratios = nlohmann::json::object();
+        for (std::size_t m = 0; m < data.material_names.size(); ++m)
+            ratios[data.material_names[m]] = data.material_dose_factor.at(m);
+        j["dose_to_water"] = {{"method", meta.quantity.method},
+                              {"spectrum_energy_MeV", meta.quantity.spectrum_energy_MeV},
+                              {"stopping_power_ratio_water_to_medium", ratios}};
+    }
     if (meta.source_particles)
     {
         j["source_particles"] = *meta.source_particles;
+        j["source_particles_from"] = meta.absolute.description;
+        if (meta.absolute.monitor_units > 0)
+        {
+            j["monitor_units"] = meta.absolute.monitor_units;
+            j["calibration_files"] = meta.absolute.calibration_files;
+        }
         j["max_dose_Gy"] = dmax * *meta.source_particles;
     }
     j["grid"] = {
@@ -206,6 +223,10 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
     os << "  backend       : " << meta.backend << " (" << meta.device << "), " << meta.precision
        << " precision, tally " << meta.tally_method << ", rng " << meta.rng_generator << ", seed "
        << meta.seed << '\n';
+    os << "  dose          : " << meta.quantity.name() << ", in " << dose_unit(meta);
+    if (meta.source_particles)
+        os << " (" << meta.absolute.description << ")";
+    os << '\n';
     if (meta.report.summary)
     {
         os << dose_report_text(meta.report, meta.uncertainty_reached, 14);

@@ -290,14 +290,6 @@ void parse_beam(JsonNode const& node, SourceInput& s)
     if (!b.jaws && !b.aperture)
         node.fail("a beam needs its field: \"jaws_cm\" {\"x1\", \"x2\", \"y1\", \"y2\"}, "
                   "an \"aperture\" image, or both");
-    if (auto n = node.optional_child("monitor_units"))
-    {
-        if (node.has("weight"))
-            n->fail("give 'monitor_units' or 'weight', not both (monitor units are the beam's "
-                    "weight)");
-        b.monitor_units = n->number(NumberRange::open_closed(0, 1e9), "monitor units (MU)");
-        s.weight = *b.monitor_units;
-    }
     BeamAxes const axes = beam_axes(b);
     s.position_cm = axes.source_cm;
     s.direction = axes.central_axis;
@@ -363,6 +355,52 @@ void parse_energy(JsonNode const& node, SourceInput& s)
         s.spectrum = parse_spectrum_file(node.child("spectrum_file"));
     }
 }
+//! `monitor_units` with its `calibration` file (and the backscatter correction); the
+//! study turns them into particles (study/SourceCalibration.hh).
+void parse_monitor_units(JsonNode const& node, SourceInput& s)
+{
+    if (auto mu = node.optional_child("monitor_units"))
+    {
+        s.monitor_units = mu->number(NumberRange::open_closed(0, 1e9), "monitor units, e.g. 100");
+        // A beam's monitor units are its weight; with a calibration they also give its
+        // particles. Other sources take monitor units only through a calibration.
+        bool const beam = s.kind == SourceKind::beam;
+        if (beam && node.has("weight"))
+        {
+            mu->fail("give 'monitor_units' or 'weight', not both (monitor units are the beam's "
+                     "weight)");
+        }
+        if (beam)
+            s.weight = *s.monitor_units;
+        if (s.particles && (!beam || node.has("calibration")))
+        {
+            mu->fail("give either 'particles' or 'monitor_units' with 'calibration' (which the "
+                     "calibration turns into particles), not both");
+        }
+        if (!beam && !node.has("calibration"))
+        {
+            mu->fail("'monitor_units' needs 'calibration': the calibration file of this source "
+                     "model, written by 'mcdose calibrate' (or give 'particles')");
+        }
+    }
+    if (auto c = node.optional_child("calibration"))
+    {
+        if (!s.monitor_units)
+            c->fail("'calibration' is used with 'monitor_units'; give both or neither");
+        s.calibration = resolve_input_path(
+            c->string("path of a calibration file written by 'mcdose calibrate'"),
+            input_base_dir(node.file()));
+    }
+    if (auto b = node.optional_child("monitor_backscatter_factor"))
+    {
+        if (!s.monitor_units)
+            b->fail("'monitor_backscatter_factor' is used with 'monitor_units'");
+        s.monitor_backscatter_factor = b->number(
+            NumberRange::closed(0.8, 1.25),
+            "(monitor-chamber signal per particle in the reference field) / (in this field); "
+            "1 neglects backscatter into the monitor chamber");
+    }
+}
 } // namespace
 
 SourceInput parse_source(JsonNode const& node)
@@ -381,12 +419,14 @@ SourceInput parse_source(JsonNode const& node)
     if (s.kind == SourceKind::parallel || s.kind == SourceKind::point)
     {
         node.allow_only({"type", "particle", "energy_MeV", "spectrum", "spectrum_file",
-                         "position_cm", "direction", "field", "weight", "particles"});
+                         "position_cm", "direction", "field", "weight", "particles",
+                         "monitor_units", "calibration", "monitor_backscatter_factor"});
     }
     else if (s.kind == SourceKind::pencil)
     {
         node.allow_only({"type", "particle", "energy_MeV", "spectrum", "spectrum_file",
-                         "position_cm", "direction", "weight", "particles"});
+                         "position_cm", "direction", "weight", "particles", "monitor_units",
+                         "calibration", "monitor_backscatter_factor"});
     }
     else if (s.kind == SourceKind::isotropic)
     {
@@ -397,7 +437,8 @@ SourceInput parse_source(JsonNode const& node)
     {
         node.allow_only({"type", "particle", "energy_MeV", "spectrum", "spectrum_file",
                          "isocentre_cm", "sad_cm", "gantry_deg", "collimator_deg", "couch_deg",
-                         "jaws_cm", "aperture", "weight", "monitor_units", "particles"});
+                         "jaws_cm", "aperture", "weight", "monitor_units", "particles",
+                         "calibration", "monitor_backscatter_factor"});
     }
     else
     {
@@ -444,6 +485,7 @@ SourceInput parse_source(JsonNode const& node)
         s.particles = n->number(NumberRange::open_closed(0, 1e30),
                                 "number of source particles the run represents (for dose in Gy)");
     }
+    parse_monitor_units(node, s);
     return s;
 }
 } // namespace mcdose

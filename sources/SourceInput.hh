@@ -119,7 +119,6 @@ struct BeamInput
     double couch_deg{0};
     std::optional<JawsInput> jaws;
     std::optional<ApertureInput> aperture;
-    std::optional<double> monitor_units; //!< the relative weight of the beam, when given
 };
 
 //! Where in the phantom a volume source emits, per unit of what.
@@ -162,6 +161,16 @@ struct SourceInput
     //! Number of source particles the run represents (e.g. from monitor
     //! units): when given, dose is also reported in Gy.
     std::optional<double> particles;
+    //! Monitor units of this source: with `calibration`, the study turns them into
+    //! `particles` (study/SourceCalibration.hh; docs/study-format.md#absolute-dose).
+    std::optional<double> monitor_units;
+    //! The calibration file of this source model (written by `mcdose calibrate`),
+    //! resolved against the study's folder; required with `monitor_units`.
+    std::string calibration;
+    //! Monitor-chamber backscatter correction: (chamber signal per particle in the
+    //! reference field) / (that in this field). Backscatter into the monitor chamber is
+    //! not transported; 1 neglects it (Popescu et al., Phys. Med. Biol. 50 (2005) 3375).
+    double monitor_backscatter_factor{1};
 };
 
 //! Largest kinetic energy the source emits [MeV].

@@ -433,18 +433,20 @@ SourceMixParams<Real>::SourceMixParams(std::vector<SourceInput> const& inputs,
                     << "'sources': " << with_particles << " of " << inputs.size()
                     << " sources give 'particles'; give it for every source (the run then "
                        "represents their sum) or for none");
-    SourceInput const* calibrated = nullptr; // the first beam with particles and MU
+    // Beams given both 'particles' and monitor units by hand (a calibration turns monitor
+    // units into particles itself, field by field).
+    SourceInput const* calibrated = nullptr; // the first such beam
     for (auto const& in : inputs)
     {
-        if (!with_particles || !in.beam || !in.beam->monitor_units)
+        if (!with_particles || !in.beam || !in.monitor_units || !in.calibration.empty())
             continue;
-        double const per_mu = *in.particles / *in.beam->monitor_units;
+        double const per_mu = *in.particles / *in.monitor_units;
         if (!calibrated)
         {
             calibrated = &in;
             continue;
         }
-        double const first = *calibrated->particles / *calibrated->beam->monitor_units;
+        double const first = *calibrated->particles / *calibrated->monitor_units;
         MCDOSE_VALIDATE(std::fabs(per_mu - first) <= 1e-6 * first,
                         << in.pointer << "/particles: " << per_mu << " particles per monitor "
                         << "unit here but " << first << " in " << calibrated->pointer

@@ -16,6 +16,8 @@
 #include "phantoms/StructuresJson.hh"
 #include "rng/RngKind.hh"
 #include "sources/SourceJson.hh"
+#include "study/DoseToWater.hh"
+#include "study/SourceCalibration.hh"
 #include "study/StudyInput.hh"
 #include "tally/TallyMethod.hh"
 #include "transport/engine/ElectronTables.hh"
@@ -223,7 +225,7 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
     node.require_object("the outputs");
     node.allow_only({"directory", "name", "hdf5", "image_format", "depth_dose", "depth_axis",
                      "lateral_profiles", "summary", "if_exists", "rtdose", "rtdose_referenced_plan",
-                     "dvh", "dvh_volume_at_doses"});
+                     "dvh", "dvh_volume_at_doses", "dose_to", "dose_to_water_energy_MeV"});
     OutputInput o;
     o.dvh = default_dvh;
     std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
@@ -287,6 +289,16 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
         o.summary = s->boolean();
     if (auto d = node.optional_child("dvh"))
         o.dvh = d->boolean();
+    if (auto d = node.optional_child("dose_to"))
+        o.dose_to_water = d->choice({"medium", "water"}) == std::string("water");
+    if (auto e = node.optional_child("dose_to_water_energy_MeV"))
+    {
+        if (!o.dose_to_water)
+            e->fail("'dose_to_water_energy_MeV' is used with \"dose_to\": \"water\"");
+        o.dose_to_water_energy_MeV =
+            e->number(NumberRange::open_closed(2 * dose_to_water_low_MeV, 50),
+                      "start energy of the electron slowing-down spectrum, e.g. 2");
+    }
     if (auto v = node.optional_child("dvh_volume_at_doses"))
     {
         o.dvh_volume_at_doses =
@@ -332,6 +344,9 @@ StudyInput parse_study(std::string const& text, std::string const& source_name)
     std::size_t const n_src = sources.array_size(1, "at least one source");
     for (std::size_t i = 0; i < n_src; ++i)
         s.sources.push_back(parse_source(sources.element(i)));
+    s.absolute = resolve_monitor_units(source_name, s.sources, s.reader_warnings);
+    if (s.absolute.description.empty() && !s.sources.empty() && s.sources.front().particles)
+        s.absolute.description = "particles given by the study's sources";
 
     if (auto p = root.optional_child("physics"))
         s.physics = parse_physics(*p);

@@ -13,6 +13,7 @@
 #include "core/Array3.hh"
 #include "core/GridGeometry.hh"
 #include "core/Types.hh"
+#include "dose/DoseData.hh"
 #include "phantoms/PhantomInput.hh"
 #include "phantoms/StructureInput.hh"
 #include "rng/RngKind.hh"
@@ -114,6 +115,11 @@ struct OutputInput
     //! Doses at which the volume receiving at least that dose is reported, in
     //! the run's dose unit (Gy, or Gy per particle without a particle count).
     std::vector<double> dvh_volume_at_doses;
+    //! "dose_to": false (default) dose to medium; true dose to water (study/DoseToWater.hh)
+    bool dose_to_water{false};
+    //! Start energy of the slowing-down spectrum of the stopping-power ratios [MeV]
+    //! (default: the largest kinetic energy of the sources)
+    std::optional<double> dose_to_water_energy_MeV;
 };
 
 //! The whole study.
@@ -133,6 +139,10 @@ struct StudyInput
     Backend backend{Backend::automatic};
     int cpu_threads{0}; //!< 0: all cores
     OutputInput outputs;
+    //! Where the sources' particles come from when they give monitor units (the reader
+    //! turns those into `particles` with their calibration: study/SourceCalibration.hh).
+    AbsoluteDoseSource absolute;
+    std::vector<std::string> reader_warnings; //!< e.g. a calibration from another build
 };
 
 //! Read, parse and range-check a study file. Errors are InputError (file,

@@ -21,6 +21,7 @@
 #include "phantoms/StructureSet.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "sources/SourceParams.hh"
+#include "study/DoseToWater.hh"
 #include "study/MemoryPlan.hh"
 #include "study/OutputPlan.hh"
 #include "study/RunOutputs.hh"
@@ -399,12 +400,37 @@ EnergyPerParticle energy_per_particle(DoseResult&& dose, std::uint64_t histories
     return result;
 }
 
-//! The dose grid the writers see (spans into `phantom` and `energy`).
-DoseGridData make_dose_grid_data(Phantom const& phantom, EnergyPerParticle const& energy)
+//! The dose grid the writers see (spans into `phantom` and `energy`), with the
+//! dose-to-water factors when the study asks for dose to water.
+DoseGridData make_dose_grid_data(Phantom const& phantom, EnergyPerParticle const& energy,
+                                 DoseToWater const& to_water)
 {
     DoseGridData data = dose_grid_view(phantom, energy.edep_MeV, energy.sigma_MeV);
     data.material_names = phantom.material_names;
+    data.material_dose_factor = to_water.factors;
     return data;
+}
+
+//! The dose-to-water factors of the phantom's materials (empty for dose to medium),
+//! computed before any transport so that a bad setting costs no run.
+DoseToWater study_dose_to_water(StudyInput const& study, std::vector<Material> const& materials,
+                                double max_kinetic_MeV)
+{
+    if (!study.outputs.dose_to_water)
+        return {};
+    return dose_to_water_factors(materials,
+                                 study.outputs.dose_to_water_energy_MeV.value_or(max_kinetic_MeV));
+}
+
+//! "dose to water, in Gy (how the particles were obtained)".
+std::string describe_dose(DoseQuantity const& quantity, StudyInput const& study,
+                          std::optional<double> source_particles)
+{
+    std::string d = std::string(quantity.name()) + ", in " +
+                    (source_particles ? "Gy" : "Gy per source particle");
+    if (source_particles)
+        d += " (" + study.absolute.description + ")";
+    return d;
 }
 
 //! What the outputs record about the run (the settings as the study spells them).
@@ -434,6 +460,8 @@ RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& su
     meta.uncertainty_reached = summary.uncertainty_reached;
     meta.uncertainty_dose_fraction = study.run.uncertainty_dose_fraction;
     meta.source_particles = source_particles;
+    if (source_particles)
+        meta.absolute = study.absolute;
     double const per = per_history(run.histories);
     EnergyBalance e = run.balance;
     e.emitted_MeV *= per;
@@ -582,6 +610,10 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
         study.structures, phantom, study.phantom.kind != PhantomKind::shapes, &summary.warnings);
     StructureMask const& stop_region = *structures.find(study.run.stop_on);
     SourceBounds const bounds = source_bounds(study);
+    DoseToWater const to_water =
+        study_dose_to_water(study, study_phantom.materials, bounds.max_kinetic_MeV);
+    summary.warnings.insert(summary.warnings.end(), study.reader_warnings.begin(),
+                            study.reader_warnings.end());
     if (memory.voxels == 0)
     {
         // An image phantom's grid is known once the image is read.
@@ -630,7 +662,10 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     warn_if_no_dose(run, summary);
 
     EnergyPerParticle const energy = energy_per_particle(std::move(run.dose), run.histories);
-    DoseGridData const data = make_dose_grid_data(phantom, energy);
+    DoseGridData const data = make_dose_grid_data(phantom, energy, to_water);
+    summary.dose_description = describe_dose(to_water.quantity, study, bounds.source_particles);
+    if (options.on_dose)
+        options.on_dose(data, study);
     summary.report =
         make_dose_report(study, structures, stop_region, data, bounds.source_particles);
     summary.uncertainty_reached = summary.report.summary->mean_relative;
@@ -641,6 +676,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
             std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         RunMetadata meta = make_run_metadata(study, summary, run, started, wall_time_s, stop_reason,
                                              bounds.source_particles);
+        meta.quantity = to_water.quantity;
         meta.warnings = summary.warnings;
         meta.ct_dicom = study_phantom.ct_dicom;
         meta.report = summary.report;

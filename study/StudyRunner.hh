@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "dose/DoseData.hh"
 #include "dose/DoseFigures.hh"
 #include "study/StudyInput.hh"
 #include "study/TableCache.hh"
@@ -39,6 +40,9 @@ struct StudyRunOptions
     //! Polled during CPU batches: true stops the run within about a second,
     //! discarding the batch in progress (TransportRunOptions::stop_requested).
     std::function<bool()> stop_requested;
+    //! Called once with the final dose (per source particle, dose to medium or water as the
+    //! study asks) and the run's facts, before the outputs are written (`mcdose calibrate`).
+    std::function<void(DoseGridData const&, StudyInput const&)> on_dose;
 };
 
 struct StudyRunSummary
@@ -62,6 +66,8 @@ struct StudyRunSummary
     std::vector<std::string> files; //!< written by this run (the manifest last)
     std::vector<std::string> warnings;
     bool zero_dose{false}; //!< histories ran but no energy was deposited
+    //! What the dose is and its unit, e.g. "dose to water, in Gy (...)".
+    std::string dose_description;
 };
 
 StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options);

@@ -170,6 +170,7 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
               << ", below cut-off " << b.below_cutoff_MeV / s.histories << '\n'
               << "  energy balance   : relative imbalance " << std::scientific
               << b.relative_imbalance() << std::defaultfloat << '\n';
+    std::cout << "  dose             : " << s.dose_description << '\n';
     std::cout << dose_report_text(s.report, s.uncertainty_reached, 17);
     for (auto const& f : s.files)
         std::cout << "  wrote            : " << f << '\n';

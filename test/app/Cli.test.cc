@@ -1,5 +1,6 @@
 //! What users see from the CLI: version, info, usage errors.
 #include <filesystem>
+#include <fstream>
 
 #include <gtest/gtest.h>
 
@@ -102,5 +103,71 @@ TEST(CliTest, RunReadsThePhysicsTablesFromTheCacheTheSecondTime)
     EXPECT_NE(off.output.find("physics tables   : built in"), std::string::npos) << off.output;
     EXPECT_NE(off.output.find("not cached"), std::string::npos) << off.output;
     fs::remove_all(out);
+}
+} // namespace mcdose::test
+
+namespace mcdose::test
+{
+// Global options after the subcommand: `mcdose run x.json -q` and `mcdose check x.json -q`
+// are accepted (and -q silences `check`'s OK line); an unknown option is still an error.
+TEST(CliHabits, GlobalOptionsAfterTheSubcommand)
+{
+    auto const out = std::filesystem::temp_directory_path() / "mcdose_cli_quiet_after";
+    std::filesystem::remove_all(out);
+    std::string const study = source_dir() + "/validation/electron_20MeV_water/study.json";
+    auto run = run_command(mcdose_exe() + " run " + study + " --backend cpu --histories 200" +
+                           " --output-dir " + out.string() + " -q");
+    EXPECT_EQ(0, run.exit_code) << run.output;
+    auto check_before = run_command(mcdose_exe() + " -q check " + study);
+    auto check_after = run_command(mcdose_exe() + " check " + study + " --quiet");
+    EXPECT_EQ(0, check_before.exit_code) << check_before.output;
+    EXPECT_EQ(0, check_after.exit_code) << check_after.output;
+    EXPECT_EQ(check_after.output, check_before.output);
+    EXPECT_EQ(check_after.output.find("OK"), std::string::npos) << check_after.output;
+    auto loud = run_command(mcdose_exe() + " check " + study);
+    EXPECT_NE(loud.output.find("OK"), std::string::npos) << loud.output;
+    auto bad = run_command(mcdose_exe() + " check " + study + " --frobnicate");
+    EXPECT_EQ(2, bad.exit_code) << bad.output;
+    EXPECT_NE(bad.output.find("frobnicate"), std::string::npos) << bad.output;
+    std::filesystem::remove_all(out);
+}
+
+// --help points to the study fields' reference and to the completion script.
+TEST(CliHabits, HelpPointsToTheStudyFields)
+{
+    auto r = run_command(mcdose_exe() + " --help");
+    EXPECT_EQ(0, r.exit_code) << r.output;
+    EXPECT_NE(r.output.find("docs/study-format.md"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("outputs"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("completion bash"), std::string::npos) << r.output;
+}
+
+// `mcdose completion bash` lists every command and each command's own options, and bash
+// accepts the script (bash -n) and completes from it.
+TEST(CliHabits, BashCompletionListsCommandsAndOptions)
+{
+    auto r = run_command(mcdose_exe() + " completion bash");
+    ASSERT_EQ(0, r.exit_code) << r.output;
+    for (char const* word : {"complete -o filenames -F _mcdose mcdose",
+                             " run) opts=", " calibrate) opts=", " compare) opts=", "--histories",
+                             "--point-cm", "--quiet"})
+    {
+        EXPECT_NE(r.output.find(word), std::string::npos) << word << "\n" << r.output;
+    }
+    auto const script = std::filesystem::temp_directory_path() / "mcdose_completion.bash";
+    {
+        std::ofstream(script) << r.output;
+    }
+    auto syntax = run_command("bash -n " + script.string());
+    EXPECT_EQ(0, syntax.exit_code) << syntax.output;
+    // Complete "mcdose run --hist" as bash would.
+    auto complete = run_command(
+        "bash -c 'source " + script.string() +
+        "; COMP_WORDS=(mcdose run --hist); COMP_CWORD=2; _mcdose; echo \"${COMPREPLY[@]}\"'");
+    EXPECT_EQ(0, complete.exit_code) << complete.output;
+    EXPECT_NE(complete.output.find("--histories"), std::string::npos) << complete.output;
+    auto bad = run_command(mcdose_exe() + " completion fish");
+    EXPECT_EQ(2, bad.exit_code) << bad.output;
+    std::filesystem::remove(script);
 }
 } // namespace mcdose::test

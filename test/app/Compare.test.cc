@@ -174,6 +174,27 @@ TEST_F(CompareCliTest, RtDoseAgainstItsHdf5)
     EXPECT_EQ(1, u.exit_code) << u.output;
     EXPECT_NE(u.output.find("different units"), std::string::npos) << u.output;
     EXPECT_NE(u.output.find("Gy per source particle"), std::string::npos) << u.output;
+
+    // Dose to water against dose to medium (both in Gy): refused, in either file kind; the
+    // RT Dose of the water file against its own HDF5 passes.
+    meta.source_particles = 1e10;
+    meta.quantity.to_water = true;
+    std::vector<double> factors(data.material_names.size(), 1.0);
+    DoseGridData water = data;
+    water.material_dose_factor = factors;
+    write_dose_hdf5(path("w.h5"), water, meta);
+    write_rt_dose({path("w_dose.dcm"), path("w_unc.dcm")}, water, meta);
+    for (std::string const evaluated : {"w.h5", "w_dose.dcm"})
+    {
+        auto const q =
+            run_command(mcdose_exe() + " compare " + path("r.h5") + " " + path(evaluated));
+        EXPECT_EQ(1, q.exit_code) << q.output;
+        EXPECT_NE(q.output.find("different quantities"), std::string::npos) << q.output;
+        EXPECT_NE(q.output.find("dose to water"), std::string::npos) << q.output;
+    }
+    auto const same =
+        run_command(mcdose_exe() + " compare " + path("w.h5") + " " + path("w_dose.dcm"));
+    EXPECT_EQ(0, same.exit_code) << same.output;
 }
 
 TEST_F(CompareCliTest, BadInputIsRefusedWithTheFix)
