@@ -7,6 +7,7 @@
 #include <random>
 
 #include "core/Assert.hh"
+#include "core/Constants.hh"
 #include "dose/VolumeQuantiles.hh"
 
 namespace mcdose
@@ -20,6 +21,23 @@ constexpr double volume_slack = 1e-12;
 //! deviate beyond has probability 1.2e-15), so that voxels far from a figure
 //! are known to lie on one side of it in every replica and need no draws.
 constexpr double truncation_sigmas = 8;
+//! A dose-to-volume figure with more voxels than this that can cross it takes the
+//! asymptotic (delta-method) spread instead of replicas: sorting that many drawn doses 32
+//! times would cost seconds, and so many voxels make the asymptotic form accurate.
+constexpr std::size_t max_replica_voxels = std::size_t(1) << 14;
+//! The least dose's spread is estimated only where at most this many voxels can hold it.
+constexpr std::size_t max_minimum_voxels = std::size_t(1) << 16;
+
+//! P(Z <= z) for a standard normal Z.
+double normal_cdf(double z)
+{
+    return 0.5 * std::erfc(-z / std::sqrt(2.0));
+}
+
+double normal_density(double z)
+{
+    return std::exp(-0.5 * z * z) / std::sqrt(2 * constants::pi);
+}
 
 //! Doses to the volumes `targets_cm3` of the voxels' `dose(i)`, volumes from `volume`.
 template <class Dose>
@@ -104,8 +122,13 @@ class Replicas
         }
     }
 
-    //! Standard deviation of D_V over the replicas, for each volume V of `targets`.
-    std::vector<double> dose_to_volume_sigma(std::vector<double> const& targets, unsigned seed)
+    /*!
+     * Standard deviation of D_V for each volume V of `targets` (nominal values
+     * `nominal`): over the replicas, or, where more than max_replica_voxels can cross
+     * the figure, asymptotically (delta_sigma).
+     */
+    std::vector<double> dose_to_volume_sigma(std::vector<double> const& targets,
+                                             std::vector<double> const& nominal, unsigned seed)
     {
         std::size_t const n = dose_.size();
         // Every replica's D_V lies between D_V of the lowest and of the highest doses.
@@ -127,6 +150,11 @@ class Replicas
                     above += volume_[i];
                 else if (high_[i] >= lows[k])
                     open.push_back(i);
+            }
+            if (open.size() > max_replica_voxels)
+            {
+                sd[k] = this->delta_sigma(open, nominal[k]);
+                continue;
             }
             sd[k] =
                 this->spread(seed + unsigned(k), open,
@@ -152,7 +180,8 @@ class Replicas
         return sd;
     }
 
-    //! Standard deviation of the least dose over the replicas.
+    //! Standard deviation of the least dose over the replicas (NaN, not estimated, where
+    //! more than max_minimum_voxels can hold it: ICRU 83 reports D98 % for that reason).
     double min_sigma(unsigned seed)
     {
         double const high_min = *std::min_element(high_.begin(), high_.end());
@@ -165,6 +194,8 @@ class Replicas
             if (low_[i] < high_min)
                 open.push_back(i);
         }
+        if (open.size() > max_minimum_voxels)
+            return std::nan("");
         return this->spread(seed, open,
                             [](std::vector<std::pair<double, std::size_t>>& drawn)
                             {
@@ -175,29 +206,49 @@ class Replicas
                             });
     }
 
-    //! Standard deviation of the volume receiving at least `d` over the replicas.
-    double volume_at_least_sigma(double d, unsigned seed)
+    /*!
+     * Standard deviation of the volume receiving at least `d`: exactly, as a sum of
+     * independent Bernoulli volumes, Var = sum w^2 p (1 - p) with p the chance that a
+     * voxel's dose is at least d (voxels more than 8 sigma away add nothing).
+     */
+    double volume_at_least_sigma(double d) const
     {
-        double above = 0;
-        std::vector<std::size_t> open;
+        if (!(d > 0))
+            return 0; // every dose is >= 0
+        double var = 0;
         for (std::size_t i = 0; i < dose_.size(); ++i)
         {
-            if (low_[i] >= d)
-                above += volume_[i];
-            else if (high_[i] >= d)
-                open.push_back(i);
+            if (low_[i] >= d || high_[i] < d || !(sigma_[i] > 0))
+                continue;
+            double const p = normal_cdf((dose_[i] - d) / sigma_[i]);
+            var += volume_[i] * volume_[i] * p * (1 - p);
         }
-        return this->spread(seed, open,
-                            [&](std::vector<std::pair<double, std::size_t>>& drawn)
-                            {
-                                double v = above;
-                                for (auto const& [x, i] : drawn)
-                                    v += x >= d ? volume_[i] : 0.0;
-                                return v;
-                            });
+        return std::sqrt(var);
     }
 
   private:
+    /*!
+     * Asymptotic spread of D_V at its nominal value D (the delta method for a quantile,
+     * e.g. Serfling, Approximation Theorems of Mathematical Statistics, 1980, 2.3): the
+     * volume V(D) above D has variance sum w^2 p (1 - p) over the voxels that can cross D,
+     * p = P(d_i' >= D), and the expected volume falls with slope sum w phi(z) / sigma at D,
+     * so sigma(D_V) = sqrt(Var V(D)) / slope.
+     */
+    double delta_sigma(std::vector<std::size_t> const& open, double d) const
+    {
+        double var = 0, slope = 0;
+        for (std::size_t i : open)
+        {
+            if (!(sigma_[i] > 0))
+                continue;
+            double const z = (dose_[i] - d) / sigma_[i];
+            double const p = normal_cdf(z);
+            var += volume_[i] * volume_[i] * p * (1 - p);
+            slope += volume_[i] * normal_density(z) / sigma_[i];
+        }
+        return slope > 0 ? std::sqrt(var) / slope : 0.0;
+    }
+
     //! Sample standard deviation of `figure(drawn)` over the replicas, each
     //! drawing the doses of the voxels `open` (fixed seed per figure).
     template <class Figure>
@@ -291,13 +342,16 @@ DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, doubl
 
     Replicas replicas(dose, sigma, volume);
     f.d_min.sigma = replicas.min_sigma(0);
-    auto const sd = replicas.dose_to_volume_sigma(figure_volumes(f.volume_cm3), 1);
     auto const figures = fixed_figures(f);
+    std::vector<double> nominal;
+    for (auto const* figure : figures)
+        nominal.push_back(figure->value);
+    auto const sd = replicas.dose_to_volume_sigma(figure_volumes(f.volume_cm3), nominal, 1);
     for (std::size_t k = 0; k < figures.size(); ++k)
         figures[k]->sigma = sd[k];
     for (std::size_t k = 0; k < f.v_at.size(); ++k)
     {
-        double const sv = replicas.volume_at_least_sigma(f.v_at[k].dose, 16 + unsigned(k));
+        double const sv = replicas.volume_at_least_sigma(f.v_at[k].dose);
         f.v_at[k].volume_cm3.sigma = sv;
         f.v_at[k].volume_percent.sigma = 100 * sv / f.volume_cm3;
     }

@@ -35,12 +35,14 @@ DvhFigures dvh_figures(std::vector<double> dose, std::vector<double> volume_cm3,
  * Figures of structure `s` on the run's dose grid, doses multiplied by
  * `dose_scale` (1 for Gy per particle, the particle count for Gy), with the
  * statistical uncertainty of each: Dmean's propagated from the voxels'
- * sigmas, the others the standard deviation over dvh_uncertainty_replicas
- * dose fields drawn voxel by voxel from a normal distribution with the
- * voxel's dose and batch sigma, cut at 0 and at 8 sigma (fixed seed; voxels
- * taken as independent). Each figure draws only the voxels that can fall on
- * either side of it in some replica; the others add a known volume, so the
- * cost follows the voxels near the figure, not the structure's size.
+ * sigmas; the others model each voxel's dose as normal with its batch sigma,
+ * cut at 0 and at 8 sigma, voxels independent. V_at's is exact under that
+ * model (a sum of Bernoulli volumes). D_V's is the standard deviation over
+ * dvh_uncertainty_replicas dose fields (fixed seed) that draw only the voxels
+ * that can fall on either side of the figure, or, where more than 2^14 voxels
+ * can, the asymptotic spread of a quantile (delta method). D_min's is drawn
+ * likewise where at most 2^16 voxels can hold the minimum, else not given
+ * (NaN). The cost follows the voxels near each figure, not the structure's size.
  */
 DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, double dose_scale,
                          std::vector<double> const& v_at_doses);
