@@ -13,7 +13,7 @@ jobs=$(nproc)
 packages=(build-essential cmake pkg-config git libgtest-dev libcli11-dev nlohmann-json3-dev
   libinsighttoolkit5-dev libhdf5-dev libxrl-dev librandom123-dev libopenmpi-dev openmpi-bin
   python3 python3-numpy python3-h5py python3-matplotlib python3-jsonschema dieharder
-  clang-format-14 universal-ctags libgdcm-dev python3-pydicom dicom3tools)
+  clang-format-14 universal-ctags libgdcm-dev python3-pydicom dicom3tools libmcpl-dev mcpl)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

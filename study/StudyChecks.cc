@@ -11,6 +11,7 @@
 #include "phantoms/StructureSet.hh"
 #include "sources/SourceParams.hh"
 #include "study/OutputPlan.hh"
+#include "study/PhaseSpaceOutput.hh"
 #include "study/StudyMaterials.hh"
 
 namespace mcdose
@@ -149,6 +150,8 @@ void run_study_checks(StudyInput const& study, Phantom const& phantom,
 {
     check_sources(study);
     check_volume_sources(study, phantom);
+    check_phase_space_sources(study);
+    check_phase_space_output(study, phantom.grid.geometry());
     check_rng(study);
     resolve_backend(study.backend);
     if (options.outputs)

@@ -90,6 +90,14 @@ struct LateralProfileInput
     std::string name; //!< file-name suffix
 };
 
+//! A phase space scored on a plane outside the grid (study/PhaseSpaceOutput.hh):
+//! the particles crossing it along `normal` go to `<name>_phase_space.mcpl`.
+struct PhaseSpaceOutputInput
+{
+    Real3 point_cm{{0, 0, 0}}; //!< a point of the plane, phantom coordinates
+    Real3 normal{{0, 0, 1}};   //!< unit normal (normalised by the parser)
+};
+
 //! What to write.
 struct OutputInput
 {
@@ -114,6 +122,7 @@ struct OutputInput
     //! Doses at which the volume receiving at least that dose is reported, in
     //! the run's dose unit (Gy, or Gy per particle without a particle count).
     std::vector<double> dvh_volume_at_doses;
+    std::optional<PhaseSpaceOutputInput> phase_space;
 };
 
 //! The whole study.

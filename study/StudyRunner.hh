@@ -62,6 +62,10 @@ struct StudyRunSummary
     std::vector<std::string> files; //!< written by this run (the manifest last)
     std::vector<std::string> warnings;
     bool zero_dose{false}; //!< histories ran but no energy was deposited
+    //! A phase-space source: the particles used and skipped (describe_scan).
+    std::string phase_space_source;
+    //! outputs.phase_space: the particles written and where.
+    std::string phase_space_output;
 };
 
 StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options);

@@ -10,6 +10,7 @@
 #include "app/CommandRegistry.hh"
 #include "core/Config.hh"
 #include "core/Device.hh"
+#include "io/McplFile.hh"
 
 namespace mcdose::app
 {
@@ -27,6 +28,9 @@ nlohmann::json info_json()
     j["cuda_architectures"] = BuildInfo::cuda_architectures;
     j["debug_checks"] = bool(MCDOSE_DEBUG);
     j["mpi"] = bool(MCDOSE_USE_MPI);
+    j["mcpl"] = mcpl_available();
+    if (mcpl_available())
+        j["mcpl_version"] = mcpl_version();
     j["cpu_threads"] = std::thread::hardware_concurrency();
     j["gpus"] = nlohmann::json::array();
     for (auto const& d : device_infos())
@@ -66,6 +70,11 @@ void print_info(bool as_json)
     }
     std::cout << "  debug checks   : " << (MCDOSE_DEBUG ? "ON" : "OFF") << '\n'
               << "  MPI            : " << (MCDOSE_USE_MPI ? "ON" : "OFF") << '\n'
+              << "  MCPL           : "
+              << (mcpl_available() ? "ON (libmcpl " + mcpl_version() + ", phase-space files)"
+                                   : std::string("OFF (no phase-space files; rebuild with "
+                                                 "libmcpl-dev and -DMCDOSE_USE_MCPL=ON)"))
+              << '\n'
               << "  CPU threads    : " << std::thread::hardware_concurrency() << '\n';
     auto const devices = device_infos();
     if (devices.empty())
