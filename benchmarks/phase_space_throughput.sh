@@ -14,7 +14,8 @@
 #   MCDOSE     the executable (default build/ci/app/mcdose)
 #   BACKEND    cpu | gpu (default cpu)
 #   DOUBLINGS  the file holds 2^DOUBLINGS x the example's particles (default 10)
-# Environment: OUT (work directory, default ./phase_space_throughput), THREADS (CPU threads).
+# Environment: OUT (work directory, default ./phase_space_throughput), THREADS (CPU threads),
+#   HISTORIES (histories of each run, a multiple of 10; default: the whole file).
 set -eu
 M=$(realpath "${1:-build/ci/app/mcdose}")
 BACKEND=${2:-cpu}
@@ -22,6 +23,7 @@ DOUBLINGS=${3:-10}
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$PWD/phase_space_throughput}
 THREADS=${THREADS:-0}
+HISTORIES=${HISTORIES:-}
 mkdir -p "$OUT"
 cp "$SRC/examples/phase_space_head.mcpl" "$OUT/small.mcpl"
 cp "$OUT/small.mcpl" "$OUT/big.mcpl"
@@ -43,7 +45,8 @@ study() { # $1 file, $2 recycle, $3 path
                "recycle": $2}],
   "physics": {"electron_cutoff_MeV": 0.2, "precision": "single"},
   "rng": {"generator": "philox", "seed": 1},
-  "tally": {"method": "fx", "batches": 10},
+  "tally": {"method": "fx", "batches": 10},$([ -n "$HISTORIES" ] && echo "
+  \"run\": {\"histories\": $HISTORIES},")
   "backend": "$BACKEND", "cpu_threads": $THREADS,
   "outputs": {"directory": "$OUT/results", "name": "r$2", "image_format": "none",
               "if_exists": "overwrite", "hdf5": false, "depth_dose": false}

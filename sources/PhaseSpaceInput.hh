@@ -33,12 +33,17 @@ struct PhaseSpaceScan
 {
     //! Transported particles between two entries of `index`.
     static constexpr std::uint64_t index_stride = 4096;
+    //! Photons, electrons and positrons below this kinetic energy (the physics tables'
+    //! lowest, SourceEnergyLimits) are counted and skipped [MeV].
+    static constexpr double min_energy_MeV = 1e-3;
 
     std::uint64_t file_particles{0};               //!< particles in the file
     std::uint64_t transported{0};                  //!< photons, electrons and positrons
     std::map<std::int32_t, std::uint64_t> skipped; //!< other particles, by PDG code
     std::uint64_t photons{0}, electrons{0}, positrons{0};
-    double max_energy_MeV{0}; //!< largest kinetic energy of a transported particle
+    std::uint64_t below_min{0}; //!< photons, electrons, positrons below min_energy_MeV
+    double below_min_MeV{0};    //!< their energy x weight
+    double max_energy_MeV{0};   //!< largest kinetic energy of a transported particle
     //! Largest weight x (kinetic energy + 2 m c^2 for a positron) [MeV]: the
     //! most energy one history brings (bounds the FX tally's quantum).
     double max_history_energy_MeV{0};
@@ -59,7 +64,8 @@ struct PhaseSpaceInput
 
 //! Read the whole file once (streaming) and check every particle: finite
 //! position, unit direction, kinetic energy within [0, max_energy_MeV], weight
-//! >= 0. Throws RuntimeError naming the file, the particle's index and the fix;
+//! >= 0 (photons, electrons and positrons below min_energy_MeV are counted and
+//! skipped). Throws RuntimeError naming the file, the particle's index and the fix;
 //! a file without any photon, electron or positron is refused.
 PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV);
 

@@ -93,6 +93,13 @@ bool transported_type(std::int32_t pdg, ParticleType& type)
     }
 }
 
+//! Whether a particle is transported: a photon, electron or positron at or above the
+//! physics tables' lowest energy (below it, it is counted and skipped).
+bool is_used(McplParticle const& p, ParticleType& type)
+{
+    return transported_type(p.pdg_code, type) && p.energy_MeV >= PhaseSpaceScan::min_energy_MeV;
+}
+
 //! Refuse a particle the transport cannot start; `i` is its index in the file.
 void check_particle(McplParticle const& p, std::uint64_t i, std::string const& path,
                     double max_energy_MeV)
@@ -140,6 +147,12 @@ PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV)
             continue;
         }
         check_particle(p, i, path, max_energy_MeV);
+        if (!is_used(p, type))
+        {
+            ++scan.below_min;
+            scan.below_min_MeV += p.weight * p.energy_MeV;
+            continue;
+        }
         if (scan.transported % PhaseSpaceScan::index_stride == 0)
             scan.index.push_back(i);
         ++scan.transported;
@@ -156,8 +169,8 @@ PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV)
     }
     MCDOSE_VALIDATE(scan.transported > 0,
                     << path << ": none of the file's " << scan.file_particles
-                    << " particles is a photon, electron or positron, the particles mcdose "
-                       "transports; "
+                    << " particles is a photon, electron or positron of at least 1 keV, the "
+                       "particles mcdose transports; "
                     << describe_scan(scan, path));
     return scan;
 }
@@ -181,6 +194,12 @@ std::string describe_scan(PhaseSpaceScan const& scan, std::string const& file)
             first = false;
         }
         os << ")";
+    }
+    if (scan.below_min > 0)
+    {
+        os << ", " << scan.below_min << " below " << PhaseSpaceScan::min_energy_MeV * 1e3
+           << " keV skipped (the physics tables' lowest energy; " << scan.below_min_MeV
+           << " MeV in all, weights included)";
     }
     return os.str();
 }
@@ -218,7 +237,7 @@ void PhaseSpaceReader::read(std::uint64_t first, std::uint64_t count,
         MCDOSE_VALIDATE(file_->read(p), << input_.file
                                         << ": the file ended early (it changed "
                                            "since the run started?)");
-        if (!transported_type(p.pdg_code, type))
+        if (!is_used(p, type))
             continue;
         if (next_++ < first)
             continue;

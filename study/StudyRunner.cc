@@ -741,7 +741,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
         PhaseSpaceScan const& scan = ps->phase_space->scan;
         std::string const line = describe_scan(scan, ps->phase_space->file);
         summary.phase_space_source = line;
-        if (!scan.skipped.empty())
+        if (!scan.skipped.empty() || scan.below_min > 0)
             summary.warnings.push_back(line);
     }
 

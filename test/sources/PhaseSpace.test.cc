@@ -100,6 +100,38 @@ TEST_F(PhaseSpaceTest, ScanCountsAndSkips)
     EXPECT_NE(std::string::npos, line.find("1500 proton (2212)")) << line;
 }
 
+// Photons, electrons and positrons below 1 keV are skipped and reported with their energy;
+// the reader skips the same particles.
+TEST_F(PhaseSpaceTest, BelowTheTablesIsSkipped)
+{
+    std::string const path = (dir_ / "cold.mcpl").string();
+    {
+        McplWriter w(path, "test", {});
+        for (std::size_t i = 0; i < 6; ++i)
+        {
+            McplParticle p = particle(i, 22);
+            if (i % 2 == 0)
+                p.energy_MeV = 0.0005; // 0.5 keV, weight 1, 1.5, 1 for i = 0, 2, 4
+            w.add(p);
+        }
+        w.commit();
+    }
+    PhaseSpaceInput in;
+    in.file = path;
+    in.scan = scan_phase_space(path, 50);
+    EXPECT_EQ(3u, in.scan.transported);
+    EXPECT_EQ(3u, in.scan.below_min);
+    EXPECT_NEAR(0.0005 * 3.5, in.scan.below_min_MeV, 1e-9);
+    std::string const line = describe_scan(in.scan, path);
+    EXPECT_NE(std::string::npos, line.find("3 below 1 keV skipped")) << line;
+    PhaseSpaceReader reader(in);
+    std::vector<Particle<double>> out;
+    reader.read(0, 3, out);
+    ASSERT_EQ(3u, out.size());
+    for (std::size_t k = 0; k < 3; ++k)
+        EXPECT_NEAR(particle(2 * k + 1, 22).energy_MeV, out[k].energy_MeV, 1e-6);
+}
+
 // Each bad particle is refused by its index with the fix; so is a file with nothing to transport.
 TEST_F(PhaseSpaceTest, ScanRefusesBadParticles)
 {

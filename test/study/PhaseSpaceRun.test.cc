@@ -15,6 +15,7 @@
 #include "TestMacros.hh"
 #include "core/Constants.hh"
 #include "dose/DoseReader.hh"
+#include "io/InputError.hh"
 #include "io/McplFile.hh"
 #include "study/StudyRunner.hh"
 
@@ -309,6 +310,36 @@ TEST_F(PhaseSpaceRunTest, BadInputIsRefusedBeforeTransport)
         bool const wrote = fs::exists(dir_ / "out") && !fs::is_empty(dir_ / "out");
         EXPECT_FALSE(wrote) << "output written";
     }
+}
+
+// The GPU backend writes the same plane crossings as the CPU (a primary's path before the
+// phantom involves no physics) and reads them back as a source. Skipped without a GPU.
+TEST_F(PhaseSpaceRunTest, GpuWritesAndReadsThePlane)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    auto head = study_json(pencil(-5), this->out(), "gpu_head");
+    head["backend"] = "gpu";
+    head["run"] = {{"histories", 20000}};
+    head["outputs"]["phase_space"] = {{"axis", "+z"}, {"position_cm", -1}};
+    this->run(head, "gpu_head");
+    std::string const file = (dir_ / "out" / "gpu_head_phase_space.mcpl").string();
+    McplReader r(file);
+    ASSERT_EQ(20000u, r.size());
+    McplParticle p;
+    while (r.read(p))
+    {
+        ASSERT_EQ(22, p.pdg_code);
+        ASSERT_EQ(1.25, p.energy_MeV);
+        ASSERT_EQ(-1, p.position_cm[2]);
+    }
+    auto patient = study_json({{"type", "phase_space"}, {"file", file}, {"recycle", 2}},
+                              this->out(), "gpu_patient");
+    patient["backend"] = "gpu";
+    StudyRunSummary const s = this->run(patient, "gpu_patient");
+    EXPECT_EQ(40000u, s.histories);
+    EXPECT_DOUBLE_EQ(40000 * 1.25, s.balance.emitted_MeV);
+    EXPECT_GT(s.balance.deposited_MeV, 0);
+    EXPECT_LT(std::fabs(s.balance.relative_imbalance()), 1e-6);
 }
 
 // The example studies: the head writes a phase space, the patient reads the committed one.

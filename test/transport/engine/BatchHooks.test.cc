@@ -43,7 +43,7 @@ TEST(BatchHooksTest, BatchesHoldWholeGranules)
     }
     o.histories = 1000; // not whole granules
     o.history_granule = 3;
-    EXPECT_THROW(plan_batches(o), RuntimeError);
+    EXPECT_THROW(detail::plan_batches(o), RuntimeError);
 }
 
 // Every piece is run twice (after_batch refuses the first run of each): the dose and
