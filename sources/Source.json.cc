@@ -408,8 +408,15 @@ SourceInput parse_source(JsonNode const& node)
     node.require_object("a source");
     SourceInput s;
     s.pointer = node.where();
-    std::string const type =
-        node.child("type").choice({"pencil", "parallel", "point", "isotropic", "volume", "beam"});
+    std::string const type = node.child("type").choice(
+        {"pencil", "parallel", "point", "isotropic", "volume", "beam", "phase_space"});
+    if (type == "phase_space")
+    {
+        node.allow_only({"type", "file", "translation_cm", "rotation_deg", "recycle"});
+        s.kind = SourceKind::phase_space;
+        s.phase_space = parse_phase_space(node);
+        return s;
+    }
     s.kind = type == "pencil"      ? SourceKind::pencil
              : type == "parallel"  ? SourceKind::parallel
              : type == "point"     ? SourceKind::point

@@ -23,6 +23,8 @@ char const* to_cstring(SourceKind k)
         return "volume";
     case SourceKind::beam:
         return "beam";
+    case SourceKind::phase_space:
+        return "phase_space";
     }
     return "?";
 }
@@ -45,6 +47,8 @@ double max_energy_MeV(SourceInput const& s)
 {
     if (s.energy_MeV)
         return *s.energy_MeV;
+    if (s.phase_space)
+        return s.phase_space->scan.max_energy_MeV;
     MCDOSE_VALIDATE(
         s.spectrum && (!s.spectrum->edges_MeV.empty() || !s.spectrum->lines_MeV.empty()),
         << s.pointer << ": give 'energy_MeV' or a 'spectrum'");

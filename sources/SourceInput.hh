@@ -15,6 +15,7 @@
 #include "core/Array3.hh"
 #include "core/Particle.hh"
 #include "phantoms/PhantomInput.hh"
+#include "sources/PhaseSpaceInput.hh"
 
 namespace mcdose
 {
@@ -29,12 +30,13 @@ struct SourceEnergyLimits
 //! Geometry of the emission.
 enum class SourceKind
 {
-    pencil,    //!< all particles from `position_cm` along `direction`
-    parallel,  //!< uniform over `field` (perpendicular to `direction`), all along `direction`
-    point,     //!< from `position_cm`, directions uniform over `field` at `field.distance_cm`
-    isotropic, //!< from `position_cm`, directions uniform over 4 pi
-    volume,    //!< from within the phantom (VolumeInput), directions uniform over 4 pi
-    beam       //!< a linac beam placed by IEC 61217 angles (BeamInput)
+    pencil,     //!< all particles from `position_cm` along `direction`
+    parallel,   //!< uniform over `field` (perpendicular to `direction`), all along `direction`
+    point,      //!< from `position_cm`, directions uniform over `field` at `field.distance_cm`
+    isotropic,  //!< from `position_cm`, directions uniform over 4 pi
+    volume,     //!< from within the phantom (VolumeInput), directions uniform over 4 pi
+    beam,       //!< a linac beam placed by IEC 61217 angles (BeamInput)
+    phase_space //!< the particles of an MCPL file (PhaseSpaceInput)
 };
 char const* to_cstring(SourceKind k);
 
@@ -150,14 +152,15 @@ struct SourceInput
     std::string pointer; //!< JSON pointer, for messages
     SourceKind kind{SourceKind::pencil};
     ParticleType particle{ParticleType::photon};
-    std::optional<double> energy_MeV;      //!< mono-energetic kinetic energy, or
-    std::optional<SpectrumInput> spectrum; //!< a histogram (exactly one of the two)
-    Real3 position_cm{{0, 0, 0}};          //!< physical (phantom) coordinates
-    Real3 direction{{0, 0, 1}};            //!< unit vector (normalised by the parser)
-    std::optional<FieldInput> field;       //!< parallel and point sources
-    std::optional<VolumeInput> volume;     //!< volume sources
-    std::optional<BeamInput> beam;         //!< beams (position_cm and direction derived)
-    double weight{1};                      //!< relative intensity among the sources
+    std::optional<double> energy_MeV;           //!< mono-energetic kinetic energy, or
+    std::optional<SpectrumInput> spectrum;      //!< a histogram (exactly one of the two)
+    Real3 position_cm{{0, 0, 0}};               //!< physical (phantom) coordinates
+    Real3 direction{{0, 0, 1}};                 //!< unit vector (normalised by the parser)
+    std::optional<FieldInput> field;            //!< parallel and point sources
+    std::optional<VolumeInput> volume;          //!< volume sources
+    std::optional<BeamInput> beam;              //!< beams (position_cm and direction derived)
+    std::optional<PhaseSpaceInput> phase_space; //!< phase-space sources
+    double weight{1};                           //!< relative intensity among the sources
     //! Number of source particles the run represents (e.g. from monitor
     //! units): when given, dose is also reported in Gy.
     std::optional<double> particles;

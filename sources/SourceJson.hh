@@ -11,4 +11,8 @@ namespace mcdose
 //! Parse one element of the study's "sources" array; errors are InputError
 //! naming the JSON pointer, the allowed values or range, and the fix.
 SourceInput parse_source(JsonNode const& node);
+
+//! The phase-space fields of a source (file, translation_cm, rotation_deg,
+//! recycle); reads the whole file once (scan_phase_space).
+PhaseSpaceInput parse_phase_space(JsonNode const& node);
 } // namespace mcdose

@@ -10,6 +10,7 @@
 #include "phantoms/PhantomBuilder.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "sources/BeamGeometry.hh"
+#include "sources/PhaseSpaceSource.hh"
 #include "sources/SourceInput.hh"
 
 namespace mcdose
@@ -169,6 +170,14 @@ SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid
     SourceView<Real>& v = host_;
     v.particle = in.particle;
 
+    if (in.kind == SourceKind::phase_space)
+    {
+        MCDOSE_VALIDATE(in.phase_space, << where << ": a phase-space source needs its file");
+        v.shape = SourceShape::phase_space;
+        phase_space_ = std::make_shared<PhaseSpaceChunks<Real>>(*in.phase_space, grid);
+        device_ = host_;
+        return;
+    }
     // Energy: exactly one of energy_MeV and spectrum.
     MCDOSE_VALIDATE(in.energy_MeV.has_value() != in.spectrum.has_value(),
                     << where << ": give exactly one of 'energy_MeV' and 'spectrum'");
@@ -214,6 +223,8 @@ SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid
     case SourceKind::beam:
         this->set_beam(in, grid);
         break;
+    case SourceKind::phase_space:
+        break; // above
     case SourceKind::parallel:
     case SourceKind::point:
     {
@@ -422,6 +433,14 @@ SourceView<Real> const& SourceParams<Real>::device_view()
 }
 
 template <class Real>
+void SourceParams<Real>::load_phase_space(std::uint64_t first_history, std::uint64_t end_history,
+                                          bool device)
+{
+    MCDOSE_EXPECT(phase_space_);
+    (device ? device_ : host_).phase_space = phase_space_->load(first_history, end_history, device);
+}
+
+template <class Real>
 SourceMixParams<Real>::SourceMixParams(std::vector<SourceInput> const& inputs,
                                        GridGeometry const& grid, Phantom const* phantom)
 {
@@ -433,6 +452,14 @@ SourceMixParams<Real>::SourceMixParams(std::vector<SourceInput> const& inputs,
                     << "'sources': " << with_particles << " of " << inputs.size()
                     << " sources give 'particles'; give it for every source (the run then "
                        "represents their sum) or for none");
+    for (auto const& in : inputs)
+    {
+        MCDOSE_VALIDATE(in.kind != SourceKind::phase_space || inputs.size() == 1,
+                        << in.pointer
+                        << ": a phase-space source must be the study's only "
+                           "source (its histories follow the file); remove the "
+                           "others or run them as a separate study");
+    }
     // Beams given both 'particles' and monitor units by hand (a calibration turns monitor
     // units into particles itself, field by field).
     SourceInput const* calibrated = nullptr; // the first such beam
@@ -495,6 +522,24 @@ SourceMixView<Real> SourceMixParams<Real>::device_view()
         uploaded_ = true;
     }
     return {std::as_const(device_views_).device_span(), std::as_const(device_cdf_).device_span()};
+}
+
+template <class Real>
+SourceMixView<Real> SourceMixParams<Real>::load_phase_space(std::uint64_t first_history,
+                                                            std::uint64_t end_history, bool device)
+{
+    MCDOSE_EXPECT(params_.size() == 1);
+    if (device)
+        this->device_view(); // tables and views uploaded once
+    params_.front().load_phase_space(first_history, end_history, device);
+    if (!device)
+    {
+        host_views_.front() = params_.front().host_view();
+        return this->host_view();
+    }
+    std::vector<SourceView<Real>> const views{params_.front().device_view()};
+    device_views_.copy_to_device(make_span(views));
+    return this->device_view();
 }
 
 template class SourceParams<float>;

@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -26,6 +27,8 @@ struct SourceInput;
 struct SpectrumInput;
 struct VolumeInput;
 struct Phantom; // phantoms/VoxelGrid.hh
+template <class Real>
+class PhaseSpaceChunks; // sources/PhaseSpaceSource.hh
 
 //! Relative number of a volume source's particles starting in each voxel of the phantom
 //! (linear index; VolumeInput says how). Throws RuntimeError naming `where` (the source's
@@ -59,6 +62,10 @@ class SourceParams
     //! to upload (a mono-energetic source has none).
     SourceView<Real> const& device_view();
 
+    //! A phase-space source: load the particles that histories [first, end)
+    //! start, for the host or the device sampler (sources/PhaseSpaceSource.hh).
+    void load_phase_space(std::uint64_t first_history, std::uint64_t end_history, bool device);
+
   private:
     void set_spectrum(SpectrumInput const& spectrum, std::string const& where);
     void set_volume(SourceInput const& input, Phantom const* phantom);
@@ -89,6 +96,7 @@ class SourceParams
     DeviceBuffer<int> device_aperture_alias_;
     SourceView<Real> device_;
     bool uploaded_{false};
+    std::shared_ptr<PhaseSpaceChunks<Real>> phase_space_;
 };
 
 //! The sources of a study as one sampler (SourceMixView). Selection
@@ -107,6 +115,11 @@ class SourceMixParams
     SourceMixView<Real> host_view() const;
     //! Device sampler (views and tables uploaded on the first call).
     SourceMixView<Real> device_view();
+
+    //! A phase-space source (the study's only source): load the particles of
+    //! histories [first, end) and return the sampler that uses them.
+    SourceMixView<Real> load_phase_space(std::uint64_t first_history, std::uint64_t end_history,
+                                         bool device);
 
     //! Selection probability of source k.
     double probability(std::size_t k) const { return probability_.at(k); }

@@ -18,7 +18,9 @@
 //!   (EmissionView), directions uniform over 4 pi;
 //! - beam: from the focal spot `position_cm` through a point of the field at the isocentre
 //!   plane, `field_distance_cm` (the SAD) along `direction`, drawn by ApertureView in the
-//!   (axis_u, axis_v) = IEC (X_b, Y_b) frame (sources/BeamGeometry.hh).
+//!   (axis_u, axis_v) = IEC (X_b, Y_b) frame (sources/BeamGeometry.hh);
+//! - phase space: the particle the history index selects (PhaseSpaceView), no
+//!   random number drawn.
 //! Lengths in cm, energies in MeV.
 #pragma once
 
@@ -34,6 +36,7 @@
 #include "core/VectorMath.hh"
 #include "rng/Distributions.hh"
 #include "sources/BeamView.hh"
+#include "sources/PhaseSpaceView.hh"
 #include "sources/SpectrumView.hh"
 
 namespace mcdose
@@ -48,7 +51,8 @@ enum class SourceShape : int
     point_circle,
     isotropic_point,
     volume,
-    beam
+    beam,
+    phase_space
 };
 
 //! Where a volume source's particles start: an emitting voxel drawn with Walker's alias
@@ -100,8 +104,19 @@ struct SourceView
     SpectrumView<Real> spectrum;
     EmissionView<Real> emission; //!< volume sources
     ApertureView<Real> aperture; //!< beams: the field at the isocentre plane
+    PhaseSpaceView<Real> phase_space;
 
-    //! One source particle (weight 1).
+    //! The source particle of history `history` (a phase space's particle, with
+    //! its weight), else one sampled as below.
+    template <class Engine>
+    MCDOSE_FUNCTION Particle<Real> operator()(Engine& rng, std::uint64_t history) const
+    {
+        if (shape == SourceShape::phase_space)
+            return phase_space(history);
+        return (*this)(rng);
+    }
+
+    //! One source particle (weight 1) of a sampled shape.
     template <class Engine>
     MCDOSE_FUNCTION Particle<Real> operator()(Engine& rng) const
     {
@@ -167,6 +182,8 @@ struct SourceView
             p.direction = {{d.u, d.v, d.w}};
             break;
         }
+        case SourceShape::phase_space:
+            MCDOSE_ASSERT_UNREACHABLE(); // selected by history: operator()(rng, history)
         }
         p.energy_MeV = spectrum(rng);
         return p;
@@ -198,15 +215,17 @@ struct SourceView
 //! Several sources of one study: each history draws its source with the
 //! selection probabilities `cdf` (cumulative, last = 1), then samples it. A
 //! single source consumes no extra random number, so one-source runs are
-//! unchanged by the mixture.
+//! unchanged by the mixture. (A phase-space source is always alone:
+//! SourceMixParams refuses it in a mix.)
 template <class Real>
 struct SourceMixView
 {
     Span<SourceView<Real> const> sources;
     Span<Real const> cdf;
 
+    //! The source particle of history `history` (TransportThread.hh).
     template <class Engine>
-    MCDOSE_FUNCTION Particle<Real> operator()(Engine& rng) const
+    MCDOSE_FUNCTION Particle<Real> operator()(Engine& rng, std::uint64_t history) const
     {
         MCDOSE_EXPECT(!sources.empty() && cdf.size() == sources.size());
         size_type k = 0;
@@ -216,7 +235,15 @@ struct SourceMixView
             while (k + 1 < sources.size() && xi > cdf[k])
                 ++k;
         }
-        return sources[k](rng);
+        return sources[k](rng, history);
+    }
+
+    //! One source particle of sources that do not depend on the history
+    //! (every kind but a phase space), for tests that drive HistoryTransport.
+    template <class Engine>
+    MCDOSE_FUNCTION Particle<Real> operator()(Engine& rng) const
+    {
+        return (*this)(rng, 0);
     }
 };
 } // namespace mcdose

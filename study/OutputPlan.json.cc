@@ -204,6 +204,8 @@ std::vector<PlannedOutput> planned_outputs(OutputInput const& outputs)
     }
     if (outputs.summary)
         planned.push_back({stem + "_summary.json", "/outputs/summary"});
+    if (outputs.phase_space)
+        planned.push_back({stem + "_phase_space.mcpl", "/outputs/phase_space"});
     planned.push_back({manifest_path(outputs), "/outputs/name"});
     return planned;
 }

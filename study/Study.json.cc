@@ -17,6 +17,7 @@
 #include "rng/RngKind.hh"
 #include "sources/SourceJson.hh"
 #include "study/DoseToWater.hh"
+#include "study/PhaseSpaceOutput.hh"
 #include "study/SourceCalibration.hh"
 #include "study/StudyInput.hh"
 #include "tally/TallyMethod.hh"
@@ -134,7 +135,8 @@ TallyInput parse_tally(JsonNode const& node)
     return t;
 }
 
-RunInput parse_run(JsonNode const& node)
+//! `whole_file`: a phase-space source may set the history count (no stopping rule needed).
+RunInput parse_run(JsonNode const& node, bool whole_file)
 {
     node.require_object("the stopping rule");
     node.allow_only({"histories", "target_uncertainty", "uncertainty_dose_fraction", "time_limit_s",
@@ -142,7 +144,7 @@ RunInput parse_run(JsonNode const& node)
     RunInput r;
     bool const by_count = node.has("histories");
     bool const by_target = node.has("target_uncertainty");
-    if (by_count == by_target)
+    if (by_count == by_target && !(whole_file && !by_count))
     {
         node.fail(by_count ? "both 'histories' and 'target_uncertainty' are given; keep one"
                            : "no stopping rule; give 'histories' or 'target_uncertainty' (with "
@@ -225,7 +227,8 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
     node.require_object("the outputs");
     node.allow_only({"directory", "name", "hdf5", "image_format", "depth_dose", "depth_axis",
                      "lateral_profiles", "summary", "if_exists", "rtdose", "rtdose_referenced_plan",
-                     "dvh", "dvh_volume_at_doses", "dose_to", "dose_to_water_energy_MeV"});
+                     "dvh", "dvh_volume_at_doses", "dose_to", "dose_to_water_energy_MeV",
+                     "phase_space"});
     OutputInput o;
     o.dvh = default_dvh;
     std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
@@ -287,6 +290,8 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
     }
     if (auto s = node.optional_child("summary"))
         o.summary = s->boolean();
+    if (auto p = node.optional_child("phase_space"))
+        o.phase_space = parse_phase_space_output(*p);
     if (auto d = node.optional_child("dvh"))
         o.dvh = d->boolean();
     if (auto d = node.optional_child("dose_to"))
@@ -354,8 +359,18 @@ StudyInput parse_study(std::string const& text, std::string const& source_name)
         s.rng = parse_rng(*r);
     if (auto t = root.optional_child("tally"))
         s.tally = parse_tally(*t);
-    s.run = parse_run(root.child("run"));
-    check_stop_on(root.child("run"), s.run, s.structures);
+    bool const whole_file =
+        std::any_of(s.sources.begin(), s.sources.end(),
+                    [](SourceInput const& src) { return src.kind == SourceKind::phase_space; });
+    if (whole_file && !root.has("run"))
+    {
+        // A phase space sets the history count: its particles x recycle.
+    }
+    else
+    {
+        s.run = parse_run(root.child("run"), whole_file);
+        check_stop_on(root.child("run"), s.run, s.structures);
+    }
     if (auto b = root.optional_child("backend"))
     {
         std::string const name = b->choice({"auto", "gpu", "cpu"});

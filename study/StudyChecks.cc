@@ -12,6 +12,7 @@
 #include "sources/BeamGeometry.hh"
 #include "sources/SourceParams.hh"
 #include "study/OutputPlan.hh"
+#include "study/PhaseSpaceOutput.hh"
 #include "study/StudyMaterials.hh"
 
 namespace mcdose
@@ -153,6 +154,8 @@ void run_study_checks(StudyInput const& study, Phantom const& phantom,
 {
     check_sources(study);
     check_volume_sources(study, phantom);
+    check_phase_space_sources(study);
+    check_phase_space_output(study, phantom.grid.geometry());
     check_rng(study);
     resolve_backend(study.backend);
     if (options.outputs)

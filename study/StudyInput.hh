@@ -91,6 +91,14 @@ struct LateralProfileInput
     std::string name; //!< file-name suffix
 };
 
+//! A phase space scored on a plane outside the grid (study/PhaseSpaceOutput.hh):
+//! the particles crossing it along `normal` go to `<name>_phase_space.mcpl`.
+struct PhaseSpaceOutputInput
+{
+    Real3 point_cm{{0, 0, 0}}; //!< a point of the plane, phantom coordinates
+    Real3 normal{{0, 0, 1}};   //!< unit normal (normalised by the parser)
+};
+
 //! What to write.
 struct OutputInput
 {
@@ -120,6 +128,7 @@ struct OutputInput
     //! Start energy of the slowing-down spectrum of the stopping-power ratios [MeV]
     //! (default: the largest kinetic energy of the sources)
     std::optional<double> dose_to_water_energy_MeV;
+    std::optional<PhaseSpaceOutputInput> phase_space;
 };
 
 //! The whole study.

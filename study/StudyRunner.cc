@@ -2,6 +2,7 @@
 #include "study/StudyRunner.hh"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <ctime>
 #include <iomanip>
@@ -24,6 +25,7 @@
 #include "study/DoseToWater.hh"
 #include "study/MemoryPlan.hh"
 #include "study/OutputPlan.hh"
+#include "study/PhaseSpaceOutput.hh"
 #include "study/RunOutputs.hh"
 #include "study/StudyChecks.hh"
 #include "study/StudyMaterials.hh"
@@ -62,9 +64,12 @@ SourceBounds source_bounds(StudyInput const& study)
     {
         double const e = max_energy_MeV(s);
         bounds.max_kinetic_MeV = std::max(bounds.max_kinetic_MeV, e);
-        bounds.max_primary_MeV = std::max(
-            bounds.max_primary_MeV,
-            e + (s.particle == ParticleType::positron ? 2 * constants::electron_mass_MeV : 0.0));
+        bounds.max_primary_MeV =
+            std::max(bounds.max_primary_MeV,
+                     s.phase_space ? s.phase_space->scan.max_history_energy_MeV // weights included
+                                   : e + (s.particle == ParticleType::positron
+                                              ? 2 * constants::electron_mass_MeV
+                                              : 0.0));
     }
     if (!study.sources.empty() && study.sources.front().particles)
     {
@@ -82,6 +87,8 @@ std::uint64_t resolve_histories(StudyInput const& study, StudyRunOptions const& 
 {
     std::uint64_t const histories =
         options.histories ? *options.histories : study.run.histories.value_or(0);
+    if (phase_space_source(study) && (histories > 0 || !study.run.target_uncertainty))
+        return phase_space_histories(study, histories); // default: the whole file
     MCDOSE_VALIDATE(histories > 0 || study.run.target_uncertainty,
                     << "'run': give 'histories' or a 'target_uncertainty'");
     return histories;
@@ -199,9 +206,12 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
     // The study text decides the phantom, physics, source, RNG and tally; the
     // driver adds the effective history counts and settings.
     run_options.input_fingerprint = "study=" + hex64(fnv1a64(study.study_json)) + "\n";
+    if (SourceInput const* ps = phase_space_source(study))
+        run_options.history_granule = ps->phase_space->recycle; // a particle's uses: one batch
     if (histories > 0)
     {
-        run_options.batches = std::min<std::uint64_t>(std::max(1, study.tally.batches), histories);
+        run_options.batches = std::min<std::uint64_t>(std::max(1, study.tally.batches),
+                                                      histories / run_options.history_granule);
     }
     return run_options;
 }
@@ -241,6 +251,15 @@ void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom
     run_options.max_histories =
         study.run.max_histories.value_or(run_options.batch_histories * std::uint64_t(1000000));
     run_options.max_histories = std::max(run_options.max_histories, run_options.batch_histories);
+    if (SourceInput const* ps = phase_space_source(study))
+    {
+        // Whole particles per batch, and no particle used more than `recycle` times.
+        std::uint64_t const g = ps->phase_space->recycle;
+        std::uint64_t const all = ps->phase_space->scan.transported * g;
+        run_options.batch_histories = std::min(all, (run_options.batch_histories + g - 1) / g * g);
+        run_options.max_histories = std::min(all, run_options.max_histories);
+        run_options.max_histories -= run_options.max_histories % run_options.batch_histories;
+    }
     double const fraction = study.run.uncertainty_dose_fraction;
     double const low_density = study.structures.low_density_threshold_g_cm3;
     auto const user_callback = run_options.on_batch;
@@ -292,40 +311,112 @@ decltype(auto) visit_transport_rng(RngKind kind, F&& f)
     return f(EngineTag<PhiloxEngine>{});
 }
 
+//! The phase space a run writes (outputs.phase_space): where, and what it wrote.
+struct PhaseSpaceWrite
+{
+    std::string path; //!< "": none
+    std::vector<std::string> comments;
+    std::uint64_t written{0}; //!< crossings in the file
+    std::uint64_t reruns{0};  //!< batch pieces run again after their buffer overflowed
+};
+
+/*!
+ * Around each batch piece of a group: load a phase-space source's particles
+ * (`mix`, null if none) and empty the crossing buffer (`recorder`, null if none).
+ */
+template <class Real>
+void add_batch_hooks(TransportGroupInputs<Real, SourceMixView<Real>>& in,
+                     SourceMixParams<Real>* mix, PhaseSpaceRecorder<Real>* recorder, bool gpu)
+{
+    using Buffer = typename PhaseSpaceRecorder<Real>::Buffer;
+    Buffer* buffer = recorder ? &recorder->add_group(gpu) : nullptr;
+    if (!mix && !recorder)
+        return;
+    in.before_batch = [mix, recorder, buffer, gpu](HistoryRange const& piece,
+                                                   TransportView<Real>& physics,
+                                                   SourceMixView<Real>& source)
+    {
+        if (mix)
+            source = mix->load_phase_space(piece.begin, piece.end, gpu);
+        if (recorder)
+            recorder->before_piece(*buffer, piece, physics);
+    };
+    if (recorder)
+        in.after_batch = [recorder, buffer](HistoryRange const&)
+        { return recorder->after_piece(*buffer); };
+}
+
 /*!
  * The transport, typed by precision, generator and tally method: each worker
  * group gets the tables and source of its own device (`physics` on the CPU or
- * the first GPU, a replica on each other GPU).
+ * the first GPU, a replica on each other GPU). A phase-space source has its
+ * own reader per group; a phase space written goes to `write.path`.
  */
 TransportRunResult run_typed_transport(StudyInput const& study, Phantom const& phantom,
                                        TransportParams const& physics,
                                        std::vector<DeviceReplica> const& replicas,
-                                       TransportRunOptions const& run_options)
+                                       TransportRunOptions const& run_options_in,
+                                       PhaseSpaceWrite& write)
 {
-    bool const gpu = run_options.backend == Backend::gpu;
-    std::vector<int> const& gpus = run_options.gpus;
+    bool const gpu = run_options_in.backend == Backend::gpu;
+    std::vector<int> const& gpus = run_options_in.gpus;
     TallyMethod const method = study.tally.method;
+    bool const phase_space_in = phase_space_source(study) != nullptr;
     return dispatch_precision(
         study.physics.precision,
         [&](auto p)
         {
             using Real = ::mcdose::Real<decltype(p)::value>;
             using Inputs = TransportGroupInputs<Real, SourceMixView<Real>>;
-            std::vector<SourceMixParams<Real>>
-                sources; // one per GPU (device tables), one on the CPU
-            sources.reserve(std::max<std::size_t>(1, gpus.size()));
-            for (std::size_t i = 0; i < std::max<std::size_t>(1, gpus.size()); ++i)
+            TransportRunOptions run_options = run_options_in;
+            std::unique_ptr<PhaseSpaceRecorder<Real>> recorder;
+            if (!write.path.empty())
+            {
+                recorder = std::make_unique<PhaseSpaceRecorder<Real>>(
+                    write.path, *study.outputs.phase_space, phantom.grid.geometry(),
+                    write.comments);
+                auto const user = run_options.on_batch;
+                run_options.on_batch = [rec = recorder.get(), user](TransportProgress const& pr)
+                {
+                    rec->flush_batch(); // the batch is complete: its crossings go to the file
+                    return !user || user(pr);
+                };
+            }
+            // One per GPU (device tables), one on the CPU; a phase space reads
+            // its particles per group, so each CPU group then has its own.
+            std::size_t const copies = gpu              ? std::max<std::size_t>(1, gpus.size())
+                                       : phase_space_in ? std::size_t(run_options.cpu_groups)
+                                                        : 1;
+            std::vector<SourceMixParams<Real>> sources;
+            sources.reserve(copies);
+            for (std::size_t i = 0; i < copies; ++i)
                 sources.emplace_back(study.sources, phantom.grid.geometry(), &phantom);
+            std::atomic<std::size_t> next_cpu_group{0};
             // Called on each group's thread with its GPU current (-1 on the CPU).
             std::function<Inputs(int)> const inputs = [&](int device)
             {
                 std::size_t const i =
                     gpu ? std::size_t(std::find(gpus.begin(), gpus.end(), device) - gpus.begin())
-                        : 0;
-                TransportParams const& params = i == 0 ? physics : *replicas.at(i - 1).physics;
+                    : phase_space_in ? next_cpu_group++
+                                     : 0;
+                TransportParams const& params =
+                    gpu && i > 0 ? *replicas.at(i - 1).physics : physics;
                 MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
-                return Inputs{params.view<Real>(where),
-                              gpu ? sources.at(i).device_view() : sources.at(i).host_view()};
+                Inputs in;
+                in.physics = params.view<Real>(where);
+                in.source = gpu ? sources.at(i).device_view() : sources.at(i).host_view();
+                add_batch_hooks<Real>(in, phase_space_in ? &sources.at(i) : nullptr, recorder.get(),
+                                      gpu);
+                return in;
+            };
+            auto finish = [&](TransportRunResult r)
+            {
+                if (recorder)
+                {
+                    write.written = recorder->commit();
+                    write.reruns = recorder->regrown();
+                }
+                return r;
             };
             return visit_transport_rng(
                 run_options.rng.kind,
@@ -337,8 +428,9 @@ TransportRunResult run_typed_transport(StudyInput const& study, Phantom const& p
                         [&](auto policy)
                         {
                             using Policy = decltype(policy);
-                            return run_transport_groups<Real, Engine, Policy, SourceMixView<Real>>(
-                                inputs, method, phantom.grid.num_voxels(), run_options);
+                            return finish(
+                                run_transport_groups<Real, Engine, Policy, SourceMixView<Real>>(
+                                    inputs, method, phantom.grid.num_voxels(), run_options));
                         });
                 });
         });
@@ -488,10 +580,7 @@ std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult& run,
     // Batches of (nearly) equal size.
     for (std::size_t b = 0; b < run.batch_digests.size(); ++b)
     {
-        auto const r = run_options.histories > 0
-                           ? batch_history_range(run_options.histories, run_options.batches, b)
-                           : HistoryRange{b * run_options.batch_histories,
-                                          (b + 1) * run_options.batch_histories};
+        auto const r = run_batch_range(run_options, b);
         double const inv = 1.0 / double(r.end - r.begin);
         for (double& x : run.batch_digests[b])
             x *= inv;
@@ -504,7 +593,8 @@ std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult& run,
 std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridData const& data,
                                        RunMetadata const& meta, TransportRunResult& run,
                                        TransportRunOptions const& run_options, int depth_axis,
-                                       std::vector<std::string>& warnings)
+                                       std::vector<std::string>& warnings,
+                                       std::string const& phase_space_file)
 {
     OutputInput outputs = outputs_in;
     std::optional<DepthDoseCurve> curve;
@@ -518,6 +608,8 @@ std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridDa
         }
     }
     auto files = write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr);
+    if (!phase_space_file.empty())
+        files.push_back(phase_space_file); // written during the run
     write_output_manifest(outputs, files, meta.complete);
     files.push_back(manifest_path(outputs));
     return files;
@@ -564,6 +656,33 @@ StudyInput effective_study(StudyInput const& study, StudyRunOptions const& optio
     if (options.if_exists)
         s.outputs.if_exists = *options.if_exists;
     return s;
+}
+
+//! Where outputs.phase_space goes (rank 0 of a run that writes); refuses a
+//! distributed or resumed run, whose file would miss crossings.
+PhaseSpaceWrite plan_phase_space_write(StudyInput const& study,
+                                       std::optional<PreparedOutputs> const& prepared,
+                                       StudyRunOptions const& options, Comm const& comm)
+{
+    PhaseSpaceWrite write;
+    if (!study.outputs.phase_space)
+        return write;
+    MCDOSE_VALIDATE(comm.size() == 1,
+                    << "outputs.phase_space: a run on " << comm.size()
+                    << " MPI ranks cannot write one phase space (each rank scores its own "
+                       "histories); run on one rank, with several GPUs if needed");
+    MCDOSE_VALIDATE(options.resume_path.empty(),
+                    << "outputs.phase_space: a resumed run cannot write a phase space (the "
+                       "crossings of the batches before the checkpoint are not in it); run "
+                       "the study from the start");
+    if (!prepared)
+        return write;
+    write.path = phase_space_output_path(prepared->outputs);
+    write.comments = {"mcdose " + std::string(BuildInfo::version) +
+                          ": particles crossing a plane "
+                          "along its normal; phantom coordinates (cm), MeV",
+                      "study: " + study.study_file, "seed: " + std::to_string(study.rng.seed)};
+    return write;
 }
 
 //! A run that deposited nothing is almost always a set-up mistake: say so.
@@ -653,8 +772,25 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
             run_options.batch_slabs.dims[a] = size_type(geometry.dims[a]);
     }
 
+    PhaseSpaceWrite phase_space_write = plan_phase_space_write(study, prepared, options, comm);
+    if (SourceInput const* ps = phase_space_source(study))
+    {
+        PhaseSpaceScan const& scan = ps->phase_space->scan;
+        std::string const line = describe_scan(scan, ps->phase_space->file);
+        summary.phase_space_source = line;
+        if (!scan.skipped.empty() || scan.below_min > 0)
+            summary.warnings.push_back(line);
+    }
+
     auto const t_setup = std::chrono::steady_clock::now();
-    TransportRunResult run = run_typed_transport(study, phantom, physics, replicas, run_options);
+    TransportRunResult run =
+        run_typed_transport(study, phantom, physics, replicas, run_options, phase_space_write);
+    if (!phase_space_write.path.empty())
+    {
+        summary.phase_space_output = std::to_string(phase_space_write.written) +
+                                     " particles crossing the plane written to '" +
+                                     phase_space_write.path + "'";
+    }
     if (stop_reason == "interrupted")
         run.complete = false;
     summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
@@ -681,7 +817,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
         meta.ct_dicom = study_phantom.ct_dicom;
         meta.report = summary.report;
         summary.files = write_outputs(prepared->outputs, data, meta, run, run_options, depth_axis,
-                                      summary.warnings);
+                                      summary.warnings, phase_space_write.path);
     }
     return summary;
 }

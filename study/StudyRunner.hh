@@ -68,6 +68,10 @@ struct StudyRunSummary
     bool zero_dose{false}; //!< histories ran but no energy was deposited
     //! What the dose is and its unit, e.g. "dose to water, in Gy (...)".
     std::string dose_description;
+    //! A phase-space source: the particles used and skipped (describe_scan).
+    std::string phase_space_source;
+    //! outputs.phase_space: the particles written and where.
+    std::string phase_space_output;
 };
 
 StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options);

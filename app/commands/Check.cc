@@ -33,8 +33,10 @@ void run_check(std::string const& path, GlobalOptions const& global)
               << ", ";
     if (study.run.histories)
         std::cout << *study.run.histories << " histories";
-    else
+    else if (study.run.target_uncertainty)
         std::cout << "target uncertainty " << 100 * *study.run.target_uncertainty << " %";
+    else
+        std::cout << "histories from the phase space";
     std::cout << ")\n";
 }
 

@@ -11,6 +11,7 @@
 #include "core/Config.hh"
 #include "core/Device.hh"
 #include "core/KernelImage.hh"
+#include "io/McplFile.hh"
 
 namespace mcdose::app
 {
@@ -50,6 +51,9 @@ nlohmann::json info_json()
     j["cuda_code"] = MCDOSE_USE_CUDA ? architectures_built() : std::string();
     j["debug_checks"] = bool(MCDOSE_DEBUG);
     j["mpi"] = bool(MCDOSE_USE_MPI);
+    j["mcpl"] = mcpl_available();
+    if (mcpl_available())
+        j["mcpl_version"] = mcpl_version();
     j["cpu_threads"] = std::thread::hardware_concurrency();
     j["gpus"] = nlohmann::json::array();
     for (auto const& d : device_infos())
@@ -93,6 +97,11 @@ void print_info(bool as_json)
     }
     std::cout << "  debug checks   : " << (MCDOSE_DEBUG ? "ON" : "OFF") << '\n'
               << "  MPI            : " << (MCDOSE_USE_MPI ? "ON" : "OFF") << '\n'
+              << "  MCPL           : "
+              << (mcpl_available() ? "ON (libmcpl " + mcpl_version() + ", phase-space files)"
+                                   : std::string("OFF (no phase-space files; rebuild with "
+                                                 "libmcpl-dev and -DMCDOSE_USE_MCPL=ON)"))
+              << '\n'
               << "  CPU threads    : " << std::thread::hardware_concurrency() << '\n';
     auto const devices = device_infos();
     if (devices.empty())

@@ -159,6 +159,8 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
     if (s.resumed_batches > 0)
         std::cout << "  resumed          : " << s.resumed_batches
                   << " batches from the checkpoint\n";
+    if (!s.phase_space_source.empty())
+        std::cout << "  source           : " << s.phase_space_source << '\n';
     std::cout << "  histories        : " << s.histories << (s.complete ? "" : " (interrupted)")
               << '\n'
               << std::setprecision(4) << "  setup time       : " << s.setup_time_s << " s\n"
@@ -172,6 +174,8 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
               << b.relative_imbalance() << std::defaultfloat << '\n';
     std::cout << "  dose             : " << s.dose_description << '\n';
     std::cout << dose_report_text(s.report, s.uncertainty_reached, 17);
+    if (!s.phase_space_output.empty())
+        std::cout << "  phase space      : " << s.phase_space_output << '\n';
     for (auto const& f : s.files)
         std::cout << "  wrote            : " << f << '\n';
     if (s.zero_dose)

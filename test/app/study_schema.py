@@ -20,6 +20,10 @@ validator = jsonschema.Draft7Validator(schema)
 studies = sorted(glob.glob(os.path.join(src, "examples", "*.json"))
                  + glob.glob(os.path.join(src, "validation", "*", "study.json"))
                  + glob.glob(os.path.join(src, "validation", "archer_tests", "*.json")))
+# A build without MCPL refuses phase-space studies by design: those are checked only
+# against the schema there.
+has_mcpl = json.loads(subprocess.run([mcdose, "info", "--json"], capture_output=True,
+                                     text=True).stdout or "{}").get("mcpl", False)
 failures = []
 for path in studies:
     with open(path) as f:
@@ -27,6 +31,8 @@ for path in studies:
     errors = sorted(validator.iter_errors(study), key=lambda e: list(e.path))
     for e in errors:
         failures.append(f"{path}: /{'/'.join(map(str, e.path))}: {e.message}")
+    if not has_mcpl and "phase_space" in json.dumps(study):
+        continue
     r = subprocess.run([mcdose, "check", path], capture_output=True, text=True)
     if r.returncode != 0:
         failures.append(f"{path}: mcdose check failed: {r.stdout}{r.stderr}")

@@ -43,6 +43,8 @@
 #pragma once
 
 #include <cmath>
+#include <cstdint>
+#include <limits>
 
 #include "core/Constants.hh"
 #include "core/Macros.hh"
@@ -132,9 +134,13 @@ class HistoryTransport
     };
 
     //! Start a source particle (local frame) in a lane whose history is over.
-    MCDOSE_FUNCTION void start_history(Particle<Real> const& primary, Lane& lane)
+    //! `history` labels the crossings it records (PlaneCrossingView.hh); a
+    //! worker has one lane, so the label is the transport's.
+    MCDOSE_FUNCTION void start_history(Particle<Real> const& primary, Lane& lane,
+                                       std::uint64_t history = 0)
     {
         MCDOSE_EXPECT(!lane.alive && lane.stack.empty());
+        history_ = history;
         lane.alive = this->begin_history(primary, lane.track, lane.stack);
     }
 
@@ -252,6 +258,24 @@ class HistoryTransport
     DoseTallyView<Policy> const& tally_;
     Engine& rng_;
     EnergyBalance& bal_;
+    std::uint64_t history_{0}; //!< of the lane's history (crossing records)
+
+    //! A particle leaving the grid (or flying outside it for `max_cm`) at
+    //! `st`: record its crossing of the scoring plane, if any.
+    MCDOSE_FUNCTION void record_crossing(ParticleType type, Real energy, Real weight,
+                                         VoxelTrackState<Real> const& st,
+                                         Real max_cm = std::numeric_limits<Real>::infinity())
+    {
+        if (!phys_.crossings.enabled())
+            return;
+        Particle<Real> p;
+        p.type = type;
+        p.energy_MeV = energy;
+        p.position_cm = st.position_cm;
+        p.direction = st.direction;
+        p.weight = weight;
+        phys_.crossings.record(p, max_cm, history_);
+    }
 
     MCDOSE_FORCEINLINE_FUNCTION void deposit(size_type voxel, Real energy_MeV)
     {
@@ -267,7 +291,15 @@ class HistoryTransport
     {
         st.position_cm = p.position_cm;
         st.direction = p.direction;
-        nav_.initialize(st);
+        Real const moved = nav_.initialize(st);
+        if (phys_.crossings.enabled())
+        {
+            // The path in vacuum before the grid (all of it if the particle misses).
+            VoxelTrackState<Real> start = st;
+            start.position_cm = p.position_cm;
+            this->record_crossing(p.type, p.energy_MeV, p.weight, start,
+                                  st.inside ? moved : std::numeric_limits<Real>::infinity());
+        }
         if (!st.inside)
             bal_.escaped_MeV += double(p.energy_MeV) * double(p.weight);
         return st.inside;
@@ -617,6 +649,7 @@ class HistoryTransport
         if (flight == Flight::escaped)
         {
             this->flush_deposit(t);
+            this->record_crossing(t.type, energy, w, st);
             bal_.escaped_MeV += double(energy) * double(w);
             if (positron)
                 this->annihilate_outside(w);
@@ -743,6 +776,7 @@ class HistoryTransport
         phys_.grid.find(energy, i, f);
         if (!this->fly(st, i, f))
         {
+            this->record_crossing(ParticleType::photon, energy, w, st);
             bal_.escaped_MeV += double(energy) * double(w);
             return false;
         }

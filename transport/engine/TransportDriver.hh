@@ -68,6 +68,10 @@ struct TransportRunOptions
     std::uint64_t batches{10};
     std::uint64_t batch_histories{0};
     std::uint64_t max_histories{0};
+    //! Batch boundaries fall on multiples of this many histories (a phase space
+    //! used `recycle` times: one particle's uses stay in one batch). `histories`,
+    //! `batch_histories` and `max_histories` must be multiples of it.
+    std::uint64_t history_granule{1};
     double max_primary_energy_MeV{0}; //!< for the FX quantum (kinetic + 2 m c^2 for e+)
     //! GPU backend: the devices this process drives, one host thread each
     //! (empty: the calling thread's current device).
@@ -122,13 +126,34 @@ struct TransportRunResult
 };
 
 //! What one worker group transports with: physics tables and source in the
-//! memory of its device (or the host).
+//! memory of its device (or the host), and what it does around each batch.
 template <class Real, class Source>
 struct TransportGroupInputs
 {
     TransportView<Real> physics;
     Source source;
+    //! If set, called on the group's thread (its GPU current) before each batch
+    //! with the group's piece of it: may update the views (e.g. load the piece's
+    //! phase-space particles).
+    std::function<void(HistoryRange const& piece, TransportView<Real>& physics, Source& source)>
+        before_batch;
+    //! If set, called after the piece ran (e.g. to drain a crossing buffer);
+    //! returning false runs the piece again, its dose and energy balance
+    //! discarded (e.g. after growing a buffer that overflowed). Only exact with
+    //! a history-keyed generator (Philox): the caller requires it.
+    std::function<bool(HistoryRange const& piece)> after_batch;
 };
+
+//! History range of batch b (fixed mode: `histories` in `batches` near-equal
+//! batches of whole granules; open-ended: batches of `batch_histories`).
+inline HistoryRange run_batch_range(TransportRunOptions const& options, std::uint64_t b)
+{
+    std::uint64_t const g = std::max<std::uint64_t>(1, options.history_granule);
+    if (options.histories == 0)
+        return {b * options.batch_histories, (b + 1) * options.batch_histories};
+    HistoryRange const r = batch_history_range(options.histories / g, options.batches, b);
+    return {r.begin * g, r.end * g};
+}
 
 namespace detail
 {
@@ -149,6 +174,8 @@ struct TransportGroup
     DeviceBuffer<unsigned> device_stop;            //!< GPU: the queue's stop word
     DeviceBuffer<EnergyBalance> balances_at_start; //!< GPU: restored if a batch is cut
     Args args;
+    std::function<void(HistoryRange const&, TransportView<Real>&, Source&)> before_batch;
+    std::function<bool(HistoryRange const&)> after_batch;
 
     EnergyBalance balance() const
     {
@@ -237,6 +264,7 @@ std::string run_fingerprint(TransportRunOptions const& options, TallyMethod meth
          "\nbatches=" + std::to_string(options.histories ? options.batches : 0) +
          "\nbatch_histories=" + std::to_string(options.histories ? 0 : options.batch_histories) +
          "\nmax_histories=" + std::to_string(options.histories ? 0 : options.max_histories) +
+         "\nhistory_granule=" + std::to_string(options.history_granule) +
          "\ntally=" + to_cstring(method) + "\nrng=" + to_cstring(options.rng.kind) +
          "\nseed=" + std::to_string(options.rng.seed) +
          "\nstream=" + std::to_string(options.rng.stream) +
@@ -275,6 +303,16 @@ inline BatchPlan plan_batches(TransportRunOptions const& options)
                         << "'batches' must be between 1 and the number of histories (got "
                         << options.batches << ")");
     }
+    std::uint64_t const g = options.history_granule;
+    MCDOSE_VALIDATE(g >= 1 && options.histories % g == 0 && options.batch_histories % g == 0 &&
+                        options.max_histories % g == 0,
+                    << "the history counts (" << options.histories << ", "
+                    << options.batch_histories << " per batch, at most " << options.max_histories
+                    << ") must be multiples of " << g << " (each phase-space particle's uses "
+                    << "stay in one batch)");
+    MCDOSE_VALIDATE(plan.open_ended || options.batches <= options.histories / g,
+                    << "'batches' (" << options.batches << ") exceeds the " << options.histories / g
+                    << " particles of the phase space used; use fewer batches");
     plan.total_histories = plan.open_ended ? options.max_histories : options.histories;
     plan.num_batches =
         plan.open_ended ? (options.max_histories / options.batch_histories) : options.batches;
@@ -488,6 +526,8 @@ class GroupedTransportRun
         auto& args = group.args;
         args.physics = in.physics;
         args.source = in.source;
+        group.before_batch = in.before_batch;
+        group.after_batch = in.after_batch;
         args.tally = group.tally->template view<Policy>();
         args.balances = gpu ? group.device_balances.device_span() : make_span(group.host_balances);
         std::uint32_t chunk = options_.chunk;
@@ -503,12 +543,7 @@ class GroupedTransportRun
         args.queue.stop = gpu ? group.device_stop.data() : nullptr;
     }
 
-    HistoryRange batch_range(std::uint64_t b) const
-    {
-        return plan_.open_ended
-                   ? HistoryRange{b * options_.batch_histories, (b + 1) * options_.batch_histories}
-                   : batch_history_range(options_.histories, options_.batches, b);
-    }
+    HistoryRange batch_range(std::uint64_t b) const { return run_batch_range(options_, b); }
 
     double elapsed_s() const
     {
@@ -642,16 +677,8 @@ class GroupedTransportRun
                        [&](size_type g, Group& group)
                        {
                            HistoryRange const piece = split_history_range(mine, num_groups, g);
-                           auto& args = group.args;
-                           args.rng = group.rng->begin_batch();
-                           if (gpu && this->launch_gpu_batch(group, piece, watching))
+                           if (this->run_piece(group, piece, watching))
                                watch.mark_cut();
-                           if (!gpu)
-                           {
-                               run_cpu_threads(static_cast<int>(group.workers), [&args](size_type t)
-                                               { transport_worker(args, args.tally, t); });
-                           }
-                           group.rng->end_batch();
                            if (master_)
                            {
                                words_[g] = group.tally->batch_words();
@@ -676,6 +703,45 @@ class GroupedTransportRun
             result_.batch_digests.push_back(folder_->last_batch_slabs());
         result_.histories = range.end;
         return true;
+    }
+
+    /*!
+     * Transport one group's piece of a batch, with its before/after hooks; a
+     * piece the after hook refuses is discarded (dose and balances) and run again.
+     * Returns whether a stop request cut a GPU piece short (launch_gpu_batch; the
+     * piece is then left to be discarded, without its after hook).
+     */
+    bool run_piece(Group& group, HistoryRange const& piece, bool watching)
+    {
+        bool const gpu = plan_.gpu;
+        auto& args = group.args;
+        std::vector<EnergyBalance> balances_before;
+        if (group.after_batch)
+            balances_before = gpu ? group.device_balances.to_host() : group.host_balances;
+        for (;;)
+        {
+            if (group.before_batch)
+                group.before_batch(piece, args.physics, args.source);
+            args.rng = group.rng->begin_batch();
+            bool const cut = gpu && this->launch_gpu_batch(group, piece, watching);
+            if (!gpu)
+            {
+                run_cpu_threads(static_cast<int>(group.workers),
+                                [&args](size_type t) { transport_worker(args, args.tally, t); });
+            }
+            group.rng->end_batch();
+            if (cut)
+                return true;
+            if (!group.after_batch || group.after_batch(piece))
+                return false;
+            group.tally->clear_batch();
+            if (gpu)
+                group.device_balances.copy_to_device(make_span(std::as_const(balances_before)));
+            else
+                group.host_balances = balances_before;
+            if (!gpu)
+                group.host_counter = piece.begin;
+        }
     }
 
     /*!
@@ -834,8 +900,12 @@ TransportRunResult run_transport_typed(TransportParams const& physics, Source co
                        "params and call run_transport_groups");
     MemSpace const where = options.backend == Backend::gpu ? MemSpace::device : MemSpace::host;
     return run_transport_groups<Real, Engine, Policy, Source>(
-        [&](int) {
-            return TransportGroupInputs<Real, Source>{physics.view<Real>(where), source};
+        [&](int)
+        {
+            TransportGroupInputs<Real, Source> in;
+            in.physics = physics.view<Real>(where);
+            in.source = source;
+            return in;
         },
         method, voxels, options);
 }

@@ -24,7 +24,7 @@ struct TransportArgs
     using policy_type = Policy;
 
     TransportView<Real> physics;
-    Source source; //!< `Particle<Real> operator()(Engine&) const`, local frame
+    Source source; //!< `Particle<Real> operator()(Engine&, history) const`, local frame
     typename Engine::View rng;
     DoseTallyView<Policy> tally;
     HistoryQueueView queue;
@@ -138,8 +138,9 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
                 more = args.queue.grab(next, last);
             if (more)
             {
-                rng.begin_history(next++);
-                transport.start_history(args.source(rng), lane);
+                std::uint64_t const history = next++;
+                rng.begin_history(history);
+                transport.start_history(args.source(rng, history), lane, history);
             }
         }
         StepKind const kind = Transport::next_step_kind(lane);

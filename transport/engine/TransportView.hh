@@ -23,6 +23,7 @@
 #include "phantoms/VoxelGrid.hh"
 #include "transport/LogGrid.hh"
 #include "transport/engine/ElectronTransportView.hh"
+#include "transport/engine/PlaneCrossingView.hh"
 #include "transport/geometry/VoxelGeometryView.hh"
 #include "transport/interactors/ComptonData.hh"
 #include "transport/interactors/PairProductionData.hh"
@@ -70,5 +71,8 @@ struct TransportView
     Real photon_cutoff_MeV{0.01};
     PhotonTracking tracking{PhotonTracking::woodcock};
     bool compton_binding{true};
+
+    // Phase-space scoring (outputs.phase_space); disabled unless its counter is set
+    PlaneCrossingView<Real> crossings;
 };
 } // namespace mcdose

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Phase-space source throughput: particles read from an MCPL file per second against
+# histories transported per second. Makes a large file by doubling the committed example
+# (examples/phase_space_head.mcpl, mcpltool --merge) DOUBLINGS times, then
+#  1. times `mcdose check` on a study reading it, less the same check on the small file:
+#     the study reader's pass over the whole file (read + checks) -> particles/s read;
+#  2. runs the study (20 cm water cube, 1 cm voxels) with recycle 1 and with recycle 10:
+#     the run reads each particle once more, per batch, on the transport's thread between
+#     batches, so the histories/s of recycle 1 include one read per history, those of
+#     recycle 10 one read per 10 histories.
+# docs/benchmarks.md records the results.
+#
+# Usage: benchmarks/phase_space_throughput.sh [MCDOSE] [BACKEND] [DOUBLINGS]
+#   MCDOSE     the executable (default build/ci/app/mcdose)
+#   BACKEND    cpu | gpu (default cpu)
+#   DOUBLINGS  the file holds 2^DOUBLINGS x the example's particles (default 10)
+# Environment: OUT (work directory, default ./phase_space_throughput), THREADS (CPU threads),
+#   HISTORIES (histories of each run, a multiple of 10; default: the whole file).
+set -eu
+M=$(realpath "${1:-build/ci/app/mcdose}")
+BACKEND=${2:-cpu}
+DOUBLINGS=${3:-10}
+SRC=$(cd "$(dirname "$0")/.." && pwd)
+OUT=${OUT:-$PWD/phase_space_throughput}
+THREADS=${THREADS:-0}
+HISTORIES=${HISTORIES:-}
+mkdir -p "$OUT"
+cp "$SRC/examples/phase_space_head.mcpl" "$OUT/small.mcpl"
+cp "$OUT/small.mcpl" "$OUT/big.mcpl"
+for ((i = 0; i < DOUBLINGS; ++i)); do
+  mcpltool --merge "$OUT/twice.mcpl" "$OUT/big.mcpl" "$OUT/big.mcpl" > /dev/null
+  mv "$OUT/twice.mcpl" "$OUT/big.mcpl"
+done
+particles=$(mcpltool -j "$OUT/big.mcpl" | sed -n 's/^ *No. of particles *: *//p')
+echo "file: $OUT/big.mcpl, $particles particles, $(du -h "$OUT/big.mcpl" | cut -f1)"
+
+study() { # $1 file, $2 recycle, $3 path
+  cat > "$3" <<JSON
+{
+  "phantom": {"type": "shapes",
+              "grid": {"dimensions": [20, 20, 20], "spacing_cm": [1, 1, 1],
+                       "origin_cm": [-9.5, -9.5, 0.5]},
+              "background": {"material": "water"}},
+  "sources": [{"type": "phase_space", "file": "$1", "translation_cm": [0, 0, -2],
+               "recycle": $2}],
+  "physics": {"electron_cutoff_MeV": 0.2, "precision": "single"},
+  "rng": {"generator": "philox", "seed": 1},
+  "tally": {"method": "fx", "batches": 10},$([ -n "$HISTORIES" ] && echo "
+  \"run\": {\"histories\": $HISTORIES},")
+  "backend": "$BACKEND", "cpu_threads": $THREADS,
+  "outputs": {"directory": "$OUT/results", "name": "r$2", "image_format": "none",
+              "if_exists": "overwrite", "hdf5": false, "depth_dose": false}
+}
+JSON
+}
+study "$OUT/small.mcpl" 1 "$OUT/small.json"
+study "$OUT/big.mcpl" 1 "$OUT/big1.json"
+study "$OUT/big.mcpl" 10 "$OUT/big10.json"
+
+wall() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
+"$M" check "$OUT/big1.json" > /dev/null # warm the page cache
+t_small=$(wall "$M" check "$OUT/small.json")
+t_big=$(wall "$M" check "$OUT/big1.json")
+printf 'read + check: %s particles in %.3f s (check of the big file %.3f s, of the small one %.3f s): %.3g particles/s\n' \
+  "$particles" "$(echo "$t_big - $t_small" | bc -l)" "$t_big" "$t_small" \
+  "$(echo "$particles / ($t_big - $t_small)" | bc -l)"
+for r in 1 10; do
+  "$M" run "$OUT/big$r.json" > "$OUT/run$r.log" 2>&1 || { cat "$OUT/run$r.log"; exit 1; }
+  printf 'recycle %2s: %s | %s\n' "$r" "$(grep -o 'histories  *: [0-9]*' "$OUT/run$r.log")" \
+    "$(grep -o 'transport time.*' "$OUT/run$r.log")"
+done

@@ -1,0 +1,106 @@
+//! \file io/McplFile.hh
+//! MCPL phase-space files (Monte Carlo Particle Lists: Kittelmann et al.,
+//! Comput. Phys. Commun. 218 (2017) 17; the Debian libmcpl): a thin adapter
+//! that keeps mcpl.h out of every other file. Particles as MCPL stores them:
+//! PDG code, kinetic energy [MeV], position [cm], unit direction, weight.
+//!
+//! libmcpl reports a bad file (missing, not MCPL, truncated, unreadable) through
+//! an error handler that must not return; this adapter's handler throws, so each
+//! such file is a RuntimeError naming the file and libmcpl's message. (libmcpl is
+//! C; on x86-64 its frames carry unwind tables, so the exception passes through
+//! them. The file handle of a file that failed is not closed.)
+//!
+//! Built without MCPL (cmake -DMCDOSE_USE_MCPL=OFF, or libmcpl-dev missing),
+//! every function here throws an error naming the rebuild option.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace mcdose
+{
+//! Whether this build reads and writes MCPL files, and libmcpl's version ("" if not).
+bool mcpl_available();
+std::string mcpl_version();
+
+//! PDG Monte Carlo particle numbers of the particles mcdose transports.
+struct PdgCode
+{
+    static constexpr std::int32_t photon = 22;
+    static constexpr std::int32_t electron = 11;
+    static constexpr std::int32_t positron = -11;
+};
+
+//! One particle as an MCPL file stores it.
+struct McplParticle
+{
+    std::int32_t pdg_code{0};
+    double energy_MeV{0};
+    double position_cm[3]{0, 0, 0};
+    double direction[3]{0, 0, 1};
+    double weight{1};
+};
+
+//! Reads an MCPL file particle by particle (streaming: nothing is kept).
+class McplReader
+{
+  public:
+    //! Open and read the header; throws RuntimeError ("<path>: <what>") for a
+    //! missing, unreadable or non-MCPL file.
+    explicit McplReader(std::string const& path);
+    ~McplReader();
+    McplReader(McplReader const&) = delete;
+    McplReader& operator=(McplReader const&) = delete;
+
+    std::string const& path() const { return path_; }
+    //! Particles the header announces.
+    std::uint64_t size() const { return size_; }
+    //! The generating application's name in the header.
+    std::string const& source_name() const { return source_name_; }
+
+    //! The next particle; false at the end. Throws RuntimeError if the file
+    //! ends early or cannot be read (a truncated or corrupt file).
+    bool read(McplParticle& particle);
+    //! Index of the particle the next read() returns.
+    std::uint64_t position() const;
+    //! Make `index` (<= size()) the next particle read.
+    void seek(std::uint64_t index);
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    std::string path_;
+    std::uint64_t size_{0};
+    std::string source_name_;
+};
+
+/*!
+ * Writes an MCPL file atomically: into a temporary beside `path` (listed for
+ * removal on a signal, core/AtomicFile.hh), renamed onto `path` by commit().
+ * A writer destroyed without commit() removes its temporary, so a failed run
+ * leaves no file. Single precision (MCPL's default: 7 significant digits),
+ * per-particle PDG codes and weights.
+ */
+class McplWriter
+{
+  public:
+    McplWriter(std::string const& path, std::string const& source_name,
+               std::vector<std::string> const& comments);
+    ~McplWriter();
+    McplWriter(McplWriter const&) = delete;
+    McplWriter& operator=(McplWriter const&) = delete;
+
+    void add(McplParticle const& particle);
+    std::uint64_t count() const { return count_; }
+    //! Close and rename onto the final path.
+    void commit();
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> impl_;
+    std::string path_;
+    std::uint64_t count_{0};
+};
+} // namespace mcdose

@@ -1,0 +1,310 @@
+//! \file sources/PhaseSpaceSource.cc
+#include "sources/PhaseSpaceSource.hh"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <sstream>
+#include <utility>
+
+#include "core/Assert.hh"
+#include "core/Constants.hh"
+#include "core/DeviceMemory.hh"
+#include "core/VectorMath.hh"
+#include "io/McplFile.hh"
+
+namespace mcdose
+{
+std::array<Real3, 3> rotation_matrix(PhaseSpacePlacement const& placement)
+{
+    double const deg = constants::pi / 180;
+    double const a = placement.rotation_deg[0] * deg;
+    double const b = placement.rotation_deg[1] * deg;
+    double const c = placement.rotation_deg[2] * deg;
+    double const ca = std::cos(a), sa = std::sin(a);
+    double const cb = std::cos(b), sb = std::sin(b);
+    double const cc = std::cos(c), sc = std::sin(c);
+    // Rz(c) Ry(b) Rx(a)
+    return {{{{cc * cb, cc * sb * sa - sc * ca, cc * sb * ca + sc * sa}},
+             {{sc * cb, sc * sb * sa + cc * ca, sc * sb * ca - cc * sa}},
+             {{-sb, cb * sa, cb * ca}}}};
+}
+
+std::string pdg_name(std::int32_t code)
+{
+    char const* name = nullptr;
+    switch (code)
+    {
+    case 22:
+        name = "photon";
+        break;
+    case 11:
+        name = "electron";
+        break;
+    case -11:
+        name = "positron";
+        break;
+    case 2112:
+        name = "neutron";
+        break;
+    case 2212:
+        name = "proton";
+        break;
+    case 13:
+        name = "muon";
+        break;
+    case -13:
+        name = "antimuon";
+        break;
+    case 211:
+        name = "pi+";
+        break;
+    case -211:
+        name = "pi-";
+        break;
+    case 1000020040:
+        name = "alpha";
+        break;
+    default:
+        break;
+    }
+    return name ? std::string(name) + " (" + std::to_string(code) + ")"
+                : "PDG " + std::to_string(code);
+}
+
+namespace
+{
+//! Which transported type a PDG code is (false for the others).
+bool transported_type(std::int32_t pdg, ParticleType& type)
+{
+    switch (pdg)
+    {
+    case PdgCode::photon:
+        type = ParticleType::photon;
+        return true;
+    case PdgCode::electron:
+        type = ParticleType::electron;
+        return true;
+    case PdgCode::positron:
+        type = ParticleType::positron;
+        return true;
+    default:
+        return false;
+    }
+}
+
+//! Whether a particle is transported: a photon, electron or positron at or above the
+//! physics tables' lowest energy (below it, it is counted and skipped).
+bool is_used(McplParticle const& p, ParticleType& type)
+{
+    return transported_type(p.pdg_code, type) && p.energy_MeV >= PhaseSpaceScan::min_energy_MeV;
+}
+
+//! Refuse a particle the transport cannot start; `i` is its index in the file.
+void check_particle(McplParticle const& p, std::uint64_t i, std::string const& path,
+                    double max_energy_MeV)
+{
+    auto const where = [&] { return path + ": particle " + std::to_string(i) + " (from 0): "; };
+    MCDOSE_VALIDATE(
+        std::isfinite(p.energy_MeV) && p.energy_MeV >= 0 && p.energy_MeV <= max_energy_MeV,
+        << where() << "kinetic energy " << p.energy_MeV
+        << " MeV is outside the physics tables (0 to " << max_energy_MeV
+        << " MeV); remove or correct the particle (mcpltool --extract selects "
+           "particles)");
+    MCDOSE_VALIDATE(std::isfinite(p.weight) && p.weight >= 0,
+                    << where() << "weight " << p.weight
+                    << " is not a finite number >= 0; correct the file");
+    double const n2 = p.direction[0] * p.direction[0] + p.direction[1] * p.direction[1] +
+                      p.direction[2] * p.direction[2];
+    MCDOSE_VALIDATE(std::isfinite(n2) && std::fabs(n2 - 1) < 1e-3,
+                    << where() << "the direction (" << p.direction[0] << ", " << p.direction[1]
+                    << ", " << p.direction[2] << ") is not a unit vector; correct the file");
+    MCDOSE_VALIDATE(std::isfinite(p.position_cm[0]) && std::isfinite(p.position_cm[1]) &&
+                        std::isfinite(p.position_cm[2]),
+                    << where() << "the position is not finite; correct the file");
+}
+} // namespace
+
+PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV)
+{
+    McplReader file(path);
+    PhaseSpaceScan scan;
+    scan.file_particles = file.size();
+    MCDOSE_VALIDATE(scan.file_particles > 0, << path
+                                             << ": the phase-space file holds no "
+                                                "particles; give a file with particles");
+    McplParticle p;
+    scan.min_weight = std::numeric_limits<double>::infinity();
+    for (std::uint64_t i = 0; i < scan.file_particles; ++i)
+    {
+        MCDOSE_VALIDATE(file.read(p), << path << ": the file ends after " << i
+                                      << " particles but its header announces "
+                                      << scan.file_particles << " (truncated?)");
+        ParticleType type;
+        if (!transported_type(p.pdg_code, type))
+        {
+            ++scan.skipped[p.pdg_code];
+            continue;
+        }
+        check_particle(p, i, path, max_energy_MeV);
+        if (!is_used(p, type))
+        {
+            ++scan.below_min;
+            scan.below_min_MeV += p.weight * p.energy_MeV;
+            continue;
+        }
+        if (scan.transported % PhaseSpaceScan::index_stride == 0)
+            scan.index.push_back(i);
+        ++scan.transported;
+        (type == ParticleType::photon     ? scan.photons
+         : type == ParticleType::electron ? scan.electrons
+                                          : scan.positrons)++;
+        double const rest = type == ParticleType::positron ? 2 * constants::electron_mass_MeV : 0;
+        scan.max_energy_MeV = std::max(scan.max_energy_MeV, p.energy_MeV);
+        scan.max_history_energy_MeV =
+            std::max(scan.max_history_energy_MeV, p.weight * (p.energy_MeV + rest));
+        scan.total_weight += p.weight;
+        scan.min_weight = std::min(scan.min_weight, p.weight);
+        scan.max_weight = std::max(scan.max_weight, p.weight);
+    }
+    MCDOSE_VALIDATE(scan.transported > 0,
+                    << path << ": none of the file's " << scan.file_particles
+                    << " particles is a photon, electron or positron of at least 1 keV, the "
+                       "particles mcdose transports; "
+                    << describe_scan(scan, path));
+    return scan;
+}
+
+std::string describe_scan(PhaseSpaceScan const& scan, std::string const& file)
+{
+    std::ostringstream os;
+    os << "phase space '" << file << "': " << scan.file_particles << " particles, "
+       << scan.transported << " transported (" << scan.photons << " photons, " << scan.electrons
+       << " electrons, " << scan.positrons << " positrons)";
+    std::uint64_t skipped = 0;
+    for (auto const& [code, n] : scan.skipped)
+        skipped += n;
+    if (skipped > 0)
+    {
+        os << ", " << skipped << " skipped (types mcdose does not transport:";
+        bool first = true;
+        for (auto const& [code, n] : scan.skipped)
+        {
+            os << (first ? " " : ", ") << n << " " << pdg_name(code);
+            first = false;
+        }
+        os << ")";
+    }
+    if (scan.below_min > 0)
+    {
+        os << ", " << scan.below_min << " below " << PhaseSpaceScan::min_energy_MeV * 1e3
+           << " keV skipped (the physics tables' lowest energy; " << scan.below_min_MeV
+           << " MeV in all, weights included)";
+    }
+    return os.str();
+}
+
+PhaseSpaceReader::PhaseSpaceReader(PhaseSpaceInput input)
+    : input_(std::move(input)), file_(std::make_unique<McplReader>(input_.file)),
+      rotation_(rotation_matrix(input_.placement))
+{
+}
+
+PhaseSpaceReader::~PhaseSpaceReader() = default;
+
+void PhaseSpaceReader::read(std::uint64_t first, std::uint64_t count,
+                            std::vector<Particle<double>>& out)
+{
+    PhaseSpaceScan const& scan = input_.scan;
+    MCDOSE_VALIDATE(first + count <= scan.transported,
+                    << input_.file << ": particles " << first << " to " << first + count
+                    << " asked for, but the file has " << scan.transported << " to transport");
+    if (first != next_)
+    {
+        // Seek to the indexed particle at or before `first`, then read on.
+        std::uint64_t const k = first / PhaseSpaceScan::index_stride;
+        file_->seek(scan.index.at(k));
+        next_ = k * PhaseSpaceScan::index_stride;
+    }
+    out.clear();
+    out.reserve(count);
+    McplParticle p;
+    ParticleType type;
+    auto const& r = rotation_;
+    Real3 const& t = input_.placement.translation_cm;
+    while (out.size() < count)
+    {
+        MCDOSE_VALIDATE(file_->read(p), << input_.file
+                                        << ": the file ended early (it changed "
+                                           "since the run started?)");
+        if (!is_used(p, type))
+            continue;
+        if (next_++ < first)
+            continue;
+        Real3 const x{{p.position_cm[0], p.position_cm[1], p.position_cm[2]}};
+        Real3 const d = normalized(Real3{{p.direction[0], p.direction[1], p.direction[2]}});
+        Particle<double> q;
+        q.type = type;
+        q.energy_MeV = p.energy_MeV;
+        q.weight = p.weight;
+        for (int i = 0; i < 3; ++i)
+        {
+            q.position_cm[i] = dot(r[i], x) + t[i];
+            q.direction[i] = dot(r[i], d);
+        }
+        out.push_back(q);
+    }
+}
+
+template <class Real>
+PhaseSpaceChunks<Real>::PhaseSpaceChunks(PhaseSpaceInput const& input, GridGeometry const& grid)
+    : reader_(input), grid_(grid), recycle_(input.recycle)
+{
+    MCDOSE_VALIDATE(recycle_ >= 1, << input.file << ": recycle must be at least 1");
+}
+
+template <class Real>
+PhaseSpaceView<Real> PhaseSpaceChunks<Real>::load(std::uint64_t first_history,
+                                                  std::uint64_t end_history, bool device)
+{
+    PhaseSpaceView<Real> view;
+    view.recycle = recycle_;
+    if (end_history <= first_history)
+        return view;
+    std::uint64_t const first = first_history / recycle_;
+    std::uint64_t const end = (end_history - 1) / recycle_ + 1;
+    reader_.read(first, end - first, placed_);
+    host_.resize(placed_.size());
+    for (std::size_t i = 0; i < placed_.size(); ++i)
+    {
+        Particle<double> const& p = placed_[i];
+        Particle<Real>& q = host_[i];
+        q.type = p.type;
+        q.energy_MeV = Real(p.energy_MeV);
+        q.weight = Real(p.weight);
+        Real3 const x = grid_.to_local(p.position_cm);
+        Real3 const d = grid_.direction_to_local(p.direction);
+        for (int c = 0; c < 3; ++c)
+        {
+            q.position_cm[c] = Real(x[c]);
+            q.direction[c] = Real(d[c]);
+        }
+    }
+    view.first_particle = first;
+    if (device)
+    {
+        if (device_.size() < host_.size())
+            device_ = DeviceBuffer<Particle<Real>>(host_.size());
+        device_copy_to_device(device_.data(), host_.data(), host_.size() * sizeof(Particle<Real>));
+        view.particles = {device_.data(), host_.size()};
+    }
+    else
+    {
+        view.particles = make_span(std::as_const(host_));
+    }
+    return view;
+}
+
+template class PhaseSpaceChunks<float>;
+template class PhaseSpaceChunks<double>;
+} // namespace mcdose

@@ -1,0 +1,358 @@
+//! Phase spaces through whole runs on the CPU: a plane's crossings written and
+//! read back as a source (the same dose as the pencil beam they came from),
+//! weights, recycling, reproducibility, skipped types, the example studies, and
+//! bad input refused before transport with no output written.
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include "RunCommand.hh"
+#include "StudyFixture.hh"
+#include "TestMacros.hh"
+#include "core/Constants.hh"
+#include "dose/DoseReader.hh"
+#include "io/InputError.hh"
+#include "io/McplFile.hh"
+#include "study/StudyRunner.hh"
+
+namespace fs = std::filesystem;
+
+namespace mcdose::test
+{
+namespace
+{
+//! Water, 3 x 3 x 10 cm in 1 cm voxels: x, y in [-1.5, 1.5], z in [0, 10].
+nlohmann::json study_json(nlohmann::json const& source, std::string const& out,
+                          std::string const& name)
+{
+    nlohmann::json j = nlohmann::json::parse(R"({
+      "phantom": {"type": "shapes",
+                  "grid": {"dimensions": [3, 3, 10], "spacing_cm": [1, 1, 1],
+                           "origin_cm": [-1, -1, 0.5]},
+                  "background": {"material": "water"}},
+      "rng": {"generator": "philox", "seed": 7},
+      "tally": {"method": "fx", "batches": 5},
+      "backend": "cpu"})");
+    j["sources"] = nlohmann::json::array({source});
+    j["outputs"] = {{"directory", out}, {"name", name}, {"image_format", "none"}};
+    return j;
+}
+
+nlohmann::json pencil(double z, double energy = 1.25)
+{
+    return {{"type", "pencil"},
+            {"particle", "photon"},
+            {"energy_MeV", energy},
+            {"position_cm", {0.25, -0.25, z}},
+            {"direction", {0, 0, 1}}};
+}
+
+std::string slurp(std::string const& path)
+{
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+} // namespace
+
+class PhaseSpaceRunTest : public StudyFixture
+{
+  protected:
+    void SetUp() override
+    {
+        if (!mcpl_available())
+            GTEST_SKIP() << "built without MCPL";
+        StudyFixture::SetUp();
+    }
+
+    StudyRunSummary run(nlohmann::json const& j, std::string const& name, int threads = 2,
+                        int groups = 1)
+    {
+        std::string const path = this->write_json(name + ".json", j);
+        StudyRunOptions o;
+        o.cpu_threads = threads;
+        o.cpu_groups = groups;
+        return run_study(load_study(path), o);
+    }
+    std::vector<double> dose(std::string const& name) const
+    {
+        return read_dose_grid((dir_ / "out" / (name + ".h5")).string()).values;
+    }
+    std::string out() const { return (dir_ / "out").string(); }
+
+    //! `n` photons of 1 MeV at (0, 0, -1) along +z with weight `w`.
+    std::string photons(std::string const& name, int n, double w,
+                        std::vector<std::int32_t> const& pdg = {22}) const
+    {
+        std::string const path = (dir_ / name).string();
+        McplWriter writer(path, "test", {});
+        McplParticle p;
+        p.energy_MeV = 1;
+        p.position_cm[2] = -1;
+        p.weight = w;
+        for (int i = 0; i < n; ++i)
+        {
+            p.pdg_code = pdg[i % pdg.size()];
+            writer.add(p);
+        }
+        writer.commit();
+        return path;
+    }
+};
+
+// A pencil beam crosses a plane 1 cm before the phantom: the file holds exactly
+// its particles there. Read back as a source it gives bitwise the dose of the
+// pencil beam started on that plane (same seed: Philox keyed by history, and a
+// phase-space particle draws no random number).
+TEST_F(PhaseSpaceRunTest, PlaneBeforeThePhantomRoundTrip)
+{
+    auto head = study_json(pencil(-5), this->out(), "head");
+    head["run"] = {{"histories", 2000}};
+    head["outputs"]["phase_space"] = {{"axis", "+z"}, {"position_cm", -1}};
+    StudyRunSummary const s = this->run(head, "head");
+    std::string const file = (dir_ / "out" / "head_phase_space.mcpl").string();
+    ASSERT_TRUE(fs::exists(file));
+    EXPECT_NE(std::string::npos, s.phase_space_output.find("2000 particles"))
+        << s.phase_space_output;
+    EXPECT_NE(s.files.end(), std::find(s.files.begin(), s.files.end(), file));
+    McplReader r(file);
+    ASSERT_EQ(2000u, r.size());
+    McplParticle p;
+    while (r.read(p))
+    {
+        ASSERT_EQ(22, p.pdg_code);
+        ASSERT_EQ(1.25, p.energy_MeV);
+        ASSERT_EQ(0.25, p.position_cm[0]);
+        ASSERT_EQ(-0.25, p.position_cm[1]);
+        ASSERT_EQ(-1, p.position_cm[2]);
+        ASSERT_EQ(1, p.direction[2]);
+        ASSERT_EQ(1, p.weight);
+    }
+
+    auto patient = study_json({{"type", "phase_space"}, {"file", file}}, this->out(), "patient");
+    StudyRunSummary const ps = this->run(patient, "patient");
+    EXPECT_EQ(2000u, ps.histories); // the whole file
+    auto reference = study_json(pencil(-1), this->out(), "reference");
+    reference["run"] = {{"histories", 2000}};
+    this->run(reference, "reference");
+    EXPECT_EQ(this->dose("reference"), this->dose("patient"));
+    EXPECT_GT(this->dose("patient")[4], 0);
+}
+
+// A plane 1 cm past the phantom gets the particles leaving through its far side, on
+// the plane, moving along +z; what is written is at most what escaped. The file is
+// the same for any number of threads and worker groups.
+TEST_F(PhaseSpaceRunTest, ExitPlaneIsWrittenReproducibly)
+{
+    auto j = study_json(pencil(-5, 6), this->out(), "exit");
+    j["run"] = {{"histories", 3000}};
+    j["physics"] = {{"electron_cutoff_MeV", 0.5}};
+    j["outputs"]["phase_space"] = {{"point_cm", {0, 0, 11}}, {"normal", {0, 0, 2}}};
+    StudyRunSummary const s = this->run(j, "exit", 2, 1);
+    std::string const file = (dir_ / "out" / "exit_phase_space.mcpl").string();
+    McplReader r(file);
+    EXPECT_GT(r.size(), 1000u);
+    McplParticle p;
+    double written_MeV = 0;
+    int charged = 0;
+    while (r.read(p))
+    {
+        ASSERT_TRUE(p.pdg_code == 22 || p.pdg_code == 11 || p.pdg_code == -11) << p.pdg_code;
+        ASSERT_NEAR(11, p.position_cm[2], 1e-5);
+        ASSERT_GT(p.direction[2], 0);
+        ASSERT_LE(p.energy_MeV, 6 * (1 + 1e-6));
+        written_MeV += p.energy_MeV * p.weight;
+        charged += p.pdg_code != 22;
+    }
+    EXPECT_GT(charged, 0);
+    EXPECT_LE(written_MeV, s.balance.escaped_MeV * (1 + 1e-6));
+    std::string const first = slurp(file);
+
+    j["outputs"]["if_exists"] = "overwrite";
+    this->run(j, "exit", 1, 2);
+    EXPECT_TRUE(first == slurp(file)) << "the file depends on threads or groups";
+}
+
+// A particle's weight multiplies everything it deposits: weight 2 doubles the dose
+// of weight 1 exactly (one thread, HB tally: the same additions, each doubled).
+TEST_F(PhaseSpaceRunTest, WeightsMultiplyDeposits)
+{
+    std::vector<std::vector<double>> doses;
+    for (double w : {1.0, 2.0})
+    {
+        std::string const name = w == 1 ? "w1" : "w2";
+        auto j =
+            study_json({{"type", "phase_space"}, {"file", this->photons(name + ".mcpl", 500, w)}},
+                       this->out(), name);
+        j["tally"]["method"] = "hb";
+        StudyRunSummary const s = this->run(j, name, 1);
+        EXPECT_EQ(500u, s.histories);
+        EXPECT_DOUBLE_EQ(500 * w * 1.0, s.balance.emitted_MeV);
+        doses.push_back(this->dose(name));
+    }
+    ASSERT_EQ(doses[0].size(), doses[1].size());
+    double total = 0;
+    for (std::size_t v = 0; v < doses[0].size(); ++v)
+    {
+        EXPECT_EQ(2 * doses[0][v], doses[1][v]) << "voxel " << v;
+        total += doses[0][v];
+    }
+    EXPECT_GT(total, 0);
+}
+
+// Each particle starts `recycle` histories: by default the whole file x recycle; a
+// history count that is not whole particles, or more than the file holds, is refused.
+// The same seed gives the same dose, for any number of worker groups (FX tally).
+TEST_F(PhaseSpaceRunTest, RecyclingHistoriesAndReproducibility)
+{
+    std::string const file = this->photons("r.mcpl", 300, 1);
+    nlohmann::json const source = {{"type", "phase_space"}, {"file", file}, {"recycle", 3}};
+    auto j = study_json(source, this->out(), "r");
+    StudyRunSummary const all = this->run(j, "r");
+    EXPECT_EQ(900u, all.histories);
+    std::vector<double> const first = this->dose("r");
+    j["outputs"]["if_exists"] = "overwrite";
+    this->run(j, "r", 2, 3);
+    EXPECT_EQ(first, this->dose("r"));
+
+    j["run"] = {{"histories", 600}};
+    EXPECT_EQ(600u, this->run(j, "r").histories);
+    for (int bad : {601, 1200})
+    {
+        j["run"] = {{"histories", bad}};
+        try
+        {
+            this->run(j, "r");
+            ADD_FAILURE() << bad << " histories accepted";
+        }
+        catch (InputError const& e)
+        {
+            EXPECT_EQ("/run/histories", e.pointer()) << e.what();
+            EXPECT_NE(std::string::npos, std::string(e.what()).find("multiple of 3")) << e.what();
+        }
+    }
+}
+
+// Types mcdose does not transport are counted and reported, not dropped silently.
+TEST_F(PhaseSpaceRunTest, SkippedTypesAreReported)
+{
+    std::string const file = this->photons("n.mcpl", 400, 1, {22, 2112, 2112, 22});
+    auto j = study_json({{"type", "phase_space"}, {"file", file}}, this->out(), "n");
+    StudyRunSummary const s = this->run(j, "n");
+    EXPECT_EQ(200u, s.histories);
+    EXPECT_NE(std::string::npos, s.phase_space_source.find("200 skipped")) << s.phase_space_source;
+    bool warned = false;
+    for (auto const& w : s.warnings)
+        warned |= w.find("200 neutron (2112)") != std::string::npos;
+    EXPECT_TRUE(warned);
+}
+
+// Bad phase-space input stops `mcdose run` before transport, naming the field and
+// the fix, and writes nothing.
+TEST_F(PhaseSpaceRunTest, BadInputIsRefusedBeforeTransport)
+{
+    std::string const good = this->photons("good.mcpl", 50, 1);
+    std::string const bytes = slurp(good);
+    this->write("empty.mcpl", "");
+    this->write("cut.mcpl", bytes.substr(0, bytes.size() - 20));
+    this->write("corrupt.mcpl", "MCPL" + std::string(200, 'x'));
+    struct Case
+    {
+        char const* what;
+        nlohmann::json study;
+        char const* expected;
+    };
+    auto with_source = [&](nlohmann::json const& s)
+    {
+        auto j = study_json(s, this->out(), "bad");
+        return j;
+    };
+    nlohmann::json const ok = {{"type", "phase_space"}, {"file", "good.mcpl"}};
+    auto field = [&](char const* key, nlohmann::json v)
+    {
+        auto s = ok;
+        s[key] = v;
+        return with_source(s);
+    };
+    auto typo = with_source(ok);
+    typo["sources"][0]["rotation"] = {0, 0, 90};
+    auto cutting = with_source(ok);
+    cutting["outputs"]["phase_space"] = {{"axis", "+z"}, {"position_cm", 5}};
+    auto taus = with_source(ok);
+    taus["outputs"]["phase_space"] = {{"axis", "-z"}, {"position_cm", -2}};
+    taus["rng"]["generator"] = "hybrid-taus";
+    auto local = with_source(ok);
+    local["sources"][0]["file"] = this->photons("e.mcpl", 10, 1, {11});
+    local["physics"] = {{"electron_transport", "local"}};
+    Case const cases[] = {
+        {"missing", field("file", "nowhere.mcpl"), "/sources/0/file"},
+        {"empty", field("file", "empty.mcpl"), "/sources/0/file"},
+        {"truncated", field("file", "cut.mcpl"), "/sources/0/file"},
+        {"corrupt", field("file", "corrupt.mcpl"), "/sources/0/file"},
+        {"placement typo", typo, "rotation_deg"},
+        {"recycle 0", field("recycle", 0), "/sources/0/recycle"},
+        {"plane cuts the grid", cutting, "/outputs/phase_space"},
+        {"not philox", taus, "/rng/generator"},
+        {"local electrons", local, "electron_transport"},
+    };
+    for (Case const& c : cases)
+    {
+        SCOPED_TRACE(c.what);
+        fs::remove_all(dir_ / "out");
+        std::string const path = this->write_json("bad.json", c.study);
+        auto const r = run_command(mcdose_exe() + " run " + path);
+        EXPECT_NE(0, r.exit_code) << r.output;
+        EXPECT_NE(std::string::npos, r.output.find(c.expected)) << r.output;
+        EXPECT_EQ(std::string::npos, r.output.find("histories        :")) << r.output;
+        bool const wrote = fs::exists(dir_ / "out") && !fs::is_empty(dir_ / "out");
+        EXPECT_FALSE(wrote) << "output written";
+    }
+}
+
+// The GPU backend writes the same plane crossings as the CPU (a primary's path before the
+// phantom involves no physics) and reads them back as a source. Skipped without a GPU.
+TEST_F(PhaseSpaceRunTest, GpuWritesAndReadsThePlane)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    auto head = study_json(pencil(-5), this->out(), "gpu_head");
+    head["backend"] = "gpu";
+    head["run"] = {{"histories", 20000}};
+    head["outputs"]["phase_space"] = {{"axis", "+z"}, {"position_cm", -1}};
+    this->run(head, "gpu_head");
+    std::string const file = (dir_ / "out" / "gpu_head_phase_space.mcpl").string();
+    McplReader r(file);
+    ASSERT_EQ(20000u, r.size());
+    McplParticle p;
+    while (r.read(p))
+    {
+        ASSERT_EQ(22, p.pdg_code);
+        ASSERT_EQ(1.25, p.energy_MeV);
+        ASSERT_EQ(-1, p.position_cm[2]);
+    }
+    auto patient = study_json({{"type", "phase_space"}, {"file", file}, {"recycle", 2}},
+                              this->out(), "gpu_patient");
+    patient["backend"] = "gpu";
+    StudyRunSummary const s = this->run(patient, "gpu_patient");
+    EXPECT_EQ(40000u, s.histories);
+    EXPECT_DOUBLE_EQ(40000 * 1.25, s.balance.emitted_MeV);
+    EXPECT_GT(s.balance.deposited_MeV, 0);
+    EXPECT_LT(std::fabs(s.balance.relative_imbalance()), 1e-6);
+}
+
+// The example studies: the head writes a phase space, the patient reads the committed one.
+TEST_F(PhaseSpaceRunTest, ExamplesRun)
+{
+    for (char const* name : {"phase_space_head.json", "phase_space_water.json"})
+    {
+        SCOPED_TRACE(name);
+        auto const r =
+            run_command(mcdose_exe() + " run " + source_dir() + "/examples/" + name +
+                        " --backend cpu --histories 400 --output-dir " + (dir_ / name).string());
+        EXPECT_EQ(0, r.exit_code) << r.output;
+        EXPECT_NE(std::string::npos, r.output.find("histories        : 400")) << r.output;
+    }
+}
+} // namespace mcdose::test
