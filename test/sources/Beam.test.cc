@@ -17,6 +17,7 @@
 #include "sources/BeamGeometry.hh"
 #include "sources/SourceInput.hh"
 #include "sources/SourceJson.hh"
+#include "sources/SourceModel.hh"
 #include "sources/SourceParams.hh"
 
 namespace mcdose::test
@@ -269,6 +270,22 @@ TEST(BeamGeometry, FieldThatMissesThePhantomIsRefused)
     EXPECT_THROW(check_beam_reaches_grid(in, cube()), RuntimeError);
 }
 
+// A calibration scales a beam's particles by the solid angle its field opens at the
+// focal spot: 4 asin(w h / sqrt((w^2 + 4 d^2)(h^2 + 4 d^2))) for a centred w x h field at d.
+TEST(BeamGeometry, EmissionExtentIsTheFieldsSolidAngle)
+{
+    SourceInput in = beam_source(0, 0, 0, JawsInput{-5, 5, -5, 5});
+    double const w = 10, d = 100;
+    double const expected = 4 * std::asin(w * w / ((w * w + 4 * d * d)));
+    EmissionExtent const e = emission_extent(in);
+    EXPECT_EQ("sr", e.unit);
+    EXPECT_NEAR(expected, e.value, 1e-12 * expected);
+    // An asymmetric field of the same size opens a little less solid angle (further off axis).
+    in.beam->jaws = JawsInput{0, 10, -5, 5};
+    EXPECT_LT(emission_extent(in).value, expected);
+    EXPECT_GT(emission_extent(in).value, 0.99 * expected);
+}
+
 // Monitor units are the beams' weights; with `particles`, one ratio for all beams.
 TEST(BeamGeometry, MonitorUnitsAndParticles)
 {
@@ -277,8 +294,8 @@ TEST(BeamGeometry, MonitorUnitsAndParticles)
     beams[1].pointer = "/sources/1";
     for (int k = 0; k < 2; ++k)
     {
-        beams[k].beam->monitor_units = k ? 300 : 100;
-        beams[k].weight = *beams[k].beam->monitor_units;
+        beams[k].monitor_units = k ? 300 : 100;
+        beams[k].weight = *beams[k].monitor_units;
     }
     SourceMixParams<double> mix(beams, cube());
     EXPECT_DOUBLE_EQ(mix.probability(0), 0.25);
