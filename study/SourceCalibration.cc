@@ -64,7 +64,8 @@ AbsoluteDoseSource resolve_monitor_units(std::string const& study_file,
         std::string(BuildInfo::version) + " (" + BuildInfo::git_describe + ")";
     for (SourceInput& s : sources)
     {
-        if (!s.monitor_units)
+        // A beam's monitor units without a calibration are only its weight.
+        if (!s.monitor_units || s.calibration.empty())
             continue;
         DoseCalibration const c = checked_calibration(study_file, s);
         s.particles = particles_from_monitor_units(s, c);

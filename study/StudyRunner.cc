@@ -698,6 +698,23 @@ void warn_if_no_dose(TransportRunResult const& run, StudyRunSummary& summary)
 }
 } // namespace
 
+namespace
+{
+//! A phase-space source's particles used and skipped, in the summary (and a warning when
+//! some were skipped).
+void describe_phase_space_source(StudyInput const& study, StudyRunSummary& summary)
+{
+    SourceInput const* ps = phase_space_source(study);
+    if (!ps)
+        return;
+    PhaseSpaceScan const& scan = ps->phase_space->scan;
+    std::string const line = describe_scan(scan, ps->phase_space->file);
+    summary.phase_space_source = line;
+    if (!scan.skipped.empty() || scan.below_min > 0)
+        summary.warnings.push_back(line);
+}
+} // namespace
+
 StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& options)
 {
     auto const t0 = std::chrono::steady_clock::now();
@@ -773,14 +790,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     }
 
     PhaseSpaceWrite phase_space_write = plan_phase_space_write(study, prepared, options, comm);
-    if (SourceInput const* ps = phase_space_source(study))
-    {
-        PhaseSpaceScan const& scan = ps->phase_space->scan;
-        std::string const line = describe_scan(scan, ps->phase_space->file);
-        summary.phase_space_source = line;
-        if (!scan.skipped.empty() || scan.below_min > 0)
-            summary.warnings.push_back(line);
-    }
+    describe_phase_space_source(study, summary);
 
     auto const t_setup = std::chrono::steady_clock::now();
     TransportRunResult run =
