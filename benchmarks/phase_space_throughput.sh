@@ -57,13 +57,15 @@ study "$OUT/small.mcpl" 1 "$OUT/small.json"
 study "$OUT/big.mcpl" 1 "$OUT/big1.json"
 study "$OUT/big.mcpl" 10 "$OUT/big10.json"
 
-wall() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null; t1=$(date +%s.%N); echo "$t1 - $t0" | bc -l; }
+# Arithmetic by awk (bc is missing on some GPU hosts).
+calc() { awk "BEGIN { print $1 }"; }
+wall() { local t0 t1; t0=$(date +%s.%N); "$@" > /dev/null; t1=$(date +%s.%N); calc "$t1 - $t0"; }
 "$M" check "$OUT/big1.json" > /dev/null # warm the page cache
 t_small=$(wall "$M" check "$OUT/small.json")
 t_big=$(wall "$M" check "$OUT/big1.json")
 printf 'read + check: %s particles in %.3f s (check of the big file %.3f s, of the small one %.3f s): %.3g particles/s\n' \
-  "$particles" "$(echo "$t_big - $t_small" | bc -l)" "$t_big" "$t_small" \
-  "$(echo "$particles / ($t_big - $t_small)" | bc -l)"
+  "$particles" "$(calc "$t_big - $t_small")" "$t_big" "$t_small" \
+  "$(calc "$particles / ($t_big - $t_small)")"
 for r in 1 10; do
   "$M" run "$OUT/big$r.json" > "$OUT/run$r.log" 2>&1 || { cat "$OUT/run$r.log"; exit 1; }
   printf 'recycle %2s: %s | %s\n' "$r" "$(grep -o 'histories  *: [0-9]*' "$OUT/run$r.log")" \
