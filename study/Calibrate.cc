@@ -43,16 +43,6 @@ SourceInput const& reference_source(StudyInput const& study)
     }
     return s;
 }
-
-std::string utc_now()
-{
-    std::time_t const t = std::time(nullptr);
-    std::tm tm{};
-    gmtime_r(&t, &tm);
-    std::ostringstream os;
-    os << std::put_time(&tm, "%Y-%m-%dT%H:%M:%SZ");
-    return os.str();
-}
 } // namespace
 
 DoseCalibration calibrate_source_model(StudyInput const& study, CalibrateOptions const& options,
@@ -100,7 +90,7 @@ DoseCalibration calibrate_source_model(StudyInput const& study, CalibrateOptions
     c.reference_histories = run.histories;
     c.build = std::string(BuildInfo::version) + " (" + BuildInfo::git_describe + ")";
     c.physics_sha256 = TableBuildStamp::code_sha256;
-    c.created_utc = utc_now();
+    c.created_utc = utc_now_iso8601();
     return c;
 }
 } // namespace mcdose

@@ -33,8 +33,6 @@
 
 namespace mcdose
 {
-namespace
-{
 std::string utc_now_iso8601()
 {
     std::time_t const t = std::time(nullptr);
@@ -45,6 +43,8 @@ std::string utc_now_iso8601()
     return os.str();
 }
 
+namespace
+{
 //! What the sources imply for the physics tables, the FX quantum and the dose in Gy.
 struct SourceBounds
 {

@@ -75,4 +75,7 @@ struct StudyRunSummary
 };
 
 StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options);
+
+//! The current time in UTC, ISO 8601 (e.g. 2026-11-26T01:05:00Z), as the outputs record it.
+std::string utc_now_iso8601();
 } // namespace mcdose
