@@ -34,17 +34,22 @@ RtRoi const& checked_roi(RtStructureSet const& set, std::string const& name, Pha
     return *roi;
 }
 
-//! Run `make`, turning a RuntimeError into an InputError at `pointer`.
+//! Run `make`, turning a RuntimeError into an InputError at `pointer`. An InputError
+//! from `make` keeps its own field, unless `repoint` (a file read: any error is the
+//! field's that names the file).
 template <class F>
-StructureMask at_field(StructuresInput const& input, std::string const& pointer, F&& make)
+auto at_field(StructuresInput const& input, std::string const& pointer, F&& make,
+              bool repoint = false) -> decltype(make())
 {
     try
     {
         return make();
     }
-    catch (InputError const&)
+    catch (InputError const& e)
     {
-        throw;
+        if (!repoint)
+            throw;
+        throw InputError(input.study_file, pointer, e.what());
     }
     catch (RuntimeError const& e)
     {
@@ -58,15 +63,8 @@ void add_rt_structures(StructuresInput const& input, std::size_t r, Phantom cons
     RtStructInput const& rs = input.rt_structs[r];
     std::string const base =
         rs.pointer.empty() ? input.pointer + "/rt_struct/" + std::to_string(r) : rs.pointer;
-    RtStructureSet set;
-    try
-    {
-        set = read_rt_structure_set(rs.path);
-    }
-    catch (RuntimeError const& e)
-    {
-        throw InputError(input.study_file, base + "/file", e.what());
-    }
+    RtStructureSet const set = at_field(
+        input, base + "/file", [&] { return read_rt_structure_set(rs.path); }, true);
     if (phantom.frame_of_reference_uid.empty() && warnings)
     {
         warnings->push_back("the phantom's CT has no Frame of Reference UID (not a DICOM series, "
@@ -94,15 +92,8 @@ void add_label_structures(StructuresInput const& input, std::size_t l, Phantom c
     LabelImageInput const& li = input.label_images[l];
     std::string const base =
         li.pointer.empty() ? input.pointer + "/label_images/" + std::to_string(l) : li.pointer;
-    ScalarImage image;
-    try
-    {
-        image = read_scalar_image(li.path);
-    }
-    catch (RuntimeError const& e)
-    {
-        throw InputError(input.study_file, base + "/image", e.what());
-    }
+    ScalarImage const image = at_field(
+        input, base + "/image", [&] { return read_scalar_image(li.path); }, true);
     if (!image.integer_pixels)
     {
         throw InputError(input.study_file, base + "/image",
