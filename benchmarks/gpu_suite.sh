@@ -2,7 +2,7 @@
 # GPU checks and benchmarks, run from the repository root on the GPU machine with
 # the relocatable bundle in bundle/ (scripts/bootstrap.sh bundle). Results go to
 # $OUT (or ./gpu_results). Usage:
-#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|archer|archer-fast|steps|sweep|crosscheck|scale|stop|profile|sources ...
+#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|archer|archer-fast|steps|sweep|crosscheck|scale|stop|profile|sources|patient-scale ...
 # (archer, archer-fast: the ARCHER tally tests of Liu et al. 2018; seed, seed-fast: their old
 # names, still accepted.)
 # scale: SCALE_HISTORIES (default 4e7) histories of ARCHER test 2 on 1, 2 and 4 GPUs
@@ -105,6 +105,30 @@ for part in "$@"; do
       for t in bundle/tests/test_*; do
         log "$t ($part)"; timeout 300 "$t" --gtest_brief=1 --gtest_filter="$filter" 2>&1 | tail -25
       done ;;
+    patient-scale)
+      # A run's cost against its grid and history count (docs/benchmarks.md): the grid
+      # sweep at 2e5 histories; 4e6 histories on 100^3 and 256^3 (histories/s); ARCHER
+      # test 2's study with 2e5 and 1e7 histories (a short run against the kernel's rate),
+      # one batch per launch against the default; a repeated run's set-up.
+      log "patient-scale: grid sweep, 2e5 histories"
+      OUT=$OUT/scale_grid TIMEOUT_S=${SCALE_TIMEOUT_S:-120} benchmarks/scale_grid.sh "$M" gpu \
+        "${SCALE_GRIDS:-100,200,256,300,400,512,1024}" 200000
+      log "patient-scale: 4e6 histories on 100^3 and 256^3"
+      OUT=$OUT/scale_4e6 TIMEOUT_S=120 benchmarks/scale_grid.sh "$M" gpu 100,256 4000000
+      for k in auto 1; do
+        opt=(); [ "$k" = auto ] || opt=(--batches-per-launch "$k")
+        for n in 200000 10000000; do
+          log "patient-scale: ARCHER test 2 study, $n histories, batches per launch $k"
+          timeout 120 $M run examples/water_20MeV_electrons.json --backend gpu --histories "$n" \
+            "${opt[@]}" --if-exists overwrite --output-dir /tmp/small_run \
+            | grep -E "transport time|setup|time  |histories/s|uncertainty from"
+        done
+      done
+      log "patient-scale: set-up from the table cache, and the 6 MeV photon example end to end"
+      OUT=$OUT/setup RUNS=2 benchmarks/setup_time.sh "$M" gpu 1000 examples/slab_6MeV_photons.json
+      /usr/bin/time -f "process wall %e s" timeout 120 $M run examples/slab_6MeV_photons.json \
+        --backend gpu --if-exists overwrite --output-dir /tmp/slab_run 2>&1 \
+        | grep -E "transport time|setup|time  |process wall" ;;
     sources)
       # Spectrum and beam sources against a mono-energetic pencil of the same mean energy
       # (acceptance: at most 3 % slower); SOURCE_HISTORIES (default 1e7), RUNS (default 3).

@@ -70,6 +70,8 @@ struct RunMetadata
     std::uint64_t seed{0};
     std::string rng_generator;
     std::string tally_method;
+    //! How the uncertainty was estimated: "100 batches" or "history by history".
+    std::string uncertainty_method;
     std::string precision;
     std::string backend; //!< "gpu" or "cpu" (what actually ran)
     std::string device;  //!< e.g. GPU name or CPU thread count

@@ -304,6 +304,7 @@ std::vector<char> file_image(std::string const& name, DoseGridData const& data,
     attr_u64(run, "seed", meta.seed);
     attr_string(run, "rng_generator", meta.rng_generator);
     attr_string(run, "tally_method", meta.tally_method);
+    attr_string(run, "uncertainty_method", meta.uncertainty_method);
     attr_string(run, "precision", meta.precision);
     attr_string(run, "backend", meta.backend);
     attr_string(run, "device", meta.device);

@@ -95,6 +95,7 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
     j["seed"] = meta.seed;
     j["rng_generator"] = meta.rng_generator;
     j["tally_method"] = meta.tally_method;
+    j["uncertainty_method"] = meta.uncertainty_method;
     j["precision"] = meta.precision;
     j["backend"] = meta.backend;
     j["device"] = meta.device;
@@ -221,8 +222,9 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
        << " s transport\n";
     os << "  histories/s   : " << histories_per_s(meta) << '\n';
     os << "  backend       : " << meta.backend << " (" << meta.device << "), " << meta.precision
-       << " precision, tally " << meta.tally_method << ", rng " << meta.rng_generator << ", seed "
-       << meta.seed << '\n';
+       << " precision, tally " << meta.tally_method << " (uncertainty from "
+       << meta.uncertainty_method << "), rng " << meta.rng_generator << ", seed " << meta.seed
+       << '\n';
     os << "  dose          : " << meta.quantity.name() << ", in " << dose_unit(meta);
     if (meta.source_particles)
         os << " (" << meta.absolute.description << ")";

@@ -1,6 +1,7 @@
 //! \file study/MemoryPlan.cc
 #include "study/MemoryPlan.hh"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
@@ -19,6 +20,7 @@ namespace
 constexpr double phantom_bytes = 2 + 4;    // material index (uint16) + density (float)
 constexpr double totals_bytes = 3 * 8;     // double-double total + sum of squares
 constexpr double result_bytes = 2 * 8;     // energy and sigma grids (double)
+constexpr double history_bytes = 2 * 8;    // history squares of the batch and the run (uint64)
 constexpr double image_bytes = 4;          // one float image buffer, reused
 constexpr double host_fixed_bytes = 256e6; // tables, program, small buffers
 constexpr double device_fixed_bytes = 1e9; // tables, RNG states, secondary stacks
@@ -113,6 +115,8 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
         plan.host.push_back({"batch grids", w * n * double(groups)});
     if (in_place && !gpu)
         plan.host.push_back({"running totals", totals_bytes * n});
+    if (!gpu && study.tally.uncertainty == "history")
+        plan.host.push_back({"history-by-history squares", history_bytes * n});
     if (!in_place)
         plan.host.push_back({"batch copies, reduction and running totals",
                              (8 * double(groups) + 8 + totals_bytes) * n});
@@ -172,6 +176,20 @@ std::uint64_t parse_memory_size(std::string const& text, std::string const& what
                     << "' is not a memory size; use bytes or a number with K, M, G or T "
                        "(e.g. 512M, 2G)");
     return static_cast<std::uint64_t>(value * scale);
+}
+
+std::uint64_t batch_grids_that_fit(StudyInput const& study, MemoryPlanInput const& how,
+                                   std::vector<int> const& gpus)
+{
+    if (how.backend != Backend::gpu || gpus.size() != 1 || how.ranks != 1 || how.voxels == 0)
+        return 1;
+    auto const free = gpu_free_bytes(gpus.front());
+    if (!free)
+        return 1;
+    double const spare = *free - plan_study_memory(study, how).device_bytes();
+    double const grid = word_bytes(study.tally.method) * double(how.voxels);
+    double const more = std::floor(0.5 * std::max(0.0, spare) / grid);
+    return std::uint64_t(std::min(double(std::max(1, study.tally.batches)), 1 + more));
 }
 
 void check_study_memory(StudyInput const& study, MemoryPlanInput const& how,

@@ -42,6 +42,15 @@ struct MemoryPlanInput
 
 MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how);
 
+/*!
+ * Batch grids one GPU launch may fill (TransportRunOptions::max_batches_per_launch):
+ * on the GPU backend with one GPU on one rank, one grid plus as many more as
+ * half the GPU memory the plan leaves free holds, at most the study's batches;
+ * 1 otherwise. With Philox a run's results do not depend on it.
+ */
+std::uint64_t batch_grids_that_fit(StudyInput const& study, MemoryPlanInput const& how,
+                                   std::vector<int> const& gpus);
+
 //! Voxels of the study's grid if the study file alone says (shape phantoms).
 std::optional<size_type> study_grid_voxels(StudyInput const& study);
 

@@ -116,21 +116,11 @@ TallyInput parse_tally(JsonNode const& node)
     if (auto m = node.optional_child("method"))
         t.method = to_tally_method(m->choice({"fa", "cas", "wag", "kas", "hb", "wib", "fx"}));
     if (auto u = node.optional_child("uncertainty"))
-    {
-        // History-by-history was once accepted here but never implemented: the
-        // engine always used batches. Refuse it rather than ignore it.
-        if (u->value().is_string() && u->value().get<std::string>() == "history")
-        {
-            u->fail("\"history\" (history-by-history uncertainty) is not supported; use "
-                    "\"batch\" or leave the field out (docs/tally.md, \"Uncertainty: the "
-                    "batch method\", says why)");
-        }
-        t.uncertainty = u->choice({"batch"});
-    }
+        t.uncertainty = u->choice({"batch", "history"});
     if (auto b = node.optional_child("batches"))
     {
-        t.batches = static_cast<int>(
-            b->integer(2, 1000, "number of statistically independent batches (10 is usual)"));
+        t.batches = static_cast<int>(b->integer(
+            2, 1000, "number of statistically independent batches (100 is the default)"));
     }
     return t;
 }

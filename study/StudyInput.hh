@@ -61,8 +61,8 @@ struct RngInput
 struct TallyInput
 {
     TallyMethod method{TallyMethod::wib}; //!< "fa" | "cas" | "wag" | "kas" | "hb" | "wib" | "fx"
-    std::string uncertainty{"batch"};     //!< "batch", the only method (docs/tally.md)
-    int batches{10};                      //!< batch method: number of batches
+    std::string uncertainty{"batch"};     //!< "batch" or "history" (CPU only; docs/tally.md)
+    int batches{100};                     //!< batch method: number of batches
 };
 
 //! Most histories a run accepts (study and command line).

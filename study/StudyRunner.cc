@@ -6,6 +6,7 @@
 #include <chrono>
 #include <ctime>
 #include <iomanip>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <sstream>
@@ -196,6 +197,7 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
     run_options.rng.seed = study.rng.seed;
     run_options.histories = histories;
     run_options.max_primary_energy_MeV = max_primary_MeV;
+    run_options.history_uncertainty = study.tally.uncertainty == "history";
     run_options.on_batch = options.on_batch;
     run_options.stop_requested = options.stop_requested;
     run_options.gpus = gpus;
@@ -539,6 +541,9 @@ RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& su
     meta.seed = study.rng.seed;
     meta.rng_generator = to_cstring(study.rng.generator);
     meta.tally_method = to_cstring(study.tally.method);
+    meta.uncertainty_method = study.tally.uncertainty == "history"
+                                  ? "history by history"
+                                  : std::to_string(run.dose.batches) + " batches";
     meta.precision = to_cstring(study.physics.precision);
     meta.backend = summary.backend;
     meta.device = summary.device;
@@ -777,6 +782,20 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
 
     TransportRunOptions run_options =
         make_run_options(study, options, backend, gpus, histories, bounds.max_primary_MeV);
+    // Batch grids of one launch (a phase space is read and written per batch).
+    if (phase_space_source(study) || study.outputs.phase_space)
+    {
+        run_options.max_batches_per_launch = 1;
+    }
+    else if (options.batches_per_launch)
+    {
+        run_options.max_batches_per_launch = *options.batches_per_launch;
+        run_options.launch_histories = std::numeric_limits<std::uint64_t>::max();
+    }
+    else
+    {
+        run_options.max_batches_per_launch = batch_grids_that_fit(study, memory, gpus);
+    }
     std::string stop_reason = "histories";
     if (histories == 0)
         add_target_uncertainty_rule(study, phantom, stop_region, stop_reason, run_options);

@@ -28,7 +28,11 @@ struct StudyRunOptions
     //! GPUs of this process ("": all visible, or one per rank when several
     //! ranks share a node; "2": the first two; "0,2": those; see select_gpus).
     std::string gpus;
-    int cpu_groups{1};               //!< CPU backend: worker groups (see TransportRunOptions)
+    int cpu_groups{1}; //!< CPU backend: worker groups (see TransportRunOptions)
+    //! Batches per launch, each into its own batch grid (default: on a GPU as
+    //! many as its memory holds and a launch of 4e6 histories needs; one on the
+    //! CPU). With Philox the results do not depend on it.
+    std::optional<std::uint64_t> batches_per_launch;
     std::string checkpoint_path;     //!< write a checkpoint at batch boundaries
     double checkpoint_interval_s{0}; //!< 0: every batch
     std::string resume_path;         //!< continue from this checkpoint

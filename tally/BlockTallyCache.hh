@@ -122,28 +122,29 @@ class BlockTallyCache
 
     //! Add every used slot among first, first + stride, ... to `grid` (a
     //! DoseTallyView<Policy> without a cache) with the method's add. Call after
-    //! every thread of the block has finished depositing.
+    //! every thread of the block has finished depositing. The cache is indexed
+    //! by the grid's words (all the batch grids of a launch).
     template <class GridView>
     MCDOSE_FUNCTION void flush(GridView const& grid, unsigned first, unsigned stride) const
     {
         for (unsigned s = first; s <= mask_; s += stride)
         {
-            size_type voxel;
+            size_type word;
             if (direct_)
             {
                 if (s >= direct_voxels_)
                     break;
-                voxel = s;
+                word = s;
             }
             else
             {
                 if (keys_[s] == empty_key)
                     continue;
-                voxel = keys_[s];
+                word = keys_[s];
             }
             word_type const w = words_[s];
             if (w != 0) // +0.0 or an empty Kahan pair: nothing to add
-                grid.deposit(voxel, Policy::decode(w, 0));
+                grid.deposit_word(word, Policy::decode(w, 0));
         }
     }
 

@@ -8,6 +8,7 @@
 #include "core/DeviceCall.hh"
 #include "tally/AtomicPolicies.hh"
 #include "tally/DoseFold.hh"
+#include "tally/DoseTallyView.hh"
 #include "tally/detail/BatchFold.hh"
 
 namespace mcdose
@@ -45,15 +46,25 @@ MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE void add_to_slab(T* slab_sums, unsigne
     }
 }
 
+//! One block per strip of 2^tally_strip_shift voxels at a time: a strip no
+//! deposit touched holds zeros, whose fold changes no bit, so the block skips
+//! it on one flag (the fold costs in proportion to the strips a batch touched).
 template <class Policy>
 MCDOSE_KERNEL void fold_batch_kernel(std::uint64_t* raw_words, size_type voxels, double quantum,
-                                     DeviceTotals totals, SlabSpec slabs, std::uint64_t* slab_words)
+                                     DeviceTotals totals, SlabSpec slabs, std::uint64_t* slab_words,
+                                     std::uint8_t const* touched)
 {
+    static_assert(block_threads == (1 << tally_strip_shift), "one thread per voxel of a strip");
     using word_type = typename Policy::word_type;
     word_type* words = reinterpret_cast<word_type*>(raw_words);
-    size_type const stride = size_type(gridDim.x) * blockDim.x;
-    for (size_type v = size_type(blockIdx.x) * blockDim.x + threadIdx.x; v < voxels; v += stride)
+    size_type const strips = (voxels + block_threads - 1) / block_threads;
+    for (size_type strip = blockIdx.x; strip < strips; strip += gridDim.x)
     {
+        if (touched && touched[strip] == 0)
+            continue;
+        size_type const v = strip * block_threads + threadIdx.x;
+        if (v >= voxels)
+            continue;
         word_type const w = words[v];
         words[v] = 0;
         double const e = Policy::decode(w, quantum);
@@ -92,7 +103,8 @@ unsigned blocks_for(size_type n)
 } // namespace
 
 void fold_batch_device(TallyMethod m, double quantum_MeV, std::uint64_t* words, size_type voxels,
-                       DeviceTotals totals, SlabSpec const& slabs, std::uint64_t* slab_words)
+                       DeviceTotals totals, SlabSpec const& slabs, std::uint64_t* slab_words,
+                       std::uint8_t const* touched)
 {
     MCDOSE_VALIDATE(!slabs.enabled() || slab_words, << "slab sums requested without storage");
     dispatch_tally_method(m,
@@ -100,7 +112,7 @@ void fold_batch_device(TallyMethod m, double quantum_MeV, std::uint64_t* words, 
                           {
                               using Policy = decltype(policy);
                               fold_batch_kernel<Policy><<<blocks_for(voxels), block_threads>>>(
-                                  words, voxels, quantum_MeV, totals, slabs, slab_words);
+                                  words, voxels, quantum_MeV, totals, slabs, slab_words, touched);
                               MCDOSE_CUDA_CHECK_LAUNCH();
                           });
 }

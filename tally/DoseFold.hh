@@ -44,17 +44,20 @@ using DeviceTotals = detail::TotalsArrays;
  * into `totals` and zero it. With `slabs` enabled, also add each voxel's batch
  * energy to `slab_words[slab]`, which the caller zeroes before: FX adds the
  * raw 64-bit words as integers (exact, independent of the order), the other
- * methods add the decoded doubles (their bits are in the words).
+ * methods add the decoded doubles (their bits are in the words). With
+ * `touched` (device memory), only the voxels of flagged strips of
+ * 2^tally_strip_shift are folded: the others hold zeros.
  */
 void fold_batch_device(TallyMethod m, double quantum_MeV, std::uint64_t* words, size_type voxels,
-                       DeviceTotals totals, SlabSpec const& slabs, std::uint64_t* slab_words);
+                       DeviceTotals totals, SlabSpec const& slabs, std::uint64_t* slab_words,
+                       std::uint8_t const* touched);
 //! Final grids from the totals: energy [MeV] and its batch-method standard
 //! uncertainty (NaN with fewer than 2 batches), one double per voxel each.
 void batch_result_device(double const* hi, double const* lo, double const* sum_sq, size_type voxels,
                          std::uint64_t batches, double* energy_MeV, double* sigma_MeV);
 #else
 inline void fold_batch_device(TallyMethod, double, std::uint64_t*, size_type, DeviceTotals,
-                              SlabSpec const&, std::uint64_t*)
+                              SlabSpec const&, std::uint64_t*, std::uint8_t const*)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

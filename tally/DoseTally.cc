@@ -1,11 +1,13 @@
 //! \file tally/DoseTally.cc
 #include "tally/DoseTally.hh"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
 #include <type_traits>
 
+#include "core/DeviceMemory.hh"
 #include "core/ParallelFor.hh"
 #include "tally/accum/FixedPoint.hh"
 #include "tally/detail/BatchFold.hh"
@@ -64,39 +66,68 @@ size_type word_bytes(TallyMethod m)
         m, [](auto policy) -> size_type { return sizeof(typename decltype(policy)::word_type); });
 }
 
+//! A batch's history squares (FX units) and their running total, or none.
+struct HistorySquares
+{
+    std::uint64_t* batch{nullptr};
+    std::uint64_t* total{nullptr};
+};
+
 /*!
- * Fold a host batch grid into the totals on `threads` threads (contiguous
- * voxel pieces) and zero it; returns the batch's slab sums [MeV] if `slabs`
- * is enabled. FX slab sums add the raw words as integers (exact, so the same
+ * Fold a host batch grid into the totals on `threads` threads and zero it
+ * (and the batch's history squares, if kept, into theirs);
+ * returns the batch's slab sums [MeV] if `slabs` is enabled. With `touched`
+ * only the flagged strips of 2^tally_strip_shift voxels are visited (and
+ * their flags cleared): the others hold zeros, whose fold changes no bit of
+ * the totals. FX slab sums add the raw words as integers (exact, so the same
  * for any thread count); the other methods add doubles, pieces in order.
  */
 template <class Policy>
 std::vector<double> fold_on_host(std::uint64_t* raw_words, size_type voxels, double quantum,
-                                 detail::TotalsArrays totals, SlabSpec const& slabs, int threads)
+                                 detail::TotalsArrays totals, SlabSpec const& slabs,
+                                 std::uint8_t* touched, HistorySquares squares, int threads)
 {
     using word_type = typename Policy::word_type;
     constexpr bool fixed_point = std::is_same<Policy, FxPolicy>::value;
+    constexpr size_type strip = size_type(1) << tally_strip_shift;
     auto* words = reinterpret_cast<word_type*>(raw_words);
     size_type const num_slabs = slabs.count();
-    size_type const pieces = parallel_pieces(voxels, threads);
+    size_type const strips = (voxels + strip - 1) / strip;
+    size_type const pieces = parallel_pieces(strips, threads);
     std::vector<std::uint64_t> slab_units(fixed_point ? pieces * num_slabs : 0, 0);
     std::vector<double> slab_energy(fixed_point ? 0 : pieces * num_slabs, 0.0);
-    parallel_for_pieces(voxels, threads,
+    auto fold_strip = [&](size_type s, size_type piece)
+    {
+        for (size_type v = s * strip, end = std::min(voxels, v + strip); v < end; ++v)
+        {
+            word_type const w = words[v];
+            words[v] = 0;
+            double const e = Policy::decode(w, quantum);
+            detail::fold_voxel(e, totals, v);
+            if (squares.batch)
+            {
+                squares.total[v] += squares.batch[v]; // integers: exact in any order
+                squares.batch[v] = 0;
+            }
+            if (num_slabs == 0)
+                continue;
+            size_type const k = piece * num_slabs + slabs.slab_of(v);
+            if constexpr (fixed_point)
+                slab_units[k] += w; // modulo 2^64: exact int64 sum
+            else
+                slab_energy[k] += e;
+        }
+    };
+    parallel_for_pieces(strips, threads,
                         [&](size_type begin, size_type end, size_type piece)
                         {
-                            for (size_type v = begin; v < end; ++v)
+                            for (size_type s = begin; s < end; ++s)
                             {
-                                word_type const w = words[v];
-                                words[v] = 0;
-                                double const e = Policy::decode(w, quantum);
-                                detail::fold_voxel(e, totals, v);
-                                if (num_slabs == 0)
+                                if (touched && touched[s] == 0)
                                     continue;
-                                size_type const k = piece * num_slabs + slabs.slab_of(v);
-                                if constexpr (fixed_point)
-                                    slab_units[k] += w; // modulo 2^64: exact int64 sum
-                                else
-                                    slab_energy[k] += e;
+                                fold_strip(s, piece);
+                                if (touched)
+                                    touched[s] = 0;
                             }
                         });
     std::vector<double> result(num_slabs, 0.0);
@@ -127,10 +158,15 @@ std::vector<std::uint64_t> bits_of(std::vector<double> const& values)
 } // namespace
 
 DoseTally::DoseTally(DoseTallyInput const& input, DoseFoldOptions const& fold)
-    : method_(input.method), backend_(input.backend), voxels_(input.voxels),
+    : method_(input.method), backend_(input.backend), voxels_(input.voxels), slots_(input.slots),
       host_threads_(fold.host_threads), slabs_(fold.slabs)
 {
     MCDOSE_VALIDATE(input.voxels > 0, << "dose tally 'voxels' must be positive (got 0)");
+    MCDOSE_VALIDATE(input.slots > 0, << "dose tally 'slots' must be positive (got 0)");
+    history_moments_ = input.history_moments;
+    MCDOSE_VALIDATE(!history_moments_ || (backend_ == Backend::cpu && slots_ == 1),
+                    << "history-by-history moments are kept on the CPU backend, one batch per "
+                       "launch");
     MCDOSE_VALIDATE(std::isfinite(input.max_total_energy_MeV) && input.max_total_energy_MeV > 0,
                     << "dose tally 'max_total_energy_MeV' must be a positive upper bound on the "
                        "run's total deposited energy (got "
@@ -143,14 +179,29 @@ DoseTally::DoseTally(DoseTallyInput const& input, DoseFoldOptions const& fold)
         << "slab sums need an axis 0-2 and grid dimensions whose product is the " << voxels_
         << " voxels of the tally");
     fx_quantum_exp2_ = accum::fixed_point_quantum_exp2(input.max_total_energy_MeV);
-    words64_ = (voxels_ * word_bytes(method_) + 7) / 8;
+    // Sum over histories of x^2 <= sum of (history energy)^2 <= total x largest.
+    double const largest = input.max_history_energy_MeV > 0 ? input.max_history_energy_MeV
+                                                            : input.max_total_energy_MeV;
+    sq_quantum_exp2_ = accum::fixed_point_quantum_exp2(input.max_total_energy_MeV * largest);
+    size_type const wb = word_bytes(method_);
+    size_type const slot_words64 = (voxels_ * wb + 7) / 8;
+    slot_words_ = slot_words64 * 8 / wb;
+    slot_strips_ = (voxels_ + (size_type(1) << tally_strip_shift) - 1) >> tally_strip_shift;
+    words64_ = slots_ * slot_words64;
     if (on_device())
     {
         device_words_ = DeviceBuffer<std::uint64_t>(words64_);
+        device_touched_ = DeviceBuffer<std::uint8_t>(slots_ * slot_strips_);
     }
     else
     {
         host_words_.resize(words64_);
+        host_touched_.resize(slots_ * slot_strips_);
+        if (history_moments_)
+        {
+            history_sq_batch_.assign(voxels_, 0);
+            history_sq_total_.assign(voxels_, 0);
+        }
         total_hi_.assign(voxels_, 0.0);
         total_lo_.assign(voxels_, 0.0);
         sum_sq_.assign(voxels_, 0.0);
@@ -168,17 +219,39 @@ double DoseTally::fx_scale_per_MeV() const
     return accum::exp2_int(-fx_quantum_exp2_);
 }
 
+double DoseTally::sq_scale_per_MeV2() const
+{
+    return accum::exp2_int(-sq_quantum_exp2_);
+}
+
 std::uint64_t* DoseTally::batch_data()
 {
     return on_device() ? device_words_.data() : host_words_.data();
 }
 
+std::uint8_t* DoseTally::touched_data()
+{
+    return on_device() ? device_touched_.data() : host_touched_.data();
+}
+
+std::uint64_t* DoseTally::slot_data(size_type k)
+{
+    return this->batch_data() + k * (words64_ / slots_);
+}
+
 void DoseTally::clear_batch()
 {
     if (on_device())
+    {
         device_words_.zero();
+        device_touched_.zero();
+    }
     else
+    {
         std::fill(host_words_.begin(), host_words_.end(), 0);
+        std::fill(host_touched_.begin(), host_touched_.end(), 0);
+        std::fill(history_sq_batch_.begin(), history_sq_batch_.end(), 0);
+    }
 }
 
 std::vector<std::uint64_t> DoseTally::batch_words() const
@@ -195,10 +268,18 @@ void DoseTally::set_batch_words(std::vector<std::uint64_t> const& words)
 {
     MCDOSE_VALIDATE(words.size() == words64_,
                     << words.size() << " batch words for a grid of " << words64_);
+    // Words set from outside carry no touched flags: every strip is folded.
+    std::vector<std::uint8_t> const all(slots_ * slot_strips_, 1);
     if (on_device())
+    {
         device_words_.copy_to_device(make_span(words));
+        device_touched_.copy_to_device(make_span(all));
+    }
     else
+    {
         host_words_ = words;
+        host_touched_ = all;
+    }
 }
 
 void DoseTally::ensure_device_totals()
@@ -221,29 +302,39 @@ DeviceTotals DoseTally::device_totals()
     return {device_hi_.data(), device_lo_.data(), device_sum_sq_.data()};
 }
 
-void DoseTally::fold_words(TallyMethod method, std::uint64_t* words)
+void DoseTally::fold_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched)
 {
     double const quantum = accum::exp2_int(fx_quantum_exp2_);
     if (!on_device())
     {
         detail::TotalsArrays const totals{total_hi_.data(), total_lo_.data(), sum_sq_.data()};
-        last_slabs_ =
-            dispatch_tally_method(method,
-                                  [&](auto policy) {
-                                      return fold_on_host<decltype(policy)>(
-                                          words, voxels_, quantum, totals, slabs_, host_threads_);
-                                  });
+        HistorySquares squares;
+        if (history_moments_ && words == this->batch_data())
+            squares = {history_sq_batch_.data(), history_sq_total_.data()};
+        folded_slabs_.push_back(dispatch_tally_method(
+            method,
+            [&](auto policy)
+            {
+                return fold_on_host<decltype(policy)>(words, voxels_, quantum, totals, slabs_,
+                                                      touched, squares, host_threads_);
+            }));
         return;
     }
     DeviceTotals const totals = this->device_totals();
     if (slabs_.enabled())
         device_slabs_.zero();
-    fold_batch_device(method, quantum, words, voxels_, totals, slabs_, device_slabs_.data());
+    fold_batch_device(method, quantum, words, voxels_, totals, slabs_, device_slabs_.data(),
+                      touched);
+    if (touched)
+        device_memset_zero(touched, slot_strips_);
     if (!slabs_.enabled())
+    {
+        folded_slabs_.emplace_back();
         return;
+    }
     std::vector<std::uint64_t> const sums = device_slabs_.to_host();
     TallyMethod const slab_method = method == TallyMethod::fx ? method : TallyMethod::hb;
-    last_slabs_ = decode_tally_words(slab_method, fx_quantum_exp2_, sums, sums.size());
+    folded_slabs_.push_back(decode_tally_words(slab_method, fx_quantum_exp2_, sums, sums.size()));
 }
 
 void DoseTally::count_batch(std::uint64_t histories)
@@ -256,9 +347,21 @@ void DoseTally::count_batch(std::uint64_t histories)
 
 void DoseTally::end_batch(std::uint64_t histories)
 {
-    MCDOSE_VALIDATE(histories > 0, << "a tally batch must contain at least one history");
-    this->fold_words(method_, this->batch_data());
-    this->count_batch(histories);
+    this->end_batches({histories});
+}
+
+void DoseTally::end_batches(std::vector<std::uint64_t> const& histories)
+{
+    MCDOSE_VALIDATE(!histories.empty() && histories.size() <= slots_,
+                    << histories.size() << " batches to fold from a tally of " << slots_
+                    << " batch grids");
+    folded_slabs_.clear();
+    for (size_type k = 0; k < histories.size(); ++k)
+    {
+        MCDOSE_VALIDATE(histories[k] > 0, << "a tally batch must contain at least one history");
+        this->fold_words(method_, this->slot_data(k), this->touched_data() + k * slot_strips_);
+        this->count_batch(histories[k]);
+    }
 }
 
 void DoseTally::fold_batch(std::vector<double> const& batch, std::uint64_t histories)
@@ -268,14 +371,15 @@ void DoseTally::fold_batch(std::vector<double> const& batch, std::uint64_t histo
                                              << " voxels but the tally has " << voxels_);
     // The decoded doubles are the words of a double-storage method (HB).
     std::vector<std::uint64_t> words = bits_of(batch);
+    folded_slabs_.clear();
     if (on_device())
     {
         DeviceBuffer<std::uint64_t> device_words(words);
-        this->fold_words(TallyMethod::hb, device_words.data());
+        this->fold_words(TallyMethod::hb, device_words.data(), nullptr);
     }
     else
     {
-        this->fold_words(TallyMethod::hb, words.data());
+        this->fold_words(TallyMethod::hb, words.data(), nullptr);
     }
     this->count_batch(histories);
 }
@@ -300,6 +404,7 @@ DoseTallyTotals DoseTally::totals() const
         t.total_hi = total_hi_;
         t.total_lo = total_lo_;
         t.sum_sq = sum_sq_;
+        t.history_sum_sq = history_sq_total_;
     }
     t.batches = batches_;
     t.histories = histories_;
@@ -323,9 +428,13 @@ void DoseTally::restore(DoseTallyTotals t)
     }
     else
     {
+        MCDOSE_VALIDATE(t.history_sum_sq.size() == history_sq_total_.size(),
+                        << "restored tally totals " << (history_moments_ ? "lack" : "have")
+                        << " history-by-history moments, unlike this run");
         total_hi_ = std::move(t.total_hi);
         total_lo_ = std::move(t.total_lo);
         sum_sq_ = std::move(t.sum_sq);
+        history_sq_total_ = std::move(t.history_sum_sq);
     }
     batches_ = t.batches;
     histories_ = t.histories;
@@ -362,17 +471,24 @@ DoseResult DoseTally::result() const
                   std::numeric_limits<double>::quiet_NaN());
         return r;
     }
-    double const nb = double(batches_);
+    // The same estimator over histories instead of batches: s^2 = N/(N-1) (sum x^2 - E^2/N).
+    std::uint64_t const samples = history_moments_ ? histories_ : batches_;
+    double const n = double(samples);
+    double const sq_quantum = accum::exp2_int(sq_quantum_exp2_);
     parallel_for_pieces(voxels_, host_threads_,
                         [&](size_type begin, size_type end, size_type)
                         {
                             for (size_type i = begin; i < end; ++i)
                             {
-                                detail::VoxelTotals const t{total_hi_[i], total_lo_[i], sum_sq_[i]};
+                                double const sum_sq =
+                                    history_moments_
+                                        ? FxPolicy::decode(history_sq_total_[i], sq_quantum)
+                                        : sum_sq_[i];
+                                detail::VoxelTotals const t{total_hi_[i], total_lo_[i], sum_sq};
                                 r.energy_MeV[i] = detail::total_energy(t);
                                 r.energy_sigma_MeV[i] =
-                                    batches_ < 2 ? std::numeric_limits<double>::quiet_NaN()
-                                                 : detail::batch_sigma(t, nb);
+                                    samples < 2 ? std::numeric_limits<double>::quiet_NaN()
+                                                : detail::batch_sigma(t, n);
                             }
                         });
     return r;

@@ -1,8 +1,9 @@
 //! \file tally/DoseTally.hh
-//! Host-owned dose grid: the current batch (in the chosen method's storage,
-//! on the host or the device) and, in the same memory, the running totals and
-//! what the batch-method uncertainty needs. A batch is folded where it is (a
-//! kernel on the device, all threads on the host); only the final grids, or a
+//! Host-owned dose grid: the batch grids of one launch (in the chosen
+//! method's storage, on the host or the device) and, in the same memory, the
+//! running totals and what the batch-method uncertainty needs. A batch is
+//! folded where it is (a kernel on the device, all threads on the host), over
+//! the strips of voxels its deposits touched; only the final grids, or a
 //! checkpoint's totals, cross to the host. See docs/tally.md.
 #pragma once
 
@@ -56,6 +57,9 @@ struct DoseTallyTotals
 {
     std::vector<double> total_hi, total_lo; //!< double-double running total per voxel [MeV]
     std::vector<double> sum_sq;             //!< sum over batches of (batch energy)^2
+    //! History moments: sum over histories of (history energy)^2, FX units
+    //! (empty unless the tally keeps them).
+    std::vector<std::uint64_t> history_sum_sq;
     std::uint64_t batches{0};
     std::uint64_t histories{0};
     std::uint64_t min_batch_histories{0};
@@ -72,6 +76,16 @@ struct DoseTallyInput
     //! sets the FX quantum so no voxel can overflow int64.
     double max_total_energy_MeV{0};
     Backend backend{Backend::cpu}; //!< where the batch grid and the totals live: cpu or gpu
+    //! Batch grids (the batches one launch fills, each into its own grid).
+    size_type slots{1};
+    //! History-by-history moments (CPU backend, one slot): each voxel's sum
+    //! over histories of (history energy)^2, from the per-thread history
+    //! scratch of DoseTallyView::with_history_scratch; result() then gives the
+    //! history-by-history uncertainty (Walters, Kawrakow and Rogers 2002).
+    bool history_moments{false};
+    //! Largest energy one history can deposit [MeV] (sets the FX quantum of
+    //! the squares; 0: max_total_energy_MeV).
+    double max_history_energy_MeV{0};
 };
 
 //! How a tally folds its batches, and what it keeps of each besides the totals.
@@ -93,67 +107,94 @@ class DoseTally
     int fx_quantum_exp2() const { return fx_quantum_exp2_; }
     double fx_quantum_MeV() const;
 
-    //! View of the current batch grid for Policy (host memory for the CPU
-    //! backend, device memory for the GPU backend). Policy must match method().
+    //! Batch grids: how many batches one launch can fill.
+    size_type slots() const { return slots_; }
+
+    //! View of the batch grids for Policy (host memory for the CPU backend,
+    //! device memory for the GPU backend), every history in slot 0 until
+    //! DoseTallyView::set_slot_map says otherwise. Policy must match method().
     template <class Policy>
     DoseTallyView<Policy> view();
 
-    //! End the current batch of `histories` histories: fold it into the
-    //! totals and the sum of squares where it lives (device kernel or host
+    //! End the current batch of `histories` histories (slot 0): fold it into
+    //! the totals and the sum of squares where it lives (device kernel or host
     //! threads), and clear the batch grid.
     void end_batch(std::uint64_t histories);
+    //! End the batches of slots 0, 1, ..., in that order (histories[k] in slot k):
+    //! the same totals, bit for bit, as one end_batch after each of them.
+    void end_batches(std::vector<std::uint64_t> const& histories);
     //! Fold a batch given as energy per voxel [MeV] (e.g. the sum of the
     //! batch grids of several devices or ranks); the batch grid is untouched.
     void fold_batch(std::vector<double> const& batch_MeV, std::uint64_t histories);
     //! Replace the batch grid by raw words of this tally's method (e.g. the
     //! integer sum of several FX grids), to be folded by end_batch.
     void set_batch_words(std::vector<std::uint64_t> const& words);
-    //! Slab sums [MeV] of the last folded batch (empty unless input.slabs is enabled).
-    std::vector<double> const& last_batch_slabs() const { return last_slabs_; }
+    //! Slab sums [MeV] of each batch the last end_batch(es) folded, in batch
+    //! order (each empty unless the fold options enable slabs).
+    std::vector<std::vector<double>> const& folded_slabs() const { return folded_slabs_; }
+    //! Slab sums [MeV] of the last folded batch.
+    std::vector<double> const& last_batch_slabs() const { return folded_slabs_.back(); }
     //! The folded totals (copied to the host), and their restoration (same
     //! voxel count) on resume.
     DoseTallyTotals totals() const;
     void restore(DoseTallyTotals totals);
     //! Totals and uncertainty over the folded batches (computed where the
-    //! totals are; only these two grids cross to the host).
+    //! totals are; only these two grids cross to the host). With history
+    //! moments the uncertainty is the history-by-history one.
     DoseResult result() const;
+    bool history_moments() const { return history_moments_; }
 
-    //! The current (unfolded) batch decoded to MeV per voxel.
+    //! The current (unfolded) batch of slot 0 decoded to MeV per voxel.
     std::vector<double> batch_energy_MeV() const;
-    //! The current batch's raw storage words (for bitwise comparisons).
+    //! The raw storage words of every slot's grid (for bitwise comparisons).
     std::vector<std::uint64_t> batch_words() const;
-    //! Zero the current batch grid.
+    //! Zero every batch grid.
     void clear_batch();
 
   private:
     TallyMethod method_;
     Backend backend_;
     size_type voxels_;
-    size_type words64_;
+    size_type slots_;
+    size_type slot_words_;  //!< words of the method per slot (8-byte multiple)
+    size_type slot_strips_; //!< touched-strip flags per slot
+    size_type words64_;     //!< 64-bit words of all slots
     int fx_quantum_exp2_;
     int host_threads_;
     SlabSpec slabs_;
-    std::vector<std::uint64_t> host_words_;    //!< batch grid (CPU backend)
-    DeviceBuffer<std::uint64_t> device_words_; //!< batch grid (GPU backend)
+    std::vector<std::uint64_t> host_words_;     //!< batch grids (CPU backend)
+    DeviceBuffer<std::uint64_t> device_words_;  //!< batch grids (GPU backend)
+    std::vector<std::uint8_t> host_touched_;    //!< touched strips per slot (CPU backend)
+    DeviceBuffer<std::uint8_t> device_touched_; //!< the same (GPU backend)
     //! Running totals (CPU backend): double-double total and sum over batches
     //! of (batch energy)^2, per voxel.
     std::vector<double> total_hi_, total_lo_, sum_sq_;
     //! The same on the device (GPU backend; allocated at the first fold).
     DeviceBuffer<double> device_hi_, device_lo_, device_sum_sq_;
     DeviceBuffer<std::uint64_t> device_slabs_;
-    std::vector<double> last_slabs_;
+    std::vector<std::vector<double>> folded_slabs_;
+    bool history_moments_;
+    int sq_quantum_exp2_{0};                      //!< FX quantum of the history squares [MeV^2]
+    std::vector<std::uint64_t> history_sq_batch_; //!< this batch's history squares
+    std::vector<std::uint64_t> history_sq_total_; //!< the folded batches' history squares
     std::uint64_t batches_{0};
     std::uint64_t histories_{0};
     std::uint64_t min_batch_histories_{0};
     std::uint64_t max_batch_histories_{0};
 
     std::uint64_t* batch_data();
+    std::uint8_t* touched_data();
+    //! Slot k's words, as 64-bit words (slots are 8-byte aligned).
+    std::uint64_t* slot_data(size_type k);
     double fx_scale_per_MeV() const;
+    double sq_scale_per_MeV2() const;
     bool on_device() const { return backend_ == Backend::gpu; }
     void ensure_device_totals();
     DeviceTotals device_totals();
-    //! Fold `words` of `method` (host or device memory as the backend) and clear them.
-    void fold_words(TallyMethod method, std::uint64_t* words);
+    //! Fold `words` of `method` (host or device memory as the backend) and
+    //! clear them: only the strips flagged in `touched` (then cleared), or
+    //! every voxel if `touched` is null.
+    void fold_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched);
     void count_batch(std::uint64_t histories);
 };
 
@@ -166,6 +207,15 @@ DoseTallyView<Policy> DoseTally::view()
                     << "' but the tally was built for '" << to_cstring(method_)
                     << "'; call view() inside dispatch_tally_method(tally.method(), ...)");
     using word_type = typename Policy::word_type;
-    return {{reinterpret_cast<word_type*>(this->batch_data()), voxels_}, this->fx_scale_per_MeV()};
+    DoseTallyView<Policy> v{
+        {reinterpret_cast<word_type*>(this->batch_data()), slots_ * slot_words_},
+        voxels_,
+        slot_words_,
+        this->touched_data(),
+        slot_strips_,
+        this->fx_scale_per_MeV()};
+    if (history_moments_)
+        v.set_history_squares(history_sq_batch_.data(), this->sq_scale_per_MeV2());
+    return v;
 }
 } // namespace mcdose

@@ -2,18 +2,64 @@
 //! What a transport kernel or CPU thread holds to deposit energy.
 #pragma once
 
+#include <cstdint>
+
 #include "core/Assert.hh"
 #include "core/Macros.hh"
 #include "core/Span.hh"
 #include "core/Types.hh"
+#include "tally/AtomicPolicies.hh"
 #include "tally/BlockTallyCache.hh"
+#include "tally/HistoryScratch.hh"
 
 namespace mcdose
 {
+//! Voxels per strip of the touched-strip flags: a batch fold visits only the
+//! strips (runs of consecutive voxel indices) that a deposit touched.
+inline constexpr int tally_strip_shift = 8;
+
 /*!
- * Trivially copyable view of one batch grid, templated on the atomic policy
- * (tally/AtomicPolicies.hh). Pass it by value to a kernel or a std::thread;
- * `deposit` is safe from any number of threads at once. Get one from
+ * Which of the batch grids of one launch a history deposits into. A run's
+ * batches split its histories into near-equal ranges of whole granules (the
+ * rule of batch_history_range: the first `extra` batches hold `base + 1`
+ * granules, the others `base`); a launch that fills several batches gives
+ * each its own grid, slot 0 holding batch `first_batch`. So a history's batch,
+ * hence every batch's set of deposits, does not depend on how many batches
+ * one launch fills. `base == 0`: one batch per launch, everything in slot 0.
+ */
+struct BatchSlotMap
+{
+    std::uint64_t granule{1};
+    std::uint64_t base{0};
+    std::uint64_t extra{0};
+    std::uint64_t first_batch{0};
+
+    //! Slot of history h (h must belong to a batch of this launch).
+    MCDOSE_FUNCTION size_type slot_of(std::uint64_t history) const
+    {
+        if (base == 0)
+            return 0;
+        std::uint64_t const u = history / granule;
+        std::uint64_t const long_part = extra * (base + 1);
+        std::uint64_t const batch = u < long_part ? u / (base + 1) : extra + (u - long_part) / base;
+        return static_cast<size_type>(batch - first_batch);
+    }
+};
+
+//! Where a history's deposits go: its batch grid's first word and touched flag.
+struct TallySlot
+{
+    size_type word_offset{0};
+    size_type strip_offset{0};
+};
+
+/*!
+ * Trivially copyable view of the batch grids of one launch (one grid per
+ * batch, `slots` of them, each `voxels` words, padded to 8 bytes), templated
+ * on the atomic policy (tally/AtomicPolicies.hh). Pass it by value to a
+ * kernel or a std::thread; `deposit` is safe from any number of threads at
+ * once. A deposit also marks its strip of 2^tally_strip_shift voxels as
+ * touched, so that the fold can skip the rest of the grid. Get one from
  * DoseTally::view<Policy>() inside dispatch_tally_method().
  */
 template <class Policy>
@@ -24,12 +70,23 @@ class DoseTallyView
     using word_type = typename Policy::word_type;
 
     DoseTallyView() = default;
+    //! One grid of words.size() voxels, no touched flags (tests, benchmarks).
     MCDOSE_FUNCTION DoseTallyView(Span<word_type> words, double fx_scale_per_MeV)
-        : words_(words), fx_scale_per_MeV_(fx_scale_per_MeV)
+        : words_(words), voxels_(words.size()), slot_words_(words.size()),
+          fx_scale_per_MeV_(fx_scale_per_MeV)
+    {
+    }
+    //! `words` holds the grids of every slot, `slot_words` apart; `touched`
+    //! holds each slot's strip flags, `slot_strips` apart (null: none kept).
+    MCDOSE_FUNCTION DoseTallyView(Span<word_type> words, size_type voxels, size_type slot_words,
+                                  std::uint8_t* touched, size_type slot_strips,
+                                  double fx_scale_per_MeV)
+        : words_(words), voxels_(voxels), slot_words_(slot_words), touched_(touched),
+          slot_strips_(slot_strips), fx_scale_per_MeV_(fx_scale_per_MeV)
     {
     }
 
-    //! The same grid with a block cache in front (BlockTallyCache.hh; only
+    //! The same grids with a block cache in front (BlockTallyCache.hh; only
     //! for the methods with `Policy::block_cached`). Flush the cache into
     //! the view without it.
     MCDOSE_FUNCTION DoseTallyView with_cache(BlockTallyCache<Policy> const& cache) const
@@ -40,26 +97,136 @@ class DoseTallyView
         return v;
     }
 
-    //! Add energy [MeV] to a voxel (flat index < voxels()).
-    MCDOSE_FORCEINLINE_FUNCTION void deposit(size_type voxel, double energy_MeV) const
+    //! The history-by-history moments (DoseTally with `history_moments`): the
+    //! grid of each voxel's sum over histories of (history energy)^2, in FX
+    //! units of 1/sq_scale_per_MeV2 MeV^2.
+    void set_history_squares(std::uint64_t* squares, double sq_scale_per_MeV2)
     {
-        MCDOSE_EXPECT(voxel < words_.size());
-        word_type* cell = words_.data() + voxel;
+        history_sq_ = squares;
+        sq_scale_per_MeV2_ = sq_scale_per_MeV2;
+    }
+
+    //! The same grids for one CPU thread whose deposits are summed per voxel in
+    //! `scratch` until end_history() (history-by-history moments; host only).
+    DoseTallyView with_history_scratch(HistoryScratch* scratch) const
+    {
+        DoseTallyView v = *this;
+        v.scratch_ = history_sq_ ? scratch : nullptr;
+        return v;
+    }
+
+    //! The thread's history is over: each voxel's history total goes to the
+    //! grid with the method's add, its square to the history squares. A no-op
+    //! without a history scratch (and always on a GPU).
+    MCDOSE_FUNCTION void end_history() const
+    {
+#if !MCDOSE_DEVICE_COMPILE
+        if (scratch_)
+            this->drain_history();
+#endif
+    }
+
+    //! Which batch of the launch goes to which grid (set before each launch).
+    void set_slot_map(BatchSlotMap const& map)
+    {
+        map_ = map;
+    }
+
+    //! The grid of history h's batch.
+    MCDOSE_FUNCTION TallySlot slot(std::uint64_t history) const
+    {
+        size_type const s = map_.slot_of(history);
+        MCDOSE_EXPECT((s + 1) * slot_words_ <= words_.size());
+        return {s * slot_words_, s * slot_strips_};
+    }
+
+    //! Add energy [MeV] to a voxel (flat index < voxels()) of a slot's grid.
+    MCDOSE_FORCEINLINE_FUNCTION void deposit(TallySlot slot, size_type voxel,
+                                             double energy_MeV) const
+    {
+        MCDOSE_EXPECT(voxel < voxels_);
+        size_type const w = slot.word_offset + voxel;
+#if !MCDOSE_DEVICE_COMPILE
+        if (scratch_)
+        {
+            scratch_->add(w, energy_MeV); // reaches the grid at end_history()
+            return;
+        }
+#endif
+        word_type* cell = words_.data() + w;
         if constexpr (Policy::block_cached)
         {
             if (cache_.active())
             {
-                if (word_type* cached = cache_.find(voxel))
+                if (word_type* cached = cache_.find(w))
                     cell = cached;
             }
         }
         Policy::deposit(cell, energy_MeV, fx_scale_per_MeV_);
+        if (touched_)
+            mark_touched(touched_ + slot.strip_offset + (voxel >> tally_strip_shift));
     }
-    MCDOSE_FORCEINLINE_FUNCTION size_type voxels() const { return words_.size(); }
+    //! Add energy [MeV] to a voxel of the first grid.
+    MCDOSE_FORCEINLINE_FUNCTION void deposit(size_type voxel, double energy_MeV) const
+    {
+        this->deposit(TallySlot{}, voxel, energy_MeV);
+    }
+    //! Add energy [MeV] to word `word` of the grids, with no touched flag
+    //! (the block cache's flush: its deposits marked their strips already).
+    MCDOSE_FORCEINLINE_FUNCTION void deposit_word(size_type word, double energy_MeV) const
+    {
+        MCDOSE_EXPECT(word < words_.size());
+        Policy::deposit(words_.data() + word, energy_MeV, fx_scale_per_MeV_);
+    }
+    //! Voxels of one grid.
+    MCDOSE_FORCEINLINE_FUNCTION size_type voxels() const
+    {
+        return voxels_;
+    }
+    //! Words of all the grids (the index space of the block cache).
+    MCDOSE_FORCEINLINE_FUNCTION size_type words() const
+    {
+        return words_.size();
+    }
 
   private:
     Span<word_type> words_;
+    size_type voxels_{0};
+    size_type slot_words_{0};
+    std::uint8_t* touched_{nullptr};
+    size_type slot_strips_{0};
     double fx_scale_per_MeV_{0};
-    BlockTallyCache<Policy> cache_; //!< inactive unless with_cache()
+    BatchSlotMap map_;
+    BlockTallyCache<Policy> cache_;      //!< inactive unless with_cache()
+    std::uint64_t* history_sq_{nullptr}; //!< history moments (null: batch method only)
+    double sq_scale_per_MeV2_{0};
+    HistoryScratch* scratch_{nullptr}; //!< this CPU thread's history (host only)
+
+    //! Hand the thread's history to the grids (history-by-history moments:
+    //! one batch grid, so a word is its voxel).
+    void drain_history() const
+    {
+        scratch_->drain(
+            [this](size_type w, double e)
+            {
+                Policy::deposit(words_.data() + w, e, fx_scale_per_MeV_);
+                mark_touched(touched_ + (w >> tally_strip_shift));
+                FxPolicy::deposit(reinterpret_cast<FxPolicy::word_type*>(history_sq_) + w, e * e,
+                                  sq_scale_per_MeV2_);
+            });
+    }
+
+    //! Set a flag to 1 unless it is already (racing threads all store 1).
+    MCDOSE_FORCEINLINE_FUNCTION static void mark_touched(std::uint8_t* flag)
+    {
+#if MCDOSE_DEVICE_COMPILE
+        auto* f = static_cast<std::uint8_t volatile*>(flag);
+        if (*f == 0)
+            *f = 1;
+#else
+        if (__atomic_load_n(flag, __ATOMIC_RELAXED) == 0)
+            __atomic_store_n(flag, std::uint8_t(1), __ATOMIC_RELAXED);
+#endif
+    }
 };
 } // namespace mcdose

@@ -80,6 +80,7 @@ struct RunArgs
     std::string if_exists;
     std::string gpus;
     int cpu_groups{1};
+    std::optional<std::uint64_t> batches_per_launch;
     std::string checkpoint;
     double checkpoint_every_s{0};
     std::string resume;
@@ -121,6 +122,7 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
         opts.if_exists = a.if_exists;
     opts.gpus = a.gpus;
     opts.cpu_groups = a.cpu_groups;
+    opts.batches_per_launch = a.batches_per_launch;
     opts.checkpoint_path = a.checkpoint;
     opts.checkpoint_interval_s = a.checkpoint_every_s;
     opts.resume_path = a.resume;
@@ -231,6 +233,11 @@ bool const registered = register_command(
          sub.add_option("--cpu-groups", a->cpu_groups,
                         "CPU backend: split the threads into N worker groups reduced like GPUs")
              ->check(CLI::PositiveNumber);
+         sub.add_option("--batches-per-launch", a->batches_per_launch,
+                        "Batches one GPU launch fills, each into its own grid (default: as "
+                        "many as hold 4e6 histories and fit in half the free GPU memory); with "
+                        "Philox the results do not depend on it")
+             ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1000)));
          sub.add_option("--checkpoint", a->checkpoint,
                         "Write a checkpoint to FILE at batch boundaries (atomically)");
          sub.add_option("--checkpoint-every", a->checkpoint_every_s,

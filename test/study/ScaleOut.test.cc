@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 #include <hdf5.h>
 
+#include "TestMacros.hh"
 #include "study/StudyInput.hh"
 #include "study/StudyRunner.hh"
 #include "transport/engine/Checkpoint.hh"
@@ -132,6 +133,74 @@ TEST_F(ScaleOutTest, FxDoseIsBitwiseIndependentOfWorkerGroups)
         EXPECT_TRUE(bitwise_equal(one.sigma, g.sigma)) << groups << " groups";
         EXPECT_EQ(one.depth_dose, g.depth_dose) << groups << " groups";
     }
+}
+
+// Several batches per launch, each into its own batch grid (what a GPU run
+// does to spare short batches a kernel's tail each): a history's batch is
+// fixed by its index, so dose, sigma and the depth dose (per-batch slab sums)
+// are bitwise those of one batch per launch, also for a run stopped inside a
+// launch's batches and resumed with another launch size.
+TEST_F(ScaleOutTest, FxDoseIsBitwiseIndependentOfBatchesPerLaunch)
+{
+    StudyInput const study = study_of(study_text("philox", "fx", 13), dir_);
+    auto per_launch = [](std::uint64_t k)
+    { return [k](StudyRunOptions& o) { o.batches_per_launch = k; }; };
+    run_into(study, dir_ / "k1", 2, 1, per_launch(1));
+    RunFiles const one = files_of(dir_ / "k1");
+    for (std::uint64_t k : {3u, 8u, 100u})
+    {
+        fs::path const out = dir_ / ("k" + std::to_string(k));
+        auto const s = run_into(study, out, 2, 1, per_launch(k));
+        EXPECT_EQ(16000u, s.histories);
+        RunFiles const f = files_of(out);
+        EXPECT_TRUE(bitwise_equal(one.edep, f.edep)) << k << " batches per launch";
+        EXPECT_TRUE(bitwise_equal(one.sigma, f.sigma)) << k << " batches per launch";
+        EXPECT_EQ(one.depth_dose, f.depth_dose) << k << " batches per launch";
+    }
+    // Stopped after the first launch of 3 batches, resumed 2 per launch.
+    fs::path const ck = dir_ / "run.ckpt";
+    auto const first =
+        run_into(study, dir_ / "part", 2, 1,
+                 [&](StudyRunOptions& o)
+                 {
+                     o.batches_per_launch = 3;
+                     o.checkpoint_path = ck.string();
+                     o.on_batch = [](TransportProgress const& p) { return p.batches_done < 2; };
+                 });
+    EXPECT_EQ(6000u, first.histories); // the launch of batches 0-2 ran whole
+    auto const second = run_into(study, dir_ / "resumed", 2, 1,
+                                 [&](StudyRunOptions& o)
+                                 {
+                                     o.batches_per_launch = 2;
+                                     o.resume_path = ck.string();
+                                 });
+    EXPECT_EQ(3u, second.resumed_batches);
+    RunFiles const resumed = files_of(dir_ / "resumed");
+    EXPECT_TRUE(bitwise_equal(one.edep, resumed.edep));
+    EXPECT_TRUE(bitwise_equal(one.sigma, resumed.sigma));
+    EXPECT_EQ(one.depth_dose, resumed.depth_dose);
+}
+
+// The same on a GPU: the kernel deposits each history into its batch's grid
+// and the device folds only the strips a batch touched.
+TEST_F(ScaleOutTest, GpuFxDoseIsBitwiseIndependentOfBatchesPerLaunch)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    StudyInput const study = study_of(study_text("philox", "fx", 17), dir_);
+    auto on_gpu = [](std::uint64_t k)
+    {
+        return [k](StudyRunOptions& o)
+        {
+            o.backend = Backend::gpu;
+            o.batches_per_launch = k;
+        };
+    };
+    run_into(study, dir_ / "k1", 2, 1, on_gpu(1));
+    run_into(study, dir_ / "k8", 2, 1, on_gpu(8));
+    RunFiles const one = files_of(dir_ / "k1"), eight = files_of(dir_ / "k8");
+    EXPECT_TRUE(bitwise_equal(one.edep, eight.edep));
+    EXPECT_TRUE(bitwise_equal(one.sigma, eight.sigma));
+    EXPECT_EQ(one.depth_dose, eight.depth_dose);
 }
 
 // Per-thread engines get distinct streams per group: with two groups the

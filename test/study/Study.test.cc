@@ -193,27 +193,19 @@ TEST_F(StudyTest, UnknownFieldsSuggestTheClosestName)
     EXPECT_TRUE(contains(g, "did you mean 'wib'?")) << g.what();
 }
 
-TEST_F(StudyTest, HistoryByHistoryUncertaintyIsRefused)
+TEST_F(StudyTest, UncertaintyIsBatchOrHistory)
 {
-    // "batch" is accepted (and is the default).
+    // "batch" is accepted (and is the default), and so is "history".
     auto ok = minimal();
     ok["tally"] = {{"uncertainty", "batch"}};
     EXPECT_EQ("batch", load_study(write_json("batch.json", ok)).tally.uncertainty);
     EXPECT_EQ("batch", load_study(write_json("mini.json", minimal())).tally.uncertainty);
-
-    // "history" used to be accepted and silently ignored: now an error naming the
-    // field and the fix.
-    auto j = minimal();
-    j["tally"] = {{"method", "fx"}, {"uncertainty", "history"}};
-    InputError const e = study_error(write_json("history.json", j));
-    EXPECT_EQ("/tally/uncertainty", e.pointer());
-    EXPECT_TRUE(contains(e, "\"history\" (history-by-history uncertainty) is not supported"))
-        << e.what();
-    EXPECT_TRUE(contains(e, "use \"batch\"")) << e.what();
-    EXPECT_TRUE(contains(e, "docs/tally.md")) << e.what();
+    ok["tally"] = {{"method", "fx"}, {"uncertainty", "history"}};
+    EXPECT_EQ("history", load_study(write_json("history.json", ok)).tally.uncertainty);
 
     // Any other value is an ordinary bad choice.
-    j["tally"]["uncertainty"] = "bach";
+    auto j = minimal();
+    j["tally"] = {{"uncertainty", "bach"}};
     InputError const f = study_error(write_json("bach.json", j));
     EXPECT_EQ("/tally/uncertainty", f.pointer());
     EXPECT_TRUE(contains(f, "did you mean 'batch'?")) << f.what();

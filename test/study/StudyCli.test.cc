@@ -95,6 +95,7 @@ TEST_F(StudyCliTest, EachErrorIsOneLineWithFieldAndFix)
     hu["phantom"] = {{"type", "ct_image"}, {"image", "ct.nrrd"}};
     auto history = minimal();
     history["tally"] = {{"uncertainty", "history"}};
+    history["backend"] = "gpu";
     std::vector<Case> const cases = {
         {"syntax.json", "{\n  \"run\": {\"histories\": 10}\n  \"backend\": \"cpu\"\n}\n",
          "line 3, column 3: malformed JSON"},
@@ -110,8 +111,7 @@ TEST_F(StudyCliTest, EachErrorIsOneLineWithFieldAndFix)
          "/phantom/calibration: 1 voxels have CT numbers outside the "
          "calibration [-1024, 3071] HU, the first -2000 at voxel (1, 1, 0)"},
         {"history.json", history.dump(2),
-         "/tally/uncertainty: \"history\" (history-by-history uncertainty) is not supported; "
-         "use \"batch\" or leave the field out (docs/tally.md"},
+         "tally.uncertainty \"history\" (history-by-history) runs on the CPU backend only"},
     };
     for (auto const& c : cases)
     {

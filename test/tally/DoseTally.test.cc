@@ -1,6 +1,8 @@
 //! \file test/tally/DoseTally.test.cc
 //! Dose grid: batches by history ranges, folding, batch-method uncertainty.
+#include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <random>
 #include <thread>
 #include <vector>
@@ -36,6 +38,39 @@ TEST(DoseTallyTest, BatchRangesPartitionTheHistories)
         }
     }
     EXPECT_THROW(batch_history_range(10, 3, 3), RuntimeError);
+}
+
+//! The slot of a history is its batch's index within the launch, for any
+//! split (histories, batches, granule) and any first batch of the launch.
+TEST(DoseTallyTest, SlotMapFollowsTheBatchRanges)
+{
+    for (std::uint64_t granule : {1ull, 3ull})
+    {
+        for (std::uint64_t granules : {7ull, 100ull, 1009ull})
+        {
+            for (std::uint64_t batches : {1ull, 4ull, 7ull})
+            {
+                BatchSlotMap map;
+                map.granule = granule;
+                map.base = granules / batches;
+                map.extra = granules % batches;
+                std::uint64_t const firsts[] = {0, batches / 2};
+                for (std::uint64_t first : firsts)
+                {
+                    map.first_batch = first;
+                    for (std::uint64_t b = first; b < batches; ++b)
+                    {
+                        auto const r = batch_history_range(granules, batches, b);
+                        for (std::uint64_t h = r.begin * granule; h < r.end * granule; ++h)
+                            ASSERT_EQ(b - first, map.slot_of(h))
+                                << "history " << h << ", granule " << granule << ", " << granules
+                                << " granules in " << batches << " batches";
+                    }
+                }
+            }
+        }
+    }
+    EXPECT_EQ(0u, BatchSlotMap{}.slot_of(123456789)); // one batch per launch
 }
 
 TEST(DoseTallyTest, BadInputIsRefusedWithTheField)
@@ -258,6 +293,158 @@ TEST(DoseTallyTest, FoldingDecodedEnergyEqualsFoldingFxWords)
     EXPECT_EQ(a.total_lo, b.total_lo);
     EXPECT_EQ(a.sum_sq, b.sum_sq);
     EXPECT_EQ(4u, b.batches);
+}
+//! Deposits of `batches` batches of histories, each history into a few
+//! scattered voxels of its batch's slot (so that most strips stay untouched),
+//! through the view as a transport thread makes them.
+void deposit_batches(DoseTally& tally, std::uint64_t first_history, std::uint64_t per_batch,
+                     int batches, unsigned seed)
+{
+    auto view = tally.view<FxPolicy>();
+    BatchSlotMap map;
+    map.base = batches > 1 ? per_batch : 0;
+    map.first_batch = first_history / per_batch;
+    view.set_slot_map(map);
+    std::uniform_int_distribution<size_type> voxel(0, tally.voxels() - 1);
+    std::exponential_distribution<double> energy(2.0);
+    for (std::uint64_t h = first_history; h < first_history + batches * per_batch; ++h)
+    {
+        std::mt19937_64 rng(seed * 1000003ull + h); // a history's deposits depend on it alone
+        TallySlot const slot = view.slot(h);
+        for (int d = 0; d < 3; ++d)
+            view.deposit(slot, voxel(rng), energy(rng));
+    }
+}
+
+//! A launch of several batches, each into its own grid, folds to the same
+//! bits as one batch per launch; skipping untouched strips changes no bit.
+TEST(DoseTallyTest, BatchesOfOneLaunchFoldLikeOneBatchPerLaunch)
+{
+    size_type const dims[3] = {40, 30, 50}; // 60000 voxels: 235 strips
+    size_type const voxels = dims[0] * dims[1] * dims[2];
+    int const batches = 6;
+    std::uint64_t const per_batch = 50;
+    DoseFoldOptions fold;
+    fold.host_threads = 2;
+    fold.slabs.axis = 2;
+    std::copy(dims, dims + 3, fold.slabs.dims);
+    DoseTallyInput input{TallyMethod::fx, voxels, 1e9, Backend::cpu};
+    DoseTally sequential(input, fold);
+    std::vector<std::vector<double>> sequential_slabs;
+    for (int b = 0; b < batches; ++b)
+    {
+        deposit_batches(sequential, b * per_batch, per_batch, 1, 7);
+        sequential.end_batch(per_batch);
+        sequential_slabs.push_back(sequential.last_batch_slabs());
+    }
+    input.slots = 3;
+    DoseTally launched(input, fold);
+    std::vector<std::vector<double>> launched_slabs;
+    for (int l = 0; l < 2; ++l)
+    {
+        deposit_batches(launched, 3 * l * per_batch, per_batch, 3, 7);
+        launched.end_batches({per_batch, per_batch, per_batch});
+        ASSERT_EQ(3u, launched.folded_slabs().size());
+        for (auto const& slabs : launched.folded_slabs())
+            launched_slabs.push_back(slabs);
+    }
+    // The dense fold: words set from outside mark every strip.
+    DoseTally dense({TallyMethod::fx, voxels, 1e9, Backend::cpu}, fold);
+    for (int b = 0; b < batches; ++b)
+    {
+        DoseTally one({TallyMethod::fx, voxels, 1e9, Backend::cpu});
+        deposit_batches(one, b * per_batch, per_batch, 1, 7);
+        dense.set_batch_words(one.batch_words());
+        dense.end_batch(per_batch);
+    }
+    DoseTallyTotals const a = sequential.totals(), b = launched.totals(), c = dense.totals();
+    EXPECT_EQ(a.total_hi, b.total_hi);
+    EXPECT_EQ(a.total_lo, b.total_lo);
+    EXPECT_EQ(a.sum_sq, b.sum_sq);
+    EXPECT_EQ(a.total_hi, c.total_hi);
+    EXPECT_EQ(a.sum_sq, c.sum_sq);
+    EXPECT_EQ(std::uint64_t(batches), b.batches);
+    EXPECT_EQ(sequential_slabs, launched_slabs);
+    // The folds cleared every word.
+    auto const left = launched.batch_words();
+    EXPECT_EQ(std::vector<std::uint64_t>(left.size(), 0), left);
+    // Something was deposited, and not everywhere (so strips were skipped).
+    int nonzero = 0;
+    for (double e : a.total_hi)
+        nonzero += e != 0;
+    EXPECT_GT(nonzero, 100);
+    EXPECT_LT(nonzero, int(voxels) / 10);
+}
+
+TEST(DoseTallyTest, TooManyBatchesForTheSlotsAreRefused)
+{
+    DoseTally tally({TallyMethod::hb, 10, 1.0, Backend::cpu, 2});
+    EXPECT_THROW(tally.end_batches({1, 1, 1}), RuntimeError);
+    EXPECT_THROW(tally.end_batches({}), RuntimeError);
+    EXPECT_THROW(DoseTally({TallyMethod::hb, 10, 1.0, Backend::cpu, 0}), RuntimeError);
+}
+//! History-by-history: a thread's deposits of one history are summed per
+//! voxel before they reach the grid, and each voxel keeps the sum of its
+//! squared history totals, so sigma is the estimate over histories,
+//! s^2 = N/(N-1) (sum_h x_h^2 - E^2/N), with x_h the history's total in the
+//! voxel (a voxel hit several times by one history counts its sum once).
+TEST(DoseTallyTest, HistoryMomentsGiveTheHistoryByHistoryUncertainty)
+{
+    size_type const voxels = 600;
+    std::uint64_t const histories = 400;
+    DoseTallyInput input{TallyMethod::fx, voxels, histories * 10.0, Backend::cpu};
+    input.history_moments = true;
+    input.max_history_energy_MeV = 10.0;
+    DoseTally tally(input);
+    HistoryScratch scratch;
+    auto const view = tally.view<FxPolicy>().with_history_scratch(&scratch);
+    std::vector<std::vector<double>> x(voxels, std::vector<double>(histories, 0.0));
+    std::mt19937_64 rng(5);
+    std::uniform_int_distribution<size_type> voxel(0, 9); // few voxels: repeated hits
+    std::exponential_distribution<double> energy(4.0);
+    for (std::uint64_t h = 0; h < histories; ++h)
+    {
+        for (int d = 0; d < 6; ++d)
+        {
+            size_type const v = 7 * voxel(rng);
+            double const e = energy(rng);
+            view.deposit(view.slot(h), v, e);
+            x[v][h] += e;
+        }
+        if (h == 0)
+        {
+            auto const grid = tally.batch_energy_MeV();
+            EXPECT_EQ(0.0, std::accumulate(grid.begin(), grid.end(), 0.0))
+                << "nothing reaches the grid before the history ends";
+        }
+        view.end_history();
+        if (h == histories / 2 - 1)
+            tally.end_batch(histories / 2); // two batches: the squares fold across them
+    }
+    tally.end_batch(histories / 2);
+    DoseResult const r = tally.result();
+    int checked = 0;
+    for (size_type v = 0; v < voxels; ++v)
+    {
+        double sum = 0, sum_sq = 0;
+        for (double xh : x[v])
+        {
+            sum += xh;
+            sum_sq += xh * xh;
+        }
+        double const n = double(histories);
+        double const sigma = std::sqrt(n / (n - 1) * std::max(0.0, sum_sq - sum * sum / n));
+        EXPECT_NEAR(sum, r.energy_MeV[v], 1e-9 * (1 + sum)) << "voxel " << v;
+        EXPECT_NEAR(sigma, r.energy_sigma_MeV[v], 1e-9 * (1 + sigma)) << "voxel " << v;
+        checked += sum > 0;
+    }
+    EXPECT_EQ(10, checked);
+    // The squares survive a checkpoint.
+    DoseTally resumed(input);
+    resumed.restore(tally.totals());
+    EXPECT_EQ(r.energy_sigma_MeV, resumed.result().energy_sigma_MeV);
+    DoseTally batch_only({TallyMethod::fx, voxels, histories * 10.0, Backend::cpu});
+    EXPECT_THROW(batch_only.restore(tally.totals()), RuntimeError);
 }
 } // namespace
 } // namespace mcdose::test

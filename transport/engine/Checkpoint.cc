@@ -14,7 +14,7 @@ namespace mcdose
 {
 namespace
 {
-constexpr char const magic[] = "MCDOSE-CHECKPOINT 1\n";
+constexpr char const magic[] = "MCDOSE-CHECKPOINT 2\n";
 
 class Writer
 {
@@ -30,10 +30,11 @@ class Writer
         this->pod(std::uint64_t(s.size()));
         out_ += s;
     }
-    void doubles(std::vector<double> const& v)
+    template <class T>
+    void array(std::vector<T> const& v)
     {
         this->pod(std::uint64_t(v.size()));
-        out_.append(reinterpret_cast<char const*>(v.data()), v.size() * sizeof(double));
+        out_.append(reinterpret_cast<char const*>(v.data()), v.size() * sizeof(T));
     }
     std::string& bytes() { return out_; }
 
@@ -63,12 +64,13 @@ class Reader
         pos_ += n;
         return s;
     }
-    std::vector<double> doubles()
+    template <class T>
+    std::vector<T> array()
     {
         std::uint64_t const n = this->pod<std::uint64_t>();
-        this->need(n * sizeof(double));
-        std::vector<double> v(n);
-        this->raw(v.data(), n * sizeof(double));
+        this->need(n * sizeof(T));
+        std::vector<T> v(n);
+        this->raw(v.data(), n * sizeof(T));
         return v;
     }
     void skip(std::size_t n)
@@ -116,9 +118,10 @@ std::string serialize_checkpoint(TransportCheckpoint const& ck)
     w.pod(ck.histories_done);
     w.pod(std::uint8_t(ck.finished ? 1 : 0));
     w.pod(ck.transport_time_s);
-    w.doubles(ck.tally.total_hi);
-    w.doubles(ck.tally.total_lo);
-    w.doubles(ck.tally.sum_sq);
+    w.array(ck.tally.total_hi);
+    w.array(ck.tally.total_lo);
+    w.array(ck.tally.sum_sq);
+    w.array(ck.tally.history_sum_sq);
     w.pod(ck.tally.batches);
     w.pod(ck.tally.histories);
     w.pod(ck.tally.min_batch_histories);
@@ -126,7 +129,7 @@ std::string serialize_checkpoint(TransportCheckpoint const& ck)
     w.pod(ck.balance);
     w.pod(std::uint64_t(ck.batch_digests.size()));
     for (auto const& d : ck.batch_digests)
-        w.doubles(d);
+        w.array(d);
     std::uint64_t const sum = fnv1a64(w.bytes());
     w.pod(sum);
     return std::move(w.bytes());
@@ -137,7 +140,7 @@ TransportCheckpoint deserialize_checkpoint(std::string const& bytes, std::string
     std::size_t const magic_len = sizeof(magic) - 1;
     MCDOSE_VALIDATE(bytes.size() >= magic_len + sizeof(std::uint64_t) &&
                         bytes.compare(0, magic_len, magic) == 0,
-                    << "'" << source << "' is not an mcdose checkpoint (version 1); give the "
+                    << "'" << source << "' is not an mcdose checkpoint (version 2); give the "
                     << "file written by --checkpoint");
     std::size_t const body = bytes.size() - sizeof(std::uint64_t);
     std::uint64_t stored = 0;
@@ -154,9 +157,10 @@ TransportCheckpoint deserialize_checkpoint(std::string const& bytes, std::string
     ck.histories_done = r.pod<std::uint64_t>();
     ck.finished = r.pod<std::uint8_t>() != 0;
     ck.transport_time_s = r.pod<double>();
-    ck.tally.total_hi = r.doubles();
-    ck.tally.total_lo = r.doubles();
-    ck.tally.sum_sq = r.doubles();
+    ck.tally.total_hi = r.array<double>();
+    ck.tally.total_lo = r.array<double>();
+    ck.tally.sum_sq = r.array<double>();
+    ck.tally.history_sum_sq = r.array<std::uint64_t>();
     ck.tally.batches = r.pod<std::uint64_t>();
     ck.tally.histories = r.pod<std::uint64_t>();
     ck.tally.min_batch_histories = r.pod<std::uint64_t>();
@@ -167,7 +171,7 @@ TransportCheckpoint deserialize_checkpoint(std::string const& bytes, std::string
                                                 << digests << " batch digests for "
                                                 << ck.batches_done << " batches)");
     for (std::uint64_t b = 0; b < digests; ++b)
-        ck.batch_digests.push_back(r.doubles());
+        ck.batch_digests.push_back(r.array<double>());
     MCDOSE_VALIDATE(r.at_end(), << "checkpoint '" << source
                                 << "' has trailing data (corrupt); start again without --resume");
     return ck;

@@ -140,7 +140,9 @@ class HistoryTransport
                                        std::uint64_t history = 0)
     {
         MCDOSE_EXPECT(!lane.alive && lane.stack.empty());
+        tally_.end_history(); // the previous history's (history-by-history moments)
         history_ = history;
+        slot_ = tally_.slot(history);
         lane.alive = this->begin_history(primary, lane.track, lane.stack);
     }
 
@@ -199,6 +201,7 @@ class HistoryTransport
             while (lane.alive)
                 this->step(lane, group);
         } while (this->start_next(lane));
+        tally_.end_history();
     }
 
   private:
@@ -259,6 +262,7 @@ class HistoryTransport
     Engine& rng_;
     EnergyBalance& bal_;
     std::uint64_t history_{0}; //!< of the lane's history (crossing records)
+    TallySlot slot_;           //!< the batch grid of the lane's history
 
     //! A particle leaving the grid (or flying outside it for `max_cm`) at
     //! `st`: record its crossing of the scoring plane, if any.
@@ -281,7 +285,7 @@ class HistoryTransport
     {
         if (energy_MeV > 0)
         {
-            tally_.deposit(voxel, double(energy_MeV));
+            tally_.deposit(slot_, voxel, double(energy_MeV));
             bal_.deposited_MeV += double(energy_MeV);
         }
     }

@@ -15,6 +15,7 @@
 //! worker groups and ranks, and across a checkpoint and resume.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
@@ -73,6 +74,21 @@ struct TransportRunOptions
     //! `batch_histories` and `max_histories` must be multiples of it.
     std::uint64_t history_granule{1};
     double max_primary_energy_MeV{0}; //!< for the FX quantum (kinetic + 2 m c^2 for e+)
+    //! One worker group (one GPU, or the CPU threads) on one rank, no batch
+    //! hooks: one launch (a kernel, or a run of the threads) fills up to this
+    //! many consecutive batches, each into a batch grid of its own (memory: one
+    //! grid each), so that short batches do not each pay a GPU kernel's tail
+    //! (the slowest history of the launch). A history's batch is fixed by its
+    //! index, so with a generator keyed by history (Philox) results do not
+    //! depend on it (per-thread engines give statistically equivalent ones).
+    std::uint64_t max_batches_per_launch{1};
+    //! ... and fills as few batches as hold at least this many histories.
+    std::uint64_t launch_histories{4000000};
+    //! History-by-history uncertainty (Walters, Kawrakow and Rogers 2002): each
+    //! CPU thread sums a history's deposits per voxel before they reach the
+    //! tally, which also keeps each voxel's sum of squared history totals.
+    //! CPU backend, one worker group, one rank. Otherwise the batch method.
+    bool history_uncertainty{false};
     //! GPU backend: the devices this process drives, one host thread each
     //! (empty: the calling thread's current device).
     std::vector<int> gpus;
@@ -173,6 +189,7 @@ struct TransportGroup
     DeviceBuffer<unsigned long long> device_counter;
     DeviceBuffer<unsigned> device_stop;            //!< GPU: the queue's stop word
     DeviceBuffer<EnergyBalance> balances_at_start; //!< GPU: restored if a batch is cut
+    std::vector<HistoryScratch> history_scratch;   //!< CPU: each thread's current history
     Args args;
     std::function<void(HistoryRange const&, TransportView<Real>&, Source&)> before_batch;
     std::function<bool(HistoryRange const&)> after_batch;
@@ -366,18 +383,20 @@ class GroupedTransportRun
 
         start_ = std::chrono::steady_clock::now();
         last_checkpoint_s_ = elapsed_s();
-        for (std::uint64_t b = first_batch_; b < plan_.num_batches && !finished_; ++b)
+        for (std::uint64_t b = first_batch_; b < plan_.num_batches && !finished_;)
         {
-            HistoryRange const range = batch_range(b);
-            if (!transport_batch(range))
+            // One launch: batches [b, b + n), each into its own batch grid.
+            std::uint64_t const n = std::min<std::uint64_t>(slots_, plan_.num_batches - b);
+            if (!transport_batches(b, n))
             {
-                // Stopped inside batch b: the run is batches [first, b).
+                // Stopped inside the launch: the run is batches [first, b).
                 result_.complete = false;
                 if (!options_.checkpoint_path.empty() && b > first_batch_)
                     save_checkpoint(b - 1, batch_range(b - 1), elapsed_s(), false);
                 break;
             }
-            if (end_batch(b, range))
+            b += n;
+            if (end_batch(b - 1, batch_range(b - 1)))
                 break;
         }
         return finish();
@@ -392,7 +411,8 @@ class GroupedTransportRun
     TransportRunOptions const& options_;
     Comm const& comm_;
     BatchPlan const plan_;
-    DoseTallyInput const tally_input_; //!< of each group's batch grid
+    std::uint64_t slots_{1};     //!< batches per launch (set with the groups)
+    DoseTallyInput tally_input_; //!< of each group's batch grids
     std::string const fingerprint_;
     //! Several groups or ranks: the host tally their reduced batches are
     //! folded into (identical on every rank). Null with one group and rank.
@@ -419,6 +439,15 @@ class GroupedTransportRun
         tally_input.max_total_energy_MeV =
             double(plan_.total_histories) * options_.max_primary_energy_MeV;
         tally_input.backend = plan_.gpu ? Backend::gpu : Backend::cpu;
+        tally_input.history_moments = options_.history_uncertainty;
+        tally_input.max_history_energy_MeV = options_.max_primary_energy_MeV;
+        MCDOSE_VALIDATE(!options_.history_uncertainty ||
+                            (!plan_.gpu && plan_.devices.size() == 1 && comm_.size() == 1),
+                        << "the history-by-history uncertainty runs on the CPU backend with one "
+                           "worker group on one MPI rank (got "
+                        << (plan_.gpu ? "the GPU backend" : "the CPU backend") << ", "
+                        << plan_.devices.size() << " groups, " << comm_.size()
+                        << " ranks); use the batch method (tally.uncertainty \"batch\")");
         return tally_input;
     }
 
@@ -443,6 +472,7 @@ class GroupedTransportRun
         {
             DoseTallyInput host_input = tally_input_;
             host_input.backend = Backend::cpu;
+            host_input.slots = 1;
             master_ = std::make_unique<DoseTally>(host_input, fold_options(true));
             folder_ = master_.get();
         }
@@ -487,6 +517,8 @@ class GroupedTransportRun
             groups_.push_back(std::make_unique<Group>());
             groups_.back()->device = plan_.devices[g];
         }
+        slots_ = batches_per_launch(per_batch);
+        tally_input_.slots = slots_;
         for_each_group(groups_, plan_.gpu,
                        [&](size_type g, Group& group) { set_up_group(g, group, per_group); });
         for (auto const& group : groups_)
@@ -515,6 +547,8 @@ class GroupedTransportRun
             group.workers, where));
         group.tally = std::make_unique<DoseTally>(tally_input_, fold_options(false));
         group.host_balances.resize(group.workers);
+        if (!gpu)
+            group.history_scratch.resize(group.workers);
         if (gpu)
         {
             group.device_balances = DeviceBuffer<EnergyBalance>(make_span(group.host_balances));
@@ -523,6 +557,9 @@ class GroupedTransportRun
             group.device_stop.zero();
         }
         auto const in = inputs_(group.device);
+        MCDOSE_VALIDATE(slots_ == 1 || (!in.before_batch && !in.after_batch),
+                        << "a run with batch hooks (phase-space input or output) fills one batch "
+                           "per launch: set max_batches_per_launch to 1");
         auto& args = group.args;
         args.physics = in.physics;
         args.source = in.source;
@@ -544,6 +581,43 @@ class GroupedTransportRun
     }
 
     HistoryRange batch_range(std::uint64_t b) const { return run_batch_range(options_, b); }
+
+    /*!
+     * Batches one launch fills: with one worker group on one rank (no batch
+     * reduction), as many as hold launch_histories, at most
+     * max_batches_per_launch; else one.
+     */
+    std::uint64_t batches_per_launch(std::uint64_t per_batch) const
+    {
+        if (plan_.devices.size() != 1 || comm_.size() != 1 ||
+            options_.max_batches_per_launch <= 1 || options_.history_uncertainty)
+            return 1;
+        std::uint64_t const n = std::max<std::uint64_t>(1, per_batch);
+        std::uint64_t const wanted =
+            options_.launch_histories / n + (options_.launch_histories % n != 0 ? 1 : 0);
+        return std::max<std::uint64_t>(
+            1, std::min({wanted, options_.max_batches_per_launch, plan_.num_batches}));
+    }
+
+    //! Which batch grid each history of the launch starting at batch b uses.
+    BatchSlotMap slot_map(std::uint64_t b) const
+    {
+        BatchSlotMap map;
+        if (slots_ == 1)
+            return map; // everything in slot 0
+        std::uint64_t const g = std::max<std::uint64_t>(1, options_.history_granule);
+        map.granule = g;
+        map.first_batch = b;
+        if (plan_.open_ended)
+        {
+            map.base = options_.batch_histories / g;
+            return map;
+        }
+        // The split of run_batch_range: histories / g granules in `batches` batches.
+        map.base = options_.histories / g / options_.batches;
+        map.extra = options_.histories / g % options_.batches;
+        return map;
+    }
 
     double elapsed_s() const
     {
@@ -652,20 +726,28 @@ class GroupedTransportRun
     };
 
     /*!
-     * Transport this rank's piece of `range` on every group, reduce the
-     * groups' and ranks' grids, and fold the batch into the totals. Returns
-     * false, folding nothing, if a stop request cut the batch short on any
-     * rank (its energy balances are restored to the batch's start).
+     * Transport batches [b, b + n) (one launch; n > 1 only with one group on
+     * one rank) on every group: this rank's piece of their histories, reduce
+     * the groups' and ranks' grids, and fold the batches into the totals.
+     * Returns false, folding nothing, if a stop request cut the launch short
+     * on any rank (its energy balances are restored to the launch's start).
      */
-    bool transport_batch(HistoryRange const& range)
+    bool transport_batches(std::uint64_t b, std::uint64_t n)
     {
+        HistoryRange const range{batch_range(b).begin, batch_range(b + n - 1).end};
+        std::vector<std::uint64_t> sizes;
+        for (std::uint64_t i = b; i < b + n; ++i)
+            sizes.push_back(batch_range(i).end - batch_range(i).begin);
         size_type const num_groups = plan_.devices.size();
         bool const gpu = plan_.gpu;
         bool const watching = static_cast<bool>(options_.stop_requested);
         HistoryRange const mine = split_history_range(range, comm_.size(), comm_.rank());
         std::vector<std::vector<EnergyBalance>> balances_before;
-        for (size_type g = 0; g < num_groups && !gpu; ++g)
+        for (size_type g = 0; g < num_groups; ++g)
         {
+            groups_[g]->args.tally.set_slot_map(slot_map(b));
+            if (gpu)
+                continue;
             // CPU queues are set here, before the stop watch may empty them.
             HistoryRange const piece = split_history_range(mine, num_groups, g);
             groups_[g]->host_counter = piece.begin;
@@ -686,13 +768,13 @@ class GroupedTransportRun
                            }
                            else if (watch.cut())
                            {
-                               // One group folds in place: a batch cut short is discarded
+                               // One group folds in place: a launch cut short is discarded
                                // here (watch.cut() ends the watch; its answer is final).
                                group.tally->clear_batch();
                            }
                            else
                            {
-                               group.tally->end_batch(range.end - range.begin);
+                               group.tally->end_batches(sizes);
                            }
                        });
         if (watching && this->agree_on_cut(watch.cut(), balances_before))
@@ -700,7 +782,10 @@ class GroupedTransportRun
         if (master_)
             fold_reduced_batch(range.end - range.begin);
         if (options_.batch_slabs.enabled())
-            result_.batch_digests.push_back(folder_->last_batch_slabs());
+        {
+            for (auto const& slabs : folder_->folded_slabs())
+                result_.batch_digests.push_back(slabs);
+        }
         result_.histories = range.end;
         return true;
     }
@@ -726,8 +811,10 @@ class GroupedTransportRun
             bool const cut = gpu && this->launch_gpu_batch(group, piece, watching);
             if (!gpu)
             {
-                run_cpu_threads(static_cast<int>(group.workers),
-                                [&args](size_type t) { transport_worker(args, args.tally, t); });
+                auto* scratch = group.history_scratch.data();
+                run_cpu_threads(
+                    static_cast<int>(group.workers), [&args, scratch](size_type t)
+                    { transport_worker(args, args.tally.with_history_scratch(scratch + t), t); });
             }
             group.rng->end_batch();
             if (cut)

@@ -36,7 +36,7 @@ MCDOSE_KERNEL void transport_kernel(MCDOSE_GRID_CONSTANT Args const args)
     {
         extern __shared__ __align__(16) unsigned char block_tally_storage[];
         BlockTallyCache<Policy> const cache(
-            block_tally_storage, BlockTallyCache<Policy>::default_slots, args.tally.voxels());
+            block_tally_storage, BlockTallyCache<Policy>::default_slots, args.tally.words());
         cache.clear(threadIdx.x, blockDim.x);
         __syncthreads();
         DoseTallyView<Policy> const tally = args.tally.with_cache(cache);

@@ -162,6 +162,7 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
         if (steps)
             transport.step(lane, stepping);
     }
+    tally.end_history(); // the last history's (history-by-history moments, CPU)
     args.balances[worker] = balance;
 }
 } // namespace mcdose

@@ -1,0 +1,89 @@
+//! \file tally/HistoryScratch.hh
+//! One CPU thread's current history: the energy it deposited per grid word,
+//! summed before it reaches the tally, for the history-by-history uncertainty.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/Types.hh"
+
+namespace mcdose
+{
+/*!
+ * Energy per grid word of the history a CPU thread is transporting (an
+ * open-addressing table with linear probing that doubles when half full, and
+ * the list of its used slots so that draining costs what the history
+ * touched). Host only: a history's deposits must all reach one thread's table
+ * before the history ends, which is what makes the history-by-history
+ * estimate possible on the CPU backend (docs/tally.md).
+ */
+class HistoryScratch
+{
+  public:
+    //! Add energy [MeV] to a word.
+    void add(size_type word, double energy_MeV)
+    {
+        if (keys_.empty() || 2 * (used_.size() + 1) > keys_.size())
+            this->grow();
+        size_type s = this->home(word);
+        while (keys_[s] != empty_key && keys_[s] != word)
+            s = (s + 1) & mask_;
+        if (keys_[s] == empty_key)
+        {
+            keys_[s] = word;
+            values_[s] = 0;
+            used_.push_back(s);
+        }
+        values_[s] += energy_MeV;
+    }
+
+    //! Call f(word, energy) for every word of the history, in the order they
+    //! were first touched, and empty the table.
+    template <class F>
+    void drain(F&& f)
+    {
+        for (size_type s : used_)
+        {
+            f(keys_[s], values_[s]);
+            keys_[s] = empty_key;
+        }
+        used_.clear();
+    }
+
+    bool empty() const { return used_.empty(); }
+
+  private:
+    static constexpr size_type empty_key = ~size_type(0);
+    std::vector<size_type> keys_;
+    std::vector<double> values_;
+    std::vector<size_type> used_;
+    size_type mask_{0};
+
+    size_type home(size_type word) const
+    {
+        return size_type((std::uint64_t(word) * 0x9E3779B97F4A7C15ull) >> 20) & mask_;
+    }
+
+    void grow()
+    {
+        std::vector<size_type> const old_keys = keys_;
+        std::vector<double> const old_values = values_;
+        std::vector<size_type> const old_used = used_;
+        size_type const capacity = keys_.empty() ? 1024 : 2 * keys_.size();
+        keys_.assign(capacity, empty_key);
+        values_.assign(capacity, 0.0);
+        used_.clear();
+        mask_ = capacity - 1;
+        for (size_type s : old_used)
+        {
+            size_type t = this->home(old_keys[s]);
+            while (keys_[t] != empty_key)
+                t = (t + 1) & mask_;
+            keys_[t] = old_keys[s];
+            values_[t] = old_values[s];
+            used_.push_back(t);
+        }
+    }
+};
+} // namespace mcdose
