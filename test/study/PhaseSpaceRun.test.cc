@@ -205,7 +205,8 @@ TEST_F(PhaseSpaceRunTest, WeightsMultiplyDeposits)
 
 // Each particle starts `recycle` histories: by default the whole file x recycle; a
 // history count that is not whole particles, or more than the file holds, is refused.
-// The same seed gives the same dose, for any number of worker groups (FX tally).
+// The same seed gives the same dose, for any number of worker groups (FX tally), with
+// and without read-ahead.
 TEST_F(PhaseSpaceRunTest, RecyclingHistoriesAndReproducibility)
 {
     std::string const file = this->photons("r.mcpl", 300, 1);
@@ -217,6 +218,10 @@ TEST_F(PhaseSpaceRunTest, RecyclingHistoriesAndReproducibility)
     j["outputs"]["if_exists"] = "overwrite";
     this->run(j, "r", 2, 3);
     EXPECT_EQ(first, this->dose("r"));
+    j["sources"][0]["read_ahead"] = false; // each piece read when its batch starts
+    this->run(j, "r", 2, 3);
+    EXPECT_EQ(first, this->dose("r"));
+    j["sources"][0].erase("read_ahead");
 
     j["run"] = {{"histories", 600}};
     EXPECT_EQ(600u, this->run(j, "r").histories);
