@@ -56,7 +56,7 @@ class PhaseSpaceReader
 };
 
 //! The particles of the current piece, on the host and (after load) the device;
-//! with read-ahead, the next piece's being read on a thread meanwhile.
+//! with read-ahead, a thread reads the next piece meanwhile.
 template <class Real>
 class PhaseSpaceChunks
 {
