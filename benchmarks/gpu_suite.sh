@@ -2,7 +2,7 @@
 # GPU checks and benchmarks, run from the repository root on the GPU machine with
 # the relocatable bundle in bundle/ (scripts/bootstrap.sh bundle). Results go to
 # $OUT (or ./gpu_results). Usage:
-#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|archer|archer-fast|steps|sweep|crosscheck|scale|stop|profile|sources|patient-scale ...
+#   benchmarks/gpu_suite.sh tests|device-tests|rng|tally|tally-cas|transport|electrons|archer|archer-fast|steps|sweep|crosscheck|scale|stop|profile|sources|sources-beam|patient-scale ...
 # (archer, archer-fast: the ARCHER tally tests of Liu et al. 2018; seed, seed-fast: their old
 # names, still accepted.)
 # scale: SCALE_HISTORIES (default 4e7) histories of ARCHER test 2 on 1, 2 and 4 GPUs
@@ -135,6 +135,12 @@ for part in "$@"; do
       log "source throughput"
       OUT=$OUT/sources timeout 590 /usr/bin/python3 benchmarks/source_throughput.py "$M" gpu \
         "${SOURCE_HISTORIES:-1e7}" ;;
+    sources-beam)
+      # A beam's cost apart: field sampling (a 1 mm beam) against broad-field transport (a
+      # parallel 10 x 10 field, a point source's divergent one), each against the pencil.
+      log "beam cost: sampling against broad-field transport"
+      OUT=$OUT/sources_beam CASES=beam_mono,beam_1mm_mono,parallel_mono,point_mono timeout 590 \
+        /usr/bin/python3 benchmarks/source_throughput.py "$M" gpu "${SOURCE_HISTORIES:-1e7}" ;;
     rng)
       log "rng bench"
       timeout 240 $M rng bench --backend gpu --threads 1e3,1e4,1e5,1e6,1e7 --words 4096 --repeats 5 --json "$OUT/rng_bench.json" ;;

@@ -4,10 +4,11 @@
 # (examples/phase_space_head.mcpl, mcpltool --merge) DOUBLINGS times, then
 #  1. times `mcdose check` on a study reading it, less the same check on the small file:
 #     the study reader's pass over the whole file (read + checks) -> particles/s read;
-#  2. runs the study (20 cm water cube, 1 cm voxels) with recycle 1 and with recycle 10:
-#     the run reads each particle once more, per batch, on the transport's thread between
-#     batches, so the histories/s of recycle 1 include one read per history, those of
-#     recycle 10 one read per 10 histories.
+#  2. runs the study (a water cube of CUBE_CM cm, 1 cm voxels) with recycle 1 and with
+#     recycle 10, each with the source's read_ahead on and off: the run reads each particle
+#     once more, per batch; without read-ahead on the transport's thread before the batch
+#     (the histories/s of recycle 1 include one read per history, those of recycle 10 one
+#     read per 10 histories), with read-ahead on a thread while the batch before runs.
 # docs/benchmarks.md records the results.
 #
 # Usage: benchmarks/phase_space_throughput.sh [MCDOSE] [BACKEND] [DOUBLINGS]
@@ -15,7 +16,8 @@
 #   BACKEND    cpu | gpu (default cpu)
 #   DOUBLINGS  the file holds 2^DOUBLINGS x the example's particles (default 10)
 # Environment: OUT (work directory, default ./phase_space_throughput), THREADS (CPU threads),
-#   HISTORIES (histories of each run, a multiple of 10; default: the whole file).
+#   HISTORIES (histories of each run, a multiple of 10; default: the whole file), CUBE_CM
+#   (the phantom's side in cm, default 20; 1 makes transport cheap, so the read shows).
 set -eu
 M=$(realpath "${1:-build/ci/app/mcdose}")
 BACKEND=${2:-cpu}
@@ -24,6 +26,7 @@ SRC=$(cd "$(dirname "$0")/.." && pwd)
 OUT=${OUT:-$PWD/phase_space_throughput}
 THREADS=${THREADS:-0}
 HISTORIES=${HISTORIES:-}
+CUBE_CM=${CUBE_CM:-20}
 mkdir -p "$OUT"
 cp "$SRC/examples/phase_space_head.mcpl" "$OUT/small.mcpl"
 cp "$OUT/small.mcpl" "$OUT/big.mcpl"
@@ -34,15 +37,17 @@ done
 particles=$(mcpltool -j "$OUT/big.mcpl" | sed -n 's/^ *No. of particles *: *//p')
 echo "file: $OUT/big.mcpl, $particles particles, $(du -h "$OUT/big.mcpl" | cut -f1)"
 
-study() { # $1 file, $2 recycle, $3 path
+study() { # $1 file, $2 recycle, $3 path, $4 read_ahead (true | false)
+  local half
+  half=$(awk "BEGIN { print ($CUBE_CM - 1) / 2 }")
   cat > "$3" <<JSON
 {
   "phantom": {"type": "shapes",
-              "grid": {"dimensions": [20, 20, 20], "spacing_cm": [1, 1, 1],
-                       "origin_cm": [-9.5, -9.5, 0.5]},
+              "grid": {"dimensions": [$CUBE_CM, $CUBE_CM, $CUBE_CM], "spacing_cm": [1, 1, 1],
+                       "origin_cm": [-$half, -$half, 0.5]},
               "background": {"material": "water"}},
   "sources": [{"type": "phase_space", "file": "$1", "translation_cm": [0, 0, -2],
-               "recycle": $2}],
+               "recycle": $2, "read_ahead": ${4:-true}}],
   "physics": {"electron_cutoff_MeV": 0.2, "precision": "single"},
   "rng": {"generator": "philox", "seed": 1},
   "tally": {"method": "fx", "batches": 10},$([ -n "$HISTORIES" ] && echo "
@@ -54,8 +59,10 @@ study() { # $1 file, $2 recycle, $3 path
 JSON
 }
 study "$OUT/small.mcpl" 1 "$OUT/small.json"
-study "$OUT/big.mcpl" 1 "$OUT/big1.json"
-study "$OUT/big.mcpl" 10 "$OUT/big10.json"
+for r in 1 10; do
+  study "$OUT/big.mcpl" $r "$OUT/big$r.json" true
+  study "$OUT/big.mcpl" $r "$OUT/big${r}_plain.json" false
+done
 
 # Arithmetic by awk (bc is missing on some GPU hosts).
 calc() { awk "BEGIN { print $1 }"; }
@@ -67,7 +74,10 @@ printf 'read + check: %s particles in %.3f s (check of the big file %.3f s, of t
   "$particles" "$(calc "$t_big - $t_small")" "$t_big" "$t_small" \
   "$(calc "$particles / ($t_big - $t_small)")"
 for r in 1 10; do
-  "$M" run "$OUT/big$r.json" > "$OUT/run$r.log" 2>&1 || { cat "$OUT/run$r.log"; exit 1; }
-  printf 'recycle %2s: %s | %s\n' "$r" "$(grep -o 'histories  *: [0-9]*' "$OUT/run$r.log")" \
-    "$(grep -o 'transport time.*' "$OUT/run$r.log")"
+  for run in "big$r" "big${r}_plain"; do
+    "$M" run "$OUT/$run.json" > "$OUT/$run.log" 2>&1 || { cat "$OUT/$run.log"; exit 1; }
+    ahead=on; [ "$run" = "big$r" ] || ahead=off
+    printf 'recycle %2s, read-ahead %-3s: %s | %s\n' "$r" "$ahead" \
+      "$(grep -o 'histories  *: [0-9]*' "$OUT/$run.log")" "$(grep -o 'transport time.*' "$OUT/$run.log")"
+  done
 done

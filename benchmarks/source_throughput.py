@@ -1,23 +1,34 @@
 #!/usr/bin/env python3
 """Transport throughput of spectrum and beam sources against a mono-energetic pencil beam of
-the same mean energy (the acceptance: at most 3 % slower on the GPU).
+the same mean energy (the acceptance: at most 3 % slower on the GPU), and which part of a
+beam's cost is its field sampling and which the transport of a broad divergent field.
 
-Four studies on one 40 cm water cube (100^3 voxels of 0.4 cm, FX tally, single precision):
-  pencil_mono      photons of the mean energy of examples/mohan6.spectrum (1.8985 MeV,
-                   uniform within each bin) along +y into the centre of the y = -20 cm face;
+Studies on one 40 cm water cube (100^3 voxels of 0.4 cm, FX tally, single precision); the
+photons enter the y = -20 cm face along +y, at the mean energy of examples/mohan6.spectrum
+(1.8985 MeV, uniform within each bin) unless a spectrum is named:
+  pencil_mono      a pencil beam into the centre of the face (the reference);
   pencil_spectrum  the same pencil with the Mohan 6 MV spectrum (EGSnrc file, alias table);
-  beam_mono        a `beam` (gantry 0, SAD 100 cm, isocentre 10 cm deep, 10 x 10 cm2 jaws),
-                   mono-energetic at the mean energy;
-  beam_spectrum    the same beam with the spectrum.
+  beam_mono        a `beam` (gantry 0, SAD 100 cm, isocentre 10 cm deep, 10 x 10 cm2 jaws);
+  beam_spectrum    the same beam with the spectrum;
+  beam_1mm_mono    the same beam with 1 x 1 mm2 jaws: the beam's sampling code runs (alias
+                   draw, rejection in the cell, aiming from the focal spot), but the
+                   transport is that of a pencil;
+  parallel_mono    a `parallel` source, 10 x 10 cm2 at the face, no divergence: a broad field
+                   without the beam's sampling;
+  point_mono       a `point` source at the beam's focal spot with a 10 x 10 cm2 field at
+                   100 cm: the beam's divergent field, sampled by the simpler point source.
 Each runs RUNS times (interleaved); the median histories/s of the run summary is compared with
-pencil_mono. The spectrum runs transport a different mix of energies than the mono-energetic
-run of the same mean, so their ratio measures the sampling and the physics together; the
-beam_mono ratio isolates the field sampling.
+pencil_mono. How to read the beam rows: beam_1mm_mono below pencil_mono is the sampling's
+cost; parallel_mono (and point_mono) as far below pencil_mono as beam_mono is, the cost of
+transporting a broad field. The spectrum runs transport a different mix of energies than the
+mono-energetic run of the same mean, so their ratio measures the sampling and the physics
+together.
 
 Usage: benchmarks/source_throughput.py [MCDOSE] [BACKEND] [HISTORIES]
-  MCDOSE     default build/ci/app/mcdose;  BACKEND cpu | gpu (default gpu);
-  HISTORIES  default 1e7 (GPU); use ~2e4 on a small CPU.
-Environment: OUT (default ./source_throughput_results), RUNS (default 3), THREADS (CPU only).
+  MCDOSE     default bundle/bin/mcdose if present, else build/ci/app/mcdose;
+  BACKEND    cpu | gpu (default gpu);  HISTORIES  default 1e7 (GPU); use ~2e4 on a small CPU.
+Environment: OUT (default ./source_throughput_results), RUNS (default 3), THREADS (CPU only),
+  CASES (comma-separated names from the list above; default all).
 Writes OUT/source_throughput.json and prints a table.
 """
 import json
@@ -50,23 +61,43 @@ def study(name, source):
     }
 
 
+def cases_of(spectrum):
+    """The studies' sources by name (see the module's text)."""
+    pencil = {"type": "pencil", "position_cm": [0, -20.5, 0], "direction": [0, 1, 0]}
+    beam = {"type": "beam", "isocentre_cm": [0, -10, 0], "sad_cm": 100, "gantry_deg": 0,
+            "jaws_cm": {"x1": -5, "x2": 5, "y1": -5, "y2": 5}}
+    beam_1mm = dict(beam, jaws_cm={"x1": -0.05, "x2": 0.05, "y1": -0.05, "y2": 0.05})
+    parallel = {"type": "parallel", "position_cm": [0, -20.5, 0], "direction": [0, 1, 0],
+                "field": {"shape": "rectangle", "size_cm": [10, 10]}}
+    point = {"type": "point", "position_cm": [0, -110, 0], "direction": [0, 1, 0],
+             "field": {"shape": "rectangle", "size_cm": [10, 10], "distance_cm": 100}}
+    return {
+        "pencil_mono": dict(pencil, energy_MeV=MEAN_MEV),
+        "pencil_spectrum": dict(pencil, spectrum_file=spectrum),
+        "beam_mono": dict(beam, energy_MeV=MEAN_MEV),
+        "beam_spectrum": dict(beam, spectrum_file=spectrum),
+        "beam_1mm_mono": dict(beam_1mm, energy_MeV=MEAN_MEV),
+        "parallel_mono": dict(parallel, energy_MeV=MEAN_MEV),
+        "point_mono": dict(point, energy_MeV=MEAN_MEV),
+    }
+
+
 def main():
-    mcdose = sys.argv[1] if len(sys.argv) > 1 else os.path.join(ROOT, "build/ci/app/mcdose")
+    bundle = os.path.join(ROOT, "bundle", "bin", "mcdose")
+    default = bundle if os.path.exists(bundle) else os.path.join(ROOT, "build/ci/app/mcdose")
+    mcdose = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else default)
     backend = sys.argv[2] if len(sys.argv) > 2 else "gpu"
     histories = sys.argv[3] if len(sys.argv) > 3 else "1e7"
     out = os.path.abspath(os.environ.get("OUT", "source_throughput_results"))
     runs = int(os.environ.get("RUNS", "3"))
     os.makedirs(out, exist_ok=True)
-    spectrum = os.path.join(ROOT, "examples", "mohan6.spectrum")
-    pencil = {"type": "pencil", "position_cm": [0, -20.5, 0], "direction": [0, 1, 0]}
-    beam = {"type": "beam", "isocentre_cm": [0, -10, 0], "sad_cm": 100, "gantry_deg": 0,
-            "jaws_cm": {"x1": -5, "x2": 5, "y1": -5, "y2": 5}}
-    cases = {
-        "pencil_mono": dict(pencil, energy_MeV=MEAN_MEV),
-        "pencil_spectrum": dict(pencil, spectrum_file=spectrum),
-        "beam_mono": dict(beam, energy_MeV=MEAN_MEV),
-        "beam_spectrum": dict(beam, spectrum_file=spectrum),
-    }
+    cases = cases_of(os.path.join(ROOT, "examples", "mohan6.spectrum"))
+    if os.environ.get("CASES"):
+        names = os.environ["CASES"].split(",")
+        unknown = [n for n in names if n not in cases]
+        if unknown:
+            sys.exit(f"CASES: unknown {', '.join(unknown)}; known: {', '.join(cases)}")
+        cases = {n: cases[n] for n in ["pencil_mono"] + names if n in cases}
     rates = {name: [] for name in cases}
     for name, source in cases.items():
         with open(os.path.join(out, name + ".json"), "w") as f:
@@ -87,11 +118,13 @@ def main():
     base = statistics.median(rates["pencil_mono"])
     result = {"backend": backend, "histories": histories, "runs": runs, "mean_MeV": MEAN_MEV,
               "cases": {}}
-    print(f"\n{'case':<17}{'median histories/s':>20}{'ratio to pencil_mono':>22}")
+    print(f"\n{'case':<17}{'median histories/s':>20}{'ratio to pencil_mono':>22}"
+          f"{'spread of runs':>16}")
     for name, values in rates.items():
         med = statistics.median(values)
+        spread = (max(values) - min(values)) / med
         result["cases"][name] = {"histories_per_s": values, "median": med, "ratio": med / base}
-        print(f"{name:<17}{med:>20.5g}{med / base:>22.4f}")
+        print(f"{name:<17}{med:>20.5g}{med / base:>22.4f}{spread:>15.1%}")
     with open(os.path.join(out, "source_throughput.json"), "w") as f:
         json.dump(result, f, indent=2)
 

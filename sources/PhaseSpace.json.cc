@@ -1,6 +1,7 @@
 //! \file sources/PhaseSpace.json.cc
 //! The reader of a phase-space source: the file (scanned here, so a bad file
-//! is refused with the study, before any transport), its placement and recycling.
+//! is refused with the study, before any transport), its placement, recycling
+//! and read-ahead.
 #include "io/InputPath.hh"
 #include "io/McplFile.hh"
 #include "sources/SourceJson.hh"
@@ -31,6 +32,8 @@ PhaseSpaceInput parse_phase_space(JsonNode const& node)
         ps.recycle = static_cast<std::uint32_t>(
             n->integer(1, 1000000, "histories started by each particle of the file"));
     }
+    if (auto r = node.optional_child("read_ahead"))
+        ps.read_ahead = r->boolean();
     if (!mcpl_available())
     {
         file.fail("this mcdose was built without MCPL, so it cannot read phase-space files; "

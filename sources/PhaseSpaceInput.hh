@@ -59,6 +59,7 @@ struct PhaseSpaceInput
     std::string file; //!< resolved against the study's folder
     PhaseSpacePlacement placement;
     std::uint32_t recycle{1}; //!< histories started by each particle
+    bool read_ahead{true};    //!< read the next piece while one is transported
     PhaseSpaceScan scan;      //!< filled by the parser (one pass over the file)
 };
 

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 #include <sstream>
+#include <system_error>
 #include <utility>
 
 #include "core/Assert.hh"
@@ -256,11 +257,47 @@ void PhaseSpaceReader::read(std::uint64_t first, std::uint64_t count,
     }
 }
 
+namespace
+{
+//! A placed particle in the grid's local frame, in the transport's precision.
+template <class Real>
+Particle<Real> to_grid_frame(Particle<double> const& p, GridGeometry const& grid)
+{
+    Particle<Real> q;
+    q.type = p.type;
+    q.energy_MeV = Real(p.energy_MeV);
+    q.weight = Real(p.weight);
+    Real3 const x = grid.to_local(p.position_cm);
+    Real3 const d = grid.direction_to_local(p.direction);
+    for (int c = 0; c < 3; ++c)
+    {
+        q.position_cm[c] = Real(x[c]);
+        q.direction[c] = Real(d[c]);
+    }
+    return q;
+}
+
+//! Particles read and converted at a time (a stop of the read-ahead waits for one block).
+constexpr std::uint64_t read_block = std::uint64_t(1) << 16;
+//! Particles the read-ahead reads before and after its guess of the next piece: a
+//! group's pieces of near-equal batches move by a particle or two from batch to batch.
+constexpr std::uint64_t read_ahead_margin = 16;
+} // namespace
+
 template <class Real>
 PhaseSpaceChunks<Real>::PhaseSpaceChunks(PhaseSpaceInput const& input, GridGeometry const& grid)
-    : reader_(input), grid_(grid), recycle_(input.recycle)
+    : reader_(input), grid_(grid), recycle_(input.recycle), read_ahead_(input.read_ahead),
+      transported_(input.scan.transported)
 {
     MCDOSE_VALIDATE(recycle_ >= 1, << input.file << ": recycle must be at least 1");
+}
+
+template <class Real>
+PhaseSpaceChunks<Real>::~PhaseSpaceChunks()
+{
+    cancel_.store(true);
+    if (ahead_.valid())
+        ahead_.wait(); // the reader thread uses this object's reader
 }
 
 template <class Real>
@@ -273,36 +310,115 @@ PhaseSpaceView<Real> PhaseSpaceChunks<Real>::load(std::uint64_t first_history,
         return view;
     std::uint64_t const first = first_history / recycle_;
     std::uint64_t const end = (end_history - 1) / recycle_ + 1;
-    reader_.read(first, end - first, placed_);
-    host_.resize(placed_.size());
-    for (std::size_t i = 0; i < placed_.size(); ++i)
+    if (first != current_.first || end != current_.end()) // else: the piece again (a re-run)
     {
-        Particle<double> const& p = placed_[i];
-        Particle<Real>& q = host_[i];
-        q.type = p.type;
-        q.energy_MeV = Real(p.energy_MeV);
-        q.weight = Real(p.weight);
-        Real3 const x = grid_.to_local(p.position_cm);
-        Real3 const d = grid_.direction_to_local(p.direction);
-        for (int c = 0; c < 3; ++c)
-        {
-            q.position_cm[c] = Real(x[c]);
-            q.direction[c] = Real(d[c]);
-        }
+        this->fill(first, end);
+        if (read_ahead_)
+            this->start_read_ahead(first, end);
     }
+    std::vector<Particle<Real>> const& host = current_.particles;
     view.first_particle = first;
     if (device)
     {
-        if (device_.size() < host_.size())
-            device_ = DeviceBuffer<Particle<Real>>(host_.size());
-        device_copy_to_device(device_.data(), host_.data(), host_.size() * sizeof(Particle<Real>));
-        view.particles = {device_.data(), host_.size()};
+        if (device_.size() < host.size())
+            device_ = DeviceBuffer<Particle<Real>>(host.size());
+        device_copy_to_device(device_.data(), host.data(), host.size() * sizeof(Particle<Real>));
+        view.particles = {device_.data(), host.size()};
     }
     else
     {
-        view.particles = make_span(std::as_const(host_));
+        view.particles = make_span(host);
     }
     return view;
+}
+
+//! Transported particles [first, end) from the file, placed and converted (on the
+//! read-ahead thread: until cancel_, so a piece cut short ends before `end`).
+template <class Real>
+auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end) -> Piece
+{
+    Piece piece;
+    piece.first = first;
+    piece.particles.reserve(end - first);
+    std::vector<Particle<double>> placed;
+    for (std::uint64_t at = first; at < end && !cancel_.load(); at += read_block)
+    {
+        reader_.read(at, std::min(read_block, end - at), placed);
+        for (Particle<double> const& p : placed)
+            piece.particles.push_back(to_grid_frame<Real>(p, grid_));
+    }
+    return piece;
+}
+
+//! current_ = particles [first, end): those the read-ahead has, the rest from the file.
+template <class Real>
+void PhaseSpaceChunks<Real>::fill(std::uint64_t first, std::uint64_t end)
+{
+    last_first_ = current_.first;
+    last_end_ = current_.end();
+    current_ = Piece{}; // at most two pieces in memory: this one and the read-ahead
+    Piece ahead = this->take_read_ahead();
+    if (ahead.first <= first && first < ahead.end())
+    {
+        auto& p = ahead.particles;
+        p.erase(p.begin(), p.begin() + std::ptrdiff_t(first - ahead.first));
+        ahead.first = first;
+        if (ahead.end() > end)
+            p.resize(end - first);
+        read_ahead_used_ += p.size();
+        if (ahead.end() < end)
+        {
+            Piece const rest = this->read_piece(ahead.end(), end);
+            p.insert(p.end(), rest.particles.begin(), rest.particles.end());
+        }
+        current_ = std::move(ahead);
+        return;
+    }
+    ahead = Piece{};
+    current_ = this->read_piece(first, end);
+}
+
+//! The read-ahead's particles (none if there is none or it failed: load() then reads them).
+template <class Real>
+auto PhaseSpaceChunks<Real>::take_read_ahead() -> Piece
+{
+    if (!ahead_.valid())
+        return {};
+    try
+    {
+        return ahead_.get();
+    }
+    catch (std::exception const&)
+    {
+        reader_.forget_position();
+        return {};
+    }
+}
+
+/*!
+ * Start reading the group's next piece after [first, end): right after it (one
+ * group: batches follow each other), or as far on as this piece is from the last
+ * one when there is a gap between them (several groups or ranks: each reads its
+ * share of every batch). Without a thread, nothing is read ahead.
+ */
+template <class Real>
+void PhaseSpaceChunks<Real>::start_read_ahead(std::uint64_t first, std::uint64_t end)
+{
+    bool const strided = last_end_ > last_first_ && last_end_ < first;
+    std::uint64_t const guess = strided ? first + (first - last_first_) : end;
+    std::uint64_t const from = std::max(end, guess - std::min(guess, read_ahead_margin));
+    std::uint64_t const to =
+        std::min(transported_, std::max(from, guess + (end - first) + read_ahead_margin));
+    if (from >= to)
+        return;
+    try
+    {
+        ahead_ = std::async(std::launch::async, [this, from, to] { return read_piece(from, to); });
+    }
+    catch (std::system_error const&)
+    {
+        // No thread to be had: the next piece is read when it is asked for.
+    }
 }
 
 template class PhaseSpaceChunks<float>;

@@ -2,13 +2,24 @@
 //! The host side of a phase-space source: the particles of a piece of a batch,
 //! read from the MCPL file (io/McplFile.hh), placed (PhaseSpacePlacement) and
 //! converted to the grid's local frame, then copied to the device. History h
-//! uses transported particle h / recycle (sources/PhaseSpaceView.hh). Only one
-//! piece is in memory at a time, so a file larger than memory streams; a piece
+//! uses transported particle h / recycle (sources/PhaseSpaceView.hh). A piece
 //! that does not follow the last one (another device's, a resumed run) is
 //! found through the scan's sparse index.
+//!
+//! Read-ahead (PhaseSpaceInput::read_ahead): while a piece is transported, a
+//! thread reads the particles of the group's next piece as it is likely to
+//! be (right after this one, or one batch on when the group's pieces are
+//! strided), so at most two pieces are in memory and a file larger than memory
+//! still streams. The guess only decides what is read early: load() takes the
+//! particles it needs from the read-ahead where they are there and reads the
+//! rest, so every history gets the same particle either way. An error of the
+//! read-ahead is not reported by it: load() reads those particles again and
+//! throws the error the reading without read-ahead throws, if it needs them.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -33,31 +44,60 @@ class PhaseSpaceReader
 
     //! Transported particles [first, first + count), placed in phantom coordinates.
     void read(std::uint64_t first, std::uint64_t count, std::vector<Particle<double>>& out);
+    //! Seek before the next read (after an error left the file's position unknown).
+    void forget_position() { next_ = no_position; }
 
   private:
     PhaseSpaceInput input_;
     std::unique_ptr<McplReader> file_;
     std::array<Real3, 3> rotation_;
+    static constexpr std::uint64_t no_position = ~std::uint64_t(0);
     std::uint64_t next_{0}; //!< transported index of the next particle read
 };
 
-//! The particles of the current piece, on the host and (after device_view) the device.
+//! The particles of the current piece, on the host and (after load) the device;
+//! with read-ahead, a thread reads the next piece meanwhile.
 template <class Real>
 class PhaseSpaceChunks
 {
   public:
     PhaseSpaceChunks(PhaseSpaceInput const& input, GridGeometry const& grid);
+    //! Stops the read-ahead (within a block of particles) and waits for it.
+    ~PhaseSpaceChunks();
+    PhaseSpaceChunks(PhaseSpaceChunks const&) = delete;
+    PhaseSpaceChunks& operator=(PhaseSpaceChunks const&) = delete;
 
     //! Load the particles histories [first_history, end_history) start; return
     //! the view of them in host or device memory.
     PhaseSpaceView<Real> load(std::uint64_t first_history, std::uint64_t end_history, bool device);
 
+    //! Particles loaded from the read-ahead so far (the others were read by load()).
+    std::uint64_t read_ahead_used() const { return read_ahead_used_; }
+
   private:
+    //! Transported particles [first, end()), in the grid's local frame.
+    struct Piece
+    {
+        std::uint64_t first{0};
+        std::vector<Particle<Real>> particles;
+        std::uint64_t end() const { return first + particles.size(); }
+    };
+
+    Piece read_piece(std::uint64_t first, std::uint64_t end);
+    void fill(std::uint64_t first, std::uint64_t end);
+    Piece take_read_ahead();
+    void start_read_ahead(std::uint64_t first, std::uint64_t end);
+
     PhaseSpaceReader reader_;
     GridGeometry grid_;
     std::uint32_t recycle_;
-    std::vector<Particle<double>> placed_;
-    std::vector<Particle<Real>> host_;
+    bool read_ahead_;
+    std::uint64_t transported_;
+    Piece current_;
+    std::uint64_t last_first_{0}, last_end_{0}; //!< the piece before current_
+    std::future<Piece> ahead_;                  //!< the read-ahead (invalid: none)
+    std::atomic<bool> cancel_{false};
+    std::uint64_t read_ahead_used_{0};
     DeviceBuffer<Particle<Real>> device_;
 };
 

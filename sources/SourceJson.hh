@@ -13,6 +13,6 @@ namespace mcdose
 SourceInput parse_source(JsonNode const& node);
 
 //! The phase-space fields of a source (file, translation_cm, rotation_deg,
-//! recycle); reads the whole file once (scan_phase_space).
+//! recycle, read_ahead); reads the whole file once (scan_phase_space).
 PhaseSpaceInput parse_phase_space(JsonNode const& node);
 } // namespace mcdose

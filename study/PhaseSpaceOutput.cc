@@ -261,6 +261,10 @@ std::uint64_t PhaseSpaceRecorder<Real>::written() const
 template <class Real>
 std::uint64_t PhaseSpaceRecorder<Real>::commit()
 {
+    {
+        std::lock_guard<std::mutex> lock(mutex_);
+        pending_.clear(); // a discarded batch's (a CPU piece cut by a stop drains its buffer)
+    }
     std::uint64_t const n = writer_->count();
     writer_->commit();
     return n;

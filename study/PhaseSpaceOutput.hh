@@ -61,7 +61,9 @@ void check_phase_space_output(StudyInput const& study, GridGeometry const& grid)
  * The crossings of a run, on their way to the file. add_group() for each
  * worker group (on its thread, its GPU current), whose before/after calls go
  * into TransportGroupInputs' hooks; flush_batch() after each completed batch
- * (TransportRunOptions::on_batch); commit() at the end.
+ * (TransportRunOptions::on_batch); commit() at the end. Only flush_batch()
+ * writes: the crossings of a batch a stop cut short (discarded, without
+ * on_batch) are dropped by commit(), whether or not its pieces' after hooks ran.
  */
 template <class Real>
 class PhaseSpaceRecorder
@@ -88,7 +90,8 @@ class PhaseSpaceRecorder
     bool after_piece(Buffer& buffer);
     //! Append the completed batch's crossings, sorted by history.
     void flush_batch();
-    //! Close the file under its final name; returns the crossings written.
+    //! Close the file under its final name, dropping the crossings of a batch that
+    //! did not complete; returns the crossings written.
     std::uint64_t commit();
 
     std::uint64_t written() const;

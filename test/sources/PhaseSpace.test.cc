@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <sstream>
 #include <unistd.h>
 
 #include <gtest/gtest.h>
@@ -247,6 +248,137 @@ TEST_F(PhaseSpaceTest, PiecesLoadPlacedParticlesWithRecycling)
     EXPECT_THROW(chunks.load(29990, 30003, false), RuntimeError); // past the file
 }
 
+namespace
+{
+//! Histories [first, end): one piece of a batch as a worker group loads it.
+struct Piece
+{
+    std::uint64_t first, end;
+};
+
+//! What load() gives for each piece: the particles, or the error's message.
+template <class Real>
+std::vector<std::string> load_all(PhaseSpaceChunks<Real>& chunks, std::vector<Piece> const& pieces)
+{
+    std::vector<std::string> out;
+    for (Piece const& piece : pieces)
+    {
+        std::ostringstream os;
+        try
+        {
+            auto const v = chunks.load(piece.first, piece.end, false);
+            os << v.first_particle << ':';
+            for (Particle<Real> const& p : v.particles)
+            {
+                os << int(p.type) << ' ' << p.energy_MeV << ' ' << p.weight;
+                for (int c = 0; c < 3; ++c)
+                    os << ' ' << p.position_cm[c] << ' ' << p.direction[c];
+                os << ';';
+            }
+        }
+        catch (RuntimeError const& e)
+        {
+            os << "error: " << e.what();
+        }
+        out.push_back(os.str());
+    }
+    return out;
+}
+
+//! Group g's pieces of `batches` near-equal batches of whole granules of `recycle`
+//! histories, split near-equally over `groups` (as the transport driver splits them).
+std::vector<Piece> group_pieces(std::uint64_t particles, std::uint64_t recycle,
+                                std::uint64_t batches, std::uint64_t groups, std::uint64_t g)
+{
+    std::vector<Piece> pieces;
+    for (std::uint64_t b = 0; b < batches; ++b)
+    {
+        std::uint64_t const begin = particles * b / batches * recycle;
+        std::uint64_t const end = particles * (b + 1) / batches * recycle;
+        pieces.push_back(
+            {begin + (end - begin) * g / groups, begin + (end - begin) * (g + 1) / groups});
+    }
+    return pieces;
+}
+} // namespace
+
+// Read-ahead changes when particles are read, never which: every piece gets the
+// particles reading without read-ahead gives (one group's batches one after another,
+// a group's share of each batch, a piece again, a jump back), and the pieces after the
+// first come from the read-ahead.
+TEST_F(PhaseSpaceTest, ReadAheadLoadsTheSameParticles)
+{
+    PhaseSpaceInput in;
+    in.file = this->write("ahead.mcpl", {22, 2112, 11, -11}, 160000); // 120000 transported
+    in.scan = scan_phase_space(in.file, 50);
+    in.recycle = 3;
+    in.placement.rotation_deg = {{10, 20, 30}};
+    GridGeometry const grid =
+        make_axis_aligned_geometry({{10, 10, 10}}, {{1, 1, 1}}, {{-4.5, -4.5, 0.5}});
+    std::uint64_t const n = in.scan.transported;
+    std::vector<Piece> again = group_pieces(n, 3, 7, 1, 0);
+    again.insert(again.begin() + 3, again[2]); // an overflowed piece run again
+    again.push_back(again[1]);                 // a piece before the last
+    struct Case
+    {
+        char const* what;
+        std::vector<Piece> pieces;
+        bool all_ahead; //!< every piece after the first read ahead
+    };
+    Case const cases[] = {{"one group", group_pieces(n, 3, 7, 1, 0), true},
+                          {"group 1 of 3", group_pieces(n, 3, 9, 3, 1), false},
+                          {"again and back", again, false}};
+    for (Case const& c : cases)
+    {
+        SCOPED_TRACE(c.what);
+        in.read_ahead = false;
+        PhaseSpaceChunks<float> plain(in, grid);
+        in.read_ahead = true;
+        PhaseSpaceChunks<float> ahead(in, grid);
+        auto const expected = load_all(plain, c.pieces);
+        auto const got = load_all(ahead, c.pieces);
+        ASSERT_EQ(expected.size(), got.size());
+        for (std::size_t i = 0; i < got.size(); ++i)
+            EXPECT_TRUE(expected[i] == got[i]) << "piece " << i << ": " << got[i].substr(0, 200);
+        EXPECT_EQ(0u, plain.read_ahead_used());
+        EXPECT_GT(ahead.read_ahead_used(), 0u);
+        if (c.all_ahead)
+        {
+            Piece const& p = c.pieces.front();
+            EXPECT_EQ(n - (p.end - 1) / 3 - 1, ahead.read_ahead_used());
+        }
+    }
+}
+
+// A file that fails under the read-ahead (cut since the scan) fails at the same piece
+// with the same message as without read-ahead, and not before: a read-ahead that fails
+// on particles no piece asks for reports nothing, and its object ends without waiting.
+TEST_F(PhaseSpaceTest, ReadAheadErrorsAreThoseOfReadingWithout)
+{
+    PhaseSpaceInput in;
+    in.file = this->write("cut.mcpl", {22}, 200000);
+    in.scan = scan_phase_space(in.file, 50);
+    fs::resize_file(in.file, fs::file_size(in.file) * 6 / 10); // about 120000 particles left
+    GridGeometry const grid = make_axis_aligned_geometry({{4, 4, 4}}, {{1, 1, 1}}, {{0, 0, 0}});
+    std::vector<Piece> const pieces = group_pieces(200000, 1, 10, 1, 0);
+    in.read_ahead = false;
+    PhaseSpaceChunks<double> plain(in, grid);
+    auto const expected = load_all(plain, pieces);
+    ASSERT_NE(0u, expected[4].find("error: ")) << "piece 4 (from 80000) loads";
+    ASSERT_EQ(0u, expected[5].find("error: ")) << "the cut is in piece 5 (from 100000)";
+    EXPECT_NE(std::string::npos, expected[5].find(in.file)) << expected[5];
+    for (std::size_t loaded : {pieces.size(), std::size_t(5)})
+    {
+        in.read_ahead = true;
+        PhaseSpaceChunks<double> ahead(in, grid);
+        auto const got =
+            load_all(ahead, std::vector<Piece>(pieces.begin(), pieces.begin() + loaded));
+        for (std::size_t i = 0; i < got.size(); ++i)
+            EXPECT_TRUE(expected[i] == got[i]) << "piece " << i << ": " << got[i].substr(0, 300);
+        EXPECT_GT(ahead.read_ahead_used(), 0u);
+    }
+}
+
 // Through the source mix: the sampler of history h is the loaded particle h / recycle,
 // drawing no random number.
 TEST_F(PhaseSpaceTest, SourceMixSelectsByHistory)
@@ -293,6 +425,10 @@ TEST_F(PhaseSpaceTest, JsonFieldsAndErrors)
     EXPECT_EQ(90, s.phase_space->placement.rotation_deg[1]);
     EXPECT_EQ(5u, s.phase_space->scan.transported);
     EXPECT_EQ(5u, s.phase_space->scan.skipped.at(2112));
+    EXPECT_TRUE(s.phase_space->read_ahead);
+    auto plain = j;
+    plain["read_ahead"] = false;
+    EXPECT_FALSE(parse(plain).phase_space->read_ahead);
 
     auto message = [&](nlohmann::json const& bad)
     {

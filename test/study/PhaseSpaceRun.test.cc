@@ -2,6 +2,8 @@
 //! read back as a source (the same dose as the pencil beam they came from),
 //! weights, recycling, reproducibility, skipped types, the example studies, and
 //! bad input refused before transport with no output written.
+#include <array>
+#include <atomic>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -55,6 +57,20 @@ std::string slurp(std::string const& path)
 {
     std::ifstream in(path, std::ios::binary);
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+//! The particles of an MCPL file: PDG code, energy, position, direction, weight.
+std::vector<std::array<double, 9>> particles(std::string const& path)
+{
+    std::vector<std::array<double, 9>> all;
+    McplReader r(path);
+    McplParticle p;
+    while (r.read(p))
+    {
+        all.push_back({double(p.pdg_code), p.energy_MeV, p.position_cm[0], p.position_cm[1],
+                       p.position_cm[2], p.direction[0], p.direction[1], p.direction[2], p.weight});
+    }
+    return all;
 }
 } // namespace
 
@@ -203,9 +219,55 @@ TEST_F(PhaseSpaceRunTest, WeightsMultiplyDeposits)
     EXPECT_GT(total, 0);
 }
 
+// A stop during a CPU batch discards that batch: the phase space written holds the
+// crossings of the completed batches only, the same particles as a run of just those
+// batches (one worker group and two).
+TEST_F(PhaseSpaceRunTest, StopDuringABatchWritesOnlyTheCompletedBatches)
+{
+    std::uint64_t const per_batch = 20000;
+    auto study = [&](std::string const& name, std::uint64_t batches)
+    {
+        auto j = study_json(pencil(-5, 6), this->out(), name);
+        j["run"] = {{"histories", batches * per_batch}};
+        j["tally"]["batches"] = batches;
+        j["physics"] = {{"electron_cutoff_MeV", 0.5}};
+        j["outputs"]["phase_space"] = {{"point_cm", {0, 0, 11}}, {"normal", {0, 0, 1}}};
+        j["outputs"]["if_exists"] = "overwrite";
+        return j;
+    };
+    for (int groups : {1, 2})
+    {
+        SCOPED_TRACE(std::to_string(groups) + " groups");
+        std::atomic<int> batches{0};
+        StudyRunOptions o;
+        o.cpu_threads = 2;
+        o.cpu_groups = groups;
+        o.on_batch = [&batches](TransportProgress const&)
+        {
+            ++batches;
+            return true;
+        };
+        // Asked for during the third batch (polled every 10 ms; a batch takes longer).
+        o.stop_requested = [&batches] { return batches.load() >= 2; };
+        StudyRunSummary const s =
+            run_study(load_study(this->write_json("stopped.json", study("stopped", 5))), o);
+        ASSERT_FALSE(s.complete);
+        ASSERT_EQ(std::uint64_t(batches.load()) * per_batch, s.histories);
+        ASSERT_LT(s.histories, 5 * per_batch);
+        auto const written = particles((dir_ / "out" / "stopped_phase_space.mcpl").string());
+
+        this->run(study("done", s.histories / per_batch), "done");
+        auto const done = particles((dir_ / "out" / "done_phase_space.mcpl").string());
+        EXPECT_GT(done.size(), 0u);
+        EXPECT_EQ(done.size(), written.size()) << "crossings of the discarded batch written";
+        EXPECT_TRUE(done == written);
+    }
+}
+
 // Each particle starts `recycle` histories: by default the whole file x recycle; a
 // history count that is not whole particles, or more than the file holds, is refused.
-// The same seed gives the same dose, for any number of worker groups (FX tally).
+// The same seed gives the same dose, for any number of worker groups (FX tally), with
+// and without read-ahead.
 TEST_F(PhaseSpaceRunTest, RecyclingHistoriesAndReproducibility)
 {
     std::string const file = this->photons("r.mcpl", 300, 1);
@@ -217,6 +279,10 @@ TEST_F(PhaseSpaceRunTest, RecyclingHistoriesAndReproducibility)
     j["outputs"]["if_exists"] = "overwrite";
     this->run(j, "r", 2, 3);
     EXPECT_EQ(first, this->dose("r"));
+    j["sources"][0]["read_ahead"] = false; // each piece read when its batch starts
+    this->run(j, "r", 2, 3);
+    EXPECT_EQ(first, this->dose("r"));
+    j["sources"][0].erase("read_ahead");
 
     j["run"] = {{"histories", 600}};
     EXPECT_EQ(600u, this->run(j, "r").histories);
