@@ -216,6 +216,39 @@ void write_dose_quantity(H5::H5File& file, RunMetadata const& meta)
  * that way. The cost is the file's size (compressed) in memory, twice, while
  * it is written.
  */
+//! The run's facts: versions, settings, time, stopping and energy balance.
+void write_run_group(H5::H5File& file, RunMetadata const& meta)
+{
+    H5::Group run = file.createGroup("run");
+    attr_string(run, "version", meta.version);
+    attr_string(run, "started_utc", meta.started_utc);
+    attr_u64(run, "seed", meta.seed);
+    attr_string(run, "rng_generator", meta.rng_generator);
+    attr_string(run, "tally_method", meta.tally_method);
+    attr_string(run, "uncertainty_method", meta.uncertainty_method);
+    attr_string(run, "precision", meta.precision);
+    attr_string(run, "backend", meta.backend);
+    attr_string(run, "device", meta.device);
+    attr_u64(run, "histories", meta.histories);
+    attr_double(run, "wall_time_s", meta.wall_time_s);
+    attr_double(run, "transport_time_s", meta.transport_time_s);
+    attr_double(run, "histories_per_s",
+                meta.transport_time_s > 0 ? double(meta.histories) / meta.transport_time_s : 0.0);
+    attr_int(run, "complete", meta.complete ? 1 : 0);
+    attr_string(run, "stop_reason", meta.stop_reason);
+    if (meta.uncertainty_reached)
+        attr_double(run, "uncertainty_reached", *meta.uncertainty_reached);
+    attr_double(run, "uncertainty_dose_fraction", meta.uncertainty_dose_fraction);
+    attr_double(run, "energy_emitted_MeV", meta.energy.emitted_MeV);
+    attr_double(run, "energy_deposited_MeV", meta.energy.deposited_MeV);
+    attr_double(run, "energy_escaped_MeV", meta.energy.escaped_MeV);
+    attr_double(run, "energy_below_cutoff_MeV", meta.energy.below_cutoff_MeV);
+    attr_double(run, "energy_stack_overflow_MeV", meta.energy.overflow_MeV);
+    attr_double(run, "energy_rest_mass_MeV", meta.energy.rest_mass_MeV);
+    attr_double(run, "energy_relative_imbalance", meta.energy.relative_imbalance());
+    run.close();
+}
+
 std::vector<char> file_image(std::string const& name, DoseGridData const& data,
                              RunMetadata const& meta)
 {
@@ -297,35 +330,7 @@ std::vector<char> file_image(std::string const& name, DoseGridData const& data,
         ds.close();
     }
 
-    // Run facts.
-    H5::Group run = file.createGroup("run");
-    attr_string(run, "version", meta.version);
-    attr_string(run, "started_utc", meta.started_utc);
-    attr_u64(run, "seed", meta.seed);
-    attr_string(run, "rng_generator", meta.rng_generator);
-    attr_string(run, "tally_method", meta.tally_method);
-    attr_string(run, "uncertainty_method", meta.uncertainty_method);
-    attr_string(run, "precision", meta.precision);
-    attr_string(run, "backend", meta.backend);
-    attr_string(run, "device", meta.device);
-    attr_u64(run, "histories", meta.histories);
-    attr_double(run, "wall_time_s", meta.wall_time_s);
-    attr_double(run, "transport_time_s", meta.transport_time_s);
-    attr_double(run, "histories_per_s",
-                meta.transport_time_s > 0 ? double(meta.histories) / meta.transport_time_s : 0.0);
-    attr_int(run, "complete", meta.complete ? 1 : 0);
-    attr_string(run, "stop_reason", meta.stop_reason);
-    if (meta.uncertainty_reached)
-        attr_double(run, "uncertainty_reached", *meta.uncertainty_reached);
-    attr_double(run, "uncertainty_dose_fraction", meta.uncertainty_dose_fraction);
-    attr_double(run, "energy_emitted_MeV", meta.energy.emitted_MeV);
-    attr_double(run, "energy_deposited_MeV", meta.energy.deposited_MeV);
-    attr_double(run, "energy_escaped_MeV", meta.energy.escaped_MeV);
-    attr_double(run, "energy_below_cutoff_MeV", meta.energy.below_cutoff_MeV);
-    attr_double(run, "energy_stack_overflow_MeV", meta.energy.overflow_MeV);
-    attr_double(run, "energy_rest_mass_MeV", meta.energy.rest_mass_MeV);
-    attr_double(run, "energy_relative_imbalance", meta.energy.relative_imbalance());
-    run.close();
+    write_run_group(file, meta);
     input.close();
     write_dvh_group(file, meta.report);
     file.flush(H5F_SCOPE_GLOBAL);

@@ -66,6 +66,23 @@ void check_rng(StudyInput const& study)
     }
 }
 
+//! History by history needs one thread to own a history: the CPU backend
+//! (docs/tally.md says why not on a GPU).
+void check_uncertainty(StudyInput const& study)
+{
+    if (study.tally.uncertainty != "history")
+        return;
+    Backend const backend =
+        study.backend == Backend::gpu ? Backend::gpu : resolve_backend(study.backend);
+    if (backend != Backend::cpu)
+    {
+        throw InputError(study.study_file, "/tally/uncertainty",
+                         "\"history\" (history-by-history) runs on the CPU backend only, and "
+                         "this run would use the GPU; set \"backend\": \"cpu\" or use the batch "
+                         "method (\"uncertainty\": \"batch\", docs/tally.md)");
+    }
+}
+
 void check_profile_points(StudyInput const& study, Phantom const& phantom)
 {
     GridGeometry const& g = phantom.grid.geometry();
@@ -157,14 +174,7 @@ void run_study_checks(StudyInput const& study, Phantom const& phantom,
     check_phase_space_sources(study);
     check_phase_space_output(study, phantom.grid.geometry());
     check_rng(study);
-    // One thread owns a history only on the CPU (docs/tally.md says why not on a GPU).
-    Backend const backend =
-        study.backend == Backend::gpu ? Backend::gpu : resolve_backend(study.backend);
-    MCDOSE_VALIDATE(study.tally.uncertainty != "history" || backend == Backend::cpu,
-                    << "tally.uncertainty \"history\" (history-by-history) runs on the CPU "
-                       "backend only, and this run would use the GPU; set \"backend\": \"cpu\" "
-                       "or use the batch method (\"uncertainty\": \"batch\", "
-                       "docs/tally.md)");
+    check_uncertainty(study);
     resolve_backend(study.backend);
     if (options.outputs)
     {

@@ -292,6 +292,27 @@ void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom
     };
 }
 
+//! Batch grids of one launch: the command line's count, else as many as the GPU's
+//! memory holds (a phase space is read and written per batch: one).
+void set_batches_per_launch(StudyInput const& study, StudyRunOptions const& options,
+                            MemoryPlanInput const& memory, std::vector<int> const& gpus,
+                            TransportRunOptions& run_options)
+{
+    if (phase_space_source(study) || study.outputs.phase_space)
+    {
+        run_options.max_batches_per_launch = 1;
+    }
+    else if (options.batches_per_launch)
+    {
+        run_options.max_batches_per_launch = *options.batches_per_launch;
+        run_options.launch_histories = std::numeric_limits<std::uint64_t>::max();
+    }
+    else
+    {
+        run_options.max_batches_per_launch = batch_grids_that_fit(study, memory, gpus);
+    }
+}
+
 //! The production generators (the baselines are for RNG studies only).
 template <class F>
 decltype(auto) visit_transport_rng(RngKind kind, F&& f)
@@ -782,20 +803,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
 
     TransportRunOptions run_options =
         make_run_options(study, options, backend, gpus, histories, bounds.max_primary_MeV);
-    // Batch grids of one launch (a phase space is read and written per batch).
-    if (phase_space_source(study) || study.outputs.phase_space)
-    {
-        run_options.max_batches_per_launch = 1;
-    }
-    else if (options.batches_per_launch)
-    {
-        run_options.max_batches_per_launch = *options.batches_per_launch;
-        run_options.launch_histories = std::numeric_limits<std::uint64_t>::max();
-    }
-    else
-    {
-        run_options.max_batches_per_launch = batch_grids_that_fit(study, memory, gpus);
-    }
+    set_batches_per_launch(study, options, memory, gpus, run_options);
     std::string stop_reason = "histories";
     if (histories == 0)
         add_target_uncertainty_rule(study, phantom, stop_region, stop_reason, run_options);

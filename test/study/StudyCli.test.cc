@@ -111,7 +111,7 @@ TEST_F(StudyCliTest, EachErrorIsOneLineWithFieldAndFix)
          "/phantom/calibration: 1 voxels have CT numbers outside the "
          "calibration [-1024, 3071] HU, the first -2000 at voxel (1, 1, 0)"},
         {"history.json", history.dump(2),
-         "tally.uncertainty \"history\" (history-by-history) runs on the CPU backend only"},
+         "/tally/uncertainty: \"history\" (history-by-history) runs on the CPU backend only"},
     };
     for (auto const& c : cases)
     {

@@ -186,6 +186,9 @@ struct TransportGroup
     std::vector<EnergyBalance> host_balances;
     DeviceBuffer<EnergyBalance> device_balances;
     unsigned long long host_counter{0};
+    //! CPU: a stop request emptied the queue while the piece ran (its
+    //! histories left out), so the piece is discarded without its after hook.
+    std::atomic<bool> cut_by_stop{false};
     DeviceBuffer<unsigned long long> device_counter;
     DeviceBuffer<unsigned> device_stop;            //!< GPU: the queue's stop word
     DeviceBuffer<EnergyBalance> balances_at_start; //!< GPU: restored if a batch is cut
@@ -673,7 +676,10 @@ class GroupedTransportRun
                             unsigned long long const end = group->args.queue.end;
                             if (__atomic_exchange_n(&group->host_counter, end, __ATOMIC_RELAXED) <
                                 end)
+                            {
+                                group->cut_by_stop.store(true);
                                 cut_.store(true);
+                            }
                         }
                         return;
                     }
@@ -751,6 +757,7 @@ class GroupedTransportRun
             // CPU queues are set here, before the stop watch may empty them.
             HistoryRange const piece = split_history_range(mine, num_groups, g);
             groups_[g]->host_counter = piece.begin;
+            groups_[g]->cut_by_stop.store(false);
             groups_[g]->args.queue.end = piece.end;
             balances_before.push_back(groups_[g]->host_balances);
         }
@@ -793,8 +800,9 @@ class GroupedTransportRun
     /*!
      * Transport one group's piece of a batch, with its before/after hooks; a
      * piece the after hook refuses is discarded (dose and balances) and run again.
-     * Returns whether a stop request cut a GPU piece short (launch_gpu_batch; the
-     * piece is then left to be discarded, without its after hook).
+     * Returns whether a stop request cut the piece short (a GPU's launch_gpu_batch,
+     * a CPU group's emptied queue; the piece is then left to be discarded, without
+     * its after hook).
      */
     bool run_piece(Group& group, HistoryRange const& piece, bool watching)
     {
@@ -808,13 +816,14 @@ class GroupedTransportRun
             if (group.before_batch)
                 group.before_batch(piece, args.physics, args.source);
             args.rng = group.rng->begin_batch();
-            bool const cut = gpu && this->launch_gpu_batch(group, piece, watching);
+            bool cut = gpu && this->launch_gpu_batch(group, piece, watching);
             if (!gpu)
             {
                 auto* scratch = group.history_scratch.data();
                 run_cpu_threads(
                     static_cast<int>(group.workers), [&args, scratch](size_type t)
                     { transport_worker(args, args.tally.with_history_scratch(scratch + t), t); });
+                cut = group.cut_by_stop.load();
             }
             group.rng->end_batch();
             if (cut)
