@@ -46,23 +46,26 @@ MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE void add_to_slab(T* slab_sums, unsigne
     }
 }
 
-//! One block per strip of 2^tally_strip_shift voxels at a time: a strip no
-//! deposit touched holds zeros, whose fold changes no bit, so the block skips
-//! it on one flag (the fold costs in proportion to the strips a batch touched).
+//! One warp per strip of 2^tally_strip_shift = 32 voxels at a time: a strip no
+//! deposit touched holds zeros, whose fold changes no bit, so the warp skips it
+//! on one flag (the fold costs in proportion to the strips a batch touched).
 template <class Policy>
 MCDOSE_KERNEL void fold_batch_kernel(std::uint64_t* raw_words, size_type voxels, double quantum,
                                      DeviceTotals totals, SlabSpec slabs, std::uint64_t* slab_words,
                                      std::uint8_t const* touched)
 {
-    static_assert(block_threads == (1 << tally_strip_shift), "one thread per voxel of a strip");
+    static_assert((1 << tally_strip_shift) == 32, "one lane per voxel of a strip");
     using word_type = typename Policy::word_type;
     word_type* words = reinterpret_cast<word_type*>(raw_words);
-    size_type const strips = (voxels + block_threads - 1) / block_threads;
-    for (size_type strip = blockIdx.x; strip < strips; strip += gridDim.x)
+    size_type const strips = (voxels + 31) / 32;
+    size_type const warps = size_type(gridDim.x) * (blockDim.x / 32);
+    size_type const lane = threadIdx.x & 31u;
+    for (size_type strip = (size_type(blockIdx.x) * blockDim.x + threadIdx.x) / 32; strip < strips;
+         strip += warps)
     {
         if (touched && touched[strip] == 0)
             continue;
-        size_type const v = strip * block_threads + threadIdx.x;
+        size_type const v = strip * 32 + lane;
         if (v >= voxels)
             continue;
         word_type const w = words[v];

@@ -15,8 +15,10 @@
 namespace mcdose
 {
 //! Voxels per strip of the touched-strip flags: a batch fold visits only the
-//! strips (runs of consecutive voxel indices) that a deposit touched.
-inline constexpr int tally_strip_shift = 8;
+//! strips (runs of 2^5 = 32 consecutive voxel indices, a warp's worth) that a
+//! deposit touched. Short strips keep the fold of scattered photon deposits
+//! cheap; the flags cost a byte per 32 voxels.
+inline constexpr int tally_strip_shift = 5;
 
 /*!
  * Which of the batch grids of one launch a history deposits into. A run's
