@@ -14,6 +14,7 @@
 #include "core/GridGeometry.hh"
 #include "core/Span.hh"
 #include "dose/DoseFigures.hh"
+#include "dose/RunTimings.hh"
 #include "io/DicomReference.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "tally/EnergyBalance.hh"
@@ -74,8 +75,10 @@ struct RunMetadata
     std::string backend; //!< "gpu" or "cpu" (what actually ran)
     std::string device;  //!< e.g. GPU name or CPU thread count
     std::uint64_t histories{0};
-    double wall_time_s{0};
+    double wall_time_s{0}; //!< from the start of the run to the start of its outputs
     double transport_time_s{0};
+    //! Wall time of each step so far, the output files' included as they are written.
+    std::vector<StepTime> steps;
     bool complete{true};     //!< false when interrupted (results so far)
     std::string stop_reason; //!< histories|target_uncertainty|time_limit|interrupted
     //! Mean relative uncertainty over voxels above uncertainty_dose_fraction of
