@@ -21,17 +21,29 @@
 
 namespace mcdose
 {
+//! Every voxel of [0, n) takes part (VolumeQuantiles' default).
+struct EveryVoxel
+{
+    bool operator()(std::size_t) const { return true; }
+};
+
 /*!
- * Doses to volumes over `n` voxels: `dose(i)` and `volume(i)` [any dose unit,
- * cm^3] for i in [0, n). A target above the total volume gets the least dose.
- * Targets are compared as they are given (callers add their own slack).
+ * Doses to volumes over the voxels i in [0, n) for which `member(i)` holds
+ * (`count` of them): `dose(i)` and `volume(i)` [any dose unit, cm^3]. A
+ * target above the total volume gets the least dose. Targets are compared as
+ * they are given (callers add their own slack).
  */
-template <class Dose, class Volume>
+template <class Dose, class Volume, class Member = EveryVoxel>
 class VolumeQuantiles
 {
   public:
-    VolumeQuantiles(std::size_t n, Dose dose, Volume volume)
-        : n_(n), dose_(std::move(dose)), volume_(std::move(volume))
+    VolumeQuantiles(std::size_t n, Dose dose, Volume volume, Member member = {})
+        : VolumeQuantiles(n, std::move(dose), std::move(volume), std::move(member), n)
+    {
+    }
+    VolumeQuantiles(std::size_t n, Dose dose, Volume volume, Member member, std::size_t count)
+        : n_(n), count_(count), dose_(std::move(dose)), volume_(std::move(volume)),
+          member_(std::move(member))
     {
     }
 
@@ -39,12 +51,12 @@ class VolumeQuantiles
     std::vector<double> operator()(std::vector<double> const& targets_cm3) const
     {
         std::vector<double> result(targets_cm3.size(), 0.0);
-        if (n_ == 0)
+        if (count_ == 0)
             return result;
         std::vector<Target> targets;
         for (std::size_t k = 0; k < targets_cm3.size(); ++k)
             targets.push_back({targets_cm3[k], k});
-        this->resolve(AllVoxels{n_}, n_, 0.0, std::move(targets), result);
+        this->resolve(AllVoxels{n_, &member_}, count_, 0.0, std::move(targets), result);
         return result;
     }
 
@@ -57,15 +69,19 @@ class VolumeQuantiles
     static constexpr std::size_t bins = std::size_t(1) << 16;
     static constexpr std::size_t small_set = 4096;
 
-    //! Visits the voxels [0, n).
+    //! Visits the members of [0, n).
     struct AllVoxels
     {
         std::size_t n;
+        Member const* member;
         template <class F>
         void operator()(F& f) const
         {
             for (std::size_t i = 0; i < n; ++i)
-                f(i);
+            {
+                if ((*member)(i))
+                    f(i);
+            }
         }
     };
     //! Visits the voxels of a list (one type at every level: a finite recursion).
@@ -188,8 +204,10 @@ class VolumeQuantiles
     }
 
     std::size_t n_;
+    std::size_t count_;
     Dose dose_;
     Volume volume_;
+    Member member_;
 };
 
 //! Deduction guide helper: VolumeQuantiles over two callables.
@@ -197,5 +215,14 @@ template <class Dose, class Volume>
 VolumeQuantiles<Dose, Volume> make_volume_quantiles(std::size_t n, Dose dose, Volume volume)
 {
     return VolumeQuantiles<Dose, Volume>(n, std::move(dose), std::move(volume));
+}
+
+//! VolumeQuantiles over the `count` voxels of [0, n) for which `member(i)` holds.
+template <class Dose, class Volume, class Member>
+VolumeQuantiles<Dose, Volume, Member> make_volume_quantiles(std::size_t n, Dose dose, Volume volume,
+                                                            Member member, std::size_t count)
+{
+    return VolumeQuantiles<Dose, Volume, Member>(n, std::move(dose), std::move(volume),
+                                                 std::move(member), count);
 }
 } // namespace mcdose
