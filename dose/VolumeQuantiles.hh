@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "core/ParallelFor.hh"
+
 namespace mcdose
 {
 //! Every voxel of [0, n) takes part (VolumeQuantiles' default).
@@ -105,15 +107,7 @@ class VolumeQuantiles
     void resolve(ForEach const& for_each, std::size_t count, double above,
                  std::vector<Target> targets, std::vector<double>& result) const
     {
-        double lo = std::numeric_limits<double>::infinity();
-        double hi = -lo;
-        auto range = [&](std::size_t i)
-        {
-            double const d = dose_(i);
-            lo = std::min(lo, d);
-            hi = std::max(hi, d);
-        };
-        for_each(range);
+        auto const [lo, hi] = this->dose_range(for_each);
         if (!(lo < hi))
         {
             for (Target const& t : targets)
@@ -127,7 +121,7 @@ class VolumeQuantiles
         }
         // Bins ordered as the doses: (d - lo) * scale is non-decreasing in d.
         double const scale = double(bins) / (hi - lo);
-        auto bin_of = [lo, scale](double d)
+        auto bin_of = [lo = lo, scale](double d)
         { return std::min(bins - 1, static_cast<std::size_t>((d - lo) * scale)); };
         std::vector<double> bin_volume(bins, 0.0);
         auto add = [&](std::size_t i) { bin_volume[bin_of(dose_(i))] += volume_(i); };
@@ -160,18 +154,102 @@ class VolumeQuantiles
             group.first = running - bin_volume[coldest];
             group.second.push_back(targets[next]);
         }
-        for (auto& [b, group] : groups)
+        // The voxels of each group's bin, in index order, in one pass.
+        std::vector<int> group_of_bin(bins, -1);
+        int g = 0;
+        for (auto const& entry : groups)
+            group_of_bin[entry.first] = g++;
+        auto const in_group = [&](std::size_t i) { return group_of_bin[bin_of(dose_(i))]; };
+        auto members = this->split(for_each, groups.size(), in_group);
+        g = 0;
+        for (auto& entry : groups)
         {
-            std::vector<std::size_t> members;
-            auto keep = [&, b = b](std::size_t i)
-            {
-                if (bin_of(dose_(i)) == b)
-                    members.push_back(i);
-            };
-            for_each(keep);
-            this->resolve(SomeVoxels{&members}, members.size(), group.first,
-                          std::move(group.second), result);
+            std::vector<std::size_t> const& m = members[g++];
+            this->resolve(SomeVoxels{&m}, m.size(), entry.second.first,
+                          std::move(entry.second.second), result);
         }
+    }
+
+    //! The least and largest dose of a list's voxels.
+    std::pair<double, double> dose_range(SomeVoxels const& voxels) const
+    {
+        double lo = std::numeric_limits<double>::infinity();
+        double hi = -lo;
+        for (std::size_t i : *voxels.members)
+        {
+            double const d = dose_(i);
+            lo = std::min(lo, d);
+            hi = std::max(hi, d);
+        }
+        return {lo, hi};
+    }
+
+    //! The least and largest dose of the members of [0, n), on all cores (a minimum
+    //! and a maximum do not depend on the order).
+    std::pair<double, double> dose_range(AllVoxels const& all) const
+    {
+        double const inf = std::numeric_limits<double>::infinity();
+        std::vector<std::pair<double, double>> piece(parallel_pieces(all.n, 0), {inf, -inf});
+        parallel_for_pieces(all.n, 0,
+                            [&](std::size_t begin, std::size_t end, std::size_t t)
+                            {
+                                double lo = inf, hi = -inf;
+                                for (std::size_t i = begin; i < end; ++i)
+                                {
+                                    if (!(*all.member)(i))
+                                        continue;
+                                    double const d = dose_(i);
+                                    lo = std::min(lo, d);
+                                    hi = std::max(hi, d);
+                                }
+                                piece[t] = {lo, hi};
+                            });
+        std::pair<double, double> r{inf, -inf};
+        for (auto const& [lo, hi] : piece)
+            r = {std::min(r.first, lo), std::max(r.second, hi)};
+        return r;
+    }
+
+    //! The list's voxels by group_of(i) in [0, groups) (-1: none), each in index order.
+    template <class GroupOf>
+    std::vector<std::vector<std::size_t>> split(SomeVoxels const& voxels, std::size_t groups,
+                                                GroupOf const& group_of) const
+    {
+        std::vector<std::vector<std::size_t>> members(groups);
+        for (std::size_t i : *voxels.members)
+        {
+            int const g = group_of(i);
+            if (g >= 0)
+                members[g].push_back(i);
+        }
+        return members;
+    }
+
+    //! The same for the members of [0, n), on all cores: each piece's lists are
+    //! joined in piece order, so that each list is in index order.
+    template <class GroupOf>
+    std::vector<std::vector<std::size_t>> split(AllVoxels const& all, std::size_t groups,
+                                                GroupOf const& group_of) const
+    {
+        using Lists = std::vector<std::vector<std::size_t>>;
+        std::vector<Lists> piece(parallel_pieces(all.n, 0), Lists(groups));
+        parallel_for_pieces(all.n, 0,
+                            [&](std::size_t begin, std::size_t end, std::size_t t)
+                            {
+                                for (std::size_t i = begin; i < end; ++i)
+                                {
+                                    int const g = (*all.member)(i) ? group_of(i) : -1;
+                                    if (g >= 0)
+                                        piece[t][g].push_back(i);
+                                }
+                            });
+        Lists members(groups);
+        for (std::size_t g = 0; g < groups; ++g)
+        {
+            for (Lists const& p : piece)
+                members[g].insert(members[g].end(), p[g].begin(), p[g].end());
+        }
+        return members;
     }
 
     //! Sort a small set hottest first (equal doses by index) and walk its volumes.
