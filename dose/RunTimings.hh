@@ -24,7 +24,7 @@ class StepClock
   public:
     using Clock = std::chrono::steady_clock;
 
-    StepClock() : last_(Clock::now()) {}
+    StepClock() : start_(Clock::now()), last_(start_) {}
 
     //! Book the time since the previous mark (or the clock's start) as `step`.
     void mark(std::string step)
@@ -34,12 +34,13 @@ class StepClock
         last_ = now;
     }
 
-    //! Start the next step now, booking the time since the previous mark nowhere.
-    void restart() { last_ = Clock::now(); }
+    //! Seconds since the clock started (booked or not).
+    double total_s() const { return std::chrono::duration<double>(Clock::now() - start_).count(); }
 
     std::vector<StepTime> const& steps() const { return steps_; }
 
   private:
+    Clock::time_point start_;
     Clock::time_point last_;
     std::vector<StepTime> steps_;
 };

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <ctime>
 #include <iomanip>
 #include <memory>
@@ -715,15 +714,6 @@ void describe_phase_space_source(StudyInput const& study, StudyRunSummary& summa
         summary.warnings.push_back(line);
 }
 
-//! Seconds of all the steps `clock` has booked.
-double elapsed_s(StepClock const& clock)
-{
-    double sum = 0;
-    for (StepTime const& s : clock.steps())
-        sum += s.seconds;
-    return sum;
-}
-
 //! What the steps after the transport need from the set-up.
 struct RunFacts
 {
@@ -761,7 +751,7 @@ void finish_run(RunFacts const& f, StudyRunOptions const& options,
     clock.mark("dose_report");
     if (prepared)
     {
-        RunMetadata meta = make_run_metadata(study, summary, run, f.started, elapsed_s(clock),
+        RunMetadata meta = make_run_metadata(study, summary, run, f.started, clock.total_s(),
                                              f.stop_reason, f.bounds.source_particles);
         meta.quantity = f.to_water.quantity;
         meta.warnings = summary.warnings;
@@ -857,7 +847,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     PhaseSpaceWrite phase_space_write = plan_phase_space_write(study, prepared, options, comm);
     describe_phase_space_source(study, summary);
 
-    summary.setup_time_s = elapsed_s(clock);
+    summary.setup_time_s = clock.total_s();
     TransportRunResult run =
         run_typed_transport(study, phantom, physics, replicas, run_options, phase_space_write);
     clock.mark("transport");
