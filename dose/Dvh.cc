@@ -157,11 +157,11 @@ struct DrawRange
 //! For one D_V figure: the voxels that can fall on either side of it in some replica.
 struct CrossingVoxels
 {
-    double low, high; //!< D_V of the voxels' least and largest doses
-    double above{0};  //!< volume of the voxels above it in every replica
+    double low{0}, high{0}; //!< D_V of the voxels' least and largest doses
+    double above{0};        //!< volume of the voxels above it in every replica
     std::size_t count{0};
     std::vector<std::size_t> open; //!< their indices, while at most max_replica_voxels
-    double var{0}, slope{0};       //!< the delta method's sums (Replicas::delta_sigma)
+    double var{0}, slope{0};       //!< the delta method's sums (Replicas::find_crossing)
 };
 
 /*!
@@ -334,8 +334,8 @@ class Replicas
                     continue;
                 if (++c.count <= max_replica_voxels)
                     c.open.push_back(i);
-                else
-                    std::vector<std::size_t>().swap(c.open);
+                else if (c.count == max_replica_voxels + 1)
+                    std::vector<std::size_t>().swap(c.open); // the asymptotic spread's case
                 if (!(s_i > 0))
                     continue;
                 double const z = (d_i - nominal[slot[f]]) / s_i;

@@ -9,7 +9,10 @@
 //! keeps only that bin's voxels for the next level. Binning preserves the dose
 //! order, so the answer is that of a full sort; a set of at most 4096 voxels,
 //! or of equal doses, is finished by sorting it. Equal doses are ordered by
-//! voxel index, as a stable sort would.
+//! voxel index, as a stable sort would. On the whole set, the dose range and
+//! the voxels kept for the next level are found on all cores; the bins' volumes
+//! are summed on one thread in voxel order, so the answer does not depend on
+//! the number of cores.
 #pragma once
 
 #include <algorithm>
