@@ -25,15 +25,6 @@ void validate_dose_data(DoseGridData const& data)
                     << " dose-to-water factors for " << data.material_names.size() << " materials");
 }
 
-double voxel_dose_gy_per_particle(DoseGridData const& data, size_type v)
-{
-    double const mass_g = double(data.density_g_cm3[v]) * data.geometry.voxel_volume_cm3();
-    // D = E / m; 1 MeV/g = gray_per_MeV_g Gy.
-    double const factor =
-        data.material_dose_factor.empty() ? 1.0 : data.material_dose_factor[data.material[v]];
-    return mass_g > 0 ? data.edep_MeV[v] / mass_g * constants::gray_per_MeV_g * factor : 0.0;
-}
-
 std::vector<double> dose_gy_per_particle(DoseGridData const& data)
 {
     validate_dose_data(data);

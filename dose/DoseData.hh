@@ -11,9 +11,11 @@
 #include <string>
 #include <vector>
 
+#include "core/Constants.hh"
 #include "core/GridGeometry.hh"
 #include "core/Span.hh"
 #include "dose/DoseFigures.hh"
+#include "dose/RunTimings.hh"
 #include "io/DicomReference.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "tally/EnergyBalance.hh"
@@ -76,8 +78,10 @@ struct RunMetadata
     std::string backend; //!< "gpu" or "cpu" (what actually ran)
     std::string device;  //!< e.g. GPU name or CPU thread count
     std::uint64_t histories{0};
-    double wall_time_s{0};
+    double wall_time_s{0}; //!< from the start of the run to the start of its outputs
     double transport_time_s{0};
+    //! Wall time of each step so far, the output files' included as they are written.
+    std::vector<StepTime> steps;
     bool complete{true};     //!< false when interrupted (results so far)
     std::string stop_reason; //!< histories|target_uncertainty|time_limit|interrupted
     //! Mean relative uncertainty over voxels above uncertainty_dose_fraction of
@@ -109,8 +113,16 @@ inline char const* dose_unit(RunMetadata const& meta)
 //! Dose [Gy per source particle] of voxel v = edep / (density * voxel
 //! volume), times the voxel material's dose-to-water factor when the data
 //! carry them; 0 where the voxel has no mass. The writers compute it voxel by
-//! voxel (or slice by slice) instead of keeping another grid.
-double voxel_dose_gy_per_particle(DoseGridData const& data, size_type v);
+//! voxel (or slice by slice) instead of keeping another grid. Inline: every
+//! pass over a grid calls it once per voxel.
+inline double voxel_dose_gy_per_particle(DoseGridData const& data, size_type v)
+{
+    double const mass_g = double(data.density_g_cm3[v]) * data.geometry.voxel_volume_cm3();
+    // D = E / m; 1 MeV/g = gray_per_MeV_g Gy.
+    double const factor =
+        data.material_dose_factor.empty() ? 1.0 : data.material_dose_factor[data.material[v]];
+    return mass_g > 0 ? data.edep_MeV[v] / mass_g * constants::gray_per_MeV_g * factor : 0.0;
+}
 
 //! Relative 1-sigma uncertainty of voxel v's dose (see relative_uncertainty()).
 inline double voxel_relative_uncertainty(DoseGridData const& data, size_type v)

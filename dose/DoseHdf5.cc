@@ -3,11 +3,13 @@
 #include "dose/DoseHdf5.hh"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <fstream>
 #include <vector>
 
 #include <H5Cpp.h>
+#include <zlib.h>
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
@@ -67,9 +69,47 @@ void attr_geometry(H5::H5Object& obj, GridGeometry const& g)
     attr_doubles(obj, "direction", g.direction, 9);
 }
 
-//! A 3D dataset (nz, ny, nx), chunked by z-slice and deflated, written one
-//! z-slice at a time: `fill(k, slice)` writes the nx * ny values of slice k, so
-//! a derived grid (dose, uncertainty) never exists whole in memory.
+//! Deflate level of the dose volumes (HDF5's filter, H5Pset_deflate).
+constexpr int deflate_level = 4;
+
+/*!
+ * One z-slice chunk compressed as HDF5's deflate filter compresses it (zlib's
+ * compress2 at `deflate_level` into a buffer of HDF5's size, H5Zdeflate.c), so
+ * that the file holds the bytes H5Dwrite would have put there. A slice that
+ * does not fit that buffer is stored raw, as HDF5 stores a chunk whose optional
+ * filter failed (`filter_mask` 1).
+ */
+struct PackedChunk
+{
+    std::vector<unsigned char> bytes;
+    std::uint32_t filter_mask{0};
+
+    void pack(void const* raw, std::size_t raw_bytes)
+    {
+        uLongf size = uLongf(std::ceil(double(raw_bytes) * 1.001) + 12);
+        bytes.resize(size);
+        int const status = compress2(bytes.data(), &size, static_cast<Bytef const*>(raw),
+                                     uLong(raw_bytes), deflate_level);
+        if (status == Z_OK)
+        {
+            bytes.resize(size);
+            filter_mask = 0;
+            return;
+        }
+        MCDOSE_VALIDATE(status == Z_BUF_ERROR, << "zlib compress2 failed (" << status << ")");
+        auto const* first = static_cast<unsigned char const*>(raw);
+        bytes.assign(first, first + raw_bytes);
+        filter_mask = 1;
+    }
+};
+
+/*!
+ * A 3D dataset (nz, ny, nx), chunked by z-slice and deflated, written one
+ * z-slice at a time: `fill(k, slice)` writes the nx * ny values of slice k, so
+ * a derived grid (dose, uncertainty) never exists whole in memory. As many
+ * slices as there are cores are filled and compressed at once, each on its
+ * own thread, and written in order as raw chunks (H5Dwrite_chunk).
+ */
 template <class T, class Fill>
 H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry const& g,
                                 H5::PredType const& type, char const* units, Fill&& fill)
@@ -79,25 +119,35 @@ H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry
     H5::DSetCreatPropList props;
     hsize_t const chunk[3] = {1, dims[1], dims[2]};
     props.setChunk(3, chunk);
-    props.setDeflate(4);
+    props.setDeflate(deflate_level);
     H5::DataSet ds = file.createDataSet(name, type, space, props);
-    std::vector<T> slice(dims[1] * dims[2]);
-    hsize_t const count[3] = {1, dims[1], dims[2]};
-    H5::DataSpace memory(3, count);
-    for (hsize_t k = 0; k < dims[0]; ++k)
+    size_type const per_slice = dims[1] * dims[2];
+    size_type const team = std::min<size_type>(dims[0], host_loop_threads(0));
+    std::vector<std::vector<T>> slices(team, std::vector<T>(per_slice));
+    std::vector<PackedChunk> packed(team);
+    for (hsize_t k0 = 0; k0 < dims[0]; k0 += team)
     {
-        fill(size_type(k), slice.data());
-        hsize_t const start[3] = {k, 0, 0};
-        H5::DataSpace file_space = ds.getSpace();
-        file_space.selectHyperslab(H5S_SELECT_SET, count, start);
-        ds.write(slice.data(), type, memory, file_space);
+        size_type const m = std::min<size_type>(team, dims[0] - k0);
+        parallel_for_each(m,
+                          [&](size_type s)
+                          {
+                              fill(size_type(k0 + s), slices[s].data());
+                              packed[s].pack(slices[s].data(), per_slice * sizeof(T));
+                          });
+        for (size_type s = 0; s < m; ++s)
+        {
+            hsize_t const offset[3] = {k0 + s, 0, 0};
+            MCDOSE_VALIDATE(H5Dwrite_chunk(ds.getId(), H5P_DEFAULT, packed[s].filter_mask, offset,
+                                           packed[s].bytes.size(), packed[s].bytes.data()) >= 0,
+                            << "HDF5 could not write slice " << k0 + s << " of '" << name << "'");
+        }
     }
     attr_string(ds, "units", units);
     attr_geometry(ds, g);
     return ds;
 }
 
-//! A dataset of one value per voxel, value_of(v), computed slice by slice on all cores.
+//! A dataset of one value per voxel, value_of(v), a slice per thread (write_volume_slices).
 template <class T, class ValueOf>
 H5::DataSet write_voxel_values(H5::H5File& file, char const* name, GridGeometry const& g,
                                H5::PredType const& type, char const* units, ValueOf&& value_of)
@@ -107,14 +157,8 @@ H5::DataSet write_voxel_values(H5::H5File& file, char const* name, GridGeometry 
                                   [&](size_type k, T* slice)
                                   {
                                       size_type const first = k * per_slice;
-                                      parallel_for_pieces(
-                                          per_slice, 0,
-                                          [&](size_type begin, size_type end, size_type)
-                                          {
-                                              for (size_type i = begin; i < end; ++i)
-                                                  slice[i] = static_cast<T>(value_of(first + i));
-                                          },
-                                          16384);
+                                      for (size_type i = 0; i < per_slice; ++i)
+                                          slice[i] = static_cast<T>(value_of(first + i));
                                   });
 }
 

@@ -28,7 +28,7 @@ inline constexpr int dvh_uncertainty_replicas = 32;
  * Figures of a structure from its voxels' doses and volumes [cm^3] (any
  * order), without uncertainty; V at each of `v_at_doses`. Volumes must be > 0.
  */
-DvhFigures dvh_figures(std::vector<double> dose, std::vector<double> volume_cm3,
+DvhFigures dvh_figures(std::vector<double> const& dose, std::vector<double> const& volume_cm3,
                        std::vector<double> const& v_at_doses);
 
 /*!

@@ -77,7 +77,24 @@ void add_report_json(DoseReport const& report, nlohmann::json& j)
         j["structures"].push_back(dvh_json(f));
 }
 
+//! The steps' wall times, in the order they ran.
+nlohmann::json timing_json(std::vector<StepTime> const& steps)
+{
+    nlohmann::json j = nlohmann::json::array();
+    for (StepTime const& s : steps)
+        j.push_back({{"step", s.step}, {"seconds", s.seconds}});
+    return j;
+}
 } // namespace
+
+std::string step_times_text(std::vector<StepTime> const& steps)
+{
+    std::ostringstream os;
+    os << std::setprecision(3);
+    for (std::size_t i = 0; i < steps.size(); ++i)
+        os << (i ? ", " : "") << steps[i].step << ' ' << steps[i].seconds << " s";
+    return os.str();
+}
 
 std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
                              std::vector<std::string> const& output_files)
@@ -91,6 +108,7 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
     j["histories"] = meta.histories;
     j["wall_time_s"] = meta.wall_time_s;
     j["transport_time_s"] = meta.transport_time_s;
+    j["timing"] = timing_json(meta.steps);
     j["histories_per_s"] = histories_per_s(meta);
     j["seed"] = meta.seed;
     j["rng_generator"] = meta.rng_generator;
@@ -220,6 +238,8 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
     os << std::setprecision(4);
     os << "  time          : " << meta.wall_time_s << " s wall, " << meta.transport_time_s
        << " s transport\n";
+    if (!meta.steps.empty())
+        os << "  time per step : " << step_times_text(meta.steps) << '\n';
     os << "  histories/s   : " << histories_per_s(meta) << '\n';
     os << "  backend       : " << meta.backend << " (" << meta.device << "), " << meta.precision
        << " precision, tally " << meta.tally_method << " (uncertainty from "

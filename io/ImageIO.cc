@@ -74,7 +74,8 @@ std::string itk_reason(itk::ExceptionObject const& e)
     return d;
 }
 
-GridGeometry geometry_of(DoubleImage const& image)
+template <class Image>
+GridGeometry geometry_of(Image const& image)
 {
     GridGeometry g;
     auto const size = image.GetLargestPossibleRegion().GetSize();
@@ -473,8 +474,8 @@ ScalarImage read_dicom_series(std::string const& dir, std::string const& series_
 
 //! Run the reader, returning what ITK printed on std::cerr meanwhile (some readers report a
 //! short file only there); an ITK exception becomes an error prefixed with `context`.
-std::string read_capturing_cerr(itk::ImageFileReader<DoubleImage>& reader,
-                                std::string const& context)
+template <class Reader>
+std::string read_capturing_cerr(Reader& reader, std::string const& context)
 {
     try
     {
@@ -512,7 +513,9 @@ void verify_written_image(std::string const& staged, GridGeometry const& geometr
         MCDOSE_VALIDATE(false, << itk_reason(e));
     }
     check_nifti_complete(staged, *io);
-    auto reader = itk::ImageFileReader<DoubleImage>::New();
+    // Read back in the type written (no wider copy of the grid): every value of T is
+    // exactly a double, so the comparison below is that of the values written.
+    auto reader = itk::ImageFileReader<itk::Image<T, 3>>::New();
     reader->SetImageIO(io);
     reader->SetFileName(staged);
     std::string const warnings = read_capturing_cerr(*reader, "");
@@ -524,10 +527,10 @@ void verify_written_image(std::string const& staged, GridGeometry const& geometr
                     << g.dims[2]);
     // Some libraries (NIfTI's znz) report a short write on stderr only and read
     // a short file back as zeros: the values must be those written.
-    double const* back = reader->GetOutput()->GetBufferPointer();
+    T const* back = reader->GetOutput()->GetBufferPointer();
     for (size_type v = 0; v < values.size(); ++v)
     {
-        MCDOSE_VALIDATE(back[v] == static_cast<double>(values[v]),
+        MCDOSE_VALIDATE(static_cast<double>(back[v]) == static_cast<double>(values[v]),
                         << "voxel " << v << " reads back as " << back[v] << ", not "
                         << static_cast<double>(values[v]));
     }
@@ -576,8 +579,10 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
     image->SetSpacing(spacing);
     image->SetOrigin(origin);
     image->SetDirection(direction);
-    image->Allocate();
-    std::copy(values.begin(), values.end(), image->GetBufferPointer());
+    // The writer reads the caller's values where they are (no copy of the grid); the
+    // image does not own them and never writes to them.
+    image->GetPixelContainer()->SetImportPointer(const_cast<T*>(values.data()), values.size(),
+                                                 false);
 
     write_atomically(
         path,

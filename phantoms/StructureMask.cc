@@ -283,6 +283,8 @@ void voxel_range(GridGeometry const& g, Real3 const& lo_cm, Real3 const& hi_cm, 
 
 double StructureMask::volume_cm3(double voxel_volume_cm3) const
 {
+    if (whole_grid_voxels > 0)
+        return double(whole_grid_voxels) * voxel_volume_cm3;
     double sum = 0;
     for (float f : fraction)
         sum += f;
@@ -291,6 +293,8 @@ double StructureMask::volume_cm3(double voxel_volume_cm3) const
 
 bool StructureMask::contains(size_type v) const
 {
+    if (whole_grid_voxels > 0)
+        return v < whole_grid_voxels;
     return std::binary_search(voxels.begin(), voxels.end(), v);
 }
 
@@ -332,10 +336,7 @@ StructureMask whole_grid(GridGeometry const& geometry)
     StructureMask m;
     m.name = "body";
     m.origin = "the whole phantom";
-    m.voxels.resize(geometry.num_voxels());
-    for (size_type v = 0; v < m.voxels.size(); ++v)
-        m.voxels[v] = v;
-    m.fraction.assign(m.voxels.size(), 1.0f);
+    m.whole_grid_voxels = geometry.num_voxels();
     return m;
 }
 

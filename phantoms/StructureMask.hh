@@ -24,14 +24,24 @@ struct RtRoi;
 struct ScalarImage;
 
 //! A structure on the grid: voxels (ascending linear indices) with the
-//! fraction of each inside (0, 1].
+//! fraction of each inside (0, 1]. A structure that is the whole grid (the body
+//! of a shape phantom) lists nothing: `whole_grid_voxels` is then the grid's
+//! voxel count, and voxel i is voxel i of the grid, wholly inside, so that it
+//! costs no memory per voxel. Read it through size(), voxel(i) and fraction_at(i).
 struct StructureMask
 {
     std::string name;
     std::string origin; //!< where it came from, for messages and outputs
     std::vector<size_type> voxels;
     std::vector<float> fraction;
+    size_type whole_grid_voxels{0}; //!< > 0: every voxel of a grid of this many
 
+    //! Voxels at least partly inside.
+    size_type size() const { return whole_grid_voxels > 0 ? whole_grid_voxels : voxels.size(); }
+    //! Linear index of the structure's voxel i (i < size(), ascending in i).
+    size_type voxel(size_type i) const { return whole_grid_voxels > 0 ? i : voxels[i]; }
+    //! Fraction of the structure's voxel i inside.
+    float fraction_at(size_type i) const { return whole_grid_voxels > 0 ? 1.0f : fraction[i]; }
     //! Volume inside the structure [cm^3] on a grid of `voxel_volume_cm3`.
     double volume_cm3(double voxel_volume_cm3) const;
     //! Is voxel v (at least partly) inside? (binary search)
@@ -58,7 +68,7 @@ inline constexpr double default_body_density_g_cm3 = 0.5;
 StructureMask body_outline(GridGeometry const& geometry, Span<float const> density_g_cm3,
                            double threshold_g_cm3);
 
-//! Every voxel of the grid (the body of an analytic phantom).
+//! Every voxel of the grid (the body of an analytic phantom), listing none.
 StructureMask whole_grid(GridGeometry const& geometry);
 
 /*!

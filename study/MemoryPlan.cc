@@ -21,7 +21,7 @@ constexpr double phantom_bytes = 2 + 4;    // material index (uint16) + density 
 constexpr double totals_bytes = 3 * 8;     // double-double total + sum of squares
 constexpr double result_bytes = 2 * 8;     // energy and sigma grids (double)
 constexpr double history_bytes = 2 * 8;    // history squares of the batch and the run (uint64)
-constexpr double image_bytes = 4;          // one float image buffer, reused
+constexpr double image_bytes = 4 + 4;      // one float image buffer (reused) and its read-back
 constexpr double host_fixed_bytes = 256e6; // tables, program, small buffers
 constexpr double device_fixed_bytes = 1e9; // tables, RNG states, secondary stacks
 
@@ -122,7 +122,7 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
                              (8 * double(groups) + 8 + totals_bytes) * n});
     plan.host.push_back({"energy and uncertainty grids", result_bytes * n});
     if (study.outputs.image_format != "none")
-        plan.host.push_back({"image buffer", image_bytes * n});
+        plan.host.push_back({"image buffer and read-back check", image_bytes * n});
     plan.host.push_back({"tables and buffers", host_fixed_bytes});
     if (gpu)
     {

@@ -13,8 +13,8 @@
 namespace mcdose
 {
 std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridData const& data,
-                                           RunMetadata const& meta,
-                                           DepthDoseCurve const* depth_dose)
+                                           RunMetadata& meta, DepthDoseCurve const* depth_dose,
+                                           StepClock* clock_in)
 {
     validate_dose_data(data);
     std::error_code ec;
@@ -23,11 +23,14 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
                          << "': " << ec.message() << "; check outputs.directory");
     std::string const stem = (std::filesystem::path(outputs.directory) / outputs.name).string();
     std::vector<std::string> written;
+    StepClock own_clock;
+    StepClock& clock = clock_in ? *clock_in : own_clock;
 
     if (outputs.hdf5)
     {
         write_dose_hdf5(stem + ".h5", data, meta);
         written.push_back(stem + ".h5");
+        clock.mark("hdf5");
     }
     if (outputs.image_format != "none")
     {
@@ -36,6 +39,7 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
         {
             written.push_back(p);
         }
+        clock.mark("images");
     }
     if (outputs.rtdose)
     {
@@ -43,6 +47,7 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
         write_rt_dose(paths, data, meta, outputs.rtdose_referenced_plan);
         written.push_back(paths.dose);
         written.push_back(paths.uncertainty);
+        clock.mark("rt_dose");
     }
     if (outputs.depth_dose)
     {
@@ -50,18 +55,22 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
                                        "computed");
         write_depth_dose_csv(stem + "_depth_dose.csv", *depth_dose);
         written.push_back(stem + "_depth_dose.csv");
+        clock.mark("depth_dose_csv");
     }
     for (auto const& p : outputs.lateral_profiles)
     {
         std::string const path = stem + "_" + p.name + ".csv";
         write_lateral_profile_csv(path, lateral_profile(data, p.axis, p.position_cm));
         written.push_back(path);
+        clock.mark("profile_csv " + p.name);
     }
     if (outputs.dvh && !meta.report.dvhs.empty())
     {
         for (auto const& p : write_dvh_csv(stem, meta.report))
             written.push_back(p);
+        clock.mark("dvh_csv");
     }
+    meta.steps = clock.steps();
     if (outputs.summary)
     {
         std::string const path = stem + "_summary.json";

@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <ctime>
 #include <iomanip>
 #include <limits>
@@ -617,10 +616,10 @@ std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult& run,
 //! Write the files the study's outputs section asks for, then the manifest
 //! listing them; returns their paths.
 std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridData const& data,
-                                       RunMetadata const& meta, TransportRunResult& run,
+                                       RunMetadata& meta, TransportRunResult& run,
                                        TransportRunOptions const& run_options, int depth_axis,
                                        std::vector<std::string>& warnings,
-                                       std::string const& phase_space_file)
+                                       std::string const& phase_space_file, StepClock& clock)
 {
     OutputInput outputs = outputs_in;
     std::optional<DepthDoseCurve> curve;
@@ -632,8 +631,9 @@ std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridDa
             outputs.depth_dose = false;
             warnings.push_back("depth-dose CSV skipped: it needs at least 2 completed batches");
         }
+        clock.mark("depth_dose_curve");
     }
-    auto files = write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr);
+    auto files = write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr, &clock);
     if (!phase_space_file.empty())
         files.push_back(phase_space_file); // written during the run
     write_output_manifest(outputs, files, meta.complete);
@@ -739,11 +739,61 @@ void describe_phase_space_source(StudyInput const& study, StudyRunSummary& summa
     if (!scan.skipped.empty() || scan.below_min > 0)
         summary.warnings.push_back(line);
 }
+
+//! What the steps after the transport need from the set-up.
+struct RunFacts
+{
+    StudyInput const& study;
+    StudyPhantom const& study_phantom;
+    StructureSet const& structures;
+    StructureMask const& stop_region;
+    DoseToWater const& to_water;
+    SourceBounds const& bounds;
+    TransportRunOptions const& run_options;
+    int depth_axis;
+    std::string const& started;
+    std::string const& stop_reason;
+    std::string const& phase_space_file;
+};
+
+/*!
+ * After the transport: the dose per source particle, the dose report and, where
+ * this rank writes (`prepared`), the outputs; each step booked on `clock`.
+ */
+void finish_run(RunFacts const& f, StudyRunOptions const& options,
+                std::optional<PreparedOutputs> const& prepared, TransportRunResult& run,
+                StepClock& clock, StudyRunSummary& summary)
+{
+    StudyInput const& study = f.study;
+    EnergyPerParticle const energy = energy_per_particle(std::move(run.dose), run.histories);
+    DoseGridData const data = make_dose_grid_data(f.study_phantom.phantom, energy, f.to_water);
+    summary.dose_description = describe_dose(f.to_water.quantity, study, f.bounds.source_particles);
+    clock.mark("dose_grids");
+    if (options.on_dose)
+        options.on_dose(data, study);
+    summary.report =
+        make_dose_report(study, f.structures, f.stop_region, data, f.bounds.source_particles);
+    summary.uncertainty_reached = summary.report.summary->mean_relative;
+    clock.mark("dose_report");
+    if (prepared)
+    {
+        RunMetadata meta = make_run_metadata(study, summary, run, f.started, clock.total_s(),
+                                             f.stop_reason, f.bounds.source_particles);
+        meta.quantity = f.to_water.quantity;
+        meta.warnings = summary.warnings;
+        meta.ct_dicom = f.study_phantom.ct_dicom;
+        meta.report = summary.report;
+        summary.files = write_outputs(prepared->outputs, data, meta, run, f.run_options,
+                                      f.depth_axis, summary.warnings, f.phase_space_file, clock);
+        clock.mark("summary_and_manifest");
+    }
+    summary.steps = clock.steps();
+}
 } // namespace
 
 StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& options)
 {
-    auto const t0 = std::chrono::steady_clock::now();
+    StepClock clock;
     StudyRunSummary summary;
     std::string const started = utc_now_iso8601();
     StudyInput const study = effective_study(study_in, options);
@@ -764,13 +814,16 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     StudyPhantom const study_phantom = build_phantom_and_materials(study, &summary.warnings);
     Phantom const& phantom = study_phantom.phantom;
     GridGeometry const& geometry = phantom.grid.geometry();
+    clock.mark("phantom");
     StudyCheckOptions check_options;
     check_options.outputs = writes;
     run_study_checks(study, phantom, check_options);
+    clock.mark("checks");
     // Structures are read and rasterised before any transport: bad input stops here.
     StructureSet const structures = build_structures(
         study.structures, phantom, study.phantom.kind != PhantomKind::shapes, &summary.warnings);
     StructureMask const& stop_region = *structures.find(study.run.stop_on);
+    clock.mark("structures");
     SourceBounds const bounds = source_bounds(study);
     DoseToWater const to_water =
         study_dose_to_water(study, study_phantom.materials, bounds.max_kinetic_MeV);
@@ -788,6 +841,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
         prepared = prepare_outputs(study, study.outputs);
     if (!options.checkpoint_path.empty() && comm.rank() == 0)
         remove_stale_temporaries({options.checkpoint_path});
+    clock.mark("outputs_setup");
 
     TransportOptions const transport_options =
         make_transport_options(study.physics, bounds.max_kinetic_MeV);
@@ -800,6 +854,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     TransportParams const physics(tables.tables, phantom.grid, transport_options);
     std::vector<DeviceReplica> const replicas =
         make_device_replicas(study_phantom, tables, transport_options, gpus.size());
+    clock.mark("physics_tables");
 
     TransportRunOptions run_options =
         make_run_options(study, options, backend, gpus, histories, bounds.max_primary_MeV);
@@ -819,9 +874,10 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     PhaseSpaceWrite phase_space_write = plan_phase_space_write(study, prepared, options, comm);
     describe_phase_space_source(study, summary);
 
-    auto const t_setup = std::chrono::steady_clock::now();
+    summary.setup_time_s = clock.total_s();
     TransportRunResult run =
         run_typed_transport(study, phantom, physics, replicas, run_options, phase_space_write);
+    clock.mark("transport");
     if (!phase_space_write.path.empty())
     {
         summary.phase_space_output = std::to_string(phase_space_write.written) +
@@ -830,32 +886,21 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     }
     if (stop_reason == "interrupted")
         run.complete = false;
-    summary.setup_time_s = std::chrono::duration<double>(t_setup - t0).count();
     summarize_run(run, gpus, gpu, summary);
     warn_if_no_dose(run, summary);
 
-    EnergyPerParticle const energy = energy_per_particle(std::move(run.dose), run.histories);
-    DoseGridData const data = make_dose_grid_data(phantom, energy, to_water);
-    summary.dose_description = describe_dose(to_water.quantity, study, bounds.source_particles);
-    if (options.on_dose)
-        options.on_dose(data, study);
-    summary.report =
-        make_dose_report(study, structures, stop_region, data, bounds.source_particles);
-    summary.uncertainty_reached = summary.report.summary->mean_relative;
-
-    if (writes)
-    {
-        double const wall_time_s =
-            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-        RunMetadata meta = make_run_metadata(study, summary, run, started, wall_time_s, stop_reason,
-                                             bounds.source_particles);
-        meta.quantity = to_water.quantity;
-        meta.warnings = summary.warnings;
-        meta.ct_dicom = study_phantom.ct_dicom;
-        meta.report = summary.report;
-        summary.files = write_outputs(prepared->outputs, data, meta, run, run_options, depth_axis,
-                                      summary.warnings, phase_space_write.path);
-    }
+    RunFacts const facts{study,
+                         study_phantom,
+                         structures,
+                         stop_region,
+                         to_water,
+                         bounds,
+                         run_options,
+                         depth_axis,
+                         started,
+                         stop_reason,
+                         phase_space_write.path};
+    finish_run(facts, options, prepared, run, clock, summary);
     return summary;
 }
 } // namespace mcdose

@@ -10,6 +10,7 @@
 
 #include "dose/DoseData.hh"
 #include "dose/DoseFigures.hh"
+#include "dose/RunTimings.hh"
 #include "study/StudyInput.hh"
 #include "study/TableCache.hh"
 #include "tally/EnergyBalance.hh"
@@ -76,6 +77,8 @@ struct StudyRunSummary
     std::string phase_space_source;
     //! outputs.phase_space: the particles written and where.
     std::string phase_space_output;
+    //! Wall time of each step of the run, in order (the run summary's "timing").
+    std::vector<StepTime> steps;
 };
 
 StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& options);

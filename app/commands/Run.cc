@@ -169,6 +169,7 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
               << "  physics tables   : " << s.physics_tables << '\n'
               << "  transport time   : " << s.transport_time_s << " s (" << s.histories_per_s
               << " histories/s)\n"
+              << "  time per step    : " << step_times_text(s.steps) << '\n'
               << "  energy (MeV/hist): emitted " << b.emitted_MeV / s.histories << ", deposited "
               << b.deposited_MeV / s.histories << ", escaped " << b.escaped_MeV / s.histories
               << ", below cut-off " << b.below_cutoff_MeV / s.histories << '\n'

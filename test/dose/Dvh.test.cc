@@ -2,6 +2,7 @@
 //! box (the analytic cumulative DVH), their uncertainty, and the region summary
 //! that a hot air voxel must not decide.
 #include "dose/Dvh.hh"
+#include "dose/VolumeQuantiles.hh"
 
 #include <algorithm>
 #include <cmath>
@@ -141,6 +142,76 @@ TEST(RegionSummaryTest, HotAirVoxelDecidesNothing)
     EXPECT_NEAR(0.02, *w.mean_relative, 1e-12);
     EXPECT_EQ(size_type(1), w.low_density_voxels);
     EXPECT_NEAR(10 * water_dose, w.low_density_max, 1e-6 * water_dose);
+}
+
+TEST(StructureDvhTest, WholeGridBodyListsNoVoxelAndGivesTheListedFigures)
+{
+    // The body of a shape phantom is the whole grid by count (no voxel list): its figures
+    // and summary are those of the same voxels listed one by one, bit for bit.
+    PlantedHotAir const p;
+    DoseGridData const d = p.data();
+    StructureMask const whole = whole_grid(p.g);
+    EXPECT_TRUE(whole.voxels.empty());
+    EXPECT_EQ(p.g.num_voxels(), whole.size());
+    EXPECT_TRUE(whole.contains(p.air));
+    EXPECT_DOUBLE_EQ(1000.0, whole.volume_cm3(1.0));
+    StructureMask listed;
+    listed.name = whole.name;
+    listed.origin = whole.origin;
+    for (size_type v = 0; v < p.g.num_voxels(); ++v)
+    {
+        listed.voxels.push_back(v);
+        listed.fraction.push_back(1.0f);
+    }
+    double const water_dose = voxel_dose_gy_per_particle(d, 1);
+    std::vector<double> const at{0.5 * water_dose, 2 * water_dose};
+    DvhFigures const a = structure_dvh(whole, d, 3.0, at);
+    DvhFigures const b = structure_dvh(listed, d, 3.0, at);
+    EXPECT_EQ(b.voxels, a.voxels);
+    EXPECT_EQ(b.volume_cm3, a.volume_cm3);
+    EXPECT_EQ(b.d_mean.value, a.d_mean.value);
+    EXPECT_EQ(b.d_mean.sigma, a.d_mean.sigma);
+    EXPECT_EQ(b.d2.value, a.d2.value);
+    EXPECT_EQ(b.d2.sigma, a.d2.sigma);
+    EXPECT_EQ(b.d50.sigma, a.d50.sigma);
+    ASSERT_EQ(b.v_at.size(), a.v_at.size());
+    EXPECT_EQ(b.v_at[0].volume_cm3.sigma, a.v_at[0].volume_cm3.sigma);
+    EXPECT_EQ(b.curve_volume_cm3, a.curve_volume_cm3);
+    RegionSummary const ra = summarize_region(d, whole, 0.05, 0.5);
+    RegionSummary const rb = summarize_region(d, listed, 0.05, 0.5);
+    EXPECT_EQ(rb.near_max, ra.near_max);
+    EXPECT_EQ(*rb.mean_relative, *ra.mean_relative);
+    EXPECT_EQ(size_type(1), ra.low_density_voxels);
+    EXPECT_EQ(rb.low_density_max, ra.low_density_max);
+}
+
+TEST(VolumeQuantilesTest, MembersAreThoseOfTheFilteredList)
+{
+    // D_V over the voxels a predicate keeps equals D_V over the list of those voxels.
+    std::vector<double> dose, volume;
+    for (int i = 0; i < 20000; ++i)
+    {
+        dose.push_back(double((i * 7919) % 10007));
+        volume.push_back(1.0 + (i % 3));
+    }
+    auto const member = [](std::size_t i) { return i % 5 != 0; };
+    std::vector<double> kept_dose, kept_volume;
+    for (std::size_t i = 0; i < dose.size(); ++i)
+    {
+        if (member(i))
+        {
+            kept_dose.push_back(dose[i]);
+            kept_volume.push_back(volume[i]);
+        }
+    }
+    std::vector<double> const targets{1.0, 100.0, 5000.0, 1e9};
+    auto const filtered = make_volume_quantiles(
+        dose.size(), [&](std::size_t i) { return dose[i]; },
+        [&](std::size_t i) { return volume[i]; }, member, kept_dose.size())(targets);
+    auto const listed = make_volume_quantiles(
+        kept_dose.size(), [&](std::size_t i) { return kept_dose[i]; },
+        [&](std::size_t i) { return kept_volume[i]; })(targets);
+    EXPECT_EQ(listed, filtered);
 }
 
 TEST(StructureDvhTest, UncertaintyOfTheFigures)

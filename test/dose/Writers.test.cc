@@ -340,9 +340,16 @@ TEST_F(WritersTest, RunSummaryJsonAndText)
     EXPECT_DOUBLE_EQ(0.05, j["uncertainty"]["mean_relative"].get<double>());
     EXPECT_DOUBLE_EQ(0.0, j["energy_balance_MeV_per_particle"]["relative_imbalance"].get<double>());
     EXPECT_EQ("a.h5", j["outputs"][0]);
+    EXPECT_TRUE(j["timing"].empty());
+    meta_.steps = {{"phantom", 0.5}, {"hdf5", 1.25}};
+    auto const timed = nlohmann::json::parse(run_summary_json(meta_, data_, {}));
+    ASSERT_EQ(2u, timed["timing"].size());
+    EXPECT_EQ("hdf5", timed["timing"][1]["step"]);
+    EXPECT_DOUBLE_EQ(1.25, timed["timing"][1]["seconds"].get<double>());
     std::string const text = run_summary_text(meta_, data_, {"a.h5"});
     EXPECT_NE(std::string::npos, text.find("INCOMPLETE")) << text;
     EXPECT_NE(std::string::npos, text.find("histories/s   : 500")) << text;
+    EXPECT_NE(std::string::npos, text.find("time per step : phantom 0.5 s, hdf5 1.25 s")) << text;
 }
 
 TEST_F(WritersTest, DvhFiguresInHdf5SummaryAndText)
@@ -427,6 +434,12 @@ TEST_F(WritersTest, RunOutputsWritesWhatTheStudyAsks)
     }
     auto const summary = nlohmann::json::parse(slurp(written.back()));
     EXPECT_EQ(expected.size(), summary["outputs"].size());
+    // Each writer's time, in the order written, in the summary.
+    std::vector<std::string> steps;
+    for (auto const& s : summary["timing"])
+        steps.push_back(s["step"]);
+    std::vector<std::string> const timed = {"hdf5", "images", "depth_dose_csv", "profile_csv px"};
+    EXPECT_EQ(timed, steps);
 }
 } // namespace mcdose
 
