@@ -75,6 +75,7 @@ PY
   rss_gb=$(python3 -c "print(f'{${rss_kb:-0}/1048576:.2f}')")
   echo "| ${n}^3 | $((n*n*n)) | $transport | $run_wall | $wall | $rss_gb | $status |"
   json+="{\"n\": $n, \"voxels\": $((n*n*n)), \"transport_time_s\": \"$transport\", \"run_wall_s\": \"$run_wall\", \"process_wall\": \"$wall\", \"peak_rss_kb\": \"${rss_kb:-}\", \"status\": \"$status\"},"
+  cp "$d/out/dose_summary.json" "$d/summary.json" 2>/dev/null  # with the time per step
   rm -rf "$d/out"  # the dose files of large grids are large
 done
 echo "${json%,}]" > "$OUT/scale_grid.json"

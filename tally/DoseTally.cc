@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <type_traits>
@@ -164,6 +165,10 @@ DoseTally::DoseTally(DoseTallyInput const& input, DoseFoldOptions const& fold)
     MCDOSE_VALIDATE(input.voxels > 0, << "dose tally 'voxels' must be positive (got 0)");
     MCDOSE_VALIDATE(input.slots > 0, << "dose tally 'slots' must be positive (got 0)");
     history_moments_ = input.history_moments;
+    // Benchmarking the touched-strip flags: no flags, every voxel of every batch folded
+    // (docs/tally.md). The history moments always keep them.
+    char const* dense = std::getenv("MCDOSE_DENSE_FOLD");
+    dense_fold_ = !history_moments_ && dense && *dense && std::string(dense) != "0";
     MCDOSE_VALIDATE(!history_moments_ || (backend_ == Backend::cpu && slots_ == 1),
                     << "history-by-history moments are kept on the CPU backend, one batch per "
                        "launch");
@@ -231,6 +236,8 @@ std::uint64_t* DoseTally::batch_data()
 
 std::uint8_t* DoseTally::touched_data()
 {
+    if (dense_fold_)
+        return nullptr;
     return on_device() ? device_touched_.data() : host_touched_.data();
 }
 
@@ -359,7 +366,8 @@ void DoseTally::end_batches(std::vector<std::uint64_t> const& histories)
     for (size_type k = 0; k < histories.size(); ++k)
     {
         MCDOSE_VALIDATE(histories[k] > 0, << "a tally batch must contain at least one history");
-        this->fold_words(method_, this->slot_data(k), this->touched_data() + k * slot_strips_);
+        std::uint8_t* const touched = this->touched_data();
+        this->fold_words(method_, this->slot_data(k), touched ? touched + k * slot_strips_ : nullptr);
         this->count_batch(histories[k]);
     }
 }
