@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "DoseGridFixture.hh"
 #include "dose/Dvh.hh"
 
 namespace mcdose
@@ -74,16 +75,7 @@ struct ThreadsCase
         }
     }
 
-    DoseGridData data() const
-    {
-        DoseGridData d;
-        d.geometry = g;
-        d.edep_MeV = make_span(edep);
-        d.edep_sigma_MeV = make_span(sigma);
-        d.density_g_cm3 = make_span(rho);
-        d.material = make_span(mat);
-        return d;
-    }
+    DoseGridData data() const { return dose_grid_data(g, edep, sigma, rho, mat); }
 
     DoseReport report(int threads) const
     {
