@@ -6,6 +6,8 @@
 //! for a given T every time. parallel_for_each hands out single indices as
 //! threads become free, for items of uneven cost that each write only their
 //! own result (then the result depends on neither the thread count nor the order).
+//! parallel_block_sum adds up over fixed blocks of indices, whatever thread computes
+//! each, in block order: a result the same for every thread count.
 #pragma once
 
 #include <algorithm>
@@ -99,5 +101,47 @@ void parallel_for_each(size_type n, F&& f)
                          for (size_type i = next++; i < n; i = next++)
                              f(i);
                      });
+}
+
+//! Indices per block of parallel_block_sum (a constant: the blocks, and so the sums, do
+//! not depend on the thread count).
+inline constexpr size_type sum_block_size = size_type(1) << 16;
+
+/*!
+ * A sum over [0, n) that is bit for bit the same for any thread count: [0, n) is cut
+ * into blocks of `block` indices (the last one shorter); part(begin, end, acc) adds the
+ * block [begin, end) into `acc`, a fresh copy of `zero`, on any of `threads` threads
+ * (0: all hardware threads); merge(total, acc) then adds each block's `acc` into the
+ * result, a copy of `zero`, in block order on the calling thread. At most `round`
+ * blocks' accumulators are held at once (0: all), for large ones (histograms, lists).
+ */
+template <class T, class Part, class Merge>
+T parallel_block_sum(size_type n, int threads, T const& zero, Part&& part, Merge&& merge,
+                     size_type block = sum_block_size, size_type round = 0)
+{
+    size_type const blocks = (n + block - 1) / block;
+    size_type const per_round = round > 0 ? std::min(round, blocks) : blocks;
+    std::vector<T> acc(per_round, zero);
+    T total = zero;
+    for (size_type first = 0; first < blocks; first += per_round)
+    {
+        size_type const count = std::min(per_round, blocks - first);
+        parallel_for_pieces(
+            count, threads,
+            [&](size_type b0, size_type b1, size_type)
+            {
+                for (size_type b = b0; b < b1; ++b)
+                {
+                    size_type const begin = (first + b) * block;
+                    if (first > 0)
+                        acc[b] = zero;
+                    part(begin, std::min(n, begin + block), acc[b]);
+                }
+            },
+            1);
+        for (size_type b = 0; b < count; ++b)
+            merge(total, acc[b]);
+    }
+    return total;
 }
 } // namespace mcdose

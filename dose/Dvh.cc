@@ -45,50 +45,44 @@ double normal_density(double z)
 //! Doses to the volumes `targets_cm3` of the voxels' `dose(i)` and `volume(i)`.
 template <class Dose, class Volume>
 std::vector<double> doses_to_volumes(std::size_t n, Dose const& dose, Volume const& volume,
-                                     std::vector<double> targets_cm3)
+                                     std::vector<double> targets_cm3, int threads)
 {
     for (double& t : targets_cm3)
         t *= 1 - volume_slack;
-    return make_volume_quantiles(n, std::cref(dose), std::cref(volume))(targets_cm3);
+    return make_volume_quantiles(n, std::cref(dose), std::cref(volume), threads)(targets_cm3);
 }
 
-//! The volume receiving at least each dose of `levels` [cm^3], in one pass.
-template <class Dose, class Volume>
-std::vector<double> volumes_at_least(std::size_t n, Dose const& dose, Volume const& volume,
-                                     std::vector<double> const& levels)
+//! Adds element by element (the merge of a block sum of a vector).
+void add_to(std::vector<double>& total, std::vector<double> const& part)
 {
-    std::vector<double> v(levels.size(), 0.0);
-    if (levels.empty())
-        return v;
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        double const d = dose(i);
-        double const w = volume(i);
-        for (std::size_t k = 0; k < levels.size(); ++k)
-            v[k] += d >= levels[k] ? w : 0.0;
-    }
-    return v;
+    for (std::size_t k = 0; k < total.size(); ++k)
+        total[k] += part[k];
 }
 
-//! The cumulative DVH at dvh_curve_bins + 1 doses from 0 to `top`, in one pass.
+//! The cumulative DVH at dvh_curve_bins + 1 doses from 0 to `top`, in one pass on all
+//! cores (fixed blocks of voxels added in block order).
 template <class Dose, class Volume>
 void set_curve(std::size_t count, Dose const& dose, Volume const& volume, double top, double total,
-               DvhFigures& f)
+               int threads, DvhFigures& f)
 {
     int const n = dvh_curve_bins;
     auto const level = [top, n](int b) { return top * b / n; };
     // at_level[b]: volume of voxels whose dose is >= level(b) but < level(b + 1).
-    std::vector<double> at_level(n + 1, 0.0);
-    for (std::size_t i = 0; i < count; ++i)
+    auto const part = [&](std::size_t begin, std::size_t end, std::vector<double>& at_level)
     {
-        double const d = dose(i);
-        int b = top > 0 ? static_cast<int>(std::min<double>(n, std::floor(d / top * n))) : n;
-        while (b < n && d >= level(b + 1))
-            ++b;
-        while (b > 0 && d < level(b))
-            --b;
-        at_level[b] += volume(i);
-    }
+        for (std::size_t i = begin; i < end; ++i)
+        {
+            double const d = dose(i);
+            int b = top > 0 ? static_cast<int>(std::min<double>(n, std::floor(d / top * n))) : n;
+            while (b < n && d >= level(b + 1))
+                ++b;
+            while (b > 0 && d < level(b))
+                --b;
+            at_level[b] += volume(i);
+        }
+    };
+    std::vector<double> const at_level =
+        parallel_block_sum(count, threads, std::vector<double>(n + 1, 0.0), part, add_to);
     std::vector<double> at_least(n + 1, 0.0);
     double sum = 0;
     for (int b = n; b >= 0; --b)
@@ -164,16 +158,42 @@ struct CrossingVoxels
     double var{0}, slope{0};       //!< the delta method's sums (Replicas::find_crossing)
 };
 
+//! Adds a block's crossing voxels (`part`, the later indices) to those of the blocks before.
+void add_crossing(std::vector<CrossingVoxels>& total, std::vector<CrossingVoxels> const& part)
+{
+    for (std::size_t f = 0; f < total.size(); ++f)
+    {
+        CrossingVoxels& c = total[f];
+        CrossingVoxels const& p = part[f];
+        c.above += p.above;
+        c.var += p.var;
+        c.slope += p.slope;
+        std::size_t const before = c.count;
+        c.count += p.count;
+        if (c.count <= max_replica_voxels)
+            c.open.insert(c.open.end(), p.open.begin(), p.open.end());
+        else if (before <= max_replica_voxels)
+            std::vector<std::size_t>().swap(c.open); // the asymptotic spread's case
+    }
+}
+
+//! Blocks of voxels whose partial lists or histograms are held at once: a few per thread.
+size_type held_blocks(int threads)
+{
+    return 4 * size_type(host_loop_threads(threads));
+}
+
 /*!
  * Replica dose fields for the uncertainty of the figures (voxels independent,
  * normal with the voxel's dose and sigma, cut at 0 and at truncation_sigmas).
  * Each figure keeps only the voxels that can fall on either side of it in some
- * replica: the others are on a known side and add a known volume.
+ * replica: the others are on a known side and add a known volume. Every pass
+ * over the voxels runs on `threads` threads and gives the same for any number.
  */
 class Replicas
 {
   public:
-    explicit Replicas(StructureDoses const& doses) : doses_(doses) {}
+    Replicas(StructureDoses const& doses, int threads) : doses_(doses), threads_(threads) {}
 
     /*!
      * Standard deviation of D_V for each volume V of `targets` (nominal values
@@ -189,8 +209,8 @@ class Replicas
         // Every replica's D_V lies between D_V of the lowest and of the highest doses.
         auto const low = [this](std::size_t i) { return this->range(i).low; };
         auto const high = [this](std::size_t i) { return this->range(i).high; };
-        auto const lows = doses_to_volumes(n, low, volume, targets);
-        auto const highs = doses_to_volumes(n, high, volume, targets);
+        auto const lows = doses_to_volumes(n, low, volume, targets, threads_);
+        auto const highs = doses_to_volumes(n, high, volume, targets, threads_);
         std::vector<CrossingVoxels> figures;
         std::vector<std::size_t> slot;
         for (std::size_t k = 0; k < targets.size(); ++k)
@@ -205,20 +225,29 @@ class Replicas
         }
         this->find_crossing(nominal, slot, figures);
         std::vector<double> sd(targets.size(), 0.0);
-        for (std::size_t f = 0; f < figures.size(); ++f)
+        // Each figure on a thread of its own (its own seed, its own result).
+        auto const one = [&](std::size_t f)
         {
             CrossingVoxels const& c = figures[f];
             std::size_t const k = slot[f];
             if (c.count > max_replica_voxels)
             {
                 sd[k] = c.slope > 0 ? std::sqrt(c.var) / c.slope : 0.0;
-                continue;
+                return;
             }
             double const target = targets[k] * (1 - volume_slack);
             sd[k] = this->spread(seed + unsigned(k), c.open,
                                  [&](std::vector<std::pair<double, std::size_t>>& drawn)
                                  { return volume_figure(drawn, c.above, target); });
-        }
+        };
+        parallel_for_pieces(
+            figures.size(), threads_,
+            [&](size_type begin, size_type end, size_type)
+            {
+                for (size_type f = begin; f < end; ++f)
+                    one(f);
+            },
+            1);
         return sd;
     }
 
@@ -229,17 +258,33 @@ class Replicas
     {
         if (!(low_min < high_min))
             return 0;
-        std::vector<std::size_t> open;
-        for (std::size_t i = 0; i < doses_.size(); ++i)
+        struct Open
         {
-            if (this->range(i).low < high_min)
+            std::vector<std::size_t> voxels;
+            bool too_many{false};
+        };
+        auto const part = [&](std::size_t begin, std::size_t end, Open& o)
+        {
+            for (std::size_t i = begin; i < end; ++i)
             {
-                if (open.size() == max_minimum_voxels)
-                    return std::nan("");
-                open.push_back(i);
+                if (this->range(i).low < high_min)
+                    o.voxels.push_back(i);
             }
-        }
-        return this->spread(seed, open,
+        };
+        auto const merge = [](Open& total, Open const& o)
+        {
+            total.too_many =
+                total.too_many || total.voxels.size() + o.voxels.size() > max_minimum_voxels;
+            if (total.too_many)
+                std::vector<std::size_t>().swap(total.voxels);
+            else
+                total.voxels.insert(total.voxels.end(), o.voxels.begin(), o.voxels.end());
+        };
+        Open const open = parallel_block_sum(doses_.size(), threads_, Open{}, part, merge,
+                                             sum_block_size, held_blocks(threads_));
+        if (open.too_many)
+            return std::nan("");
+        return this->spread(seed, open.voxels,
                             [](std::vector<std::pair<double, std::size_t>>& drawn)
                             {
                                 double m = drawn.front().first;
@@ -247,36 +292,6 @@ class Replicas
                                     m = std::min(m, x.first);
                                 return m;
                             });
-    }
-
-    /*!
-     * Standard deviation of the volume receiving at least each dose of `levels`:
-     * exactly, as a sum of independent Bernoulli volumes, Var = sum w^2 p (1 - p)
-     * with p the chance that a voxel's dose is at least d (voxels more than 8 sigma
-     * away add nothing); one pass for all levels.
-     */
-    std::vector<double> volume_at_least_sigma(std::vector<double> const& levels) const
-    {
-        std::vector<double> var(levels.size(), 0.0);
-        bool const any = std::any_of(levels.begin(), levels.end(), [](double d) { return d > 0; });
-        for (std::size_t i = 0; any && i < doses_.size(); ++i)
-        {
-            double const d_i = doses_.dose(i);
-            double const s_i = doses_.sigma(i, d_i);
-            DrawRange const r(d_i, s_i);
-            for (std::size_t k = 0; k < levels.size(); ++k)
-            {
-                double const d = levels[k];
-                if (!(d > 0) || r.low >= d || r.high < d || !(s_i > 0))
-                    continue; // (every dose is >= 0)
-                double const p = normal_cdf((d_i - d) / s_i);
-                double const w = doses_.volume(i);
-                var[k] += w * w * p * (1 - p);
-            }
-        }
-        for (double& v : var)
-            v = std::sqrt(v);
-        return var;
     }
 
   private:
@@ -311,39 +326,46 @@ class Replicas
      * Mathematical Statistics, 1980, 2.3): the volume V(D) above D has variance
      * sum w^2 p (1 - p) over those voxels, p = P(d_i' >= D), and the expected
      * volume falls with slope sum w phi(z) / sigma at D, so sigma(D_V) =
-     * sqrt(Var V(D)) / slope.
+     * sqrt(Var V(D)) / slope. In fixed blocks of voxels, added in block order.
      */
     void find_crossing(std::vector<double> const& nominal, std::vector<std::size_t> const& slot,
                        std::vector<CrossingVoxels>& figures) const
     {
-        for (std::size_t i = 0; !figures.empty() && i < doses_.size(); ++i)
+        if (figures.empty())
+            return;
+        auto const part = [&](std::size_t begin, std::size_t end, std::vector<CrossingVoxels>& cs)
         {
-            double const d_i = doses_.dose(i);
-            double const s_i = doses_.sigma(i, d_i);
-            DrawRange const r(d_i, s_i);
-            double const w = doses_.volume(i);
-            for (std::size_t f = 0; f < figures.size(); ++f)
+            for (std::size_t i = begin; i < end; ++i)
             {
-                CrossingVoxels& c = figures[f];
-                if (r.low >= c.high)
+                double const d_i = doses_.dose(i);
+                double const s_i = doses_.sigma(i, d_i);
+                DrawRange const r(d_i, s_i);
+                double const w = doses_.volume(i);
+                for (std::size_t f = 0; f < cs.size(); ++f)
                 {
-                    c.above += w;
-                    continue;
+                    CrossingVoxels& c = cs[f];
+                    if (r.low >= c.high)
+                    {
+                        c.above += w;
+                        continue;
+                    }
+                    if (!(r.high >= c.low))
+                        continue;
+                    if (++c.count <= max_replica_voxels)
+                        c.open.push_back(i);
+                    else if (c.count == max_replica_voxels + 1)
+                        std::vector<std::size_t>().swap(c.open);
+                    if (!(s_i > 0))
+                        continue;
+                    double const z = (d_i - nominal[slot[f]]) / s_i;
+                    double const p = normal_cdf(z);
+                    c.var += w * w * p * (1 - p);
+                    c.slope += w * normal_density(z) / s_i;
                 }
-                if (!(r.high >= c.low))
-                    continue;
-                if (++c.count <= max_replica_voxels)
-                    c.open.push_back(i);
-                else if (c.count == max_replica_voxels + 1)
-                    std::vector<std::size_t>().swap(c.open); // the asymptotic spread's case
-                if (!(s_i > 0))
-                    continue;
-                double const z = (d_i - nominal[slot[f]]) / s_i;
-                double const p = normal_cdf(z);
-                c.var += w * w * p * (1 - p);
-                c.slope += w * normal_density(z) / s_i;
             }
-        }
+        };
+        figures = parallel_block_sum(doses_.size(), threads_, figures, part, add_crossing,
+                                     sum_block_size, held_blocks(threads_));
     }
 
     //! Sample standard deviation of `figure(drawn)` over the replicas, each
@@ -380,67 +402,116 @@ class Replicas
     }
 
     StructureDoses const& doses_;
+    int threads_;
 };
 
-//! The figures without uncertainty of the voxels' `dose(i)` and `volume(i)`, i < n.
-template <class Dose, class Volume>
+/*!
+ * What one pass over a structure's voxels sums: the nominal figures' totals, the
+ * volume at least each dose of `levels`, and what the uncertainty needs.
+ */
+struct VoxelSums
+{
+    double total{0};    //!< sum w
+    double weighted{0}; //!< sum w d
+    double least{std::numeric_limits<double>::infinity()};
+    double largest{-std::numeric_limits<double>::infinity()};
+    std::vector<double> v_at;                                 //!< sum w over d >= levels[k]
+    bool finite{true};                                        //!< every voxel's sigma is finite
+    double mean_var{0};                                       //!< sum w^2 sigma^2
+    double high_min{std::numeric_limits<double>::infinity()}; //!< least largest draw
+    double low_min{std::numeric_limits<double>::infinity()};  //!< least least draw
+    //! sum w^2 p (1 - p), p = P(d' >= levels[k]): the variance of V at levels[k]
+    std::vector<double> v_at_var;
+
+    //! Adds the sums of the next block of voxels.
+    void add(VoxelSums const& b)
+    {
+        total += b.total;
+        weighted += b.weighted;
+        least = std::min(least, b.least);
+        largest = std::max(largest, b.largest);
+        add_to(v_at, b.v_at);
+        finite = finite && b.finite;
+        mean_var += b.mean_var;
+        high_min = std::min(high_min, b.high_min);
+        low_min = std::min(low_min, b.low_min);
+        add_to(v_at_var, b.v_at_var);
+    }
+};
+
+/*!
+ * VoxelSums of the voxels' `dose(i)`, `volume(i)` and `sigma(i, dose)`, i < n, in one
+ * pass on all cores. V at a level is a sum of independent Bernoulli volumes, Var = sum
+ * w^2 p (1 - p), p the chance that a voxel's dose is at least the level (voxels more
+ * than 8 sigma away add nothing).
+ */
+template <class Dose, class Volume, class Sigma>
+VoxelSums voxel_sums(std::size_t n, Dose const& dose, Volume const& volume, Sigma const& sigma,
+                     std::vector<double> const& levels, int threads)
+{
+    VoxelSums zero;
+    zero.v_at.assign(levels.size(), 0.0);
+    zero.v_at_var.assign(levels.size(), 0.0);
+    auto const part = [&](std::size_t begin, std::size_t end, VoxelSums& p)
+    {
+        for (std::size_t i = begin; i < end; ++i)
+        {
+            double const d = dose(i);
+            double const w = volume(i);
+            double const sd = sigma(i, d);
+            p.total += w;
+            p.weighted += d * w;
+            p.least = std::min(p.least, d);
+            p.largest = std::max(p.largest, d);
+            p.finite = p.finite && std::isfinite(sd);
+            p.mean_var += w * w * sd * sd;
+            DrawRange const r(d, sd);
+            p.high_min = std::min(p.high_min, r.high);
+            p.low_min = std::min(p.low_min, r.low);
+            for (std::size_t k = 0; k < levels.size(); ++k)
+            {
+                double const level = levels[k];
+                p.v_at[k] += d >= level ? w : 0.0;
+                if (!(level > 0) || r.low >= level || r.high < level || !(sd > 0))
+                    continue; // (every dose is >= 0)
+                double const q = normal_cdf((d - level) / sd);
+                p.v_at_var[k] += w * w * q * (1 - q);
+            }
+        }
+    };
+    return parallel_block_sum(n, threads, zero, part,
+                              [](VoxelSums& total, VoxelSums const& b) { total.add(b); });
+}
+
+/*!
+ * The figures without uncertainty of the voxels' `dose(i)` and `volume(i)`, i < n, and
+ * the sums (`sums`) the uncertainty needs, their sigma `sigma(i, dose)`.
+ */
+template <class Dose, class Volume, class Sigma>
 DvhFigures nominal_figures(std::size_t n, Dose const& dose, Volume const& volume,
-                           std::vector<double> const& v_at_doses)
+                           Sigma const& sigma, std::vector<double> const& v_at_doses, int threads,
+                           VoxelSums& sums)
 {
     DvhFigures f;
     f.voxels = n;
     if (n == 0)
         return f;
-    double total = 0, weighted = 0;
-    double least = std::numeric_limits<double>::infinity(), largest = -least;
-    for (std::size_t i = 0; i < n; ++i)
-    {
-        double const d = dose(i);
-        double const w = volume(i);
-        total += w;
-        weighted += d * w;
-        least = std::min(least, d);
-        largest = std::max(largest, d);
-    }
+    sums = voxel_sums(n, dose, volume, sigma, v_at_doses, threads);
+    double const total = sums.total;
     f.volume_cm3 = total;
-    f.d_mean.value = weighted / total;
-    f.d_min.value = least;
-    auto const d_v = doses_to_volumes(n, dose, volume, figure_volumes(total));
+    f.d_mean.value = sums.weighted / total;
+    f.d_min.value = sums.least;
+    auto const d_v = doses_to_volumes(n, dose, volume, figure_volumes(total), threads);
     auto const figures = fixed_figures(f);
     for (std::size_t k = 0; k < figures.size(); ++k)
         figures[k]->value = d_v[k];
-    auto const v = volumes_at_least(n, dose, volume, v_at_doses);
+    auto const& v = sums.v_at;
     for (std::size_t k = 0; k < v.size(); ++k)
         f.v_at.push_back({v_at_doses[k], {v[k], std::nan("")}, {100 * v[k] / total, std::nan("")}});
-    set_curve(n, dose, volume, largest, total, f);
+    set_curve(n, dose, volume, sums.largest, total, threads, f);
     return f;
 }
 
-//! What the uncertainty needs from one pass over a structure's voxels.
-struct SigmaPass
-{
-    bool finite{true};  //!< every voxel's sigma is finite
-    double mean_var{0}; //!< sum w^2 sigma^2
-    double high_min{std::numeric_limits<double>::infinity()};
-    double low_min{std::numeric_limits<double>::infinity()};
-};
-
-SigmaPass sigma_pass(StructureDoses const& doses)
-{
-    SigmaPass p;
-    for (std::size_t i = 0; i < doses.size(); ++i)
-    {
-        double const d = doses.dose(i);
-        double const sd = doses.sigma(i, d);
-        double const w = doses.volume(i);
-        p.finite = p.finite && std::isfinite(sd);
-        p.mean_var += w * w * sd * sd;
-        DrawRange const r(d, sd);
-        p.high_min = std::min(p.high_min, r.high);
-        p.low_min = std::min(p.low_min, r.low);
-    }
-    return p;
-}
 //! What summarize_region finds in one pass over the grid.
 struct RegionScan
 {
@@ -453,11 +524,12 @@ struct RegionScan
 //! region, on all cores (each piece of the grid a thread; counts and maxima
 //! combine in any order).
 template <class Kept>
-RegionScan scan_region(StructureMask const& region, DoseGridData const& data, Kept const& kept)
+RegionScan scan_region(StructureMask const& region, DoseGridData const& data, Kept const& kept,
+                       int threads)
 {
     size_type const n = data.geometry.num_voxels();
-    std::vector<RegionScan> pieces(parallel_pieces(n, 0));
-    parallel_for_pieces(n, 0,
+    std::vector<RegionScan> pieces(parallel_pieces(n, threads));
+    parallel_for_pieces(n, threads,
                         [&](size_type begin, size_type end, size_type t)
                         {
                             RegionScan p;
@@ -492,34 +564,35 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data, Ke
 } // namespace
 
 DvhFigures dvh_figures(std::vector<double> const& dose, std::vector<double> const& volume_cm3,
-                       std::vector<double> const& v_at_doses)
+                       std::vector<double> const& v_at_doses, int threads)
 {
     MCDOSE_EXPECT(dose.size() == volume_cm3.size());
+    VoxelSums sums;
     return nominal_figures(
         dose.size(), [&dose](std::size_t i) { return dose[i]; },
-        [&volume_cm3](std::size_t i) { return volume_cm3[i]; }, v_at_doses);
+        [&volume_cm3](std::size_t i) { return volume_cm3[i]; },
+        [](std::size_t, double) { return 0.0; }, v_at_doses, threads, sums);
 }
 
 DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, double dose_scale,
-                         std::vector<double> const& v_at_doses)
+                         std::vector<double> const& v_at_doses, int threads)
 {
     validate_dose_data(data);
     StructureDoses const doses(s, data, dose_scale);
+    VoxelSums sums;
     DvhFigures f = nominal_figures(
         doses.size(), [&doses](std::size_t i) { return doses.dose(i); },
-        [&doses](std::size_t i) { return doses.volume(i); }, v_at_doses);
+        [&doses](std::size_t i) { return doses.volume(i); },
+        [&doses](std::size_t i, double d) { return doses.sigma(i, d); }, v_at_doses, threads, sums);
     f.name = s.name;
     f.origin = s.origin;
-    if (doses.size() == 0)
-        return f;
-    SigmaPass const pass = sigma_pass(doses);
-    if (!pass.finite)
+    if (doses.size() == 0 || !sums.finite)
         return f;
     // Dmean = sum w d / sum w: its variance is sum w^2 sigma^2 / (sum w)^2.
-    f.d_mean.sigma = std::sqrt(pass.mean_var) / f.volume_cm3;
+    f.d_mean.sigma = std::sqrt(sums.mean_var) / f.volume_cm3;
 
-    Replicas const replicas(doses);
-    f.d_min.sigma = replicas.min_sigma(0, pass.high_min, pass.low_min);
+    Replicas const replicas(doses, threads);
+    f.d_min.sigma = replicas.min_sigma(0, sums.high_min, sums.low_min);
     auto const figures = fixed_figures(f);
     std::vector<double> nominal;
     for (auto const* figure : figures)
@@ -527,20 +600,17 @@ DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, doubl
     auto const sd = replicas.dose_to_volume_sigma(figure_volumes(f.volume_cm3), nominal, 1);
     for (std::size_t k = 0; k < figures.size(); ++k)
         figures[k]->sigma = sd[k];
-    std::vector<double> levels;
-    for (auto const& v : f.v_at)
-        levels.push_back(v.dose);
-    auto const sv = replicas.volume_at_least_sigma(levels);
     for (std::size_t k = 0; k < f.v_at.size(); ++k)
     {
-        f.v_at[k].volume_cm3.sigma = sv[k];
-        f.v_at[k].volume_percent.sigma = 100 * sv[k] / f.volume_cm3;
+        double const sv = std::sqrt(sums.v_at_var[k]);
+        f.v_at[k].volume_cm3.sigma = sv;
+        f.v_at[k].volume_percent.sigma = 100 * sv / f.volume_cm3;
     }
     return f;
 }
 
 RegionSummary summarize_region(DoseGridData const& data, StructureMask const& region,
-                               double low_density_g_cm3, double fraction)
+                               double low_density_g_cm3, double fraction, int threads)
 {
     validate_dose_data(data);
     RegionSummary r;
@@ -554,7 +624,7 @@ RegionSummary summarize_region(DoseGridData const& data, StructureMask const& re
     // The low-density voxels (counted, their largest dose) and the largest dose outside
     // the region (reported, never the near-maximum), on all cores: counts and maxima
     // do not depend on the order.
-    RegionScan const scan = scan_region(region, data, kept);
+    RegionScan const scan = scan_region(region, data, kept, threads);
     r.low_density_voxels = scan.low_density_voxels;
     r.low_density_max = scan.low_density_max;
     r.outside_max = scan.outside_max;
@@ -564,22 +634,32 @@ RegionSummary summarize_region(DoseGridData const& data, StructureMask const& re
     auto const dose = [&doses](std::size_t i) { return doses.dose(i); };
     auto const volume = [&doses](std::size_t i) { return doses.volume(i); };
     r.near_max = make_volume_quantiles(n, std::cref(dose), std::cref(volume), std::cref(kept),
-                                       count)({0.03 * (1 - volume_slack)})[0];
+                                       count, threads)({0.03 * (1 - volume_slack)})[0];
     if (!(r.near_max > 0))
         return r;
-    // One thread, in voxel order: the mean is the same on every machine.
+    // In fixed blocks of voxels added in block order: the same mean for any thread count.
     double const threshold = fraction * r.near_max;
-    double sum = 0;
-    for (std::size_t i = 0; i < n; ++i)
+    using Mean = std::pair<double, size_type>; // sum of relative uncertainties, voxels
+    auto const part = [&](std::size_t begin, std::size_t end, Mean& m)
     {
-        if (kept(i) && dose(i) > threshold)
+        for (std::size_t i = begin; i < end; ++i)
         {
-            sum += voxel_relative_uncertainty(data, region.voxel(i));
-            ++r.voxels_counted;
+            if (kept(i) && dose(i) > threshold)
+            {
+                m.first += voxel_relative_uncertainty(data, region.voxel(i));
+                ++m.second;
+            }
         }
-    }
+    };
+    auto const merge = [](Mean& total, Mean const& m)
+    {
+        total.first += m.first;
+        total.second += m.second;
+    };
+    Mean const mean = parallel_block_sum(n, threads, Mean{0.0, 0}, part, merge);
+    r.voxels_counted = mean.second;
     if (r.voxels_counted > 0)
-        r.mean_relative = sum / double(r.voxels_counted);
+        r.mean_relative = mean.first / double(r.voxels_counted);
     return r;
 }
 } // namespace mcdose

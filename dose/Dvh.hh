@@ -8,6 +8,11 @@
 //! volume x fraction inside) summed until the sum reaches V; D_V is the dose
 //! of that voxel (the structure's least dose if its volume is below V).
 //! D_x% is D_V for V = x % of the structure's volume.
+//!
+//! Every pass over the voxels runs on `threads` host threads (0: all) and sums in
+//! fixed blocks of voxels (core/ParallelFor.hh parallel_block_sum), the blocks'
+//! sums added in block order: every figure is bit for bit the same for any number
+//! of threads.
 #pragma once
 
 #include <cstdint>
@@ -29,7 +34,7 @@ inline constexpr int dvh_uncertainty_replicas = 32;
  * order), without uncertainty; V at each of `v_at_doses`. Volumes must be > 0.
  */
 DvhFigures dvh_figures(std::vector<double> const& dose, std::vector<double> const& volume_cm3,
-                       std::vector<double> const& v_at_doses);
+                       std::vector<double> const& v_at_doses, int threads = 0);
 
 /*!
  * Figures of structure `s` on the run's dose grid, doses multiplied by
@@ -45,7 +50,7 @@ DvhFigures dvh_figures(std::vector<double> const& dose, std::vector<double> cons
  * (NaN). The cost follows the voxels near each figure, not the structure's size.
  */
 DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, double dose_scale,
-                         std::vector<double> const& v_at_doses);
+                         std::vector<double> const& v_at_doses, int threads = 0);
 
 /*!
  * The summary over a region (the body or a structure) in Gy per particle:
@@ -54,5 +59,5 @@ DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, doubl
  * and the dose in the region's low-density voxels and outside the region.
  */
 RegionSummary summarize_region(DoseGridData const& data, StructureMask const& region,
-                               double low_density_g_cm3, double fraction);
+                               double low_density_g_cm3, double fraction, int threads = 0);
 } // namespace mcdose

@@ -9,10 +9,11 @@
 //! keeps only that bin's voxels for the next level. Binning preserves the dose
 //! order, so the answer is that of a full sort; a set of at most 4096 voxels,
 //! or of equal doses, is finished by sorting it. Equal doses are ordered by
-//! voxel index, as a stable sort would. On the whole set, the dose range and
-//! the voxels kept for the next level are found on all cores; the bins' volumes
-//! are summed on one thread in voxel order, so the answer does not depend on
-//! the number of cores.
+//! voxel index, as a stable sort would. Every pass over a set runs on all cores:
+//! the dose range (a minimum and a maximum), the voxels kept for the next level
+//! (each piece's lists joined in order) and the bins' volumes (summed in fixed
+//! blocks of 2^18 voxels, the blocks' sums added in block order), so the answer
+//! does not depend on the number of threads.
 #pragma once
 
 #include <algorithm>
@@ -46,9 +47,11 @@ class VolumeQuantiles
         : VolumeQuantiles(n, std::move(dose), std::move(volume), std::move(member), n)
     {
     }
-    VolumeQuantiles(std::size_t n, Dose dose, Volume volume, Member member, std::size_t count)
+    //! `threads`: host threads of the passes (0: all; the answer does not depend on it).
+    VolumeQuantiles(std::size_t n, Dose dose, Volume volume, Member member, std::size_t count,
+                    int threads = 0)
         : n_(n), count_(count), dose_(std::move(dose)), volume_(std::move(volume)),
-          member_(std::move(member))
+          member_(std::move(member)), threads_(threads)
     {
     }
 
@@ -73,44 +76,49 @@ class VolumeQuantiles
     };
     static constexpr std::size_t bins = std::size_t(1) << 16;
     static constexpr std::size_t small_set = 4096;
+    //! Positions per block of the bins' sums (a constant: see bin_volumes).
+    static constexpr std::size_t bin_block = std::size_t(1) << 18;
 
-    //! Visits the members of [0, n).
+    //! The members of [0, n), visited by position: position i is voxel i.
     struct AllVoxels
     {
         std::size_t n;
         Member const* member;
+        std::size_t size() const { return n; }
+        //! f(i) for the members among the positions [begin, end), in index order.
         template <class F>
-        void operator()(F& f) const
+        void operator()(std::size_t begin, std::size_t end, F& f) const
         {
-            for (std::size_t i = 0; i < n; ++i)
+            for (std::size_t i = begin; i < end; ++i)
             {
                 if ((*member)(i))
                     f(i);
             }
         }
     };
-    //! Visits the voxels of a list (one type at every level: a finite recursion).
+    //! The voxels of a list (one type at every level: a finite recursion).
     struct SomeVoxels
     {
         std::vector<std::size_t> const* members;
+        std::size_t size() const { return members->size(); }
         template <class F>
-        void operator()(F& f) const
+        void operator()(std::size_t begin, std::size_t end, F& f) const
         {
-            for (std::size_t i : *members)
-                f(i);
+            for (std::size_t j = begin; j < end; ++j)
+                f((*members)[j]);
         }
     };
 
     /*!
-     * Resolve `targets` within a set of voxels (visited by `for_each`, in
+     * Resolve `targets` within a set of voxels (visited by `set`, in
      * index order) whose doses are all below those of the voxels outside it
      * that rank first; `above` is the volume of those.
      */
-    template <class ForEach>
-    void resolve(ForEach const& for_each, std::size_t count, double above,
-                 std::vector<Target> targets, std::vector<double>& result) const
+    template <class Set>
+    void resolve(Set const& set, std::size_t count, double above, std::vector<Target> targets,
+                 std::vector<double>& result) const
     {
-        auto const [lo, hi] = this->dose_range(for_each);
+        auto const [lo, hi] = this->dose_range(set);
         if (!(lo < hi))
         {
             for (Target const& t : targets)
@@ -119,16 +127,14 @@ class VolumeQuantiles
         }
         if (count <= small_set)
         {
-            this->finish(for_each, count, above, targets, result);
+            this->finish(set, count, above, targets, result);
             return;
         }
         // Bins ordered as the doses: (d - lo) * scale is non-decreasing in d.
         double const scale = double(bins) / (hi - lo);
         auto bin_of = [lo = lo, scale](double d)
         { return std::min(bins - 1, static_cast<std::size_t>((d - lo) * scale)); };
-        std::vector<double> bin_volume(bins, 0.0);
-        auto add = [&](std::size_t i) { bin_volume[bin_of(dose_(i))] += volume_(i); };
-        for_each(add);
+        std::vector<double> const bin_volume = this->bin_volumes(set, bin_of);
         // Hottest bin first: the bin in which each target's running volume is reached
         // (the coldest non-empty bin for targets beyond the total).
         std::sort(targets.begin(), targets.end(),
@@ -163,7 +169,7 @@ class VolumeQuantiles
         for (auto const& entry : groups)
             group_of_bin[entry.first] = g++;
         auto const in_group = [&](std::size_t i) { return group_of_bin[bin_of(dose_(i))]; };
-        auto members = this->split(for_each, groups.size(), in_group);
+        auto members = this->split(set, groups.size(), in_group);
         g = 0;
         for (auto& entry : groups)
         {
@@ -173,38 +179,25 @@ class VolumeQuantiles
         }
     }
 
-    //! The least and largest dose of a list's voxels.
-    std::pair<double, double> dose_range(SomeVoxels const& voxels) const
-    {
-        double lo = std::numeric_limits<double>::infinity();
-        double hi = -lo;
-        for (std::size_t i : *voxels.members)
-        {
-            double const d = dose_(i);
-            lo = std::min(lo, d);
-            hi = std::max(hi, d);
-        }
-        return {lo, hi};
-    }
-
-    //! The least and largest dose of the members of [0, n), on all cores (a minimum
-    //! and a maximum do not depend on the order).
-    std::pair<double, double> dose_range(AllVoxels const& all) const
+    //! The least and largest dose of the set's voxels, on all cores (a minimum and a
+    //! maximum do not depend on the order).
+    template <class Set>
+    std::pair<double, double> dose_range(Set const& set) const
     {
         double const inf = std::numeric_limits<double>::infinity();
-        std::vector<std::pair<double, double>> piece(parallel_pieces(all.n, 0), {inf, -inf});
-        parallel_for_pieces(all.n, 0,
+        std::vector<std::pair<double, double>> piece(parallel_pieces(set.size(), threads_),
+                                                     {inf, -inf});
+        parallel_for_pieces(set.size(), threads_,
                             [&](std::size_t begin, std::size_t end, std::size_t t)
                             {
                                 double lo = inf, hi = -inf;
-                                for (std::size_t i = begin; i < end; ++i)
+                                auto visit = [&](std::size_t i)
                                 {
-                                    if (!(*all.member)(i))
-                                        continue;
                                     double const d = dose_(i);
                                     lo = std::min(lo, d);
                                     hi = std::max(hi, d);
-                                }
+                                };
+                                set(begin, end, visit);
                                 piece[t] = {lo, hi};
                             });
         std::pair<double, double> r{inf, -inf};
@@ -213,38 +206,43 @@ class VolumeQuantiles
         return r;
     }
 
-    //! The list's voxels by group_of(i) in [0, groups) (-1: none), each in index order.
-    template <class GroupOf>
-    std::vector<std::vector<std::size_t>> split(SomeVoxels const& voxels, std::size_t groups,
-                                                GroupOf const& group_of) const
+    //! The volume of the set's voxels in each bin: summed in blocks of bin_block positions
+    //! on all cores, the blocks' sums added in block order (the same for any thread count).
+    template <class Set, class BinOf>
+    std::vector<double> bin_volumes(Set const& set, BinOf const& bin_of) const
     {
-        std::vector<std::vector<std::size_t>> members(groups);
-        for (std::size_t i : *voxels.members)
+        auto part = [&](std::size_t begin, std::size_t end, std::vector<double>& acc)
         {
-            int const g = group_of(i);
-            if (g >= 0)
-                members[g].push_back(i);
-        }
-        return members;
+            auto add = [&](std::size_t i) { acc[bin_of(dose_(i))] += volume_(i); };
+            set(begin, end, add);
+        };
+        auto merge = [](std::vector<double>& total, std::vector<double> const& acc)
+        {
+            for (std::size_t b = 0; b < bins; ++b)
+                total[b] += acc[b];
+        };
+        return parallel_block_sum(set.size(), threads_, std::vector<double>(bins, 0.0), part, merge,
+                                  bin_block, 2 * size_type(host_loop_threads(threads_)));
     }
 
-    //! The same for the members of [0, n), on all cores: each piece's lists are
-    //! joined in piece order, so that each list is in index order.
-    template <class GroupOf>
-    std::vector<std::vector<std::size_t>> split(AllVoxels const& all, std::size_t groups,
+    //! The set's voxels by group_of(i) in [0, groups) (-1: none), each in index order,
+    //! on all cores: each piece's lists are joined in piece order.
+    template <class Set, class GroupOf>
+    std::vector<std::vector<std::size_t>> split(Set const& set, std::size_t groups,
                                                 GroupOf const& group_of) const
     {
         using Lists = std::vector<std::vector<std::size_t>>;
-        std::vector<Lists> piece(parallel_pieces(all.n, 0), Lists(groups));
-        parallel_for_pieces(all.n, 0,
+        std::vector<Lists> piece(parallel_pieces(set.size(), threads_), Lists(groups));
+        parallel_for_pieces(set.size(), threads_,
                             [&](std::size_t begin, std::size_t end, std::size_t t)
                             {
-                                for (std::size_t i = begin; i < end; ++i)
+                                auto visit = [&](std::size_t i)
                                 {
-                                    int const g = (*all.member)(i) ? group_of(i) : -1;
+                                    int const g = group_of(i);
                                     if (g >= 0)
                                         piece[t][g].push_back(i);
-                                }
+                                };
+                                set(begin, end, visit);
                             });
         Lists members(groups);
         for (std::size_t g = 0; g < groups; ++g)
@@ -256,14 +254,14 @@ class VolumeQuantiles
     }
 
     //! Sort a small set hottest first (equal doses by index) and walk its volumes.
-    template <class ForEach>
-    void finish(ForEach const& for_each, std::size_t count, double above,
+    template <class Set>
+    void finish(Set const& voxels, std::size_t count, double above,
                 std::vector<Target> const& targets, std::vector<double>& result) const
     {
         std::vector<std::pair<double, std::size_t>> set;
         set.reserve(count);
         auto collect = [&](std::size_t i) { set.push_back({dose_(i), i}); };
-        for_each(collect);
+        voxels(0, voxels.size(), collect);
         std::sort(set.begin(), set.end(),
                   [](auto const& a, auto const& b)
                   { return a.first > b.first || (a.first == b.first && a.second < b.second); });
@@ -289,21 +287,25 @@ class VolumeQuantiles
     Dose dose_;
     Volume volume_;
     Member member_;
+    int threads_;
 };
 
 //! Deduction guide helper: VolumeQuantiles over two callables.
 template <class Dose, class Volume>
-VolumeQuantiles<Dose, Volume> make_volume_quantiles(std::size_t n, Dose dose, Volume volume)
+VolumeQuantiles<Dose, Volume> make_volume_quantiles(std::size_t n, Dose dose, Volume volume,
+                                                    int threads = 0)
 {
-    return VolumeQuantiles<Dose, Volume>(n, std::move(dose), std::move(volume));
+    return VolumeQuantiles<Dose, Volume>(n, std::move(dose), std::move(volume), EveryVoxel{}, n,
+                                         threads);
 }
 
 //! VolumeQuantiles over the `count` voxels of [0, n) for which `member(i)` holds.
 template <class Dose, class Volume, class Member>
 VolumeQuantiles<Dose, Volume, Member> make_volume_quantiles(std::size_t n, Dose dose, Volume volume,
-                                                            Member member, std::size_t count)
+                                                            Member member, std::size_t count,
+                                                            int threads = 0)
 {
     return VolumeQuantiles<Dose, Volume, Member>(n, std::move(dose), std::move(volume),
-                                                 std::move(member), count);
+                                                 std::move(member), count, threads);
 }
 } // namespace mcdose

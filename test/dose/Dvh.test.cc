@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 
+#include "DoseGridFixture.hh"
 #include "core/Constants.hh"
 #include "dose/DvhCsv.hh"
 
@@ -105,16 +106,7 @@ struct PlantedHotAir
         body.name = "body";
     }
 
-    DoseGridData data() const
-    {
-        DoseGridData d;
-        d.geometry = g;
-        d.edep_MeV = make_span(edep);
-        d.edep_sigma_MeV = make_span(sigma);
-        d.density_g_cm3 = make_span(rho);
-        d.material = make_span(mat);
-        return d;
-    }
+    DoseGridData data() const { return dose_grid_data(g, edep, sigma, rho, mat); }
 };
 
 TEST(RegionSummaryTest, HotAirVoxelDecidesNothing)
@@ -334,12 +326,7 @@ TEST(StructureDvhTest, ReplicasDrawOnlyTheVoxelsNearAFigure)
         body.voxels.push_back(v);
         body.fraction.push_back(1.0f);
     }
-    DoseGridData d;
-    d.geometry = g;
-    d.edep_MeV = make_span(edep);
-    d.edep_sigma_MeV = make_span(sigma);
-    d.density_g_cm3 = make_span(rho);
-    d.material = make_span(mat);
+    DoseGridData const d = dose_grid_data(g, edep, sigma, rho, mat);
     double const dose1 = voxel_dose_gy_per_particle(d, 0);
     DvhFigures const f = structure_dvh(body, d, 1.0, {0.5 * dose1});
     EXPECT_EQ(0.0, f.d_min.value);

@@ -1,0 +1,183 @@
+//! The dose report on any number of host threads: every figure of the region
+//! summary and of the DVHs of a few structures bit for bit the same on 1, 2, 5
+//! and 16 threads (fixed blocks of voxels, added in block order), and the sums
+//! within their rounding bound of an independent sum in long double.
+#include <cmath>
+#include <cstdint>
+#include <cstring>
+#include <sstream>
+#include <string>
+
+#include <gtest/gtest.h>
+
+#include "DoseGridFixture.hh"
+#include "dose/Dvh.hh"
+
+namespace mcdose
+{
+namespace
+{
+//! A 96 x 96 x 40 grid (368,640 voxels: several blocks of every block sum) with a
+//! smooth peak, noisy 1-21 % sigmas, a slab of air and a corner of zero dose.
+struct ThreadsCase
+{
+    GridGeometry g;
+    std::vector<double> edep, sigma;
+    std::vector<float> rho;
+    std::vector<MaterialIndex> mat;
+    StructureMask body, sphere, small;
+
+    ThreadsCase()
+    {
+        g.dims = {{96, 96, 40}};
+        g.spacing_cm = {{0.2, 0.2, 0.25}};
+        size_type const n = g.num_voxels();
+        edep.resize(n);
+        sigma.resize(n);
+        rho.assign(n, 1.0f);
+        mat.assign(n, 0);
+        std::uint64_t h = 12345;
+        auto noise = [&h]
+        {
+            h = h * 6364136223846793005ULL + 1442695040888963407ULL;
+            return double(h >> 11) / double(std::uint64_t(1) << 53);
+        };
+        for (size_type v = 0; v < n; ++v)
+        {
+            Int3 const ijk = g.ijk(v);
+            int const i = ijk[0], j = ijk[1], k = ijk[2];
+            double const r2 =
+                (i - 48.0) * (i - 48.0) + (j - 40.0) * (j - 40.0) + (k - 20.0) * (k - 20.0) * 2;
+            bool const cold = i < 8 && j < 8;
+            edep[v] = cold ? 0.0 : std::exp(-r2 / 900.0) * (1 + 0.05 * noise()) + 1e-3;
+            sigma[v] = edep[v] * (0.01 + 0.2 * noise());
+            rho[v] = k < 3 ? 0.0012f : 1.0f;
+        }
+        body = whole_grid(g);
+        sphere.name = "sphere";
+        small.name = "small";
+        for (size_type v = 0; v < n; ++v)
+        {
+            Int3 const ijk = g.ijk(v);
+            int const i = ijk[0], j = ijk[1], k = ijk[2];
+            double const r = std::sqrt((i - 50.0) * (i - 50.0) + (j - 45.0) * (j - 45.0) +
+                                       (k - 22.0) * (k - 22.0));
+            if (r < 30)
+            {
+                sphere.voxels.push_back(v);
+                sphere.fraction.push_back(r < 29 ? 1.0f : float(30 - r));
+            }
+            if (r < 3)
+            {
+                small.voxels.push_back(v);
+                small.fraction.push_back(0.5f);
+            }
+        }
+    }
+
+    DoseGridData data() const { return dose_grid_data(g, edep, sigma, rho, mat); }
+
+    DoseReport report(int threads) const
+    {
+        DoseGridData const d = data();
+        DoseReport r;
+        r.summary = summarize_region(d, body, 0.05, 0.5, threads);
+        double const peak = voxel_dose_gy_per_particle(d, g.linear_index({{48, 40, 20}}));
+        std::vector<double> const at{0.1 * peak, 0.5 * peak, 0.9 * peak};
+        for (StructureMask const* s : {&body, &sphere, &small})
+            r.dvhs.push_back(structure_dvh(*s, d, 1e10, at, threads));
+        return r;
+    }
+};
+
+//! Every number of a report, each as the bits of its double ("name=hex;").
+std::string bits(DoseReport const& r)
+{
+    std::ostringstream os;
+    auto put = [&os](char const* what, double x)
+    {
+        std::uint64_t b;
+        std::memcpy(&b, &x, sizeof b);
+        os << what << '=' << std::hex << b << std::dec << ';';
+    };
+    RegionSummary const& s = *r.summary;
+    put("near_max", s.near_max);
+    put("mean_relative", s.mean_relative.value_or(-1));
+    os << "counted=" << s.voxels_counted << ";low=" << s.low_density_voxels << ';';
+    put("low_max", s.low_density_max);
+    put("outside_max", s.outside_max);
+    for (DvhFigures const& f : r.dvhs)
+    {
+        os << '\n' << f.name << ": voxels=" << f.voxels << ';';
+        put("volume", f.volume_cm3);
+        char const* names[] = {"Dmean", "Dmin", "D0.03cc", "D98", "D95", "D50", "D2"};
+        FigureWithSigma const* figures[] = {&f.d_mean, &f.d_min, &f.d_003cc, &f.d98,
+                                            &f.d95,    &f.d50,   &f.d2};
+        for (int k = 0; k < 7; ++k)
+        {
+            put(names[k], figures[k]->value);
+            put("sigma", figures[k]->sigma);
+        }
+        for (VolumeAtDose const& v : f.v_at)
+        {
+            put("V", v.volume_cm3.value);
+            put("sigma", v.volume_cm3.sigma);
+            put("%", v.volume_percent.value);
+            put("sigma", v.volume_percent.sigma);
+        }
+        for (std::size_t b = 0; b < f.curve_volume_cm3.size(); ++b)
+        {
+            put("d", f.curve_dose[b]);
+            put("v", f.curve_volume_cm3[b]);
+        }
+    }
+    return os.str();
+}
+
+TEST(DvhThreadsTest, ReportIsTheSameOnAnyNumberOfThreads)
+{
+    ThreadsCase const c;
+    DoseReport const one = c.report(1);
+    // The case reaches both uncertainty methods and every figure is a number.
+    ASSERT_EQ(3u, one.dvhs.size());
+    DvhFigures const& body = one.dvhs[0];
+    EXPECT_GT(body.d50.sigma, 0.0);
+    EXPECT_GT(one.dvhs[1].d_min.sigma, 0.0);
+    EXPECT_GT(one.dvhs[2].d2.sigma, 0.0);
+    EXPECT_GT(*one.summary->mean_relative, 0.0);
+    std::string const reference = bits(one);
+    for (int threads : {2, 5, 16})
+        EXPECT_EQ(reference, bits(c.report(threads))) << threads << " threads";
+}
+
+TEST(DvhThreadsTest, SumsWithinTheirRoundingBound)
+{
+    // A sum of n terms in blocks of B added in order rounds each term at most
+    // B - 1 + n / B times: |error| <= gamma_m sum |x|, m = n - 1 >= that, gamma_m =
+    // m u / (1 - m u), u = 2^-53 (Higham, Accuracy and Stability of Numerical
+    // Algorithms, 2002, 4.2). The reference, in long double, is far closer.
+    ThreadsCase const c;
+    DoseGridData const d = c.data();
+    DvhFigures const f = c.report(5).dvhs[1]; // the sphere, doses x 1e10
+    double const voxel_cm3 = c.g.voxel_volume_cm3();
+    long double volume = 0, weighted = 0, weighted_abs = 0;
+    std::size_t const n = c.sphere.size();
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        double const w = voxel_cm3 * c.sphere.fraction_at(i);
+        double const dose = voxel_dose_gy_per_particle(d, c.sphere.voxel(i)) * 1e10;
+        volume += w;
+        weighted += (long double)(dose * w);
+        weighted_abs += std::fabs(dose * w);
+    }
+    double const m = double(n - 1) * 0x1p-53;
+    double const gamma = m / (1 - m);
+    EXPECT_NEAR(double(volume), f.volume_cm3, gamma * double(volume));
+    // Dmean = (sum w d) / (sum w): both sums' bounds and the division's rounding.
+    double const mean = double(weighted / volume);
+    double const mean_bound = (2 * gamma + 0x1p-52) * double(weighted_abs / volume);
+    EXPECT_NEAR(mean, f.d_mean.value, mean_bound);
+    EXPECT_NE(0.0, f.d_mean.value);
+}
+} // namespace
+} // namespace mcdose
