@@ -367,7 +367,8 @@ void DoseTally::end_batches(std::vector<std::uint64_t> const& histories)
     {
         MCDOSE_VALIDATE(histories[k] > 0, << "a tally batch must contain at least one history");
         std::uint8_t* const touched = this->touched_data();
-        this->fold_words(method_, this->slot_data(k), touched ? touched + k * slot_strips_ : nullptr);
+        this->fold_words(method_, this->slot_data(k),
+                         touched ? touched + k * slot_strips_ : nullptr);
         this->count_batch(histories[k]);
     }
 }

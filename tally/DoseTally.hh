@@ -175,7 +175,7 @@ class DoseTally
     std::vector<std::vector<double>> folded_slabs_;
     bool history_moments_;
     bool dense_fold_{false}; //!< $MCDOSE_DENSE_FOLD: no touched flags (benchmarking)
-    int sq_quantum_exp2_{0};                      //!< FX quantum of the history squares [MeV^2]
+    int sq_quantum_exp2_{0}; //!< FX quantum of the history squares [MeV^2]
     std::vector<std::uint64_t> history_sq_batch_; //!< this batch's history squares
     std::vector<std::uint64_t> history_sq_total_; //!< the folded batches' history squares
     std::uint64_t batches_{0};
