@@ -13,6 +13,7 @@
 #include <hdf5.h>
 
 #include "TestMacros.hh"
+#include "core/Hash.hh"
 #include "study/StudyInput.hh"
 #include "study/StudyRunner.hh"
 #include "transport/engine/Checkpoint.hh"
@@ -308,6 +309,41 @@ TEST_F(ScaleOutTest, MismatchedOrDamagedCheckpointIsRefused)
     expect_refused(study, "truncated or corrupt", {});
     std::ofstream(ck, std::ios::binary) << "not a checkpoint";
     expect_refused(study, "is not an mcdose checkpoint", {});
+}
+
+// Empty arrays read back (no memcpy to an empty vector's null data()); an array count so large
+// that count * 8 wraps around is refused as corrupt, with a valid checksum over it.
+TEST_F(ScaleOutTest, CheckpointEmptyArraysReadBackAndAWrappingCountIsRefused)
+{
+    TransportCheckpoint ck;
+    ck.fingerprint = "x";
+    ck.batches_done = 1;
+    ck.batch_digests.emplace_back();
+    std::string bytes = serialize_checkpoint(ck);
+    TransportCheckpoint const back = deserialize_checkpoint(bytes, "empty.ckpt");
+    EXPECT_TRUE(back.tally.total_hi.empty());
+    EXPECT_TRUE(back.tally.history_sum_sq.empty());
+    ASSERT_EQ(1u, back.batch_digests.size());
+    EXPECT_TRUE(back.batch_digests[0].empty());
+
+    // The count of tally.total_hi follows the magic line, the fingerprint (length + text),
+    // batches_done, histories_done, finished (1 byte) and transport_time_s.
+    std::size_t const at = std::strlen("MCDOSE-CHECKPOINT 2\n") + 8 + 1 + 8 + 8 + 1 + 8;
+    std::uint64_t const wraps = (std::uint64_t(1) << 61) + 1; // * 8 == 8 modulo 2^64
+    std::memcpy(&bytes[at], &wraps, sizeof wraps);
+    std::size_t const body = bytes.size() - sizeof(std::uint64_t);
+    std::uint64_t const sum = fnv1a64(std::string_view(bytes).substr(0, body));
+    std::memcpy(&bytes[body], &sum, sizeof sum);
+    try
+    {
+        deserialize_checkpoint(bytes, "wrapped.ckpt");
+        ADD_FAILURE() << "a count of 2^61 + 1 doubles was accepted";
+    }
+    catch (RuntimeError const& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("truncated or corrupt"), std::string::npos)
+            << e.what();
+    }
 }
 } // namespace
 } // namespace mcdose::test

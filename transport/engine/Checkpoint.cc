@@ -68,7 +68,10 @@ class Reader
     std::vector<T> array()
     {
         std::uint64_t const n = this->pod<std::uint64_t>();
-        this->need(n * sizeof(T));
+        // Divide rather than multiply: a corrupt count must not wrap n * sizeof(T).
+        MCDOSE_VALIDATE(n <= (end_ - pos_) / sizeof(T), << "checkpoint '" << source_
+                                                        << "' is truncated or corrupt; start "
+                                                           "the run again without --resume");
         std::vector<T> v(n);
         this->raw(v.data(), n * sizeof(T));
         return v;
@@ -95,7 +98,8 @@ class Reader
     void raw(void* dst, std::size_t n)
     {
         this->need(n);
-        std::memcpy(dst, bytes_.data() + pos_, n);
+        if (n > 0) // an empty array's data() may be null, which memcpy must not get
+            std::memcpy(dst, bytes_.data() + pos_, n);
         pos_ += n;
     }
 };
