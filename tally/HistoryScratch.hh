@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "core/Types.hh"
@@ -67,9 +68,9 @@ class HistoryScratch
 
     void grow()
     {
-        std::vector<size_type> const old_keys = keys_;
-        std::vector<double> const old_values = values_;
-        std::vector<size_type> const old_used = used_;
+        std::vector<size_type> const old_keys = std::move(keys_);
+        std::vector<double> const old_values = std::move(values_);
+        std::vector<size_type> const old_used = std::move(used_);
         size_type const capacity = keys_.empty() ? 1024 : 2 * keys_.size();
         keys_.assign(capacity, empty_key);
         values_.assign(capacity, 0.0);
