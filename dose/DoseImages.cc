@@ -4,7 +4,6 @@
 #include <utility>
 
 #include "core/Assert.hh"
-#include "core/ParallelFor.hh"
 #include "io/ImageIO.hh"
 
 namespace mcdose
@@ -15,26 +14,24 @@ std::vector<std::string> write_dose_images(std::string const& stem, std::string 
 {
     validate_dose_data(data);
     double const scale = source_particles ? *source_particles : 1.0;
-    // Images are float: 7 significant digits are ample for display and overlay. One float
-    // buffer, filled from the final grids on all cores, serves both images.
-    std::vector<float> values(data.edep_MeV.size());
-    auto fill = [&](auto value_of)
+    // Images are float: 7 significant digits are ample for display and overlay. Each is
+    // filled from the final grids piece by piece as it is written (io/ImageIO.hh).
+    auto filled = [](auto value_of)
     {
-        parallel_for_pieces(values.size(), 0,
-                            [&](size_type begin, size_type end, size_type)
-                            {
-                                for (size_type v = begin; v < end; ++v)
-                                    values[v] = static_cast<float>(value_of(v));
-                            });
+        return [value_of](size_type begin, size_type end, float* out)
+        {
+            for (size_type v = begin; v < end; ++v)
+                out[v - begin] = static_cast<float>(value_of(v));
+        };
     };
-    fill([&](size_type v) { return voxel_dose_gy_per_particle(data, v) * scale; });
     std::string const dose_path = stem + "_dose." + extension;
     MCDOSE_VALIDATE(is_writable_image_path(dose_path),
                     << "image format '" << extension << "' is not supported; use mha, nrrd or nii");
-    write_image(dose_path, data.geometry, make_span(std::as_const(values)));
-    fill([&](size_type v) { return voxel_relative_uncertainty(data, v); });
+    write_image(dose_path, data.geometry,
+                filled([&](size_type v) { return voxel_dose_gy_per_particle(data, v) * scale; }));
     std::string const unc_path = stem + "_uncertainty." + extension;
-    write_image(unc_path, data.geometry, make_span(std::as_const(values)));
+    write_image(unc_path, data.geometry,
+                filled([&](size_type v) { return voxel_relative_uncertainty(data, v); }));
     return {dose_path, unc_path};
 }
 } // namespace mcdose

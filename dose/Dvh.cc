@@ -31,25 +31,39 @@ constexpr std::size_t max_replica_voxels = std::size_t(1) << 14;
 //! The least dose's spread is estimated only where at most this many voxels can hold it.
 constexpr std::size_t max_minimum_voxels = std::size_t(1) << 16;
 
-//! P(Z <= z) for a standard normal Z.
-double normal_cdf(double z)
+//! P(Z > |z|) (`tail`) and the density phi(z) of a standard normal Z, from one
+//! exponential: erfc by Abramowitz & Stegun (1964) 7.1.26, absolute error <= 1.5e-7 (and
+//! falling with erfc in the tails), ample for the spread of a figure; the variance terms
+//! p (1 - p) = tail (1 - tail) need no cancelling difference.
+struct NormalTail
 {
-    return 0.5 * std::erfc(-z / std::sqrt(2.0));
+    double tail, density;
+};
+
+NormalTail normal_tail(double z)
+{
+    double const x = std::fabs(z) / std::sqrt(2.0);
+    double const e = std::exp(-x * x); // exp(-z^2 / 2)
+    double const t = 1 / (1 + 0.3275911 * x);
+    double const erfc_x =
+        t *
+        (0.254829592 +
+         t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429)))) *
+        e;
+    return {0.5 * erfc_x, e / std::sqrt(2 * constants::pi)};
 }
 
-double normal_density(double z)
-{
-    return std::exp(-0.5 * z * z) / std::sqrt(2 * constants::pi);
-}
-
-//! Doses to the volumes `targets_cm3` of the voxels' `dose(i)` and `volume(i)`.
+//! Doses to the volumes `targets_cm3` of the voxels' `dose(i)` and `volume(i)`, whose least
+//! and largest `dose(i)` are `range`.
 template <class Dose, class Volume>
 std::vector<double> doses_to_volumes(std::size_t n, Dose const& dose, Volume const& volume,
-                                     std::vector<double> targets_cm3, int threads)
+                                     std::vector<double> targets_cm3,
+                                     std::pair<double, double> range, int threads)
 {
     for (double& t : targets_cm3)
         t *= 1 - volume_slack;
-    return make_volume_quantiles(n, std::cref(dose), std::cref(volume), threads)(targets_cm3);
+    return make_volume_quantiles(n, std::cref(dose), std::cref(volume), threads)(targets_cm3,
+                                                                                 range);
 }
 
 //! Adds element by element (the merge of a block sum of a vector).
@@ -184,6 +198,44 @@ size_type held_blocks(int threads)
 }
 
 /*!
+ * What one pass over a structure's voxels sums: the nominal figures' totals, the
+ * volume at least each dose of `levels`, and what the uncertainty needs.
+ */
+struct VoxelSums
+{
+    double total{0};    //!< sum w
+    double weighted{0}; //!< sum w d
+    double least{std::numeric_limits<double>::infinity()};
+    double largest{-std::numeric_limits<double>::infinity()};
+    std::vector<double> v_at;                                  //!< sum w over d >= levels[k]
+    bool finite{true};                                         //!< every voxel's sigma is finite
+    double mean_var{0};                                        //!< sum w^2 sigma^2
+    double high_min{std::numeric_limits<double>::infinity()};  //!< least largest draw
+    double high_max{-std::numeric_limits<double>::infinity()}; //!< largest largest draw
+    double low_min{std::numeric_limits<double>::infinity()};   //!< least least draw
+    double low_max{-std::numeric_limits<double>::infinity()};  //!< largest least draw
+    //! sum w^2 p (1 - p), p = P(d' >= levels[k]): the variance of V at levels[k]
+    std::vector<double> v_at_var;
+
+    //! Adds the sums of the next block of voxels.
+    void add(VoxelSums const& b)
+    {
+        total += b.total;
+        weighted += b.weighted;
+        least = std::min(least, b.least);
+        largest = std::max(largest, b.largest);
+        add_to(v_at, b.v_at);
+        finite = finite && b.finite;
+        mean_var += b.mean_var;
+        high_min = std::min(high_min, b.high_min);
+        high_max = std::max(high_max, b.high_max);
+        low_min = std::min(low_min, b.low_min);
+        low_max = std::max(low_max, b.low_max);
+        add_to(v_at_var, b.v_at_var);
+    }
+};
+
+/*!
  * Replica dose fields for the uncertainty of the figures (voxels independent,
  * normal with the voxel's dose and sigma, cut at 0 and at truncation_sigmas).
  * Each figure keeps only the voxels that can fall on either side of it in some
@@ -201,16 +253,18 @@ class Replicas
      * the figure, asymptotically (the delta method, summed in the same pass).
      */
     std::vector<double> dose_to_volume_sigma(std::vector<double> const& targets,
-                                             std::vector<double> const& nominal,
-                                             unsigned seed) const
+                                             std::vector<double> const& nominal, unsigned seed,
+                                             VoxelSums const& sums) const
     {
         std::size_t const n = doses_.size();
         auto const volume = [this](std::size_t i) { return doses_.volume(i); };
         // Every replica's D_V lies between D_V of the lowest and of the highest doses.
         auto const low = [this](std::size_t i) { return this->range(i).low; };
         auto const high = [this](std::size_t i) { return this->range(i).high; };
-        auto const lows = doses_to_volumes(n, low, volume, targets, threads_);
-        auto const highs = doses_to_volumes(n, high, volume, targets, threads_);
+        auto const lows =
+            doses_to_volumes(n, low, volume, targets, {sums.low_min, sums.low_max}, threads_);
+        auto const highs =
+            doses_to_volumes(n, high, volume, targets, {sums.high_min, sums.high_max}, threads_);
         std::vector<CrossingVoxels> figures;
         std::vector<std::size_t> slot;
         for (std::size_t k = 0; k < targets.size(); ++k)
@@ -358,9 +412,9 @@ class Replicas
                     if (!(s_i > 0))
                         continue;
                     double const z = (d_i - nominal[slot[f]]) / s_i;
-                    double const p = normal_cdf(z);
-                    c.var += w * w * p * (1 - p);
-                    c.slope += w * normal_density(z) / s_i;
+                    NormalTail const n = normal_tail(z);
+                    c.var += w * w * n.tail * (1 - n.tail);
+                    c.slope += w * n.density / s_i;
                 }
             }
         };
@@ -406,40 +460,6 @@ class Replicas
 };
 
 /*!
- * What one pass over a structure's voxels sums: the nominal figures' totals, the
- * volume at least each dose of `levels`, and what the uncertainty needs.
- */
-struct VoxelSums
-{
-    double total{0};    //!< sum w
-    double weighted{0}; //!< sum w d
-    double least{std::numeric_limits<double>::infinity()};
-    double largest{-std::numeric_limits<double>::infinity()};
-    std::vector<double> v_at;                                 //!< sum w over d >= levels[k]
-    bool finite{true};                                        //!< every voxel's sigma is finite
-    double mean_var{0};                                       //!< sum w^2 sigma^2
-    double high_min{std::numeric_limits<double>::infinity()}; //!< least largest draw
-    double low_min{std::numeric_limits<double>::infinity()};  //!< least least draw
-    //! sum w^2 p (1 - p), p = P(d' >= levels[k]): the variance of V at levels[k]
-    std::vector<double> v_at_var;
-
-    //! Adds the sums of the next block of voxels.
-    void add(VoxelSums const& b)
-    {
-        total += b.total;
-        weighted += b.weighted;
-        least = std::min(least, b.least);
-        largest = std::max(largest, b.largest);
-        add_to(v_at, b.v_at);
-        finite = finite && b.finite;
-        mean_var += b.mean_var;
-        high_min = std::min(high_min, b.high_min);
-        low_min = std::min(low_min, b.low_min);
-        add_to(v_at_var, b.v_at_var);
-    }
-};
-
-/*!
  * VoxelSums of the voxels' `dose(i)`, `volume(i)` and `sigma(i, dose)`, i < n, in one
  * pass on all cores. V at a level is a sum of independent Bernoulli volumes, Var = sum
  * w^2 p (1 - p), p the chance that a voxel's dose is at least the level (voxels more
@@ -467,14 +487,16 @@ VoxelSums voxel_sums(std::size_t n, Dose const& dose, Volume const& volume, Sigm
             p.mean_var += w * w * sd * sd;
             DrawRange const r(d, sd);
             p.high_min = std::min(p.high_min, r.high);
+            p.high_max = std::max(p.high_max, r.high);
             p.low_min = std::min(p.low_min, r.low);
+            p.low_max = std::max(p.low_max, r.low);
             for (std::size_t k = 0; k < levels.size(); ++k)
             {
                 double const level = levels[k];
                 p.v_at[k] += d >= level ? w : 0.0;
                 if (!(level > 0) || r.low >= level || r.high < level || !(sd > 0))
                     continue; // (every dose is >= 0)
-                double const q = normal_cdf((d - level) / sd);
+                double const q = normal_tail((d - level) / sd).tail;
                 p.v_at_var[k] += w * w * q * (1 - q);
             }
         }
@@ -501,7 +523,8 @@ DvhFigures nominal_figures(std::size_t n, Dose const& dose, Volume const& volume
     f.volume_cm3 = total;
     f.d_mean.value = sums.weighted / total;
     f.d_min.value = sums.least;
-    auto const d_v = doses_to_volumes(n, dose, volume, figure_volumes(total), threads);
+    auto const d_v = doses_to_volumes(n, dose, volume, figure_volumes(total),
+                                      {sums.least, sums.largest}, threads);
     auto const figures = fixed_figures(f);
     for (std::size_t k = 0; k < figures.size(); ++k)
         figures[k]->value = d_v[k];
@@ -518,11 +541,13 @@ struct RegionScan
     size_type low_density_voxels{0};
     double low_density_max{0};
     double outside_max{0};
+    double kept_least{std::numeric_limits<double>::infinity()}; //!< of the voxels kept
+    double kept_largest{-std::numeric_limits<double>::infinity()};
 };
 
-//! The region's voxels that `kept` leaves out, and the largest dose outside the
-//! region, on all cores (each piece of the grid a thread; counts and maxima
-//! combine in any order).
+//! The region's voxels that `kept` leaves out, the largest dose outside the
+//! region and the range of the doses kept, on all cores (each piece of the grid a thread; counts
+//! and maxima combine in any order).
 template <class Kept>
 RegionScan scan_region(StructureMask const& region, DoseGridData const& data, Kept const& kept,
                        int threads)
@@ -543,9 +568,14 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data, Ke
                             for (size_type v = begin; v < end; ++v)
                             {
                                 bool const inside = next < region.size() && region.voxel(next) == v;
-                                if (inside && kept(next++))
-                                    continue;
+                                bool const keep = inside && kept(next++);
                                 double const d = voxel_dose_gy_per_particle(data, v);
+                                if (keep)
+                                {
+                                    p.kept_least = std::min(p.kept_least, d);
+                                    p.kept_largest = std::max(p.kept_largest, d);
+                                    continue;
+                                }
                                 double& m = inside ? p.low_density_max : p.outside_max;
                                 m = std::max(m, d);
                                 p.low_density_voxels += inside ? 1 : 0;
@@ -558,6 +588,8 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data, Ke
         all.low_density_voxels += p.low_density_voxels;
         all.low_density_max = std::max(all.low_density_max, p.low_density_max);
         all.outside_max = std::max(all.outside_max, p.outside_max);
+        all.kept_least = std::min(all.kept_least, p.kept_least);
+        all.kept_largest = std::max(all.kept_largest, p.kept_largest);
     }
     return all;
 }
@@ -597,7 +629,7 @@ DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, doubl
     std::vector<double> nominal;
     for (auto const* figure : figures)
         nominal.push_back(figure->value);
-    auto const sd = replicas.dose_to_volume_sigma(figure_volumes(f.volume_cm3), nominal, 1);
+    auto const sd = replicas.dose_to_volume_sigma(figure_volumes(f.volume_cm3), nominal, 1, sums);
     for (std::size_t k = 0; k < figures.size(); ++k)
         figures[k]->sigma = sd[k];
     for (std::size_t k = 0; k < f.v_at.size(); ++k)
@@ -634,7 +666,8 @@ RegionSummary summarize_region(DoseGridData const& data, StructureMask const& re
     auto const dose = [&doses](std::size_t i) { return doses.dose(i); };
     auto const volume = [&doses](std::size_t i) { return doses.volume(i); };
     r.near_max = make_volume_quantiles(n, std::cref(dose), std::cref(volume), std::cref(kept),
-                                       count, threads)({0.03 * (1 - volume_slack)})[0];
+                                       count, threads)({0.03 * (1 - volume_slack)},
+                                                       {scan.kept_least, scan.kept_largest})[0];
     if (!(r.near_max > 0))
         return r;
     // In fixed blocks of voxels added in block order: the same mean for any thread count.

@@ -6,14 +6,16 @@
 //! O(n log n) per figure, minutes for a body of 10^8 voxels; here each level
 //! bins the voxels that can still hold the answer into 2^16 bins by dose
 //! (one pass), finds the bin where the running volume reaches each V, and
-//! keeps only that bin's voxels for the next level. Binning preserves the dose
-//! order, so the answer is that of a full sort; a set of at most 4096 voxels,
-//! or of equal doses, is finished by sorting it. Equal doses are ordered by
-//! voxel index, as a stable sort would. Every pass over a set runs on all cores:
-//! the dose range (a minimum and a maximum), the voxels kept for the next level
-//! (each piece's lists joined in order) and the bins' volumes (summed in fixed
-//! blocks of 2^18 voxels, the blocks' sums added in block order), so the answer
-//! does not depend on the number of threads.
+//! keeps only that bin's voxels, with their dose range, for the next level.
+//! The voxels at the set's least dose have a bin of their own (most of a body
+//! gets no dose in a short run): a V reached there is that dose, without a list.
+//! Binning preserves the dose order, so the answer is that of a full sort; a set
+//! of at most 4096 voxels, or of equal doses, is finished by sorting it. Equal
+//! doses are ordered by voxel index, as a stable sort would. Every pass over a
+//! set runs on all cores: the dose range (a minimum and a maximum), the voxels
+//! kept for the next level (each piece's lists joined in order) and the bins'
+//! volumes (summed in fixed blocks of 2^18 voxels, the blocks' sums added in
+//! block order), so the answer does not depend on the number of threads.
 #pragma once
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include <utility>
 #include <vector>
 
+#include "core/Assert.hh"
 #include "core/ParallelFor.hh"
 
 namespace mcdose
@@ -58,13 +61,21 @@ class VolumeQuantiles
     //! D_V for each V in `targets_cm3` (any order), in the same order.
     std::vector<double> operator()(std::vector<double> const& targets_cm3) const
     {
+        return (*this)(targets_cm3, this->dose_range(AllVoxels{n_, &member_}));
+    }
+
+    //! The same, given the members' least and largest dose (`range`), exactly as
+    //! `dose(i)` gives them (from a pass the caller makes anyway): one pass fewer.
+    std::vector<double> operator()(std::vector<double> const& targets_cm3,
+                                   std::pair<double, double> range) const
+    {
         std::vector<double> result(targets_cm3.size(), 0.0);
         if (count_ == 0)
             return result;
         std::vector<Target> targets;
         for (std::size_t k = 0; k < targets_cm3.size(); ++k)
             targets.push_back({targets_cm3[k], k});
-        this->resolve(AllVoxels{n_, &member_}, count_, 0.0, std::move(targets), result);
+        this->resolve(AllVoxels{n_, &member_}, count_, range, 0.0, std::move(targets), result);
         return result;
     }
 
@@ -110,15 +121,15 @@ class VolumeQuantiles
     };
 
     /*!
-     * Resolve `targets` within a set of voxels (visited by `set`, in
-     * index order) whose doses are all below those of the voxels outside it
-     * that rank first; `above` is the volume of those.
+     * Resolve `targets` within a set of voxels (visited by `set`, in index order,
+     * doses within `range`: least, largest) whose doses are all below those of the
+     * voxels outside it that rank first; `above` is the volume of those.
      */
     template <class Set>
-    void resolve(Set const& set, std::size_t count, double above, std::vector<Target> targets,
-                 std::vector<double>& result) const
+    void resolve(Set const& set, std::size_t count, std::pair<double, double> range, double above,
+                 std::vector<Target> targets, std::vector<double>& result) const
     {
-        auto const [lo, hi] = this->dose_range(set);
+        auto const [lo, hi] = range;
         if (!(lo < hi))
         {
             for (Target const& t : targets)
@@ -130,10 +141,15 @@ class VolumeQuantiles
             this->finish(set, count, above, targets, result);
             return;
         }
-        // Bins ordered as the doses: (d - lo) * scale is non-decreasing in d.
+        // Bin 0: the least dose; bins 1 to `bins`: the doses above it, ordered as the
+        // doses ((d - lo) * scale is non-decreasing in d).
         double const scale = double(bins) / (hi - lo);
         auto bin_of = [lo = lo, scale](double d)
-        { return std::min(bins - 1, static_cast<std::size_t>((d - lo) * scale)); };
+        {
+            MCDOSE_EXPECT(d >= lo);
+            return d == lo ? std::size_t(0)
+                           : 1 + std::min(bins - 1, static_cast<std::size_t>((d - lo) * scale));
+        };
         std::vector<double> const bin_volume = this->bin_volumes(set, bin_of);
         // Hottest bin first: the bin in which each target's running volume is reached
         // (the coldest non-empty bin for targets beyond the total).
@@ -142,8 +158,8 @@ class VolumeQuantiles
         std::map<std::size_t, std::pair<double, std::vector<Target>>> groups;
         std::size_t next = 0;
         double running = above;
-        std::size_t coldest = bins;
-        for (std::size_t b = bins; b-- > 0 && next < targets.size();)
+        std::size_t coldest = bin_volume.size();
+        for (std::size_t b = bin_volume.size(); b-- > 0 && next < targets.size();)
         {
             if (bin_volume[b] == 0)
                 continue;
@@ -163,19 +179,29 @@ class VolumeQuantiles
             group.first = running - bin_volume[coldest];
             group.second.push_back(targets[next]);
         }
-        // The voxels of each group's bin, in index order, in one pass.
-        std::vector<int> group_of_bin(bins, -1);
+        // The least dose's bin holds one dose: its targets need no list.
+        if (auto const least = groups.find(0); least != groups.end())
+        {
+            for (Target const& t : least->second.second)
+                result[t.slot] = lo;
+            groups.erase(least);
+        }
+        if (groups.empty())
+            return;
+        // The voxels of each group's bin, in index order, with their range, in one pass.
+        std::vector<int> group_of_bin(bin_volume.size(), -1);
         int g = 0;
         for (auto const& entry : groups)
             group_of_bin[entry.first] = g++;
-        auto const in_group = [&](std::size_t i) { return group_of_bin[bin_of(dose_(i))]; };
-        auto members = this->split(set, groups.size(), in_group);
+        auto const in_group = [&](double d) { return group_of_bin[bin_of(d)]; };
+        auto const [members, ranges] = this->split(set, groups.size(), in_group);
         g = 0;
         for (auto& entry : groups)
         {
-            std::vector<std::size_t> const& m = members[g++];
-            this->resolve(SomeVoxels{&m}, m.size(), entry.second.first,
+            std::vector<std::size_t> const& m = members[g];
+            this->resolve(SomeVoxels{&m}, m.size(), ranges[g], entry.second.first,
                           std::move(entry.second.second), result);
+            ++g;
         }
     }
 
@@ -218,39 +244,58 @@ class VolumeQuantiles
         };
         auto merge = [](std::vector<double>& total, std::vector<double> const& acc)
         {
-            for (std::size_t b = 0; b < bins; ++b)
+            for (std::size_t b = 0; b < total.size(); ++b)
                 total[b] += acc[b];
         };
-        return parallel_block_sum(set.size(), threads_, std::vector<double>(bins, 0.0), part, merge,
-                                  bin_block, 2 * size_type(host_loop_threads(threads_)));
+        return parallel_block_sum(set.size(), threads_, std::vector<double>(bins + 1, 0.0), part,
+                                  merge, bin_block, 2 * size_type(host_loop_threads(threads_)));
     }
 
-    //! The set's voxels by group_of(i) in [0, groups) (-1: none), each in index order,
-    //! on all cores: each piece's lists are joined in piece order.
+    //! The set's voxels by group_of(dose) in [0, groups) (-1: none), each in index order,
+    //! and each group's least and largest dose, on all cores: each piece's lists are
+    //! joined in piece order.
     template <class Set, class GroupOf>
-    std::vector<std::vector<std::size_t>> split(Set const& set, std::size_t groups,
-                                                GroupOf const& group_of) const
+    std::pair<std::vector<std::vector<std::size_t>>, std::vector<std::pair<double, double>>>
+    split(Set const& set, std::size_t groups, GroupOf const& group_of) const
     {
         using Lists = std::vector<std::vector<std::size_t>>;
-        std::vector<Lists> piece(parallel_pieces(set.size(), threads_), Lists(groups));
+        using Ranges = std::vector<std::pair<double, double>>;
+        double const inf = std::numeric_limits<double>::infinity();
+        std::size_t const pieces = parallel_pieces(set.size(), threads_);
+        std::vector<Lists> piece(pieces, Lists(groups));
+        std::vector<Ranges> piece_range(pieces, Ranges(groups, {inf, -inf}));
         parallel_for_pieces(set.size(), threads_,
                             [&](std::size_t begin, std::size_t end, std::size_t t)
                             {
                                 auto visit = [&](std::size_t i)
                                 {
-                                    int const g = group_of(i);
-                                    if (g >= 0)
-                                        piece[t][g].push_back(i);
+                                    double const d = dose_(i);
+                                    int const g = group_of(d);
+                                    if (g < 0)
+                                        return;
+                                    piece[t][g].push_back(i);
+                                    auto& r = piece_range[t][g];
+                                    r = {std::min(r.first, d), std::max(r.second, d)};
                                 };
                                 set(begin, end, visit);
                             });
         Lists members(groups);
+        Ranges ranges(groups, {inf, -inf});
         for (std::size_t g = 0; g < groups; ++g)
         {
+            std::size_t total = 0;
             for (Lists const& p : piece)
-                members[g].insert(members[g].end(), p[g].begin(), p[g].end());
+                total += p[g].size();
+            members[g].reserve(total);
+            for (std::size_t t = 0; t < pieces; ++t)
+            {
+                members[g].insert(members[g].end(), piece[t][g].begin(), piece[t][g].end());
+                std::vector<std::size_t>().swap(piece[t][g]);
+                ranges[g] = {std::min(ranges[g].first, piece_range[t][g].first),
+                             std::max(ranges[g].second, piece_range[t][g].second)};
+            }
         }
-        return members;
+        return {std::move(members), std::move(ranges)};
     }
 
     //! Sort a small set hottest first (equal doses by index) and walk its volumes.

@@ -33,8 +33,10 @@
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
+#include "core/ParallelFor.hh"
 #include "io/DicomValue.hh"
 #include "io/InputFile.hh"
+#include "io/MetaImageWriter.hh"
 
 namespace fs = std::filesystem;
 
@@ -552,9 +554,7 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
             break;
         }
     }
-    if (ext == ".mha")
-        io = itk::MetaImageIO::New();
-    else if (ext == ".nrrd")
+    if (ext == ".nrrd")
         io = itk::NrrdImageIO::New();
     else if (!ext.empty())
         io = itk::NiftiImageIO::New();
@@ -696,16 +696,67 @@ bool is_writable_image_path(std::string const& path)
            ends_with(path, ".nii.gz");
 }
 
+namespace
+{
+//! A MetaImage filled and deflated piece by piece on all cores (no whole-grid buffer);
+//! the other formats through ITK from a buffer that `fill` fills on all cores.
+template <class T>
+void write_filled_image(std::string const& path, GridGeometry const& geometry,
+                        ImageFill<T> const& fill)
+{
+    if (ends_with(path, ".mha"))
+    {
+        // Checked call by call, and the header's data size against the file, as for any
+        // MetaImage read.
+        write_atomically(path,
+                         [&](std::string const& tmp)
+                         {
+                             write_metaimage(tmp, geometry, fill);
+                             check_metaimage_complete(tmp);
+                         });
+        return;
+    }
+    std::vector<T> values(geometry.num_voxels());
+    parallel_for_pieces(values.size(), 0,
+                        [&](size_type begin, size_type end, size_type)
+                        { fill(begin, end, values.data() + begin); });
+    register_image_io_factories();
+    write_image_impl(path, geometry, make_span(std::as_const(values)));
+}
+
+//! write_filled_image of the values `values`.
+template <class T>
+void write_image_values(std::string const& path, GridGeometry const& geometry, Span<T const> values)
+{
+    MCDOSE_VALIDATE(values.size() == geometry.num_voxels(),
+                    << "image '" << path << "': " << values.size() << " values for "
+                    << geometry.num_voxels() << " voxels");
+    if (!ends_with(path, ".mha"))
+    {
+        register_image_io_factories();
+        write_image_impl(path, geometry, values);
+        return;
+    }
+    write_filled_image<T>(path, geometry,
+                          [&](size_type begin, size_type end, T* out)
+                          { std::copy(values.begin() + begin, values.begin() + end, out); });
+}
+} // namespace
+
 void write_image(std::string const& path, GridGeometry const& geometry, Span<float const> values)
 {
-    register_image_io_factories();
-    write_image_impl(path, geometry, values);
+    write_image_values(path, geometry, values);
 }
 
 void write_image(std::string const& path, GridGeometry const& geometry,
                  Span<std::uint16_t const> values)
 {
-    register_image_io_factories();
-    write_image_impl(path, geometry, values);
+    write_image_values(path, geometry, values);
+}
+
+void write_image(std::string const& path, GridGeometry const& geometry,
+                 ImageFill<float> const& fill)
+{
+    write_filled_image(path, geometry, fill);
 }
 } // namespace mcdose

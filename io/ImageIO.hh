@@ -16,6 +16,7 @@
 #include "core/GridGeometry.hh"
 #include "core/Span.hh"
 #include "io/DicomReference.hh"
+#include "io/MetaImageWriter.hh"
 
 namespace mcdose
 {
@@ -62,4 +63,9 @@ void write_image(std::string const& path, GridGeometry const& geometry, Span<flo
 //! Integer labels (material indices), same conventions.
 void write_image(std::string const& path, GridGeometry const& geometry,
                  Span<std::uint16_t const> values);
+//! Values given by `fill` (called from several threads for disjoint ranges): a
+//! MetaImage is filled and deflated piece by piece without a whole-grid buffer
+//! (io/MetaImageWriter.hh); the other formats are filled into one first.
+void write_image(std::string const& path, GridGeometry const& geometry,
+                 ImageFill<float> const& fill);
 } // namespace mcdose

@@ -11,6 +11,8 @@
 //! exactly on the host), then a point uniform in the cell is accepted with probability
 //! (r_min / r)^3, r_min the smallest r over the cell (three deviates per try; at most
 //! 1 - (100 / 103.9)^3 = 11 % of tries are rejected for a 40 x 40 cm^2 field at SAD 100).
+//! A field of one cell (jaws without an aperture) is held in the view itself: no alias
+//! draw and no table read.
 #pragma once
 
 #include <cmath>
@@ -30,21 +32,29 @@ struct ApertureView
     Span<Real const> cells_cm; //!< x0, x1, y0, y1 of each cell at the isocentre plane [cm]
     Span<Real const> keep;     //!< alias table over the cells: keep probability
     Span<int const> alias;     //!< and the other cell of each column
+    bool one_cell{false};      //!< the field is the single cell `cell_cm` (tables unused)
+    Real cell_cm[4]{};         //!< that cell: x0, x1, y0, y1 [cm]
 
     //! A point (x, y) [cm] in the isocentre plane with density proportional to the
     //! transmission times SAD / r^3.
     template <class Engine>
     MCDOSE_FUNCTION Array3<Real> operator()(Engine& rng, Real sad_cm) const
     {
-        MCDOSE_EXPECT(!keep.empty() && cells_cm.size() == 4 * keep.size());
-        size_type const n = keep.size();
-        size_type column = static_cast<size_type>(generate_canonical<Real>(rng) * Real(n));
-        column = column < n ? column : n - 1; // the deviate may be exactly 1
-        size_type const cell = generate_canonical<Real>(rng) <= keep[column]
-                                   ? column
-                                   : static_cast<size_type>(alias[column]);
-        Real const x0 = cells_cm[4 * cell], x1 = cells_cm[4 * cell + 1];
-        Real const y0 = cells_cm[4 * cell + 2], y1 = cells_cm[4 * cell + 3];
+        Real x0 = cell_cm[0], x1 = cell_cm[1], y0 = cell_cm[2], y1 = cell_cm[3];
+        if (!one_cell)
+        {
+            MCDOSE_EXPECT(!keep.empty() && cells_cm.size() == 4 * keep.size());
+            size_type const n = keep.size();
+            size_type column = static_cast<size_type>(generate_canonical<Real>(rng) * Real(n));
+            column = column < n ? column : n - 1; // the deviate may be exactly 1
+            size_type const cell = generate_canonical<Real>(rng) <= keep[column]
+                                       ? column
+                                       : static_cast<size_type>(alias[column]);
+            x0 = cells_cm[4 * cell];
+            x1 = cells_cm[4 * cell + 1];
+            y0 = cells_cm[4 * cell + 2];
+            y1 = cells_cm[4 * cell + 3];
+        }
         // The point of the cell nearest the central axis has the largest density.
         Real const xn = x0 > 0 ? x0 : (x1 < 0 ? x1 : Real(0));
         Real const yn = y0 > 0 ? y0 : (y1 < 0 ? y1 : Real(0));

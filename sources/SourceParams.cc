@@ -361,6 +361,9 @@ void SourceParams<Real>::set_beam(SourceInput const& in, GridGeometry const& gri
     v.aperture.cells_cm = make_span(std::as_const(aperture_cells_));
     v.aperture.keep = make_span(std::as_const(aperture_keep_));
     v.aperture.alias = make_span(std::as_const(aperture_alias_));
+    v.aperture.one_cell = field.weights.size() == 1;
+    for (int c = 0; v.aperture.one_cell && c < 4; ++c)
+        v.aperture.cell_cm[c] = Real(aperture_cells_[c]);
 }
 
 template <class Real>

@@ -17,11 +17,13 @@ namespace
 {
 // Bytes per voxel of what the run keeps (the sources: phantoms/VoxelGrid.hh,
 // tally/DoseTally.hh, transport/engine/TransportDriver.hh, study/StudyRunner.cc, dose/).
-constexpr double phantom_bytes = 2 + 4;    // material index (uint16) + density (float)
-constexpr double totals_bytes = 3 * 8;     // double-double total + sum of squares
-constexpr double result_bytes = 2 * 8;     // energy and sigma grids (double)
-constexpr double history_bytes = 2 * 8;    // history squares of the batch and the run (uint64)
-constexpr double image_bytes = 4 + 4;      // one float image buffer (reused) and its read-back
+constexpr double phantom_bytes = 2 + 4; // material index (uint16) + density (float)
+constexpr double totals_bytes = 3 * 8;  // double-double total + sum of squares
+constexpr double result_bytes = 2 * 8;  // energy and sigma grids (double)
+constexpr double history_bytes = 2 * 8; // history squares of the batch and the run (uint64)
+// NRRD and NIfTI (ITK): one float image buffer (reused) and the image read back to check
+// it. A MetaImage is filled and written piece by piece: nothing per voxel.
+constexpr double itk_image_bytes = 4 + 4;
 constexpr double host_fixed_bytes = 256e6; // tables, program, small buffers
 constexpr double device_fixed_bytes = 1e9; // tables, RNG states, secondary stacks
 
@@ -121,8 +123,8 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
         plan.host.push_back({"batch copies, reduction and running totals",
                              (8 * double(groups) + 8 + totals_bytes) * n});
     plan.host.push_back({"energy and uncertainty grids", result_bytes * n});
-    if (study.outputs.image_format != "none")
-        plan.host.push_back({"image buffer and read-back check", image_bytes * n});
+    if (study.outputs.image_format != "none" && study.outputs.image_format != "mha")
+        plan.host.push_back({"image buffer and read-back check", itk_image_bytes * n});
     plan.host.push_back({"tables and buffers", host_fixed_bytes});
     if (gpu)
     {
@@ -198,14 +200,15 @@ void check_study_memory(StudyInput const& study, MemoryPlanInput const& how,
     MemoryPlan const plan = plan_study_memory(study, how);
     if (auto const free = host_free_bytes())
     {
-        MCDOSE_VALIDATE(plan.host_bytes() <= *free,
-                        << "the study needs about " << format_bytes(plan.host_bytes())
-                        << " of host memory for " << how.voxels << " voxels ("
-                        << describe(plan.host) << ") but " << format_bytes(*free) << " is free; "
-                        << coarser_grid(how.voxels, plan.host_bytes(), *free)
-                        << (study.outputs.image_format != "none"
-                                ? ", or write no images (\"image_format\": \"none\")"
-                                : ""));
+        MCDOSE_VALIDATE(
+            plan.host_bytes() <= *free,
+            << "the study needs about " << format_bytes(plan.host_bytes()) << " of host memory for "
+            << how.voxels << " voxels (" << describe(plan.host) << ") but " << format_bytes(*free)
+            << " is free; " << coarser_grid(how.voxels, plan.host_bytes(), *free)
+            << (study.outputs.image_format == "nrrd" || study.outputs.image_format == "nii"
+                    ? ", or write the images as MetaImage (\"image_format\": "
+                      "\"mha\": no whole-grid buffer)"
+                    : ""));
     }
     for (int g : gpus)
     {

@@ -206,6 +206,55 @@ TEST(VolumeQuantilesTest, MembersAreThoseOfTheFilteredList)
     EXPECT_EQ(listed, filtered);
 }
 
+TEST(VolumeQuantilesTest, LeastDoseBinAndAGivenRangeGiveTheSortedAnswer)
+{
+    // 60 % of the voxels at the least dose (0.5, not 0), the rest above it with ties; the
+    // least dose's bin answers the targets within it without a list. Targets on both sides
+    // of where it starts, and beyond the total; with the range given and found.
+    std::size_t const n = 100000;
+    std::vector<double> dose(n), volume(n);
+    std::mt19937_64 engine(11);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        double const u = uniform(engine);
+        dose[i] = u < 0.6 ? 0.5 : 0.5 + std::ceil(1000 * u) / 500;
+        volume[i] = uniform(engine) < 0.5 ? 1.0 : 2.0;
+    }
+    std::vector<std::size_t> order(n);
+    std::iota(order.begin(), order.end(), std::size_t(0));
+    std::sort(order.begin(), order.end(),
+              [&](std::size_t a, std::size_t b)
+              { return dose[a] > dose[b] || (dose[a] == dose[b] && a < b); });
+    double hot_volume = 0; // of the voxels above the least dose
+    for (std::size_t i = 0; i < n; ++i)
+        hot_volume += dose[i] > 0.5 ? volume[i] : 0.0;
+    double const total = std::accumulate(volume.begin(), volume.end(), 0.0);
+    std::vector<double> const targets{
+        1,           1000,  hot_volume - 1, hot_volume, hot_volume + 0.5, hot_volume + 1,
+        0.9 * total, total, 2 * total};
+    std::vector<double> expected;
+    for (double t : targets)
+    {
+        double running = 0, found = dose[order.back()];
+        for (std::size_t i : order)
+        {
+            running += volume[i];
+            if (running >= t)
+            {
+                found = dose[i];
+                break;
+            }
+        }
+        expected.push_back(found);
+    }
+    auto const quantiles = make_volume_quantiles(
+        n, [&](std::size_t i) { return dose[i]; }, [&](std::size_t i) { return volume[i]; });
+    EXPECT_EQ(expected, quantiles(targets));
+    double const top = *std::max_element(dose.begin(), dose.end());
+    EXPECT_EQ(expected, quantiles(targets, {0.5, top}));
+}
+
 TEST(StructureDvhTest, UncertaintyOfTheFigures)
 {
     PlantedHotAir const p;

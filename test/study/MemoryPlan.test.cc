@@ -21,20 +21,23 @@ TEST(MemoryPlanTest, PerVoxelBytesFollowTheRun)
     study.outputs.image_format = "mha";
     size_type const voxels = 1000000;
     // One GPU folding in place: phantom 6, FX grid 8, totals 24 and final grids 16 B per
-    // voxel on the device; the host keeps the phantom, the final grids and one image buffer
-    // with the image read back to check it.
+    // voxel on the device; the host keeps the phantom and the final grids (MetaImages are
+    // filled and written piece by piece).
     MemoryPlan const gpu = plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1});
     EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16) * 1e6 + 1e9, gpu.device_bytes());
-    EXPECT_DOUBLE_EQ((6 + 16 + 8) * 1e6 + 256e6, gpu.host_bytes());
+    EXPECT_DOUBLE_EQ((6 + 16) * 1e6 + 256e6, gpu.host_bytes());
     // The CPU backend holds the batch grid and the totals on the host.
     MemoryPlan const cpu = plan_study_memory(study, {voxels, Backend::cpu, 0, 1, 1});
     EXPECT_TRUE(cpu.device.empty());
-    EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16 + 8) * 1e6 + 256e6, cpu.host_bytes());
+    EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16) * 1e6 + 256e6, cpu.host_bytes());
     // Two GPUs reduce on the host: per group a copy of the grid, the sum and a host fold.
     MemoryPlan const two = plan_study_memory(study, {voxels, Backend::gpu, 2, 1, 1});
     EXPECT_DOUBLE_EQ((6 + 8) * 1e6 + 1e9, two.device_bytes());
-    EXPECT_DOUBLE_EQ((2 * 6 + 2 * 8 + 8 + 24 + 16 + 8) * 1e6 + 256e6, two.host_bytes());
-    // Without images the host keeps the phantom and the final grids only.
+    EXPECT_DOUBLE_EQ((2 * 6 + 2 * 8 + 8 + 24 + 16) * 1e6 + 256e6, two.host_bytes());
+    // NRRD and NIfTI images (ITK) take a float buffer and the image read back to check it.
+    study.outputs.image_format = "nrrd";
+    EXPECT_DOUBLE_EQ((6 + 16 + 8) * 1e6 + 256e6,
+                     plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1}).host_bytes());
     study.outputs.image_format = "none";
     EXPECT_DOUBLE_EQ((6 + 16) * 1e6 + 256e6,
                      plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1}).host_bytes());
@@ -42,8 +45,8 @@ TEST(MemoryPlanTest, PerVoxelBytesFollowTheRun)
 
 TEST(MemoryPlanTest, GigavoxelGridOnOneGpu)
 {
-    // 1024^3 with HB on one 80 GB GPU: 59 GB on the device; 32.5 GB on the host with images,
-    // 23.9 GB without.
+    // 1024^3 with HB on one 80 GB GPU: 59 GB on the device; 23.9 GB on the host with
+    // MetaImages or none, 32.5 GB with NRRD images.
     StudyInput study;
     study.tally.method = TallyMethod::hb;
     study.outputs.image_format = "mha";
@@ -51,7 +54,10 @@ TEST(MemoryPlanTest, GigavoxelGridOnOneGpu)
     MemoryPlan const plan = plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1});
     EXPECT_DOUBLE_EQ(54 * double(voxels) + 1e9, plan.device_bytes());
     EXPECT_LT(plan.device_bytes(), 80e9);
-    EXPECT_DOUBLE_EQ(30 * double(voxels) + 256e6, plan.host_bytes());
+    EXPECT_DOUBLE_EQ(22 * double(voxels) + 256e6, plan.host_bytes());
+    study.outputs.image_format = "nrrd";
+    EXPECT_DOUBLE_EQ(30 * double(voxels) + 256e6,
+                     plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1}).host_bytes());
     study.outputs.image_format = "none";
     EXPECT_DOUBLE_EQ(22 * double(voxels) + 256e6,
                      plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1}).host_bytes());
@@ -73,6 +79,7 @@ TEST_F(MemoryRefusalTest, TooLargeStudyIsRefusedWithTheNumbersAndWritesNoFile)
 {
     auto study = minimal();
     study["phantom"]["grid"] = {{"dimensions", {600, 600, 600}}, {"spacing_cm", {0.1, 0.1, 0.1}}};
+    study["outputs"]["image_format"] = "nrrd";
     auto const path = write_json("large.json", study);
     auto const out = dir_ / "out";
     auto const r = run_command("MCDOSE_HOST_MEMORY_LIMIT=1G " + mcdose_exe() + " run " + path +
@@ -82,14 +89,14 @@ TEST_F(MemoryRefusalTest, TooLargeStudyIsRefusedWithTheNumbersAndWritesNoFile)
     EXPECT_NE(std::string::npos, r.output.find("216000000 voxels")) << r.output;
     EXPECT_NE(std::string::npos, r.output.find("but 1.07 GB is free")) << r.output;
     EXPECT_NE(std::string::npos, r.output.find("coarser grid")) << r.output;
-    EXPECT_NE(std::string::npos, r.output.find("\"image_format\": \"none\"")) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("\"image_format\": \"mha\"")) << r.output;
     bool const wrote = std::filesystem::exists(out) && !std::filesystem::is_empty(out);
     EXPECT_FALSE(wrote) << "a refused study must write no file";
 }
 
 TEST_F(MemoryRefusalTest, GigavoxelStudyIsRefusedBeforeTheGridIsBuilt)
 {
-    // 1024^3 voxels of the CPU backend need about 66.8 GB: refused at once, with the numbers,
+    // 1024^3 voxels of the CPU backend need about 58.2 GB: refused at once, with the numbers,
     // before the phantom is built (which alone would take 6.4 GB).
     auto study = minimal();
     study["phantom"]["grid"] = {{"dimensions", {1024, 1024, 1024}},
@@ -98,7 +105,7 @@ TEST_F(MemoryRefusalTest, GigavoxelStudyIsRefusedBeforeTheGridIsBuilt)
     auto const r = run_command("MCDOSE_HOST_MEMORY_LIMIT=30G " + mcdose_exe() + " run " + path +
                                " --backend cpu --output-dir " + (dir_ / "out").string());
     EXPECT_EQ(1, r.exit_code) << r.output;
-    EXPECT_NE(std::string::npos, r.output.find("needs about 66.8 GB")) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("needs about 58.2 GB")) << r.output;
     EXPECT_NE(std::string::npos, r.output.find("1073741824 voxels")) << r.output;
     EXPECT_NE(std::string::npos, r.output.find("but 32.2 GB is free")) << r.output;
 }
