@@ -69,8 +69,11 @@ void attr_geometry(H5::H5Object& obj, GridGeometry const& g)
     attr_doubles(obj, "direction", g.direction, 9);
 }
 
-//! Deflate level of the dose volumes (HDF5's filter, H5Pset_deflate).
-constexpr int deflate_level = 4;
+//! Deflate level of the dose volumes (HDF5's filter, H5Pset_deflate): the fastest. Dose
+//! grids are runs of zeros with scattered values, or noisy doubles that hardly compress;
+//! on a synthetic 512 x 512 slice of each, level 4 was 11 % and 0.6 % smaller and took
+//! 1.6 and 1.1 times as long.
+constexpr int deflate_level = 1;
 
 /*!
  * One z-slice chunk compressed as HDF5's deflate filter compresses it (zlib's
