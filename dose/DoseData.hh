@@ -114,9 +114,12 @@ inline char const* dose_unit(RunMetadata const& meta)
 //! volume), times the voxel material's dose-to-water factor when the data
 //! carry them; 0 where the voxel has no mass. The writers compute it voxel by
 //! voxel (or slice by slice) instead of keeping another grid. Inline: every
-//! pass over a grid calls it once per voxel.
+//! pass over a grid calls it once per voxel; a voxel without energy (most of a
+//! large grid in a short run) reads nothing else.
 inline double voxel_dose_gy_per_particle(DoseGridData const& data, size_type v)
 {
+    if (data.edep_MeV[v] == 0)
+        return 0.0;
     double const mass_g = double(data.density_g_cm3[v]) * data.geometry.voxel_volume_cm3();
     // D = E / m; 1 MeV/g = gray_per_MeV_g Gy.
     double const factor =

@@ -4,6 +4,7 @@
 //! steps ran, as the run summary reports them (docs/study-format.md, "Run summary").
 #pragma once
 
+#include <algorithm>
 #include <chrono>
 #include <string>
 #include <utility>
@@ -31,6 +32,20 @@ class StepClock
     {
         auto const now = Clock::now();
         steps_.push_back({std::move(step), std::chrono::duration<double>(now - last_).count()});
+        last_ = now;
+    }
+
+    //! Book the time since the previous mark as `first` and then `parts`, seconds measured
+    //! inside it in that order: `first` gets what the parts leave.
+    void mark_parts(std::string first, std::vector<StepTime> parts)
+    {
+        auto const now = Clock::now();
+        double rest = std::chrono::duration<double>(now - last_).count();
+        for (StepTime const& p : parts)
+            rest -= p.seconds;
+        steps_.push_back({std::move(first), std::max(0.0, rest)});
+        for (StepTime& p : parts)
+            steps_.push_back(std::move(p));
         last_ = now;
     }
 

@@ -877,7 +877,8 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     summary.setup_time_s = clock.total_s();
     TransportRunResult run =
         run_typed_transport(study, phantom, physics, replicas, run_options, phase_space_write);
-    clock.mark("transport");
+    clock.mark_parts("transport_setup",
+                     {{"transport", run.batches_s}, {"final_grids", run.final_grids_s}});
     if (!phase_space_write.path.empty())
     {
         summary.phase_space_output = std::to_string(phase_space_write.written) +

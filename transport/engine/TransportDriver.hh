@@ -133,6 +133,8 @@ struct TransportRunResult
     std::uint64_t histories{0}; //!< histories actually run (all batches completed)
     bool complete{true};        //!< false if stopped early by on_batch
     double transport_time_s{0}; //!< wall time of the batches (transport + reductions)
+    double batches_s{0};        //!< the part of transport_time_s this process ran (not resumed)
+    double final_grids_s{0};    //!< the final grids to the host, the groups' memory freed
     size_type workers{0};       //!< CPU threads or GPU threads of this rank
     size_type groups{0};        //!< GPUs or CPU worker groups of this rank
     int ranks{1};
@@ -951,6 +953,8 @@ class GroupedTransportRun
     TransportRunResult finish()
     {
         result_.transport_time_s = elapsed_s();
+        result_.batches_s = result_.transport_time_s - restored_time_s_;
+        auto const finishing = std::chrono::steady_clock::now();
         result_.balance = balance_now();
         result_.dose = folder_->result(); // before the groups' tallies are freed
         folder_ = nullptr;
@@ -965,6 +969,8 @@ class GroupedTransportRun
                            group.rng.reset();
                            group.tally.reset();
                        });
+        result_.final_grids_s =
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - finishing).count();
         return std::move(result_);
     }
 };
