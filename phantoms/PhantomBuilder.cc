@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "core/Assert.hh"
+#include "core/HostMemory.hh"
 #include "io/ImageIO.hh"
 #include "io/InputError.hh"
 
@@ -198,8 +199,10 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
     MaterialIndex const bg_mat = material_index(&names, sp.background.material);
     float const bg_rho =
         fill_density(sp.background, nominal, in.study_file, in.pointer + "/background");
-    std::vector<MaterialIndex> material(g.num_voxels(), bg_mat);
-    std::vector<float> density(g.num_voxels(), bg_rho);
+    std::vector<MaterialIndex> material;
+    std::vector<float> density;
+    resize_on_all_cores(material, g.num_voxels(), bg_mat);
+    resize_on_all_cores(density, g.num_voxels(), bg_rho);
 
     for (std::size_t si = 0; si < sp.shapes.size(); ++si)
     {

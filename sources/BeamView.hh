@@ -60,13 +60,15 @@ struct ApertureView
         Real const yn = y0 > 0 ? y0 : (y1 < 0 ? y1 : Real(0));
         Real const sad2 = sad_cm * sad_cm;
         Real const r2_min = sad2 + xn * xn + yn * yn;
-        Real const r3_min = r2_min * std::sqrt(r2_min);
+        Real const r6_min = r2_min * r2_min * r2_min;
         for (;;)
         {
             Real const x = x0 + (x1 - x0) * generate_canonical<Real>(rng);
             Real const y = y0 + (y1 - y0) * generate_canonical<Real>(rng);
             Real const r2 = sad2 + x * x + y * y;
-            if (generate_canonical<Real>(rng) * r2 * std::sqrt(r2) <= r3_min)
+            // u <= (r_min / r)^3, squared: no square root.
+            Real const u = generate_canonical<Real>(rng);
+            if (u * u * (r2 * r2 * r2) <= r6_min)
                 return {{x, y, 0}};
         }
     }

@@ -9,6 +9,7 @@
 #include <type_traits>
 
 #include "core/DeviceMemory.hh"
+#include "core/HostMemory.hh"
 #include "core/ParallelFor.hh"
 #include "tally/accum/FixedPoint.hh"
 #include "tally/detail/BatchFold.hh"
@@ -200,16 +201,16 @@ DoseTally::DoseTally(DoseTallyInput const& input, DoseFoldOptions const& fold)
     }
     else
     {
-        host_words_.resize(words64_);
+        resize_on_all_cores(host_words_, words64_, std::uint64_t(0), host_threads_);
         host_touched_.resize(slots_ * slot_strips_);
         if (history_moments_)
         {
-            history_sq_batch_.assign(voxels_, 0);
-            history_sq_total_.assign(voxels_, 0);
+            resize_on_all_cores(history_sq_batch_, voxels_, std::uint64_t(0), host_threads_);
+            resize_on_all_cores(history_sq_total_, voxels_, std::uint64_t(0), host_threads_);
         }
-        total_hi_.assign(voxels_, 0.0);
-        total_lo_.assign(voxels_, 0.0);
-        sum_sq_.assign(voxels_, 0.0);
+        resize_on_all_cores(total_hi_, voxels_, 0.0, host_threads_);
+        resize_on_all_cores(total_lo_, voxels_, 0.0, host_threads_);
+        resize_on_all_cores(sum_sq_, voxels_, 0.0, host_threads_);
     }
     this->clear_batch();
 }
@@ -462,8 +463,8 @@ DoseResult DoseTally::result() const
     DoseResult r;
     r.batches = batches_;
     r.histories = histories_;
-    r.energy_MeV.resize(voxels_);
-    r.energy_sigma_MeV.resize(voxels_);
+    resize_on_all_cores(r.energy_MeV, voxels_, 0.0, host_threads_);
+    resize_on_all_cores(r.energy_sigma_MeV, voxels_, 0.0, host_threads_);
     if (on_device() && !device_hi_.empty())
     {
         DeviceBuffer<double> energy(voxels_), sigma(voxels_);
