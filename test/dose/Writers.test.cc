@@ -4,6 +4,7 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 #include <H5Cpp.h>
@@ -18,6 +19,7 @@
 #include "dose/Dvh.hh"
 #include "dose/ProfileCsv.hh"
 #include "dose/RunSummary.hh"
+#include "dose/RunTimings.hh"
 #include "io/ImageIO.hh"
 #include "study/RunOutputs.hh"
 
@@ -490,5 +492,30 @@ TEST_F(WritersTest, FullDiskFailsCleanlyAndLeavesNoFile)
     };
     expect_clean_failure("hdf5", [&] { write_dose_hdf5(path("d.h5"), data, meta_); });
     expect_clean_failure("images", [&] { write_dose_images(path("d"), "mha", data, {}); });
+}
+} // namespace mcdose
+
+namespace mcdose
+{
+TEST(RunTimingsTest, PartsTimedInsideAStepFollowWhatTheyLeaveOfIt)
+{
+    // A step whose parts were timed where they ran (the transport's batches and final
+    // grids): the first name gets the rest, the parts keep their times, and together
+    // they are the step's wall time.
+    StepClock clock;
+    clock.mark("before");
+    std::this_thread::sleep_for(std::chrono::milliseconds(30));
+    clock.mark_parts("setup", {{"batches", 0.010}, {"final", 0.005}});
+    auto const& steps = clock.steps();
+    ASSERT_EQ(4u, steps.size());
+    EXPECT_EQ("setup", steps[1].step);
+    EXPECT_EQ("batches", steps[2].step);
+    EXPECT_EQ("final", steps[3].step);
+    EXPECT_EQ(0.010, steps[2].seconds);
+    EXPECT_EQ(0.005, steps[3].seconds);
+    EXPECT_GE(steps[1].seconds + 0.015, 0.030);
+    // Parts longer than the step (time from another process, e.g. resumed) leave 0, not less.
+    clock.mark_parts("setup", {{"batches", 1e3}});
+    EXPECT_EQ(0.0, clock.steps()[4].seconds);
 }
 } // namespace mcdose

@@ -2,6 +2,7 @@
 //! uncertainty, with the files a user gets.
 #include "study/StudyRunner.hh"
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -65,6 +66,21 @@ TEST(StudyRunTest, FixedHistoriesWritesOutputsAndClosesBalance)
     EXPECT_TRUE(fs::exists(dir / "t.h5"));
     EXPECT_TRUE(fs::exists(dir / "t_depth_dose.csv"));
     EXPECT_TRUE(fs::exists(dir / "t_summary.json"));
+    // The transport step in its parts, in order: set-up, this process's batches, final grids.
+    std::vector<std::string> names;
+    double batches_s = -1;
+    for (StepTime const& t : s.steps)
+    {
+        names.push_back(t.step);
+        if (t.step == "transport")
+            batches_s = t.seconds;
+    }
+    auto const setup = std::find(names.begin(), names.end(), "transport_setup");
+    ASSERT_NE(names.end(), setup);
+    ASSERT_LE(setup + 2, names.end() - 1);
+    EXPECT_EQ("transport", *(setup + 1));
+    EXPECT_EQ("final_grids", *(setup + 2));
+    EXPECT_EQ(s.transport_time_s, batches_s); // not resumed: all its batches ran here
     fs::remove_all(dir);
 }
 
