@@ -1,12 +1,15 @@
 //! \file phantoms/VoxelGrid.cc
 #include "phantoms/VoxelGrid.hh"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <mutex>
+#include <vector>
 
 #include "core/Assert.hh"
 #include "core/DeviceBuffer.hh"
+#include "core/ParallelFor.hh"
 
 namespace mcdose
 {
@@ -32,16 +35,35 @@ VoxelGridParams::VoxelGridParams(GridGeometry geometry, std::vector<MaterialInde
                                            << " material indices for " << n << " voxels");
     MCDOSE_VALIDATE(density_.size() == n,
                     << "voxel grid: " << density_.size() << " densities for " << n << " voxels");
-    for (size_type v = 0; v < n; ++v)
-    {
-        MCDOSE_VALIDATE(material_[v] < num_materials_,
-                        << "voxel " << v << " has material index " << material_[v]
-                        << " but the phantom lists only " << num_materials_
-                        << " materials; add the missing materials or fix the index image");
-        MCDOSE_VALIDATE(std::isfinite(density_[v]) && density_[v] >= 0,
-                        << "voxel " << v << " has density " << density_[v]
-                        << " g/cm^3; densities must be finite and non-negative");
-    }
+    // The first bad voxel of each piece on all cores; the first of all is reported.
+    auto const bad = [this](size_type v) {
+        return !(material_[v] < num_materials_) ||
+               !(std::isfinite(density_[v]) && density_[v] >= 0);
+    };
+    std::vector<size_type> first_bad(parallel_pieces(n, 0), n);
+    parallel_for_pieces(n, 0,
+                        [&](size_type begin, size_type end, size_type t)
+                        {
+                            for (size_type v = begin; v < end; ++v)
+                            {
+                                if (bad(v))
+                                {
+                                    first_bad[t] = v;
+                                    return;
+                                }
+                            }
+                        });
+    size_type const v =
+        first_bad.empty() ? n : *std::min_element(first_bad.begin(), first_bad.end());
+    if (v == n)
+        return;
+    MCDOSE_VALIDATE(material_[v] < num_materials_,
+                    << "voxel " << v << " has material index " << material_[v]
+                    << " but the phantom lists only " << num_materials_
+                    << " materials; add the missing materials or fix the index image");
+    MCDOSE_VALIDATE(std::isfinite(density_[v]) && density_[v] >= 0,
+                    << "voxel " << v << " has density " << density_[v]
+                    << " g/cm^3; densities must be finite and non-negative");
 }
 
 VoxelGridParams::~VoxelGridParams() = default;

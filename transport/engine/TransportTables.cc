@@ -13,6 +13,7 @@
 
 #include "core/ByteStream.hh"
 #include "core/Config.hh"
+#include "core/ParallelFor.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "phantoms/materials/Element.hh"
 #include "transport/engine/TableBuildStamp.hh"
@@ -38,13 +39,28 @@ std::vector<DensityRange> voxel_density_ranges(VoxelGridParams const& voxels)
     std::vector<DensityRange> ranges(voxels.num_materials(), DensityRange{HUGE_VAL, 0.0});
     auto const& mat = voxels.material();
     auto const& rho = voxels.density_g_cm3();
-    for (std::size_t v = 0; v < mat.size(); ++v)
+    // Each piece of the grid on a thread of its own; minima and maxima combine in any order.
+    std::vector<std::vector<DensityRange>> pieces(parallel_pieces(mat.size(), 0), ranges);
+    parallel_for_pieces(mat.size(), 0,
+                        [&](size_type begin, size_type end, size_type t)
+                        {
+                            std::vector<DensityRange>& piece = pieces[t];
+                            for (size_type v = begin; v < end; ++v)
+                            {
+                                if (!(rho[v] > 0))
+                                    continue;
+                                DensityRange& r = piece[mat[v]];
+                                r.min_g_cm3 = std::min(r.min_g_cm3, double(rho[v]));
+                                r.max_g_cm3 = std::max(r.max_g_cm3, double(rho[v]));
+                            }
+                        });
+    for (auto const& piece : pieces)
     {
-        if (!(rho[v] > 0))
-            continue;
-        DensityRange& r = ranges[mat[v]];
-        r.min_g_cm3 = std::min(r.min_g_cm3, double(rho[v]));
-        r.max_g_cm3 = std::max(r.max_g_cm3, double(rho[v]));
+        for (std::size_t m = 0; m < ranges.size(); ++m)
+        {
+            ranges[m].min_g_cm3 = std::min(ranges[m].min_g_cm3, piece[m].min_g_cm3);
+            ranges[m].max_g_cm3 = std::max(ranges[m].max_g_cm3, piece[m].max_g_cm3);
+        }
     }
     for (auto& r : ranges)
     {
