@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstring>
 #include <limits>
+#include <memory>
 #include <sstream>
 #include <vector>
 
@@ -89,6 +90,12 @@ std::string metaimage_header(GridGeometry const& g, char const* type, std::size_
     return h.str();
 }
 
+//! Closes a file left open by an error.
+struct FileCloser
+{
+    void operator()(std::FILE* f) const { std::fclose(f); }
+};
+
 //! fwrite that reports a short write (a full disk) with the path and the reason.
 void write_all(std::FILE* f, void const* data, std::size_t size, std::string const& path)
 {
@@ -99,7 +106,6 @@ void write_all(std::FILE* f, void const* data, std::size_t size, std::string con
     int const err = errno;
     if (written != size)
     {
-        std::fclose(f);
         MCDOSE_VALIDATE(false, << "cannot write image '" << path
                                << "': " << (err ? std::strerror(err) : "short write")
                                << "; check the free disk space");
@@ -126,18 +132,15 @@ void write_metaimage_impl(std::string const& path, GridGeometry const& geometry,
     std::size_t const header_bytes =
         metaimage_header(geometry, type, std::numeric_limits<std::size_t>::max(), 0).size();
 
-    std::FILE* f = std::fopen(path.c_str(), "wb");
-    MCDOSE_VALIDATE(f, << "cannot write image '" << path << "': " << std::strerror(errno)
-                       << "; check that the directory exists and is writable");
+    // Closed on every path out (an error anywhere below throws).
+    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
+    MCDOSE_VALIDATE(file, << "cannot write image '" << path << "': " << std::strerror(errno)
+                          << "; check that the directory exists and is writable");
+    std::FILE* const f = file.get();
     auto seek = [&](std::size_t offset)
     {
-        if (fseeko(f, off_t(offset), SEEK_SET) != 0)
-        {
-            int const err = errno;
-            std::fclose(f);
-            MCDOSE_VALIDATE(false,
-                            << "cannot write image '" << path << "': " << std::strerror(err));
-        }
+        MCDOSE_VALIDATE(fseeko(f, off_t(offset), SEEK_SET) == 0,
+                        << "cannot write image '" << path << "': " << std::strerror(errno));
     };
     seek(header_bytes);
     // zlib stream: header (deflate, 32 KiB window, fastest), the pieces, Adler-32 (big-endian).
@@ -186,7 +189,7 @@ void write_metaimage_impl(std::string const& path, GridGeometry const& geometry,
     errno = 0;
     bool const flushed = std::fflush(f) == 0;
     int const err = errno;
-    bool const closed = std::fclose(f) == 0;
+    bool const closed = std::fclose(file.release()) == 0;
     MCDOSE_VALIDATE(flushed && closed, << "cannot write image '" << path
                                        << "': " << std::strerror(err ? err : errno)
                                        << "; check the free disk space");
