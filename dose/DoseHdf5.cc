@@ -109,9 +109,9 @@ struct PackedChunk
 /*!
  * A 3D dataset (nz, ny, nx), chunked by z-slice and deflated, written one
  * z-slice at a time: `fill(k, slice)` writes the nx * ny values of slice k, so
- * a derived grid (dose, uncertainty) never exists whole in memory. Four slices
- * per core are filled and compressed at once on all cores, and written in
- * order as raw chunks (H5Dwrite_chunk).
+ * a derived grid (dose, uncertainty) never exists whole in memory. As many
+ * slices as there are cores are filled and compressed at once, each on its
+ * own thread, and written in order as raw chunks (H5Dwrite_chunk).
  */
 template <class T, class Fill>
 H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry const& g,
@@ -125,9 +125,7 @@ H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry
     props.setDeflate(deflate_level);
     H5::DataSet ds = file.createDataSet(name, type, space, props);
     size_type const per_slice = dims[1] * dims[2];
-    // A few slices per core at a time: the threads take them as they become free, and the
-    // rounds' chunks are written in order between rounds.
-    size_type const team = std::min<size_type>(dims[0], 4 * size_type(host_loop_threads(0)));
+    size_type const team = std::min<size_type>(dims[0], host_loop_threads(0));
     std::vector<std::vector<T>> slices(team, std::vector<T>(per_slice));
     std::vector<PackedChunk> packed(team);
     for (hsize_t k0 = 0; k0 < dims[0]; k0 += team)
