@@ -12,6 +12,8 @@
 #include "core/Constants.hh"
 #include "core/FastMath.hh"
 #include "core/Macros.hh"
+#include "core/Span.hh"
+#include "core/Types.hh"
 
 namespace mcdose
 {
@@ -68,6 +70,23 @@ MCDOSE_FORCEINLINE_FUNCTION void align_draws(Engine& engine)
 }
 
 //! Exponential deviate with the given mean (units of `mean`), by inversion:
+/*!
+ * An entry of a Walker alias table (A. J. Walker, ACM Trans. Math. Softw. 3 (1977) 253):
+ * column i uniform (one deviate), kept with probability keep[i], else alias[i] (one
+ * deviate). Two generate_canonical<Real>; the table is built on the host
+ * (sources/SourceParams.cc, build_alias).
+ */
+template <class Real, class Engine>
+MCDOSE_FORCEINLINE_FUNCTION size_type sample_alias(Engine& engine, Span<Real const> keep,
+                                                   Span<int const> alias)
+{
+    size_type const n = keep.size();
+    size_type column = static_cast<size_type>(generate_canonical<Real>(engine) * Real(n));
+    column = column < n ? column : n - 1; // the deviate may be exactly 1
+    return generate_canonical<Real>(engine) <= keep[column] ? column
+                                                            : static_cast<size_type>(alias[column]);
+}
+
 //! x = -mean ln u, u in (0,1]. Uses one generate_canonical<Real>.
 template <class Real, class Engine>
 MCDOSE_FORCEINLINE_FUNCTION Real sample_exponential(Engine& engine, Real mean)

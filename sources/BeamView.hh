@@ -44,12 +44,7 @@ struct ApertureView
         if (!one_cell)
         {
             MCDOSE_EXPECT(!keep.empty() && cells_cm.size() == 4 * keep.size());
-            size_type const n = keep.size();
-            size_type column = static_cast<size_type>(generate_canonical<Real>(rng) * Real(n));
-            column = column < n ? column : n - 1; // the deviate may be exactly 1
-            size_type const cell = generate_canonical<Real>(rng) <= keep[column]
-                                       ? column
-                                       : static_cast<size_type>(alias[column]);
+            size_type const cell = sample_alias<Real>(rng, keep, alias);
             x0 = cells_cm[4 * cell];
             x1 = cells_cm[4 * cell + 1];
             y0 = cells_cm[4 * cell + 2];

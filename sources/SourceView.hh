@@ -70,14 +70,8 @@ struct EmissionView
     template <class Engine>
     MCDOSE_FUNCTION Array3<Real> operator()(Engine& rng) const
     {
-        MCDOSE_EXPECT(!voxel.empty());
-        size_type const n = voxel.size();
-        size_type column = static_cast<size_type>(generate_canonical<Real>(rng) * Real(n));
-        column = column < n ? column : n - 1; // the deviate may be exactly 1
-        size_type const entry = generate_canonical<Real>(rng) <= keep[column]
-                                    ? column
-                                    : static_cast<size_type>(alias[column]);
-        std::uint32_t const v = voxel[entry];
+        MCDOSE_EXPECT(!voxel.empty() && keep.size() == voxel.size());
+        std::uint32_t const v = voxel[sample_alias<Real>(rng, keep, alias)];
         unsigned const ijk[3] = {v % nx, (v / nx) % ny, v / (nx * ny)};
         Array3<Real> p;
         for (int c = 0; c < 3; ++c)

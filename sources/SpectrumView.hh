@@ -48,12 +48,7 @@ struct SpectrumView
     {
         if (edges_MeV.empty() && lines_MeV.empty())
             return mono_MeV;
-        size_type const n = keep.size();
-        size_type column = static_cast<size_type>(generate_canonical<Real>(rng) * Real(n));
-        column = column < n ? column : n - 1; // the deviate may be exactly 1
-        size_type const entry = generate_canonical<Real>(rng) <= keep[column]
-                                    ? column
-                                    : static_cast<size_type>(alias[column]);
+        size_type const entry = sample_alias<Real>(rng, keep, alias);
         size_type const bins = edges_MeV.empty() ? 0 : edges_MeV.size() - 1;
         if (entry >= bins)
             return lines_MeV[entry - bins];
