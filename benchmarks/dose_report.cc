@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dose/DoseData.hh"
@@ -84,12 +85,9 @@ int main(int argc, char** argv)
     }
     std::printf("grid %d^3 (%zu voxels), scattered fraction %g, threads %d, filled in %.2f s\n", n,
                 std::size_t(voxels), scattered, threads, seconds_since(t_fill));
-    DoseGridData data;
-    data.geometry = g;
-    data.edep_MeV = make_span(edep);
-    data.edep_sigma_MeV = make_span(sigma);
-    data.density_g_cm3 = make_span(rho);
-    data.material = make_span(mat);
+    DoseGridData const data =
+        dose_grid_view(g, make_span(std::as_const(edep)), make_span(std::as_const(sigma)),
+                       make_span(std::as_const(rho)), make_span(std::as_const(mat)));
     StructureMask const body = whole_grid(g);
     for (int r = 0; r < repeats; ++r)
     {

@@ -37,6 +37,22 @@ struct DoseGridData
     std::vector<double> material_dose_factor;
 };
 
+//! The dose data of a grid as views of the caller's per-voxel arrays (which must outlive
+//! it), without material names or dose-to-water factors.
+inline DoseGridData dose_grid_view(GridGeometry const& geometry, Span<double const> edep_MeV,
+                                   Span<double const> edep_sigma_MeV,
+                                   Span<float const> density_g_cm3,
+                                   Span<MaterialIndex const> material)
+{
+    DoseGridData d;
+    d.geometry = geometry;
+    d.edep_MeV = edep_MeV;
+    d.edep_sigma_MeV = edep_sigma_MeV;
+    d.density_g_cm3 = density_g_cm3;
+    d.material = material;
+    return d;
+}
+
 //! What the dose values of a run are, stated in every output's metadata.
 struct DoseQuantity
 {
@@ -118,13 +134,14 @@ inline char const* dose_unit(RunMetadata const& meta)
 //! large grid in a short run) reads nothing else.
 inline double voxel_dose_gy_per_particle(DoseGridData const& data, size_type v)
 {
-    if (data.edep_MeV[v] == 0)
+    double const e = data.edep_MeV[v];
+    if (e == 0)
         return 0.0;
     double const mass_g = double(data.density_g_cm3[v]) * data.geometry.voxel_volume_cm3();
     // D = E / m; 1 MeV/g = gray_per_MeV_g Gy.
     double const factor =
         data.material_dose_factor.empty() ? 1.0 : data.material_dose_factor[data.material[v]];
-    return mass_g > 0 ? data.edep_MeV[v] / mass_g * constants::gray_per_MeV_g * factor : 0.0;
+    return mass_g > 0 ? e / mass_g * constants::gray_per_MeV_g * factor : 0.0;
 }
 
 //! Relative 1-sigma uncertainty of voxel v's dose (see relative_uncertainty()).

@@ -221,13 +221,9 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
 DoseGridData dose_grid_view(Phantom const& phantom, std::vector<double> const& edep_MeV,
                             std::vector<double> const& sigma_MeV)
 {
-    DoseGridData d;
-    d.geometry = phantom.grid.geometry();
-    d.edep_MeV = make_span(edep_MeV);
-    d.edep_sigma_MeV = make_span(sigma_MeV);
-    d.density_g_cm3 = make_span(phantom.grid.density_g_cm3());
-    d.material = make_span(phantom.grid.material());
-    return d;
+    return mcdose::dose_grid_view(phantom.grid.geometry(), make_span(edep_MeV),
+                                  make_span(sigma_MeV), make_span(phantom.grid.density_g_cm3()),
+                                  make_span(phantom.grid.material()));
 }
 
 /*!

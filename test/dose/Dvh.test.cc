@@ -8,11 +8,12 @@
 #include <cmath>
 #include <numeric>
 #include <random>
+#include <utility>
 
 #include <gtest/gtest.h>
 
-#include "DoseGridFixture.hh"
 #include "core/Constants.hh"
+#include "dose/DoseData.hh"
 #include "dose/DvhCsv.hh"
 
 namespace mcdose
@@ -106,7 +107,11 @@ struct PlantedHotAir
         body.name = "body";
     }
 
-    DoseGridData data() const { return dose_grid_data(g, edep, sigma, rho, mat); }
+    DoseGridData data() const
+    {
+        return dose_grid_view(g, make_span(std::as_const(edep)), make_span(std::as_const(sigma)),
+                              make_span(std::as_const(rho)), make_span(std::as_const(mat)));
+    }
 };
 
 TEST(RegionSummaryTest, HotAirVoxelDecidesNothing)
@@ -375,7 +380,9 @@ TEST(StructureDvhTest, ReplicasDrawOnlyTheVoxelsNearAFigure)
         body.voxels.push_back(v);
         body.fraction.push_back(1.0f);
     }
-    DoseGridData const d = dose_grid_data(g, edep, sigma, rho, mat);
+    DoseGridData const d =
+        dose_grid_view(g, make_span(std::as_const(edep)), make_span(std::as_const(sigma)),
+                       make_span(std::as_const(rho)), make_span(std::as_const(mat)));
     double const dose1 = voxel_dose_gy_per_particle(d, 0);
     DvhFigures const f = structure_dvh(body, d, 1.0, {0.5 * dose1});
     EXPECT_EQ(0.0, f.d_min.value);

@@ -7,10 +7,11 @@
 #include <cstring>
 #include <sstream>
 #include <string>
+#include <utility>
 
 #include <gtest/gtest.h>
 
-#include "DoseGridFixture.hh"
+#include "dose/DoseData.hh"
 #include "dose/Dvh.hh"
 
 namespace mcdose
@@ -75,7 +76,11 @@ struct ThreadsCase
         }
     }
 
-    DoseGridData data() const { return dose_grid_data(g, edep, sigma, rho, mat); }
+    DoseGridData data() const
+    {
+        return dose_grid_view(g, make_span(std::as_const(edep)), make_span(std::as_const(sigma)),
+                              make_span(std::as_const(rho)), make_span(std::as_const(mat)));
+    }
 
     DoseReport report(int threads) const
     {
