@@ -5,7 +5,6 @@
 #include <cmath>
 #include <limits>
 #include <mutex>
-#include <vector>
 
 #include "core/Assert.hh"
 #include "core/DeviceBuffer.hh"
@@ -35,26 +34,25 @@ VoxelGridParams::VoxelGridParams(GridGeometry geometry, std::vector<MaterialInde
                                            << " material indices for " << n << " voxels");
     MCDOSE_VALIDATE(density_.size() == n,
                     << "voxel grid: " << density_.size() << " densities for " << n << " voxels");
-    // The first bad voxel of each piece on all cores; the first of all is reported.
+    // The first bad voxel, found on all cores: the least of each block's first.
     auto const bad = [this](size_type v) {
         return !(material_[v] < num_materials_) ||
                !(std::isfinite(density_[v]) && density_[v] >= 0);
     };
-    std::vector<size_type> first_bad(parallel_pieces(n, 0), n);
-    parallel_for_pieces(n, 0,
-                        [&](size_type begin, size_type end, size_type t)
-                        {
-                            for (size_type v = begin; v < end; ++v)
-                            {
-                                if (bad(v))
-                                {
-                                    first_bad[t] = v;
-                                    return;
-                                }
-                            }
-                        });
-    size_type const v =
-        first_bad.empty() ? n : *std::min_element(first_bad.begin(), first_bad.end());
+    size_type const v = parallel_block_sum(
+        n, 0, n,
+        [&](size_type begin, size_type end, size_type& first)
+        {
+            for (size_type u = begin; u < end; ++u)
+            {
+                if (bad(u))
+                {
+                    first = u;
+                    return;
+                }
+            }
+        },
+        [](size_type& first, size_type const& block) { first = std::min(first, block); });
     if (v == n)
         return;
     MCDOSE_VALIDATE(material_[v] < num_materials_,

@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <limits>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
@@ -149,5 +151,28 @@ TEST(VoxelGridParamsTest, RejectsInconsistentData)
     EXPECT_THROW(VoxelGridParams(g, mat, bad_rho, 1), RuntimeError);
     bad_rho[7] = std::numeric_limits<float>::quiet_NaN();
     EXPECT_THROW(VoxelGridParams(g, mat, bad_rho, 1), RuntimeError);
+}
+
+TEST(VoxelGridParamsTest, NamesTheFirstBadVoxelOfALargeGrid)
+{
+    // Checked on all cores in blocks: the message names the first bad voxel of the grid,
+    // not the first one some thread found (bad voxels in three blocks, the last first).
+    GridGeometry const g =
+        make_axis_aligned_geometry(Int3{{64, 64, 64}}, Real3{{1, 1, 1}}, Real3{{0, 0, 0}});
+    std::vector<MaterialIndex> mat(g.num_voxels(), 0);
+    std::vector<float> rho(g.num_voxels(), 1.0f);
+    rho[200000] = -1.0f;
+    mat[150000] = 5;
+    rho[70001] = std::numeric_limits<float>::quiet_NaN();
+    try
+    {
+        VoxelGridParams(g, mat, rho, 1);
+        FAIL() << "bad voxels accepted";
+    }
+    catch (RuntimeError const& e)
+    {
+        EXPECT_NE(std::string(e.what()).find("voxel 70001 has density"), std::string::npos)
+            << e.what();
+    }
 }
 } // namespace mcdose

@@ -39,29 +39,27 @@ std::vector<DensityRange> voxel_density_ranges(VoxelGridParams const& voxels)
     std::vector<DensityRange> ranges(voxels.num_materials(), DensityRange{HUGE_VAL, 0.0});
     auto const& mat = voxels.material();
     auto const& rho = voxels.density_g_cm3();
-    // Each piece of the grid on a thread of its own; minima and maxima combine in any order.
-    std::vector<std::vector<DensityRange>> pieces(parallel_pieces(mat.size(), 0), ranges);
-    parallel_for_pieces(mat.size(), 0,
-                        [&](size_type begin, size_type end, size_type t)
-                        {
-                            std::vector<DensityRange>& piece = pieces[t];
-                            for (size_type v = begin; v < end; ++v)
-                            {
-                                if (!(rho[v] > 0))
-                                    continue;
-                                DensityRange& r = piece[mat[v]];
-                                r.min_g_cm3 = std::min(r.min_g_cm3, double(rho[v]));
-                                r.max_g_cm3 = std::max(r.max_g_cm3, double(rho[v]));
-                            }
-                        });
-    for (auto const& piece : pieces)
+    // On all cores, in blocks of voxels (minima and maxima: any order gives the same).
+    auto const part = [&](size_type begin, size_type end, std::vector<DensityRange>& block)
     {
-        for (std::size_t m = 0; m < ranges.size(); ++m)
+        for (size_type v = begin; v < end; ++v)
         {
-            ranges[m].min_g_cm3 = std::min(ranges[m].min_g_cm3, piece[m].min_g_cm3);
-            ranges[m].max_g_cm3 = std::max(ranges[m].max_g_cm3, piece[m].max_g_cm3);
+            if (!(rho[v] > 0))
+                continue;
+            DensityRange& r = block[mat[v]];
+            r.min_g_cm3 = std::min(r.min_g_cm3, double(rho[v]));
+            r.max_g_cm3 = std::max(r.max_g_cm3, double(rho[v]));
         }
-    }
+    };
+    auto const merge = [](std::vector<DensityRange>& total, std::vector<DensityRange> const& block)
+    {
+        for (std::size_t m = 0; m < total.size(); ++m)
+        {
+            total[m].min_g_cm3 = std::min(total[m].min_g_cm3, block[m].min_g_cm3);
+            total[m].max_g_cm3 = std::max(total[m].max_g_cm3, block[m].max_g_cm3);
+        }
+    };
+    ranges = parallel_block_sum(mat.size(), 0, ranges, part, merge);
     for (auto& r : ranges)
     {
         if (r.max_g_cm3 == 0)
