@@ -1,8 +1,9 @@
 //! \file core/HostMemory.hh
 //! Large host grids made ready on all cores. A new vector of a whole grid is
 //! zero-filled (or filled) by one thread, and that first touch, one page fault
-//! per 4 KiB, costs more than the fill itself (about 0.65 s per GB on the GPU
-//! machine's host, where copying the same grid from the GPU took 0.09 s per GB).
+//! per 4 KiB, costs more than the fill itself (about 0.6 s per GB on the GPU
+//! machine's host, where copying the same grid from the GPU took 0.09 s per GB:
+//! benchmarks/host_grid.cu).
 //! resize_on_all_cores reserves the memory, has the kernel map its pages from
 //! all cores (madvise MADV_POPULATE_WRITE on disjoint pieces, Linux 5.14 or later;
 //! without it the pages are mapped at the fill, as before), then fills it.

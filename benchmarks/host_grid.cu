@@ -1,0 +1,97 @@
+//! \file benchmarks/host_grid.cu
+//! What it costs the host to receive a grid of N doubles from the GPU: a new
+//! std::vector zero-filled on one thread (its pages first touched), a pageable
+//! copy from the device into it, the copy again (pages mapped), and a pinned
+//! staging buffer with an insert into a reserved vector or a parallel memcpy.
+//! The reason for core/HostMemory.hh (docs/benchmarks.md).
+//!
+//!   bench_host_grid [N=134217728 (512^3)]
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace
+{
+double now_s()
+{
+    return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
+        .count();
+}
+
+bool ok(cudaError_t e)
+{
+    if (e != cudaSuccess)
+        std::fprintf(stderr, "CUDA error: %s\n", cudaGetErrorString(e));
+    return e == cudaSuccess;
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::size_t const n = std::size_t(argc > 1 ? std::atof(argv[1]) : 134217728.0);
+    std::size_t const chunk = std::size_t(32) << 20; // doubles per staging copy: 256 MB
+    double* d = nullptr;
+    if (!ok(cudaMalloc(&d, n * 8)) || !ok(cudaMemset(d, 1, n * 8)) || !ok(cudaDeviceSynchronize()))
+        return 1;
+    std::printf("%zu doubles (%.2f GB)\n", n, n * 8e-9);
+    {
+        double t = now_s();
+        std::vector<double> v(n);
+        std::printf("vector(n), zero-filled on one thread: %.3f s\n", now_s() - t);
+        for (char const* what : {"pageable copy from the GPU into it", "the same copy again"})
+        {
+            t = now_s();
+            ok(cudaMemcpy(v.data(), d, n * 8, cudaMemcpyDeviceToHost));
+            std::printf("%s: %.3f s\n", what, now_s() - t);
+        }
+    }
+    double* pinned = nullptr;
+    if (!ok(cudaMallocHost(&pinned, chunk * 8)))
+        return 1;
+    {
+        double const t = now_s();
+        std::vector<double> v;
+        v.reserve(n);
+        for (std::size_t at = 0; at < n; at += chunk)
+        {
+            std::size_t const m = std::min(chunk, n - at);
+            ok(cudaMemcpy(pinned, d + at, m * 8, cudaMemcpyDeviceToHost));
+            v.insert(v.end(), pinned, pinned + m);
+        }
+        std::printf("pinned staging, insert into a reserved vector (one thread): %.3f s\n",
+                    now_s() - t);
+    }
+    {
+        std::vector<double> v(n);
+        unsigned const threads = std::max(1u, std::thread::hardware_concurrency());
+        double const t = now_s();
+        for (std::size_t at = 0; at < n; at += chunk)
+        {
+            std::size_t const m = std::min(chunk, n - at);
+            ok(cudaMemcpy(pinned, d + at, m * 8, cudaMemcpyDeviceToHost));
+            std::vector<std::thread> team;
+            for (unsigned i = 0; i < threads; ++i)
+            {
+                team.emplace_back(
+                    [&, i]
+                    {
+                        std::size_t const b = m * i / threads, e = m * (i + 1) / threads;
+                        std::memcpy(v.data() + at + b, pinned + b, (e - b) * 8);
+                    });
+            }
+            for (auto& th : team)
+                th.join();
+        }
+        std::printf("pinned staging, memcpy on %u threads into a zero-filled vector: %.3f s\n",
+                    threads, now_s() - t);
+    }
+    cudaFreeHost(pinned);
+    cudaFree(d);
+    return 0;
+}
