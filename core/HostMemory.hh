@@ -1,7 +1,7 @@
 //! \file core/HostMemory.hh
 //! Large host grids made ready on all cores. A new vector of a whole grid is
 //! zero-filled (or filled) by one thread, and that first touch, one page fault
-//! per 4 KiB, costs more than the fill itself (about 0.6 s per GB on the GPU
+//! per 4 KiB, costs more than the fill itself (0.6-0.9 s per GB on the GPU
 //! machine's host, where copying the same grid from the GPU took 0.09 s per GB:
 //! benchmarks/host_grid.cu).
 //! resize_on_all_cores reserves the memory, has the kernel map its pages from
