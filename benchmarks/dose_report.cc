@@ -9,7 +9,8 @@
 //!
 //! Prints one line per step and repeat: seconds of wall time, and the figures,
 //! so that two builds can be compared on the same machine. With DIR, each repeat
-//! also writes the dose and uncertainty images (MetaImage) there, timed.
+//! also writes the dose and uncertainty images (MetaImage) and the HDF5 dose file
+//! there, timed.
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "dose/DoseData.hh"
+#include "dose/DoseHdf5.hh"
 #include "dose/DoseImages.hh"
 #include "dose/Dvh.hh"
 #include "phantoms/StructureMask.hh"
@@ -107,6 +109,11 @@ int main(int argc, char** argv)
             t0 = std::chrono::steady_clock::now();
             write_dose_images(dir + "/bench", "mha", data, std::nullopt);
             std::printf("repeat %d: images %.3f s\n", r, seconds_since(t0));
+            t0 = std::chrono::steady_clock::now();
+            RunMetadata meta;
+            meta.version = "bench_dose_report";
+            write_dose_hdf5(dir + "/bench.h5", data, meta);
+            std::printf("repeat %d: HDF5 %.3f s\n", r, seconds_since(t0));
         }
     }
     return 0;

@@ -137,9 +137,10 @@ for part in "$@"; do
         "${SOURCE_HISTORIES:-1e7}" ;;
     sources-beam)
       # A beam's cost apart: field sampling (a 1 mm beam) against broad-field transport (a
-      # parallel 10 x 10 field, a point source's divergent one), each against the pencil.
+      # parallel 10 x 10 field, a point source's divergent one), each against the pencil;
+      # CASES picks others (benchmarks/source_throughput.py).
       log "beam cost: sampling against broad-field transport"
-      OUT=$OUT/sources_beam CASES=beam_mono,beam_1mm_mono,parallel_mono,point_mono timeout 590 \
+      OUT=$OUT/sources_beam CASES=${CASES:-beam_mono,beam_1mm_mono,parallel_mono,point_mono} timeout 590 \
         /usr/bin/python3 benchmarks/source_throughput.py "$M" gpu "${SOURCE_HISTORIES:-1e7}" ;;
     rng)
       log "rng bench"

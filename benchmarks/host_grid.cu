@@ -3,7 +3,10 @@
 //! std::vector zero-filled on one thread (its pages first touched), a pageable
 //! copy from the device into it, the copy again (pages mapped), and a pinned
 //! staging buffer with an insert into a reserved vector or a parallel memcpy.
-//! The reason for core/HostMemory.hh (docs/benchmarks.md).
+//! The reason for core/HostMemory.hh (docs/benchmarks.md). First, what CUDA's
+//! start costs a process (device count, properties, the context, free memory),
+//! and after the copies the pieces of resize_on_all_cores (pages mapped on all
+//! cores, then the vector's fill on one thread) and freeing the device grid.
 //!
 //!   bench_host_grid [N=134217728 (512^3)]
 #include <cuda_runtime.h>
@@ -15,6 +18,8 @@
 #include <cstring>
 #include <thread>
 #include <vector>
+
+#include "core/HostMemory.hh"
 
 namespace
 {
@@ -36,6 +41,24 @@ int main(int argc, char** argv)
 {
     std::size_t const n = std::size_t(argc > 1 ? std::atof(argv[1]) : 134217728.0);
     std::size_t const chunk = std::size_t(32) << 20; // doubles per staging copy: 256 MB
+    {
+        double t = now_s();
+        int count = 0;
+        if (!ok(cudaGetDeviceCount(&count)) || count < 1)
+            return 1;
+        std::printf("CUDA start: device count %.3f s", now_s() - t);
+        t = now_s();
+        cudaDeviceProp prop;
+        ok(cudaGetDeviceProperties(&prop, 0));
+        std::printf(", properties %.3f s", now_s() - t);
+        t = now_s();
+        ok(cudaFree(nullptr));
+        std::printf(", context %.3f s", now_s() - t);
+        t = now_s();
+        std::size_t free_b = 0, total_b = 0;
+        ok(cudaMemGetInfo(&free_b, &total_b));
+        std::printf(", free memory %.3f s (%s)\n", now_s() - t, prop.name);
+    }
     double* d = nullptr;
     if (!ok(cudaMalloc(&d, n * 8)) || !ok(cudaMemset(d, 1, n * 8)) || !ok(cudaDeviceSynchronize()))
         return 1;
@@ -92,6 +115,24 @@ int main(int argc, char** argv)
                     threads, now_s() - t);
     }
     cudaFreeHost(pinned);
+    {
+        std::vector<double> v;
+        double t = now_s();
+        v.reserve(n);
+        mcdose::prefault_pages(v.data(), n * 8);
+        std::printf("resize_on_all_cores: pages mapped on all cores %.3f s", now_s() - t);
+        t = now_s();
+        v.assign(n, 0.0);
+        std::printf(", then filled on one thread %.3f s", now_s() - t);
+        t = now_s();
+        ok(cudaMemcpy(v.data(), d, n * 8, cudaMemcpyDeviceToHost));
+        std::printf(", pageable copy into it %.3f s", now_s() - t);
+        t = now_s();
+        std::vector<double>().swap(v);
+        std::printf(", freed %.3f s\n", now_s() - t);
+    }
+    double const t = now_s();
     cudaFree(d);
+    std::printf("device grid freed: %.3f s\n", now_s() - t);
     return 0;
 }

@@ -16,7 +16,14 @@ photons enter the y = -20 cm face along +y, at the mean energy of examples/mohan
   parallel_mono    a `parallel` source, 10 x 10 cm2 at the face, no divergence: a broad field
                    without the beam's sampling;
   point_mono       a `point` source at the beam's focal spot with a 10 x 10 cm2 field at
-                   100 cm: the beam's divergent field, sampled by the simpler point source.
+                   100 cm: the beam's divergent field, sampled by the simpler point source;
+  pencil_far       the pencil started at the beam's focal spot (90 cm before the face): the
+                   cost of a start far outside the grid;
+  pencil_centre    the pencil moved 2 mm in x and z, onto the centre of a voxel column (the
+                   reference pencil runs along the edge where four voxel columns meet);
+  beam_1mm_centre  beam_1mm_mono with its isocentre moved the same 2 mm;
+  pencil_tilted    pencil_centre aimed 0.3 mrad off the y axis in x and z (as far off as the
+                   1 mm beam's edge rays): whether a direction along an axis is cheaper.
 Each runs RUNS times (interleaved); the median histories/s of the run summary is compared with
 pencil_mono. How to read the beam rows: beam_1mm_mono below pencil_mono is the sampling's
 cost; parallel_mono (and point_mono) as far below pencil_mono as beam_mono is, the cost of
@@ -71,6 +78,7 @@ def cases_of(spectrum):
                 "field": {"shape": "rectangle", "size_cm": [10, 10]}}
     point = {"type": "point", "position_cm": [0, -110, 0], "direction": [0, 1, 0],
              "field": {"shape": "rectangle", "size_cm": [10, 10], "distance_cm": 100}}
+    centre = 0.2  # half a voxel: from the edge of four voxel columns to a column's centre
     return {
         "pencil_mono": dict(pencil, energy_MeV=MEAN_MEV),
         "pencil_spectrum": dict(pencil, spectrum_file=spectrum),
@@ -79,6 +87,12 @@ def cases_of(spectrum):
         "beam_1mm_mono": dict(beam_1mm, energy_MeV=MEAN_MEV),
         "parallel_mono": dict(parallel, energy_MeV=MEAN_MEV),
         "point_mono": dict(point, energy_MeV=MEAN_MEV),
+        "pencil_far": dict(pencil, position_cm=[0, -110, 0], energy_MeV=MEAN_MEV),
+        "pencil_centre": dict(pencil, position_cm=[centre, -20.5, centre], energy_MeV=MEAN_MEV),
+        "beam_1mm_centre": dict(beam_1mm, isocentre_cm=[centre, -10, centre],
+                                energy_MeV=MEAN_MEV),
+        "pencil_tilted": dict(pencil, position_cm=[centre, -20.5, centre],
+                              direction=[3e-4, 1, 3e-4], energy_MeV=MEAN_MEV),
     }
 
 

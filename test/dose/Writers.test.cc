@@ -3,6 +3,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <random>
 #include <sstream>
 #include <thread>
 #include <unistd.h>
@@ -216,6 +217,69 @@ TEST_F(WritersTest, Hdf5ReadsBackWithStableNames)
     EXPECT_DOUBLE_EQ(500.0, read_double_attr(run, "histories_per_s")[0]);
     EXPECT_DOUBLE_EQ(2.5, read_double_attr(run, "wall_time_s")[0]);
     EXPECT_EQ("0.1.0 (test)", read_string_attr(h5, "mcdose_version"));
+}
+
+// Slices of one value, of runs of zeros and of noise: each reads back exactly; noise, which
+// hardly deflates, is stored raw (its chunk's filter skipped), the others deflated.
+TEST_F(WritersTest, Hdf5SlicesDeflatedOrRawReadBackExactly)
+{
+    GridGeometry g = make_axis_aligned_geometry(Int3{{256, 256, 5}}, Real3{{0.1, 0.1, 0.1}},
+                                                Real3{{0, 0, 0}});
+    size_type const per_slice = 256 * 256;
+    std::vector<double> edep(5 * per_slice, 0.0), sigma(5 * per_slice, 0.0);
+    std::vector<float> rho(5 * per_slice, 1.0f);
+    std::vector<MaterialIndex> mat(5 * per_slice, 0);
+    std::mt19937_64 engine(7);
+    std::uniform_real_distribution<double> u(0.5, 1.0);
+    for (size_type i = 0; i < per_slice; ++i)
+    {
+        edep[per_slice + i] = 2.5;                                   // slice 1: one value
+        edep[2 * per_slice + i] = u(engine);                         // slice 2: noise
+        edep[3 * per_slice + i] = i % 97 == 0 ? u(engine) : 0.0;     // slice 3: sparse
+        edep[4 * per_slice + i] = 2.5;                               // slice 4: as slice 1
+        for (size_type k = 1; k < 5; ++k)
+            sigma[k * per_slice + i] = 0.1 * edep[k * per_slice + i];
+    }
+    DoseGridData data;
+    data.geometry = g;
+    data.edep_MeV = make_span(std::as_const(edep));
+    data.edep_sigma_MeV = make_span(std::as_const(sigma));
+    data.density_g_cm3 = make_span(std::as_const(rho));
+    data.material = make_span(std::as_const(mat));
+    data.material_names = {"water"};
+    std::string const file = path("slices.h5");
+    write_dose_hdf5(file, data, meta_);
+
+    H5::H5File h5(file, H5F_ACC_RDONLY);
+    H5::DataSet ds = h5.openDataSet("edep");
+    std::vector<double> back(edep.size());
+    ds.read(back.data(), H5::PredType::NATIVE_DOUBLE);
+    EXPECT_EQ(edep, back);
+    std::vector<double> slice(per_slice);
+    hsize_t const raw_bytes = per_slice * sizeof(double);
+    for (hsize_t k = 0; k < 5; ++k)
+    {
+        SCOPED_TRACE("slice " + std::to_string(k));
+        hsize_t const offset[3] = {k, 0, 0};
+        hsize_t stored = 0;
+        ASSERT_GE(H5Dget_chunk_storage_size(ds.getId(), offset, &stored), 0);
+        std::uint32_t filter_mask = 99;
+        if (k == 2)
+        {
+            EXPECT_EQ(raw_bytes, stored);
+            ASSERT_GE(H5Dread_chunk(ds.getId(), H5P_DEFAULT, offset, &filter_mask, slice.data()),
+                      0);
+            EXPECT_EQ(1u, filter_mask); // the deflate filter skipped
+            EXPECT_TRUE(std::equal(slice.begin(), slice.end(), edep.begin() + 2 * per_slice));
+        }
+        else
+        {
+            EXPECT_LT(stored, raw_bytes / 20);
+        }
+    }
+    std::vector<float> rho_back(rho.size());
+    h5.openDataSet("density").read(rho_back.data(), H5::PredType::NATIVE_FLOAT);
+    EXPECT_EQ(rho, rho_back);
 }
 
 TEST_F(WritersTest, FailedWritesLeaveNoFile)
