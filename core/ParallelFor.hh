@@ -144,4 +144,49 @@ T parallel_block_sum(size_type n, int threads, T const& zero, Part&& part, Merge
     }
     return total;
 }
+/*!
+ * parallel_block_sum of `width` doubles per block added element by element (histograms):
+ * part(begin, end, acc) adds the block [begin, end) into `acc` (width zeros). Each
+ * element adds the blocks in block order, as parallel_block_sum's merge would, so the
+ * sums are the same bit for bit for any thread count; the adding is itself shared among
+ * the threads, element ranges apiece. At most `round` blocks are held at once (0: all).
+ */
+template <class Part>
+std::vector<double> parallel_block_histogram(size_type n, int threads, size_type width, Part&& part,
+                                             size_type block = sum_block_size, size_type round = 0)
+{
+    size_type const blocks = (n + block - 1) / block;
+    size_type const per_round = round > 0 ? std::min(round, blocks) : blocks;
+    std::vector<std::vector<double>> acc(per_round);
+    std::vector<double> total(width, 0.0);
+    for (size_type first = 0; first < blocks; first += per_round)
+    {
+        size_type const count = std::min(per_round, blocks - first);
+        parallel_for_pieces(
+            count, threads,
+            [&](size_type b0, size_type b1, size_type)
+            {
+                for (size_type b = b0; b < b1; ++b)
+                {
+                    size_type const begin = (first + b) * block;
+                    acc[b].assign(width, 0.0);
+                    part(begin, std::min(n, begin + block), acc[b]);
+                }
+            },
+            1);
+        parallel_for_pieces(
+            width, threads,
+            [&](size_type x0, size_type x1, size_type)
+            {
+                for (size_type b = 0; b < count; ++b)
+                {
+                    double const* a = acc[b].data();
+                    for (size_type x = x0; x < x1; ++x)
+                        total[x] += a[x];
+                }
+            },
+            4096);
+    }
+    return total;
+}
 } // namespace mcdose

@@ -11,11 +11,11 @@
 #include <vector>
 
 #include <H5Cpp.h>
-#include <zlib.h>
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
 #include "core/ParallelFor.hh"
+#include "io/Deflate.hh"
 
 namespace mcdose
 {
@@ -77,16 +77,11 @@ void attr_geometry(H5::H5Object& obj, GridGeometry const& g)
 //! 1.6 and 1.1 times as long.
 constexpr int deflate_level = 1;
 
-//! Input per deflate step: a step whose output grows by more than 3/4 of it hardly
-//! deflates (noisy doubles: 5 % smaller at about 40 MB/s on one core, where a slice
-//! of runs of zeros deflates at 400-600 MB/s), and the slice is stored raw instead.
-constexpr std::size_t deflate_step = std::size_t(64) << 10;
-
 /*!
  * One z-slice chunk deflated as HDF5's deflate filter deflates it (a zlib stream at
- * `deflate_level`, H5Zdeflate.c), or, where it hardly deflates, stored raw, as HDF5
- * stores a chunk whose optional filter was skipped (`filter_mask` 1): readers see the
- * same values either way.
+ * `deflate_level`; io/Deflate.hh stores what hardly deflates), or, where that is no
+ * smaller, stored raw, as HDF5 stores a chunk whose optional filter was skipped
+ * (`filter_mask` 1): readers see the same values either way.
  */
 struct PackedChunk
 {
@@ -95,45 +90,12 @@ struct PackedChunk
 
     void pack(void const* raw, std::size_t raw_bytes)
     {
-        auto const* in = static_cast<Bytef const*>(raw);
-        z_stream z{};
-        MCDOSE_VALIDATE(deflateInit(&z, deflate_level) == Z_OK,
-                        << "zlib could not start a deflate stream (out of memory?)");
-        bytes.resize(deflateBound(&z, uLong(raw_bytes)));
-        z.next_out = bytes.data();
-        z.avail_out = uInt(bytes.size());
-        bool deflated = true;
-        for (std::size_t at = 0;;)
-        {
-            std::size_t const step = std::min(deflate_step, raw_bytes - at);
-            uLong const out_before = z.total_out;
-            z.next_in = const_cast<Bytef*>(in + at);
-            z.avail_in = uInt(step);
-            at += step;
-            bool const last = at == raw_bytes;
-            int const status = deflate(&z, last ? Z_FINISH : Z_NO_FLUSH);
-            if (status != (last ? Z_STREAM_END : Z_OK))
-            {
-                deflateEnd(&z);
-                MCDOSE_VALIDATE(false, << "zlib deflate failed (" << status << ")");
-            }
-            if (last)
-                break;
-            if (2 * (z.total_out - out_before) > step)
-            {
-                deflated = false;
-                break;
-            }
-        }
-        std::size_t const size = z.total_out;
-        deflateEnd(&z);
-        if (deflated && size < raw_bytes)
-        {
-            bytes.resize(size);
-            filter_mask = 0;
+        bytes = deflate_zlib(raw, raw_bytes, deflate_level);
+        filter_mask = 0;
+        if (bytes.size() < raw_bytes)
             return;
-        }
-        bytes.assign(in, in + raw_bytes);
+        auto const* first = static_cast<unsigned char const*>(raw);
+        bytes.assign(first, first + raw_bytes);
         filter_mask = 1;
     }
 };

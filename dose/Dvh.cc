@@ -53,19 +53,6 @@ NormalTail normal_tail(double z)
     return {0.5 * erfc_x, e / std::sqrt(2 * constants::pi)};
 }
 
-//! Doses to the volumes `targets_cm3` of the voxels' `dose(i)` and `volume(i)`, whose least
-//! and largest `dose(i)` are `range`.
-template <class Dose, class Volume>
-std::vector<double> doses_to_volumes(std::size_t n, Dose const& dose, Volume const& volume,
-                                     std::vector<double> targets_cm3,
-                                     std::pair<double, double> range, int threads)
-{
-    for (double& t : targets_cm3)
-        t *= 1 - volume_slack;
-    return make_volume_quantiles(n, std::cref(dose), std::cref(volume), threads)(targets_cm3,
-                                                                                 range);
-}
-
 //! Adds element by element (the merge of a block sum of a vector).
 void add_to(std::vector<double>& total, std::vector<double> const& part)
 {
@@ -235,6 +222,13 @@ struct VoxelSums
     }
 };
 
+//! D_V of the voxels' least and largest draws (DrawRange), at the figures' volumes: every
+//! replica's D_V lies between the two.
+struct DrawFigures
+{
+    std::vector<double> lows, highs;
+};
+
 /*!
  * Replica dose fields for the uncertainty of the figures (voxels independent,
  * normal with the voxel's dose and sigma, cut at 0 and at truncation_sigmas).
@@ -249,22 +243,17 @@ class Replicas
 
     /*!
      * Standard deviation of D_V for each volume V of `targets` (nominal values
-     * `nominal`): over the replicas, or, where more than max_replica_voxels can cross
-     * the figure, asymptotically (the delta method, summed in the same pass).
+     * `nominal`, and `draws`, those of the voxels' least and largest draws): over the
+     * replicas, or, where more than max_replica_voxels can cross the figure,
+     * asymptotically (the delta method, summed in the same pass).
      */
     std::vector<double> dose_to_volume_sigma(std::vector<double> const& targets,
                                              std::vector<double> const& nominal, unsigned seed,
-                                             VoxelSums const& sums) const
+                                             DrawFigures const& draws) const
     {
-        std::size_t const n = doses_.size();
-        auto const volume = [this](std::size_t i) { return doses_.volume(i); };
         // Every replica's D_V lies between D_V of the lowest and of the highest doses.
-        auto const low = [this](std::size_t i) { return this->range(i).low; };
-        auto const high = [this](std::size_t i) { return this->range(i).high; };
-        auto const lows =
-            doses_to_volumes(n, low, volume, targets, {sums.low_min, sums.low_max}, threads_);
-        auto const highs =
-            doses_to_volumes(n, high, volume, targets, {sums.high_min, sums.high_max}, threads_);
+        std::vector<double> const& lows = draws.lows;
+        std::vector<double> const& highs = draws.highs;
         std::vector<CrossingVoxels> figures;
         std::vector<std::size_t> slot;
         for (std::size_t k = 0; k < targets.size(); ++k)
@@ -512,7 +501,7 @@ VoxelSums voxel_sums(std::size_t n, Dose const& dose, Volume const& volume, Sigm
 template <class Dose, class Volume, class Sigma>
 DvhFigures nominal_figures(std::size_t n, Dose const& dose, Volume const& volume,
                            Sigma const& sigma, std::vector<double> const& v_at_doses, int threads,
-                           VoxelSums& sums)
+                           VoxelSums& sums, DrawFigures* draws = nullptr)
 {
     DvhFigures f;
     f.voxels = n;
@@ -523,8 +512,32 @@ DvhFigures nominal_figures(std::size_t n, Dose const& dose, Volume const& volume
     f.volume_cm3 = total;
     f.d_mean.value = sums.weighted / total;
     f.d_min.value = sums.least;
-    auto const d_v = doses_to_volumes(n, dose, volume, figure_volumes(total),
-                                      {sums.least, sums.largest}, threads);
+    std::vector<double> targets = figure_volumes(total);
+    for (double& t : targets)
+        t *= 1 - volume_slack;
+    std::vector<double> d_v;
+    if (draws && sums.finite)
+    {
+        // With the D_V of the least and largest draws, from the same two passes.
+        auto const doses = [&](std::size_t i)
+        {
+            double const d = dose(i);
+            DrawRange const r(d, sigma(i, d));
+            return std::array<double, 3>{d, r.low, r.high};
+        };
+        auto const all = make_volume_quantiles(n, std::cref(doses), std::cref(volume), threads)(
+            {targets, targets, targets}, {{{sums.least, sums.largest},
+                                           {sums.low_min, sums.low_max},
+                                           {sums.high_min, sums.high_max}}});
+        d_v = all[0];
+        draws->lows = all[1];
+        draws->highs = all[2];
+    }
+    else
+    {
+        d_v = make_volume_quantiles(n, std::cref(dose), std::cref(volume),
+                                    threads)(targets, {sums.least, sums.largest});
+    }
     auto const figures = fixed_figures(f);
     for (std::size_t k = 0; k < figures.size(); ++k)
         figures[k]->value = d_v[k];
@@ -612,10 +625,12 @@ DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, doubl
     validate_dose_data(data);
     StructureDoses const doses(s, data, dose_scale);
     VoxelSums sums;
+    DrawFigures draws;
     DvhFigures f = nominal_figures(
         doses.size(), [&doses](std::size_t i) { return doses.dose(i); },
         [&doses](std::size_t i) { return doses.volume(i); },
-        [&doses](std::size_t i, double d) { return doses.sigma(i, d); }, v_at_doses, threads, sums);
+        [&doses](std::size_t i, double d) { return doses.sigma(i, d); }, v_at_doses, threads, sums,
+        &draws);
     f.name = s.name;
     f.origin = s.origin;
     if (doses.size() == 0 || !sums.finite)
@@ -629,7 +644,7 @@ DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, doubl
     std::vector<double> nominal;
     for (auto const* figure : figures)
         nominal.push_back(figure->value);
-    auto const sd = replicas.dose_to_volume_sigma(figure_volumes(f.volume_cm3), nominal, 1, sums);
+    auto const sd = replicas.dose_to_volume_sigma(figure_volumes(f.volume_cm3), nominal, 1, draws);
     for (std::size_t k = 0; k < figures.size(); ++k)
         figures[k]->sigma = sd[k];
     for (std::size_t k = 0; k < f.v_at.size(); ++k)

@@ -16,12 +16,18 @@
 //! kept for the next level (each piece's lists joined in order) and the bins'
 //! volumes (summed in fixed blocks of 2^18 voxels, the blocks' sums added in
 //! block order), so the answer does not depend on the number of threads.
+//! Several dose functions of the same voxels (a voxel's dose and the least and
+//! largest doses it can draw) are resolved together: `dose(i)` then gives the K
+//! doses of voxel i at once, and the first level's two passes over all voxels
+//! serve all K.
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <limits>
 #include <map>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -36,16 +42,46 @@ struct EveryVoxel
     bool operator()(std::size_t) const { return true; }
 };
 
+namespace detail
+{
+//! Doses a dose function gives per voxel: 1 for a number, K for std::array<double, K>.
+template <class T>
+struct DoseCount
+{
+    static constexpr std::size_t value = 1;
+};
+template <std::size_t K>
+struct DoseCount<std::array<double, K>>
+{
+    static constexpr std::size_t value = K;
+};
+inline std::array<double, 1> as_doses(double d)
+{
+    return {d};
+}
+template <std::size_t K>
+std::array<double, K> const& as_doses(std::array<double, K> const& d)
+{
+    return d;
+}
+} // namespace detail
+
 /*!
  * Doses to volumes over the voxels i in [0, n) for which `member(i)` holds
  * (`count` of them): `dose(i)` and `volume(i)` [any dose unit, cm^3]. A
  * target above the total volume gets the least dose. Targets are compared as
- * they are given (callers add their own slack).
+ * they are given (callers add their own slack). `dose(i)` may give K doses
+ * (std::array<double, K>): each is resolved with its own targets.
  */
 template <class Dose, class Volume, class Member = EveryVoxel>
 class VolumeQuantiles
 {
   public:
+    //! Dose functions resolved together (the size of what `dose(i)` gives).
+    static constexpr std::size_t K =
+        detail::DoseCount<std::decay_t<std::invoke_result_t<Dose const&, std::size_t>>>::value;
+    using Range = std::pair<double, double>; //!< least and largest dose
+
     VolumeQuantiles(std::size_t n, Dose dose, Volume volume, Member member = {})
         : VolumeQuantiles(n, std::move(dose), std::move(volume), std::move(member), n)
     {
@@ -58,24 +94,40 @@ class VolumeQuantiles
     {
     }
 
-    //! D_V for each V in `targets_cm3` (any order), in the same order.
+    //! D_V for each V in `targets_cm3` (any order), in the same order (one dose function).
     std::vector<double> operator()(std::vector<double> const& targets_cm3) const
     {
+        static_assert(K == 1, "K dose functions: give each its targets and range");
         return (*this)(targets_cm3, this->dose_range(AllVoxels{n_, &member_}));
     }
 
     //! The same, given the members' least and largest dose (`range`), exactly as
     //! `dose(i)` gives them (from a pass the caller makes anyway): one pass fewer.
-    std::vector<double> operator()(std::vector<double> const& targets_cm3,
-                                   std::pair<double, double> range) const
+    std::vector<double> operator()(std::vector<double> const& targets_cm3, Range range) const
     {
-        std::vector<double> result(targets_cm3.size(), 0.0);
-        if (count_ == 0)
-            return result;
-        std::vector<Target> targets;
-        for (std::size_t k = 0; k < targets_cm3.size(); ++k)
-            targets.push_back({targets_cm3[k], k});
-        this->resolve(AllVoxels{n_, &member_}, count_, range, 0.0, std::move(targets), result);
+        static_assert(K == 1, "K dose functions: give each its targets and range");
+        return (*this)(std::array<std::vector<double>, 1>{targets_cm3},
+                       std::array<Range, 1>{range})[0];
+    }
+
+    //! For each dose function k: D_V for each V in `targets_cm3[k]`, in the same order,
+    //! given the least and largest of its doses (`ranges[k]`).
+    std::array<std::vector<double>, K>
+    operator()(std::array<std::vector<double>, K> const& targets_cm3,
+               std::array<Range, K> const& ranges) const
+    {
+        std::array<std::vector<double>, K> result;
+        std::vector<Job> jobs;
+        for (std::size_t k = 0; k < K; ++k)
+        {
+            result[k].assign(targets_cm3[k].size(), 0.0);
+            Job job{k, ranges[k], 0.0, {}};
+            for (std::size_t t = 0; t < targets_cm3[k].size(); ++t)
+                job.targets.push_back({targets_cm3[k][t], t});
+            if (count_ > 0)
+                jobs.push_back(std::move(job));
+        }
+        this->resolve(AllVoxels{n_, &member_}, count_, std::move(jobs), result);
         return result;
     }
 
@@ -85,10 +137,33 @@ class VolumeQuantiles
         double volume;
         std::size_t slot;
     };
+    //! Targets of dose function k within a set: its doses there lie in `range` and are
+    //! all below those of the voxels outside the set that rank first (`above`: their volume).
+    struct Job
+    {
+        std::size_t k;
+        Range range;
+        double above;
+        std::vector<Target> targets;
+    };
+    using Results = std::array<std::vector<double>, K>;
     static constexpr std::size_t bins = std::size_t(1) << 16;
     static constexpr std::size_t small_set = 4096;
     //! Positions per block of the bins' sums (a constant: see bin_volumes).
     static constexpr std::size_t bin_block = std::size_t(1) << 18;
+
+    //! Bin 0: the least dose `lo`; bins 1 to `bins`: the doses above it, ordered as the
+    //! doses ((d - lo) * scale is non-decreasing in d).
+    struct BinOf
+    {
+        double lo, scale;
+        std::size_t operator()(double d) const
+        {
+            MCDOSE_EXPECT(d >= lo);
+            return d == lo ? std::size_t(0)
+                           : 1 + std::min(bins - 1, static_cast<std::size_t>((d - lo) * scale));
+        }
+    };
 
     //! The members of [0, n), visited by position: position i is voxel i.
     struct AllVoxels
@@ -120,179 +195,222 @@ class VolumeQuantiles
         }
     };
 
+    //! The K doses of voxel i.
+    std::array<double, K> doses(std::size_t i) const { return detail::as_doses(dose_(i)); }
+
     /*!
-     * Resolve `targets` within a set of voxels (visited by `set`, in index order,
-     * doses within `range`: least, largest) whose doses are all below those of the
-     * voxels outside it that rank first; `above` is the volume of those.
+     * Resolve `jobs` within a set of `count` voxels (visited by `set`, in index order):
+     * a job whose doses there are one value, or a small set, at once; the others
+     * binned together (one pass), each target's bin found, and the voxels of those
+     * bins listed (one pass) to be resolved on their own.
      */
     template <class Set>
-    void resolve(Set const& set, std::size_t count, std::pair<double, double> range, double above,
-                 std::vector<Target> targets, std::vector<double>& result) const
+    void resolve(Set const& set, std::size_t count, std::vector<Job> jobs, Results& result) const
     {
-        auto const [lo, hi] = range;
-        if (!(lo < hi))
+        std::vector<Job> binned;
+        for (Job& job : jobs)
         {
-            for (Target const& t : targets)
-                result[t.slot] = hi; // one dose: every target within the set gets it
-            return;
-        }
-        if (count <= small_set)
-        {
-            this->finish(set, count, above, targets, result);
-            return;
-        }
-        // Bin 0: the least dose; bins 1 to `bins`: the doses above it, ordered as the
-        // doses ((d - lo) * scale is non-decreasing in d).
-        double const scale = double(bins) / (hi - lo);
-        auto bin_of = [lo = lo, scale](double d)
-        {
-            MCDOSE_EXPECT(d >= lo);
-            return d == lo ? std::size_t(0)
-                           : 1 + std::min(bins - 1, static_cast<std::size_t>((d - lo) * scale));
-        };
-        std::vector<double> const bin_volume = this->bin_volumes(set, bin_of);
-        // Hottest bin first: the bin in which each target's running volume is reached
-        // (the coldest non-empty bin for targets beyond the total).
-        std::sort(targets.begin(), targets.end(),
-                  [](Target const& a, Target const& b) { return a.volume < b.volume; });
-        std::map<std::size_t, std::pair<double, std::vector<Target>>> groups;
-        std::size_t next = 0;
-        double running = above;
-        std::size_t coldest = bin_volume.size();
-        for (std::size_t b = bin_volume.size(); b-- > 0 && next < targets.size();)
-        {
-            if (bin_volume[b] == 0)
-                continue;
-            coldest = b;
-            double const through = running + bin_volume[b];
-            while (next < targets.size() && targets[next].volume <= through)
+            auto const [lo, hi] = job.range;
+            if (!(lo < hi))
             {
-                auto& group = groups[b];
-                group.first = running;
-                group.second.push_back(targets[next++]);
+                for (Target const& t : job.targets)
+                    result[job.k][t.slot] = hi; // one dose: every target within the set gets it
             }
-            running = through;
+            else if (count <= small_set)
+            {
+                this->finish(set, count, job, result[job.k]);
+            }
+            else
+            {
+                binned.push_back(std::move(job));
+            }
         }
-        for (; next < targets.size(); ++next)
-        {
-            auto& group = groups[coldest];
-            group.first = running - bin_volume[coldest];
-            group.second.push_back(targets[next]);
-        }
-        // The least dose's bin holds one dose: its targets need no list.
-        if (auto const least = groups.find(0); least != groups.end())
-        {
-            for (Target const& t : least->second.second)
-                result[t.slot] = lo;
-            groups.erase(least);
-        }
-        if (groups.empty())
+        if (binned.empty())
             return;
-        // The voxels of each group's bin, in index order, with their range, in one pass.
-        std::vector<int> group_of_bin(bin_volume.size(), -1);
-        int g = 0;
-        for (auto const& entry : groups)
-            group_of_bin[entry.first] = g++;
-        auto const in_group = [&](double d) { return group_of_bin[bin_of(d)]; };
-        auto const [members, ranges] = this->split(set, groups.size(), in_group);
-        g = 0;
-        for (auto& entry : groups)
+        std::size_t const jn = binned.size();
+        std::vector<BinOf> bin_of;
+        for (Job const& job : binned)
+            bin_of.push_back(
+                {job.range.first, double(bins) / (job.range.second - job.range.first)});
+        std::vector<double> const bin_volume = this->bin_volumes(set, binned, bin_of);
+        // Per job, hottest bin first: the bin in which each target's running volume is
+        // reached (the coldest non-empty bin for targets beyond the total).
+        using Groups = std::map<std::size_t, std::pair<double, std::vector<Target>>>;
+        std::vector<Groups> groups(jn);
+        std::vector<std::vector<int>> group_of_bin(jn);
+        bool any_list = false;
+        for (std::size_t j = 0; j < jn; ++j)
         {
-            std::vector<std::size_t> const& m = members[g];
-            this->resolve(SomeVoxels{&m}, m.size(), ranges[g], entry.second.first,
-                          std::move(entry.second.second), result);
-            ++g;
+            double const* volume = bin_volume.data() + j * (bins + 1);
+            std::vector<Target>& targets = binned[j].targets;
+            std::sort(targets.begin(), targets.end(),
+                      [](Target const& a, Target const& b) { return a.volume < b.volume; });
+            std::size_t next = 0;
+            double running = binned[j].above;
+            std::size_t coldest = bins + 1;
+            for (std::size_t b = bins + 1; b-- > 0 && next < targets.size();)
+            {
+                if (volume[b] == 0)
+                    continue;
+                coldest = b;
+                double const through = running + volume[b];
+                while (next < targets.size() && targets[next].volume <= through)
+                {
+                    auto& group = groups[j][b];
+                    group.first = running;
+                    group.second.push_back(targets[next++]);
+                }
+                running = through;
+            }
+            for (; next < targets.size() && coldest > bins; ++next)
+                result[binned[j].k][targets[next].slot] = binned[j].range.first; // no volume
+            for (; next < targets.size(); ++next)
+            {
+                auto& group = groups[j][coldest];
+                group.first = running - volume[coldest];
+                group.second.push_back(targets[next]);
+            }
+            // The least dose's bin holds one dose: its targets need no list.
+            if (auto const least = groups[j].find(0); least != groups[j].end())
+            {
+                for (Target const& t : least->second.second)
+                    result[binned[j].k][t.slot] = binned[j].range.first;
+                groups[j].erase(least);
+            }
+            group_of_bin[j].assign(bins + 1, -1);
+            int g = 0;
+            for (auto const& entry : groups[j])
+                group_of_bin[j][entry.first] = g++;
+            any_list = any_list || !groups[j].empty();
+        }
+        if (!any_list)
+            return;
+        // The voxels of each job's groups' bins, in index order, with their range, in one pass.
+        auto const [members, ranges] = this->split(set, binned, bin_of, group_of_bin, groups);
+        for (std::size_t j = 0; j < jn; ++j)
+        {
+            int g = 0;
+            for (auto& entry : groups[j])
+            {
+                std::vector<std::size_t> const& m = members[j][g];
+                std::vector<Job> one;
+                one.push_back({binned[j].k, ranges[j][g], entry.second.first,
+                               std::move(entry.second.second)});
+                this->resolve(SomeVoxels{&m}, m.size(), std::move(one), result);
+                ++g;
+            }
         }
     }
 
-    //! The least and largest dose of the set's voxels, on all cores (a minimum and a
-    //! maximum do not depend on the order).
+    //! The least and largest dose of the set's voxels (one dose function), on all cores
+    //! (a minimum and a maximum do not depend on the order).
     template <class Set>
-    std::pair<double, double> dose_range(Set const& set) const
+    Range dose_range(Set const& set) const
     {
         double const inf = std::numeric_limits<double>::infinity();
-        std::vector<std::pair<double, double>> piece(parallel_pieces(set.size(), threads_),
-                                                     {inf, -inf});
+        std::vector<Range> piece(parallel_pieces(set.size(), threads_), {inf, -inf});
         parallel_for_pieces(set.size(), threads_,
                             [&](std::size_t begin, std::size_t end, std::size_t t)
                             {
                                 double lo = inf, hi = -inf;
                                 auto visit = [&](std::size_t i)
                                 {
-                                    double const d = dose_(i);
+                                    double const d = this->doses(i)[0];
                                     lo = std::min(lo, d);
                                     hi = std::max(hi, d);
                                 };
                                 set(begin, end, visit);
                                 piece[t] = {lo, hi};
                             });
-        std::pair<double, double> r{inf, -inf};
+        Range r{inf, -inf};
         for (auto const& [lo, hi] : piece)
             r = {std::min(r.first, lo), std::max(r.second, hi)};
         return r;
     }
 
-    //! The volume of the set's voxels in each bin: summed in blocks of bin_block positions
-    //! on all cores, the blocks' sums added in block order (the same for any thread count).
-    template <class Set, class BinOf>
-    std::vector<double> bin_volumes(Set const& set, BinOf const& bin_of) const
+    //! The volume of the set's voxels in each bin of each job (bins + 1 values per job, job
+    //! after job): summed in blocks of bin_block positions on all cores, the blocks' sums
+    //! added in block order (the same for any thread count).
+    template <class Set>
+    std::vector<double> bin_volumes(Set const& set, std::vector<Job> const& jobs,
+                                    std::vector<BinOf> const& bin_of) const
     {
+        std::size_t const jn = jobs.size();
         auto part = [&](std::size_t begin, std::size_t end, std::vector<double>& acc)
         {
-            auto add = [&](std::size_t i) { acc[bin_of(dose_(i))] += volume_(i); };
+            auto add = [&](std::size_t i)
+            {
+                auto const& d = this->doses(i);
+                double const w = volume_(i);
+                for (std::size_t j = 0; j < jn; ++j)
+                    acc[j * (bins + 1) + bin_of[j](d[jobs[j].k])] += w;
+            };
             set(begin, end, add);
         };
-        auto merge = [](std::vector<double>& total, std::vector<double> const& acc)
-        {
-            for (std::size_t b = 0; b < total.size(); ++b)
-                total[b] += acc[b];
-        };
-        return parallel_block_sum(set.size(), threads_, std::vector<double>(bins + 1, 0.0), part,
-                                  merge, bin_block, 2 * size_type(host_loop_threads(threads_)));
+        return parallel_block_histogram(set.size(), threads_, jn * (bins + 1), part, bin_block,
+                                        2 * size_type(host_loop_threads(threads_)));
     }
 
-    //! The set's voxels by group_of(dose) in [0, groups) (-1: none), each in index order,
-    //! and each group's least and largest dose, on all cores: each piece's lists are
-    //! joined in piece order.
-    template <class Set, class GroupOf>
-    std::pair<std::vector<std::vector<std::size_t>>, std::vector<std::pair<double, double>>>
-    split(Set const& set, std::size_t groups, GroupOf const& group_of) const
+    //! Per job, the set's voxels by group_of_bin[j][bin] in [0, groups) (-1: none), each
+    //! in index order, and each group's least and largest dose, on all cores: each
+    //! piece's lists are joined in piece order.
+    template <class Set, class Groups>
+    std::pair<std::vector<std::vector<std::vector<std::size_t>>>, std::vector<std::vector<Range>>>
+    split(Set const& set, std::vector<Job> const& jobs, std::vector<BinOf> const& bin_of,
+          std::vector<std::vector<int>> const& group_of_bin,
+          std::vector<Groups> const& groups) const
     {
-        using Lists = std::vector<std::vector<std::size_t>>;
-        using Ranges = std::vector<std::pair<double, double>>;
+        using Lists = std::vector<std::vector<std::vector<std::size_t>>>; // [job][group]
+        using Ranges = std::vector<std::vector<Range>>;
         double const inf = std::numeric_limits<double>::infinity();
+        std::size_t const jn = jobs.size();
+        Lists shape(jn);
+        Ranges empty(jn);
+        for (std::size_t j = 0; j < jn; ++j)
+        {
+            shape[j].resize(groups[j].size());
+            empty[j].assign(groups[j].size(), {inf, -inf});
+        }
         std::size_t const pieces = parallel_pieces(set.size(), threads_);
-        std::vector<Lists> piece(pieces, Lists(groups));
-        std::vector<Ranges> piece_range(pieces, Ranges(groups, {inf, -inf}));
+        std::vector<Lists> piece(pieces, shape);
+        std::vector<Ranges> piece_range(pieces, empty);
         parallel_for_pieces(set.size(), threads_,
                             [&](std::size_t begin, std::size_t end, std::size_t t)
                             {
                                 auto visit = [&](std::size_t i)
                                 {
-                                    double const d = dose_(i);
-                                    int const g = group_of(d);
-                                    if (g < 0)
-                                        return;
-                                    piece[t][g].push_back(i);
-                                    auto& r = piece_range[t][g];
-                                    r = {std::min(r.first, d), std::max(r.second, d)};
+                                    auto const& d = this->doses(i);
+                                    for (std::size_t j = 0; j < jn; ++j)
+                                    {
+                                        double const dj = d[jobs[j].k];
+                                        int const g = group_of_bin[j][bin_of[j](dj)];
+                                        if (g < 0)
+                                            continue;
+                                        piece[t][j][g].push_back(i);
+                                        auto& r = piece_range[t][j][g];
+                                        r = {std::min(r.first, dj), std::max(r.second, dj)};
+                                    }
                                 };
                                 set(begin, end, visit);
                             });
-        Lists members(groups);
-        Ranges ranges(groups, {inf, -inf});
-        for (std::size_t g = 0; g < groups; ++g)
+        Lists members = shape;
+        Ranges ranges = empty;
+        for (std::size_t j = 0; j < jn; ++j)
         {
-            std::size_t total = 0;
-            for (Lists const& p : piece)
-                total += p[g].size();
-            members[g].reserve(total);
-            for (std::size_t t = 0; t < pieces; ++t)
+            for (std::size_t g = 0; g < members[j].size(); ++g)
             {
-                members[g].insert(members[g].end(), piece[t][g].begin(), piece[t][g].end());
-                std::vector<std::size_t>().swap(piece[t][g]);
-                ranges[g] = {std::min(ranges[g].first, piece_range[t][g].first),
-                             std::max(ranges[g].second, piece_range[t][g].second)};
+                std::size_t total = 0;
+                for (Lists const& p : piece)
+                    total += p[j][g].size();
+                members[j][g].reserve(total);
+                for (std::size_t t = 0; t < pieces; ++t)
+                {
+                    members[j][g].insert(members[j][g].end(), piece[t][j][g].begin(),
+                                         piece[t][j][g].end());
+                    std::vector<std::size_t>().swap(piece[t][j][g]);
+                    ranges[j][g] = {std::min(ranges[j][g].first, piece_range[t][j][g].first),
+                                    std::max(ranges[j][g].second, piece_range[t][j][g].second)};
+                }
             }
         }
         return {std::move(members), std::move(ranges)};
@@ -300,19 +418,19 @@ class VolumeQuantiles
 
     //! Sort a small set hottest first (equal doses by index) and walk its volumes.
     template <class Set>
-    void finish(Set const& voxels, std::size_t count, double above,
-                std::vector<Target> const& targets, std::vector<double>& result) const
+    void finish(Set const& voxels, std::size_t count, Job const& job,
+                std::vector<double>& result) const
     {
         std::vector<std::pair<double, std::size_t>> set;
         set.reserve(count);
-        auto collect = [&](std::size_t i) { set.push_back({dose_(i), i}); };
+        auto collect = [&](std::size_t i) { set.push_back({this->doses(i)[job.k], i}); };
         voxels(0, voxels.size(), collect);
         std::sort(set.begin(), set.end(),
                   [](auto const& a, auto const& b)
                   { return a.first > b.first || (a.first == b.first && a.second < b.second); });
-        for (Target const& t : targets)
+        for (Target const& t : job.targets)
         {
-            double running = above;
+            double running = job.above;
             double found = set.back().first; // beyond the set's volume: its least dose
             for (auto const& [d, i] : set)
             {

@@ -14,6 +14,7 @@
 
 #include "core/Assert.hh"
 #include "core/ParallelFor.hh"
+#include "io/Deflate.hh"
 
 namespace mcdose
 {
@@ -41,25 +42,13 @@ struct DeflatedPiece
     uLong adler{0};
 };
 
-//! Raw deflate of [data, data + size): ends with a sync flush (byte aligned, not final)
-//! unless `last`, whose final block closes the stream.
+//! Raw deflate of [data, data + size) and its Adler-32 sum: ends with a sync flush (byte
+//! aligned, not final) unless `last`, whose final block closes the stream.
 DeflatedPiece deflate_piece(unsigned char const* data, std::size_t size, bool last)
 {
     DeflatedPiece p;
     p.adler = adler32(adler32(0L, Z_NULL, 0), data, uInt(size));
-    z_stream z{};
-    int status = deflateInit2(&z, image_deflate_level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
-    MCDOSE_VALIDATE(status == Z_OK, << "zlib deflateInit2 failed (" << status << ")");
-    p.bytes.resize(deflateBound(&z, uLong(size)) + 16);
-    z.next_in = const_cast<Bytef*>(data);
-    z.avail_in = uInt(size);
-    z.next_out = p.bytes.data();
-    z.avail_out = uInt(p.bytes.size());
-    status = deflate(&z, last ? Z_FINISH : Z_SYNC_FLUSH);
-    bool const done = last ? status == Z_STREAM_END : (status == Z_OK && z.avail_in == 0);
-    p.bytes.resize(z.total_out);
-    deflateEnd(&z);
-    MCDOSE_VALIDATE(done, << "zlib deflate failed (" << status << ")");
+    p.bytes = deflate_raw_piece(data, size, image_deflate_level, last);
     return p;
 }
 

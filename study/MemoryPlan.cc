@@ -194,22 +194,29 @@ std::uint64_t batch_grids_that_fit(StudyInput const& study, MemoryPlanInput cons
     return std::uint64_t(std::min(double(std::max(1, study.tally.batches)), 1 + more));
 }
 
-void check_study_memory(StudyInput const& study, MemoryPlanInput const& how,
-                        std::vector<int> const& gpus)
+void check_host_memory(StudyInput const& study, MemoryPlanInput const& how)
 {
+    auto const free = host_free_bytes();
+    if (!free)
+        return;
     MemoryPlan const plan = plan_study_memory(study, how);
-    if (auto const free = host_free_bytes())
-    {
-        MCDOSE_VALIDATE(
-            plan.host_bytes() <= *free,
-            << "the study needs about " << format_bytes(plan.host_bytes()) << " of host memory for "
-            << how.voxels << " voxels (" << describe(plan.host) << ") but " << format_bytes(*free)
-            << " is free; " << coarser_grid(how.voxels, plan.host_bytes(), *free)
-            << (study.outputs.image_format == "nrrd" || study.outputs.image_format == "nii"
-                    ? ", or write the images as MetaImage (\"image_format\": "
-                      "\"mha\": no whole-grid buffer)"
-                    : ""));
-    }
+    MCDOSE_VALIDATE(plan.host_bytes() <= *free,
+                    << "the study needs about " << format_bytes(plan.host_bytes())
+                    << " of host memory for " << how.voxels << " voxels (" << describe(plan.host)
+                    << ") but " << format_bytes(*free) << " is free; "
+                    << coarser_grid(how.voxels, plan.host_bytes(), *free)
+                    << (study.outputs.image_format == "nrrd" || study.outputs.image_format == "nii"
+                            ? ", or write the images as MetaImage (\"image_format\": "
+                              "\"mha\": no whole-grid buffer)"
+                            : ""));
+}
+
+void check_gpu_memory(StudyInput const& study, MemoryPlanInput const& how,
+                      std::vector<int> const& gpus)
+{
+    if (gpus.empty())
+        return;
+    MemoryPlan const plan = plan_study_memory(study, how);
     for (int g : gpus)
     {
         auto const free = gpu_free_bytes(g);

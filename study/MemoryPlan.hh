@@ -62,10 +62,12 @@ std::uint64_t parse_memory_size(std::string const& text, std::string const& what
 
 /*!
  * Refuse (RuntimeError) a study whose plan exceeds the free memory: the host's
- * available memory (MemAvailable) or $MCDOSE_HOST_MEMORY_LIMIT, and each
- * GPU's free memory or $MCDOSE_DEVICE_MEMORY_LIMIT. The message names what is
- * needed, what is free, and what to change.
+ * available memory (MemAvailable) or $MCDOSE_HOST_MEMORY_LIMIT. The message names
+ * what is needed, what is free, and what to change.
  */
-void check_study_memory(StudyInput const& study, MemoryPlanInput const& how,
-                        std::vector<int> const& gpus);
+void check_host_memory(StudyInput const& study, MemoryPlanInput const& how);
+//! The same for each of `gpus` (none on the CPU backend): its free memory or
+//! $MCDOSE_DEVICE_MEMORY_LIMIT.
+void check_gpu_memory(StudyInput const& study, MemoryPlanInput const& how,
+                      std::vector<int> const& gpus);
 } // namespace mcdose

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <ctime>
+#include <future>
 #include <iomanip>
 #include <limits>
 #include <memory>
@@ -126,6 +127,42 @@ std::vector<int> resolve_gpus(std::string const& spec, Comm const& comm)
     for (int g : gpus)
         require_device_code(g);
     return gpus;
+}
+
+/*!
+ * The phantom and the GPUs of this process, the memory each needs checked before it is
+ * allocated (`memory` gets the voxels and the GPUs). CUDA's start (the driver, each GPU's
+ * context and code: 0.2-0.35 s on an H100 host) runs on a thread of its own while the
+ * phantom is built, so the phantom's host memory is planned with one GPU's share; the
+ * GPUs found are checked after it (and the host again for the replicas of several).
+ */
+std::pair<StudyPhantom, std::vector<int>>
+phantom_and_gpus(StudyInput const& study, StudyRunOptions const& options, Comm const& comm,
+                 MemoryPlanInput& memory, std::vector<std::string>* warnings)
+{
+    bool const gpu = memory.backend == Backend::gpu;
+    std::future<std::vector<int>> started;
+    if (gpu)
+        started = std::async(std::launch::async, [&] { return resolve_gpus(options.gpus, comm); });
+    memory.gpus = gpu ? 1 : 0;
+    // A shape phantom's grid is in the study: refused before anything is allocated.
+    std::optional<size_type> const grid = study_grid_voxels(study);
+    if (grid)
+    {
+        memory.voxels = *grid;
+        check_host_memory(study, memory);
+    }
+    StudyPhantom phantom = build_phantom_and_materials(study, warnings);
+    std::vector<int> gpus = gpu ? started.get() : std::vector<int>{};
+    memory.gpus = gpus.size();
+    if (!grid || gpus.size() > 1)
+    {
+        // An image phantom's grid is known once the image is read.
+        memory.voxels = phantom.phantom.grid.geometry().num_voxels();
+        check_host_memory(study, memory);
+    }
+    check_gpu_memory(study, memory, gpus);
+    return {std::move(phantom), std::move(gpus)};
 }
 
 //! The study's physics options, with tables up to just above the largest source energy.
@@ -799,15 +836,10 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     std::uint64_t const histories = resolve_histories(study, options);
     Backend const backend = resolve_backend(study.backend);
     bool const gpu = backend == Backend::gpu;
-    std::vector<int> const gpus = gpu ? resolve_gpus(options.gpus, comm) : std::vector<int>{};
-    MemoryPlanInput memory{0, backend, gpus.size(), options.cpu_groups, comm.size()};
-    // A shape phantom's grid is in the study: refuse before allocating anything.
-    if (auto const voxels = study_grid_voxels(study))
-    {
-        memory.voxels = *voxels;
-        check_study_memory(study, memory, gpus);
-    }
-    StudyPhantom const study_phantom = build_phantom_and_materials(study, &summary.warnings);
+    MemoryPlanInput memory{0, backend, 0, options.cpu_groups, comm.size()};
+    auto const started_phantom = phantom_and_gpus(study, options, comm, memory, &summary.warnings);
+    StudyPhantom const& study_phantom = started_phantom.first;
+    std::vector<int> const& gpus = started_phantom.second;
     Phantom const& phantom = study_phantom.phantom;
     GridGeometry const& geometry = phantom.grid.geometry();
     clock.mark("phantom");
@@ -825,12 +857,6 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
         study_dose_to_water(study, study_phantom.materials, bounds.max_kinetic_MeV);
     summary.warnings.insert(summary.warnings.end(), study.reader_warnings.begin(),
                             study.reader_warnings.end());
-    if (memory.voxels == 0)
-    {
-        // An image phantom's grid is known once the image is read.
-        memory.voxels = geometry.num_voxels();
-        check_study_memory(study, memory, gpus);
-    }
     // Outputs are checked and their directory locked before any transport.
     std::optional<PreparedOutputs> prepared;
     if (writes)

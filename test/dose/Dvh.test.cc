@@ -5,6 +5,7 @@
 #include "dose/VolumeQuantiles.hh"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -258,6 +259,48 @@ TEST(VolumeQuantilesTest, LeastDoseBinAndAGivenRangeGiveTheSortedAnswer)
     EXPECT_EQ(expected, quantiles(targets));
     double const top = *std::max_element(dose.begin(), dose.end());
     EXPECT_EQ(expected, quantiles(targets, {0.5, top}));
+}
+
+TEST(VolumeQuantilesTest, SeveralDoseFunctionsResolvedTogetherAsApart)
+{
+    // Three doses per voxel (a dose, and a lower and a higher one as a DVH's draws) with
+    // their own targets and ranges, resolved in the same passes: each is what it is alone.
+    std::size_t const n = 50000;
+    std::vector<double> dose(n), volume(n);
+    std::mt19937_64 engine(3);
+    std::uniform_real_distribution<double> uniform(0, 1);
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        double const u = uniform(engine);
+        dose[i] = u < 0.4 ? 0.0 : std::ceil(2000 * u) / 1000;
+        volume[i] = uniform(engine) < 0.5 ? 1.0 : 0.5;
+    }
+    auto const three = [&](std::size_t i) {
+        return std::array<double, 3>{dose[i], 0.5 * dose[i], dose[i] + 1};
+    };
+    using Range = std::pair<double, double>;
+    std::array<std::vector<double>, 3> const targets = {std::vector<double>{1, 500, 20000},
+                                                        std::vector<double>{7, 30000, 1e9},
+                                                        std::vector<double>{100, 2, 35000, 0.5}};
+    std::array<Range, 3> ranges;
+    for (std::size_t k = 0; k < 3; ++k)
+        ranges[k] = {three(0)[k], three(0)[k]};
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        for (std::size_t k = 0; k < 3; ++k)
+            ranges[k] = {std::min(ranges[k].first, three(i)[k]),
+                         std::max(ranges[k].second, three(i)[k])};
+    }
+    auto const together = make_volume_quantiles(
+        n, three, [&](std::size_t i) { return volume[i]; }, 2)(targets, ranges);
+    for (std::size_t k = 0; k < 3; ++k)
+    {
+        SCOPED_TRACE("dose function " + std::to_string(k));
+        auto const alone = make_volume_quantiles(
+            n, [&](std::size_t i) { return three(i)[k]; },
+            [&](std::size_t i) { return volume[i]; })(targets[k]);
+        EXPECT_EQ(alone, together[k]);
+    }
 }
 
 TEST(StructureDvhTest, UncertaintyOfTheFigures)

@@ -220,11 +220,11 @@ TEST_F(WritersTest, Hdf5ReadsBackWithStableNames)
 }
 
 // Slices of one value, of runs of zeros and of noise: each reads back exactly; noise, which
-// hardly deflates, is stored raw (its chunk's filter skipped), the others deflated.
-TEST_F(WritersTest, Hdf5SlicesDeflatedOrRawReadBackExactly)
+// hardly deflates, is stored (io/Deflate.hh), the others deflated.
+TEST_F(WritersTest, Hdf5SlicesDeflatedOrStoredReadBackExactly)
 {
-    GridGeometry g = make_axis_aligned_geometry(Int3{{256, 256, 5}}, Real3{{0.1, 0.1, 0.1}},
-                                                Real3{{0, 0, 0}});
+    GridGeometry g =
+        make_axis_aligned_geometry(Int3{{256, 256, 5}}, Real3{{0.1, 0.1, 0.1}}, Real3{{0, 0, 0}});
     size_type const per_slice = 256 * 256;
     std::vector<double> edep(5 * per_slice, 0.0), sigma(5 * per_slice, 0.0);
     std::vector<float> rho(5 * per_slice, 1.0f);
@@ -233,10 +233,10 @@ TEST_F(WritersTest, Hdf5SlicesDeflatedOrRawReadBackExactly)
     std::uniform_real_distribution<double> u(0.5, 1.0);
     for (size_type i = 0; i < per_slice; ++i)
     {
-        edep[per_slice + i] = 2.5;                                   // slice 1: one value
-        edep[2 * per_slice + i] = u(engine);                         // slice 2: noise
-        edep[3 * per_slice + i] = i % 97 == 0 ? u(engine) : 0.0;     // slice 3: sparse
-        edep[4 * per_slice + i] = 2.5;                               // slice 4: as slice 1
+        edep[per_slice + i] = 2.5;                               // slice 1: one value
+        edep[2 * per_slice + i] = u(engine);                     // slice 2: noise
+        edep[3 * per_slice + i] = i % 97 == 0 ? u(engine) : 0.0; // slice 3: sparse
+        edep[4 * per_slice + i] = 2.5;                           // slice 4: as slice 1
         for (size_type k = 1; k < 5; ++k)
             sigma[k * per_slice + i] = 0.1 * edep[k * per_slice + i];
     }
@@ -255,7 +255,6 @@ TEST_F(WritersTest, Hdf5SlicesDeflatedOrRawReadBackExactly)
     std::vector<double> back(edep.size());
     ds.read(back.data(), H5::PredType::NATIVE_DOUBLE);
     EXPECT_EQ(edep, back);
-    std::vector<double> slice(per_slice);
     hsize_t const raw_bytes = per_slice * sizeof(double);
     for (hsize_t k = 0; k < 5; ++k)
     {
@@ -263,19 +262,10 @@ TEST_F(WritersTest, Hdf5SlicesDeflatedOrRawReadBackExactly)
         hsize_t const offset[3] = {k, 0, 0};
         hsize_t stored = 0;
         ASSERT_GE(H5Dget_chunk_storage_size(ds.getId(), offset, &stored), 0);
-        std::uint32_t filter_mask = 99;
         if (k == 2)
-        {
-            EXPECT_EQ(raw_bytes, stored);
-            ASSERT_GE(H5Dread_chunk(ds.getId(), H5P_DEFAULT, offset, &filter_mask, slice.data()),
-                      0);
-            EXPECT_EQ(1u, filter_mask); // the deflate filter skipped
-            EXPECT_TRUE(std::equal(slice.begin(), slice.end(), edep.begin() + 2 * per_slice));
-        }
+            EXPECT_GT(stored, raw_bytes * 95 / 100); // stored after the first step
         else
-        {
             EXPECT_LT(stored, raw_bytes / 20);
-        }
     }
     std::vector<float> rho_back(rho.size());
     h5.openDataSet("density").read(rho_back.data(), H5::PredType::NATIVE_FLOAT);

@@ -1,0 +1,86 @@
+//! \file test/io/Deflate.test.cc
+//! io/Deflate.hh: streams any inflate reads; data that hardly deflate stored.
+#include "io/Deflate.hh"
+
+#include <zlib.h>
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+#include <gtest/gtest.h>
+
+namespace mcdose
+{
+namespace
+{
+//! n bytes of a linear congruential sequence: noise that deflate hardly shrinks.
+std::vector<unsigned char> noise(std::size_t n, std::uint32_t seed)
+{
+    std::vector<unsigned char> v(n);
+    for (auto& b : v)
+    {
+        seed = seed * 1664525u + 1013904223u;
+        b = static_cast<unsigned char>(seed >> 24);
+    }
+    return v;
+}
+
+std::vector<unsigned char> inflated(std::vector<unsigned char> const& stream, std::size_t n)
+{
+    std::vector<unsigned char> out(n + 1);
+    uLongf size = uLongf(out.size());
+    EXPECT_EQ(Z_OK, uncompress(out.data(), &size, stream.data(), uLong(stream.size())));
+    out.resize(size);
+    return out;
+}
+} // namespace
+
+TEST(DeflateTest, NoiseIsStoredAndZerosDeflated)
+{
+    std::size_t const n = std::size_t(1) << 20;
+    std::vector<unsigned char> const zeros(n, 0);
+    auto const z = deflate_zlib(zeros.data(), n, 1);
+    EXPECT_LT(z.size(), n / 100);
+    EXPECT_EQ(zeros, inflated(z, n));
+    // Noise: stored after the first step, so the stream is the data plus block headers
+    // (5 bytes per stored block of at most 64 KiB) and no smaller.
+    auto const data = noise(n, 17);
+    auto const s = deflate_zlib(data.data(), n, 1);
+    EXPECT_GT(s.size(), n);
+    EXPECT_LE(s.size(), n + n / 1000 + 64);
+    EXPECT_EQ(data, inflated(s, n));
+}
+
+TEST(DeflateTest, ZerosThenNoiseKeepTheDeflatedStart)
+{
+    std::vector<unsigned char> data(std::size_t(512) << 10, 0);
+    auto const tail = noise(std::size_t(512) << 10, 5);
+    data.insert(data.end(), tail.begin(), tail.end());
+    auto const s = deflate_zlib(data.data(), data.size(), 1);
+    EXPECT_LT(s.size(), tail.size() + tail.size() / 10); // the zeros shrank, the noise stored
+    EXPECT_GE(s.size(), tail.size());
+    EXPECT_EQ(data, inflated(s, data.size()));
+}
+
+TEST(DeflateTest, RawPiecesJoinIntoOneZlibStream)
+{
+    // Two pieces (runs of zeros, then noise) deflated apart, joined after a zlib header,
+    // with the combined Adler-32 after them: one stream.
+    std::vector<unsigned char> const a(300000, 0);
+    auto const b = noise(200000, 3);
+    auto const pa = deflate_raw_piece(a.data(), a.size(), 1, false);
+    auto const pb = deflate_raw_piece(b.data(), b.size(), 1, true);
+    std::vector<unsigned char> stream = {0x78, 0x01};
+    stream.insert(stream.end(), pa.begin(), pa.end());
+    stream.insert(stream.end(), pb.begin(), pb.end());
+    uLong adler = adler32_combine(adler32(adler32(0L, Z_NULL, 0), a.data(), uInt(a.size())),
+                                  adler32(adler32(0L, Z_NULL, 0), b.data(), uInt(b.size())),
+                                  z_off_t(b.size()));
+    for (int shift = 24; shift >= 0; shift -= 8)
+        stream.push_back(static_cast<unsigned char>(adler >> shift));
+    std::vector<unsigned char> whole = a;
+    whole.insert(whole.end(), b.begin(), b.end());
+    EXPECT_EQ(whole, inflated(stream, whole.size()));
+}
+} // namespace mcdose
