@@ -8,12 +8,14 @@
 #include <cstring>
 #include <fstream>
 #include <map>
+#include <memory>
 #include <vector>
 
 #include <H5Cpp.h>
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
+#include "core/HostMemory.hh"
 #include "core/ParallelFor.hh"
 #include "io/Deflate.hh"
 
@@ -315,8 +317,14 @@ void write_run_group(H5::H5File& file, RunMetadata const& meta)
     run.close();
 }
 
-std::vector<char> file_image(std::string const& name, DoseGridData const& data,
-                             RunMetadata const& meta)
+//! The bytes of an HDF5 file built in memory.
+struct FileImage
+{
+    std::unique_ptr<char[]> bytes;
+    std::size_t size{0};
+};
+
+FileImage file_image(std::string const& name, DoseGridData const& data, RunMetadata const& meta)
 {
     GridGeometry const& g = data.geometry;
     H5::FileAccPropList fapl;
@@ -402,8 +410,11 @@ std::vector<char> file_image(std::string const& name, DoseGridData const& data,
     file.flush(H5F_SCOPE_GLOBAL);
     ssize_t const size = H5Fget_file_image(file.getId(), nullptr, 0);
     MCDOSE_VALIDATE(size > 0, << "HDF5 gave no file image");
-    std::vector<char> image(static_cast<std::size_t>(size));
-    MCDOSE_VALIDATE(H5Fget_file_image(file.getId(), image.data(), image.size()) == size,
+    // Not zero-filled first: a dose scored in every voxel makes a file of GBs, whose pages
+    // are mapped on all cores (core/HostMemory.hh) and then copied into once.
+    FileImage image{std::unique_ptr<char[]>(new char[std::size_t(size)]), std::size_t(size)};
+    prefault_pages(image.bytes.get(), image.size);
+    MCDOSE_VALIDATE(H5Fget_file_image(file.getId(), image.bytes.get(), image.size) == size,
                     << "HDF5 gave an incomplete file image");
     file.close();
     return image;
@@ -414,7 +425,7 @@ void write_dose_hdf5(std::string const& path, DoseGridData const& data, RunMetad
 {
     validate_dose_data(data);
     H5::Exception::dontPrint();
-    std::vector<char> image;
+    FileImage image;
     try
     {
         image = file_image(path, data, meta);
@@ -431,7 +442,7 @@ void write_dose_hdf5(std::string const& path, DoseGridData const& data, RunMetad
                          MCDOSE_VALIDATE(out, << "cannot open '" << tmp
                                               << "' for writing; check that the directory "
                                                  "exists and is writable");
-                         out.write(image.data(), static_cast<std::streamsize>(image.size()));
+                         out.write(image.bytes.get(), static_cast<std::streamsize>(image.size));
                          out.close();
                          MCDOSE_VALIDATE(out, << "cannot write HDF5 file '" << path
                                               << "' (disk full?); check the free disk space");
