@@ -198,19 +198,6 @@ DoseTally::DoseTally(DoseTallyInput const& input, DoseFoldOptions const& fold)
     {
         device_words_ = DeviceBuffer<std::uint64_t>(words64_);
         device_touched_ = DeviceBuffer<std::uint8_t>(slots_ * slot_strips_);
-        if (fold.early_result_grids && voxels_ * sizeof(double) >= prefault_min_bytes)
-        {
-            // Mapping a GB of new pages takes 0.3-0.4 s even on all cores: done while the
-            // GPU transports instead of after.
-            result_grids_ = std::async(std::launch::async,
-                                       [n = voxels_, threads = host_threads_]
-                                       {
-                                           DoseResult r;
-                                           resize_on_all_cores(r.energy_MeV, n, 0.0, threads);
-                                           resize_on_all_cores(r.energy_sigma_MeV, n, 0.0, threads);
-                                           return r;
-                                       });
-        }
     }
     else
     {
@@ -474,15 +461,10 @@ DoseResult DoseTally::result() const
                     << " to " << max_batch_histories_
                     << "); split the run with batch_history_range()");
     DoseResult r;
-    if (result_grids_.valid())
-        r = result_grids_.get(); // zeros, mapped while the batches ran
     r.batches = batches_;
     r.histories = histories_;
-    if (r.energy_MeV.size() != voxels_ || r.energy_sigma_MeV.size() != voxels_)
-    {
-        resize_on_all_cores(r.energy_MeV, voxels_, 0.0, host_threads_);
-        resize_on_all_cores(r.energy_sigma_MeV, voxels_, 0.0, host_threads_);
-    }
+    resize_on_all_cores(r.energy_MeV, voxels_, 0.0, host_threads_);
+    resize_on_all_cores(r.energy_sigma_MeV, voxels_, 0.0, host_threads_);
     if (on_device() && !device_hi_.empty())
     {
         DeviceBuffer<double> energy(voxels_), sigma(voxels_);

@@ -8,7 +8,6 @@
 #pragma once
 
 #include <cstdint>
-#include <future>
 #include <string>
 #include <vector>
 
@@ -94,9 +93,6 @@ struct DoseFoldOptions
 {
     int host_threads{0}; //!< CPU backend: threads of the fold and the result (0: all)
     SlabSpec slabs;      //!< per-batch slab sums (e.g. the depth dose); off by default
-    //! GPU backend: the tally whose result() is the run's (one GPU on one rank) maps the
-    //! host grids of its result while the batches run (large grids only).
-    bool early_result_grids{false};
 };
 
 class DoseTally
@@ -186,9 +182,6 @@ class DoseTally
     std::uint64_t histories_{0};
     std::uint64_t min_batch_histories_{0};
     std::uint64_t max_batch_histories_{0};
-    //! GPU backend, large grids: the two host grids the first result() copies into, their
-    //! pages mapped (core/HostMemory.hh) on a thread of their own while the batches run.
-    mutable std::future<DoseResult> result_grids_;
 
     std::uint64_t* batch_data();
     std::uint8_t* touched_data();

@@ -258,30 +258,5 @@ TEST(TallyDeviceTest, DeviceFoldEqualsHostFold)
         }
     }
 }
-
-// A tally large enough that its result's host grids are mapped while the batches run
-// (early_result_grids): the same result as the host fold, and a second result() too.
-TEST(TallyDeviceTest, EarlyResultGridsGiveTheHostFoldsResult)
-{
-    MCDOSE_SKIP_IF_NO_GPU();
-    size_type const voxels = size_type(1) << 23; // 64 MiB per grid: mapped early
-    DoseFoldOptions fold;
-    DoseTally host({TallyMethod::fx, voxels, 1e13, Backend::cpu}, fold);
-    fold.early_result_grids = true;
-    DoseTally device({TallyMethod::fx, voxels, 1e13, Backend::gpu}, fold);
-    for (int b = 0; b < 2; ++b)
-    {
-        auto const words = random_batch_words(TallyMethod::fx, voxels, 7 + b);
-        host.set_batch_words(words);
-        device.set_batch_words(words);
-        host.end_batch(100);
-        device.end_batch(100);
-    }
-    DoseResult const hr = host.result(), dr = device.result(), again = device.result();
-    EXPECT_EQ(hr.energy_MeV, dr.energy_MeV);
-    EXPECT_EQ(hr.energy_sigma_MeV, dr.energy_sigma_MeV);
-    EXPECT_EQ(dr.energy_MeV, again.energy_MeV);
-    EXPECT_EQ(2u, again.batches);
-}
 } // namespace
 } // namespace mcdose::test

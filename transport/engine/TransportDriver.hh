@@ -462,9 +462,6 @@ class GroupedTransportRun
         DoseFoldOptions fold;
         fold.host_threads = plan_.gpu || master ? 0 : plan_.cpu_threads_per_group;
         fold.slabs = options_.batch_slabs;
-        // One GPU on one rank folds in place (set_up_folding): its tally gives the result.
-        fold.early_result_grids =
-            plan_.gpu && !master && plan_.devices.size() == 1 && comm_.size() == 1;
         return fold;
     }
 
