@@ -90,9 +90,9 @@ struct PackedChunk
     std::vector<unsigned char> bytes;
     std::uint32_t filter_mask{0};
 
-    void pack(void const* raw, std::size_t raw_bytes)
+    void pack(void const* raw, std::size_t raw_bytes, std::size_t element)
     {
-        bytes = deflate_zlib(raw, raw_bytes, deflate_level);
+        bytes = deflate_zlib(raw, raw_bytes, deflate_level, element);
         filter_mask = 0;
         if (bytes.size() < raw_bytes)
             return;
@@ -145,7 +145,8 @@ H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry
                               fill(size_type(k0 + s), slices[s].data());
                               uniform[s] = one_value(slices[s].data(), per_slice);
                               if (!uniform[s])
-                                  packed[s].pack(slices[s].data(), per_slice * sizeof(T));
+                                  packed[s].pack(slices[s].data(), per_slice * sizeof(T),
+                                                 sizeof(T));
                           });
         for (size_type s = 0; s < m; ++s)
         {
@@ -156,7 +157,7 @@ H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry
                 std::memcpy(&key, slices[s].data(), sizeof(T));
                 auto [at, added] = packed_uniform.try_emplace(key);
                 if (added)
-                    at->second.pack(slices[s].data(), per_slice * sizeof(T));
+                    at->second.pack(slices[s].data(), per_slice * sizeof(T), sizeof(T));
                 chunk_bytes = &at->second;
             }
             hsize_t const offset[3] = {k0 + s, 0, 0};

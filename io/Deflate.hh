@@ -3,22 +3,33 @@
 //! that hardly compress: the input is deflated in steps of 64 KiB, and from the first step
 //! whose output exceeds half its input on (noisy doubles deflate by about 5 %, at about
 //! 40 MB/s on one core, where runs of zeros go at 400-600 MB/s) the rest is stored
-//! (deflate's level 0: stored blocks, at copying speed). The stream stays one valid
-//! deflate stream, so any inflate reads it.
+//! (deflate's level 0: stored blocks, at copying speed). Data made mostly of runs of one
+//! repeated element (`element` bytes: a dose grid where most voxels got nothing) are
+//! written by a run encoder instead, several times zlib's speed. Either way the result is
+//! one valid deflate stream, so any inflate reads it.
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <vector>
 
 namespace mcdose
 {
 //! A zlib stream (header, deflate data, Adler-32) of [data, data + size) at `level`:
 //! the format of HDF5's deflate filter.
-std::vector<unsigned char> deflate_zlib(void const* data, std::size_t size, int level);
+std::vector<unsigned char> deflate_zlib(void const* data, std::size_t size, int level,
+                                        std::size_t element = 1);
 
-//! Raw deflate data of [data, data + size) at `level`, ending with a sync flush (byte
-//! aligned, not final) unless `last`, whose final block closes the stream: one piece of
-//! a stream deflated piece by piece (as pigz does).
-std::vector<unsigned char> deflate_raw_piece(void const* data, std::size_t size, int level,
-                                             bool last);
+//! One piece of a stream deflated piece by piece (as pigz does): raw deflate data and the
+//! Adler-32 sum of its input (adler32_combine joins them).
+struct DeflatedPiece
+{
+    std::vector<unsigned char> bytes;
+    std::uint32_t adler{1};
+};
+
+//! [data, data + size) at `level` as such a piece, ending with a sync flush (byte aligned,
+//! not final) unless `last`, whose final block closes the stream.
+DeflatedPiece deflate_raw_piece(void const* data, std::size_t size, int level, bool last,
+                                std::size_t element = 1);
 } // namespace mcdose

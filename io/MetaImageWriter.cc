@@ -35,23 +35,6 @@ char const* element_type(std::uint16_t const*)
     return "MET_USHORT";
 }
 
-//! One piece of raw deflate data and the Adler-32 sum of its input.
-struct DeflatedPiece
-{
-    std::vector<unsigned char> bytes;
-    uLong adler{0};
-};
-
-//! Raw deflate of [data, data + size) and its Adler-32 sum: ends with a sync flush (byte
-//! aligned, not final) unless `last`, whose final block closes the stream.
-DeflatedPiece deflate_piece(unsigned char const* data, std::size_t size, bool last)
-{
-    DeflatedPiece p;
-    p.adler = adler32(adler32(0L, Z_NULL, 0), data, uInt(size));
-    p.bytes = deflate_raw_piece(data, size, image_deflate_level, last);
-    return p;
-}
-
 //! The header lines (ITK MetaIO's keys), with the compressed size, `pad` spaces after the
 //! comment (so that headers of any size can be made the same length).
 std::string metaimage_header(GridGeometry const& g, char const* type, std::size_t compressed,
@@ -151,9 +134,9 @@ void write_metaimage_impl(std::string const& path, GridGeometry const& geometry,
                               size_type const end = std::min(voxels, begin + per_piece);
                               std::vector<T> values(end - begin);
                               fill(begin, end, values.data());
-                              deflated[j] = deflate_piece(
-                                  reinterpret_cast<unsigned char const*>(values.data()),
-                                  values.size() * sizeof(T), k + 1 == pieces);
+                              deflated[j] = deflate_raw_piece(
+                                  values.data(), values.size() * sizeof(T), image_deflate_level,
+                                  k + 1 == pieces, sizeof(T));
                           });
         for (std::size_t j = 0; j < m; ++j)
         {

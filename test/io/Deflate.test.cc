@@ -1,5 +1,6 @@
 //! \file test/io/Deflate.test.cc
-//! io/Deflate.hh: streams any inflate reads; data that hardly deflate stored.
+//! io/Deflate.hh: streams any inflate reads; data that hardly deflate stored, runs of one
+//! element run-encoded.
 #include "io/Deflate.hh"
 
 #include <zlib.h>
@@ -71,15 +72,81 @@ TEST(DeflateTest, RawPiecesJoinIntoOneZlibStream)
     auto const b = noise(200000, 3);
     auto const pa = deflate_raw_piece(a.data(), a.size(), 1, false);
     auto const pb = deflate_raw_piece(b.data(), b.size(), 1, true);
+    EXPECT_EQ(adler32(adler32(0L, Z_NULL, 0), a.data(), uInt(a.size())), pa.adler);
+    EXPECT_EQ(adler32(adler32(0L, Z_NULL, 0), b.data(), uInt(b.size())), pb.adler);
     std::vector<unsigned char> stream = {0x78, 0x01};
-    stream.insert(stream.end(), pa.begin(), pa.end());
-    stream.insert(stream.end(), pb.begin(), pb.end());
-    uLong adler = adler32_combine(adler32(adler32(0L, Z_NULL, 0), a.data(), uInt(a.size())),
-                                  adler32(adler32(0L, Z_NULL, 0), b.data(), uInt(b.size())),
-                                  z_off_t(b.size()));
+    stream.insert(stream.end(), pa.bytes.begin(), pa.bytes.end());
+    stream.insert(stream.end(), pb.bytes.begin(), pb.bytes.end());
+    uLong adler = adler32_combine(pa.adler, pb.adler, z_off_t(b.size()));
     for (int shift = 24; shift >= 0; shift -= 8)
         stream.push_back(static_cast<unsigned char>(adler >> shift));
     std::vector<unsigned char> whole = a;
+    whole.insert(whole.end(), b.begin(), b.end());
+    EXPECT_EQ(whole, inflated(stream, whole.size()));
+}
+TEST(DeflateTest, RunsOfEveryLengthAndElementSizeInflateBack)
+{
+    // Runs of 1 to 600 repeated elements (every match length and the short tails), of
+    // 1-, 2-, 4- and 8-byte elements, and a tail shorter than an element: the run
+    // encoder's stream (as a zlib stream and as a final raw piece) inflates to the data.
+    for (std::size_t element : {1, 2, 4, 8})
+    {
+        SCOPED_TRACE("element of " + std::to_string(element) + " bytes");
+        std::vector<unsigned char> data;
+        for (std::size_t run = 1; run <= 600; ++run)
+        {
+            for (std::size_t r = 0; r < run; ++r)
+            {
+                for (std::size_t b = 0; b < element; ++b)
+                    data.push_back(static_cast<unsigned char>(run * 7 + b * 131));
+            }
+        }
+        data.push_back(0xab); // not a whole element
+        auto const z = deflate_zlib(data.data(), data.size(), 1, element);
+        EXPECT_LT(z.size(), data.size() / 20);
+        EXPECT_EQ(data, inflated(z, data.size()));
+        auto const piece = deflate_raw_piece(data.data(), data.size(), 1, true, element);
+        std::vector<unsigned char> stream = {0x78, 0x01};
+        stream.insert(stream.end(), piece.bytes.begin(), piece.bytes.end());
+        uLong const adler = adler32(adler32(0L, Z_NULL, 0), data.data(), uInt(data.size()));
+        EXPECT_EQ(adler, piece.adler);
+        for (int shift = 24; shift >= 0; shift -= 8)
+            stream.push_back(static_cast<unsigned char>(adler >> shift));
+        EXPECT_EQ(data, inflated(stream, data.size()));
+    }
+}
+
+TEST(DeflateTest, SparseDosesRunEncodedAndJoinedWithDeflatedNoise)
+{
+    // Doubles with 2 % non-zero (a short run's dose): run-encoded, far smaller than the
+    // data; a piece of it (sync flush) joined to a deflated piece of noise: one stream.
+    std::size_t const n = 100000;
+    std::vector<double> dose(n, 0.0);
+    std::uint32_t x = 12345u;
+    for (std::size_t i = 0; i < n; ++i)
+    {
+        x = x * 1664525u + 1013904223u;
+        if (x % 50 == 0)
+            dose[i] = 1e-3 * double(x) / 4294967296.0;
+    }
+    std::size_t const bytes = n * sizeof(double);
+    auto const z = deflate_zlib(dose.data(), bytes, 1, sizeof(double));
+    EXPECT_LT(z.size(), bytes / 10);
+    std::vector<unsigned char> const raw(reinterpret_cast<unsigned char const*>(dose.data()),
+                                         reinterpret_cast<unsigned char const*>(dose.data()) +
+                                             bytes);
+    EXPECT_EQ(raw, inflated(z, bytes));
+    auto const b = noise(100000, 9);
+    auto const pa = deflate_raw_piece(raw.data(), bytes, 1, false, sizeof(double));
+    auto const pb = deflate_raw_piece(b.data(), b.size(), 1, true);
+    EXPECT_EQ(adler32(adler32(0L, Z_NULL, 0), raw.data(), uInt(bytes)), pa.adler);
+    std::vector<unsigned char> stream = {0x78, 0x01};
+    stream.insert(stream.end(), pa.bytes.begin(), pa.bytes.end());
+    stream.insert(stream.end(), pb.bytes.begin(), pb.bytes.end());
+    uLong adler = adler32_combine(pa.adler, pb.adler, z_off_t(b.size()));
+    for (int shift = 24; shift >= 0; shift -= 8)
+        stream.push_back(static_cast<unsigned char>(adler >> shift));
+    std::vector<unsigned char> whole = raw;
     whole.insert(whole.end(), b.begin(), b.end());
     EXPECT_EQ(whole, inflated(stream, whole.size()));
 }
