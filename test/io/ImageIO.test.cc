@@ -116,6 +116,29 @@ TEST_F(ImageIOTest, MetaImageDeflatedInPiecesReadsBackThroughItk)
         ASSERT_EQ(values[v], img.values[v]) << "voxel " << v;
 }
 
+TEST_F(ImageIOTest, MostlyEmptyMetaImageRunEncodedReadsBackThroughItk)
+{
+    // A short run's dose: 1 voxel in 50 scored, the rest 0 (io/Deflate.hh's run encoder),
+    // then a block of noise (deflated), in one stream that ITK inflates.
+    GridGeometry g = oblique();
+    g.dims = {120, 90, 60};
+    std::vector<float> values(g.num_voxels(), 0.0f);
+    std::uint32_t x = 24680u;
+    for (size_type v = 0; v < values.size(); ++v)
+    {
+        x = x * 1664525u + 1013904223u;
+        if (v > values.size() - 70000 || x % 50 == 0)
+            values[v] = static_cast<float>(x) * 1e-9f;
+    }
+    std::string const path = (dir_ / "sparse.mha").string();
+    write_image(path, g, make_span(std::as_const(values)));
+    EXPECT_LT(fs::file_size(path), values.size() * sizeof(float) / 4);
+    ScalarImage const img = read_scalar_image(path);
+    ASSERT_EQ(values.size(), img.values.size());
+    for (size_type v = 0; v < values.size(); ++v)
+        ASSERT_EQ(values[v], img.values[v]) << "voxel " << v;
+}
+
 TEST_F(ImageIOTest, ErrorsNameThePathAndTheProblem)
 {
     auto message = [](std::string const& path)
