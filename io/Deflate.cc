@@ -57,6 +57,7 @@ std::vector<unsigned char> deflate_steps(void const* data, std::size_t size, int
     MCDOSE_VALIDATE(ok, << "zlib deflate failed (" << status << ")");
     return out;
 }
+
 /*!
  * Deflate for data made mostly of runs of one repeated element (a dose grid where most
  * voxels got nothing, a uniform phantom's density): each run is its first element as
