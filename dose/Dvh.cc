@@ -496,7 +496,8 @@ VoxelSums voxel_sums(std::size_t n, Dose const& dose, Volume const& volume, Sigm
 
 /*!
  * The figures without uncertainty of the voxels' `dose(i)` and `volume(i)`, i < n, and
- * the sums (`sums`) the uncertainty needs, their sigma `sigma(i, dose)`.
+ * the sums (`sums`) the uncertainty needs, their sigma `sigma(i, dose)`; with `draws`
+ * (and finite sigmas), also the D_V of their least and largest draws, from the same passes.
  */
 template <class Dose, class Volume, class Sigma>
 DvhFigures nominal_figures(std::size_t n, Dose const& dose, Volume const& volume,
