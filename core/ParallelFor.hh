@@ -107,22 +107,20 @@ void parallel_for_each(size_type n, F&& f)
 //! not depend on the thread count).
 inline constexpr size_type sum_block_size = size_type(1) << 16;
 
+namespace detail
+{
 /*!
- * A sum over [0, n) that is bit for bit the same for any thread count: [0, n) is cut
- * into blocks of `block` indices (the last one shorter); part(begin, end, acc) adds the
- * block [begin, end) into `acc`, a fresh copy of `zero`, on any of `threads` threads
- * (0: all hardware threads); merge(total, acc) then adds each block's `acc` into the
- * result, a copy of `zero`, in block order on the calling thread. At most `round`
- * blocks' accumulators are held at once (0: all), for large ones (histograms, lists).
+ * The blocks of `block` indices of [0, n), at most `round` (0: all) at a time: part(begin,
+ * end, acc) adds a block into `acc`, a fresh copy of `zero`, on any of `threads` threads;
+ * then merge_round(acc, count) takes the round's `count` accumulators, in block order.
  */
-template <class T, class Part, class Merge>
-T parallel_block_sum(size_type n, int threads, T const& zero, Part&& part, Merge&& merge,
-                     size_type block = sum_block_size, size_type round = 0)
+template <class T, class Part, class MergeRound>
+void block_rounds(size_type n, int threads, T const& zero, Part&& part, MergeRound&& merge_round,
+                  size_type block, size_type round)
 {
     size_type const blocks = (n + block - 1) / block;
     size_type const per_round = round > 0 ? std::min(round, blocks) : blocks;
     std::vector<T> acc(per_round, zero);
-    T total = zero;
     for (size_type first = 0; first < blocks; first += per_round)
     {
         size_type const count = std::min(per_round, blocks - first);
@@ -139,11 +137,35 @@ T parallel_block_sum(size_type n, int threads, T const& zero, Part&& part, Merge
                 }
             },
             1);
-        for (size_type b = 0; b < count; ++b)
-            merge(total, acc[b]);
+        merge_round(acc, count);
     }
+}
+} // namespace detail
+
+/*!
+ * A sum over [0, n) that is bit for bit the same for any thread count: [0, n) is cut
+ * into blocks of `block` indices (the last one shorter); part(begin, end, acc) adds the
+ * block [begin, end) into `acc`, a fresh copy of `zero`, on any of `threads` threads
+ * (0: all hardware threads); merge(total, acc) then adds each block's `acc` into the
+ * result, a copy of `zero`, in block order on the calling thread. At most `round`
+ * blocks' accumulators are held at once (0: all), for large ones (histograms, lists).
+ */
+template <class T, class Part, class Merge>
+T parallel_block_sum(size_type n, int threads, T const& zero, Part&& part, Merge&& merge,
+                     size_type block = sum_block_size, size_type round = 0)
+{
+    T total = zero;
+    detail::block_rounds(
+        n, threads, zero, part,
+        [&](std::vector<T> const& acc, size_type count)
+        {
+            for (size_type b = 0; b < count; ++b)
+                merge(total, acc[b]);
+        },
+        block, round);
     return total;
 }
+
 /*!
  * parallel_block_sum of `width` doubles per block added element by element (histograms):
  * part(begin, end, acc) adds the block [begin, end) into `acc` (width zeros). Each
@@ -155,38 +177,25 @@ template <class Part>
 std::vector<double> parallel_block_histogram(size_type n, int threads, size_type width, Part&& part,
                                              size_type block = sum_block_size, size_type round = 0)
 {
-    size_type const blocks = (n + block - 1) / block;
-    size_type const per_round = round > 0 ? std::min(round, blocks) : blocks;
-    std::vector<std::vector<double>> acc(per_round);
     std::vector<double> total(width, 0.0);
-    for (size_type first = 0; first < blocks; first += per_round)
-    {
-        size_type const count = std::min(per_round, blocks - first);
-        parallel_for_pieces(
-            count, threads,
-            [&](size_type b0, size_type b1, size_type)
-            {
-                for (size_type b = b0; b < b1; ++b)
+    detail::block_rounds(
+        n, threads, std::vector<double>(width, 0.0), part,
+        [&](std::vector<std::vector<double>> const& acc, size_type count)
+        {
+            parallel_for_pieces(
+                width, threads,
+                [&](size_type x0, size_type x1, size_type)
                 {
-                    size_type const begin = (first + b) * block;
-                    acc[b].assign(width, 0.0);
-                    part(begin, std::min(n, begin + block), acc[b]);
-                }
-            },
-            1);
-        parallel_for_pieces(
-            width, threads,
-            [&](size_type x0, size_type x1, size_type)
-            {
-                for (size_type b = 0; b < count; ++b)
-                {
-                    double const* a = acc[b].data();
-                    for (size_type x = x0; x < x1; ++x)
-                        total[x] += a[x];
-                }
-            },
-            4096);
-    }
+                    for (size_type b = 0; b < count; ++b)
+                    {
+                        double const* a = acc[b].data();
+                        for (size_type x = x0; x < x1; ++x)
+                            total[x] += a[x];
+                    }
+                },
+                4096);
+        },
+        block, round);
     return total;
 }
 } // namespace mcdose

@@ -5,9 +5,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <cstring>
 #include <fstream>
-#include <map>
 #include <memory>
 #include <vector>
 
@@ -102,27 +100,17 @@ struct PackedChunk
     }
 };
 
-//! Whether the n values at `p` are one value repeated (compared as bytes).
-template <class T>
-bool one_value(T const* p, std::size_t n)
-{
-    return n < 2 || std::memcmp(p, p + 1, (n - 1) * sizeof(T)) == 0;
-}
-
 /*!
  * A 3D dataset (nz, ny, nx), chunked by z-slice and deflated, written one
  * z-slice at a time: `fill(k, slice)` writes the nx * ny values of slice k, so
  * a derived grid (dose, uncertainty) never exists whole in memory. As many
  * slices as there are cores are filled and compressed at once, each on its
- * own thread, and written in order as raw chunks (H5Dwrite_chunk). A slice of
- * one value (a uniform phantom's density, a slice without dose) is deflated
- * once per value and dataset and its bytes written again for the next.
+ * own thread, and written in order as raw chunks (H5Dwrite_chunk).
  */
 template <class T, class Fill>
 H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry const& g,
                                 H5::PredType const& type, char const* units, Fill&& fill)
 {
-    static_assert(sizeof(T) <= sizeof(std::uint64_t), "a slice's one value is keyed by its bytes");
     hsize_t const dims[3] = {hsize_t(g.dims[2]), hsize_t(g.dims[1]), hsize_t(g.dims[0])};
     H5::DataSpace space(3, dims);
     H5::DSetCreatPropList props;
@@ -134,8 +122,6 @@ H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry
     size_type const team = std::min<size_type>(dims[0], host_loop_threads(0));
     std::vector<std::vector<T>> slices(team, std::vector<T>(per_slice));
     std::vector<PackedChunk> packed(team);
-    std::vector<char> uniform(team, 0);
-    std::map<std::uint64_t, PackedChunk> packed_uniform; // by the value's bytes
     for (hsize_t k0 = 0; k0 < dims[0]; k0 += team)
     {
         size_type const m = std::min<size_type>(team, dims[0] - k0);
@@ -143,27 +129,13 @@ H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry
                           [&](size_type s)
                           {
                               fill(size_type(k0 + s), slices[s].data());
-                              uniform[s] = one_value(slices[s].data(), per_slice);
-                              if (!uniform[s])
-                                  packed[s].pack(slices[s].data(), per_slice * sizeof(T),
-                                                 sizeof(T));
+                              packed[s].pack(slices[s].data(), per_slice * sizeof(T), sizeof(T));
                           });
         for (size_type s = 0; s < m; ++s)
         {
-            PackedChunk const* chunk_bytes = &packed[s];
-            if (uniform[s])
-            {
-                std::uint64_t key = 0;
-                std::memcpy(&key, slices[s].data(), sizeof(T));
-                auto [at, added] = packed_uniform.try_emplace(key);
-                if (added)
-                    at->second.pack(slices[s].data(), per_slice * sizeof(T), sizeof(T));
-                chunk_bytes = &at->second;
-            }
             hsize_t const offset[3] = {k0 + s, 0, 0};
-            MCDOSE_VALIDATE(H5Dwrite_chunk(ds.getId(), H5P_DEFAULT, chunk_bytes->filter_mask,
-                                           offset, chunk_bytes->bytes.size(),
-                                           chunk_bytes->bytes.data()) >= 0,
+            MCDOSE_VALIDATE(H5Dwrite_chunk(ds.getId(), H5P_DEFAULT, packed[s].filter_mask, offset,
+                                           packed[s].bytes.size(), packed[s].bytes.data()) >= 0,
                             << "HDF5 could not write slice " << k0 + s << " of '" << name << "'");
         }
     }

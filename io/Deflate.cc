@@ -17,13 +17,11 @@ namespace
 //! Input per step; a step whose output exceeds half of it ends the deflating.
 constexpr std::size_t deflate_step = std::size_t(64) << 10;
 
-//! Deflate [data, data + size) into a stream `window_bits` made (15: zlib, -15: raw),
-//! ending with `flush`.
-std::vector<unsigned char> deflate_steps(void const* data, std::size_t size, int level,
-                                         int window_bits, int flush)
+//! Raw deflate of [data, data + size), ending with `flush`.
+std::vector<unsigned char> deflate_steps(void const* data, std::size_t size, int level, int flush)
 {
     z_stream z{};
-    int status = deflateInit2(&z, level, Z_DEFLATED, window_bits, 8, Z_DEFAULT_STRATEGY);
+    int status = deflateInit2(&z, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY);
     MCDOSE_VALIDATE(status == Z_OK, << "zlib deflateInit2 failed (" << status << ")");
     // deflateBound covers stored blocks; the margin, the sync flush and the level change.
     std::vector<unsigned char> out(deflateBound(&z, uLong(size)) + 64);
@@ -324,30 +322,13 @@ bool mostly_runs(void const* data, std::size_t size, std::size_t element)
 }
 } // namespace
 
-std::vector<unsigned char> deflate_zlib(void const* data, std::size_t size, int level,
-                                        std::size_t element)
-{
-    if (!mostly_runs(data, size, element))
-        return deflate_steps(data, size, level, 15, Z_FINISH);
-    auto const* bytes = static_cast<unsigned char const*>(data);
-    std::vector<unsigned char> out = {0x78, 0x01}; // deflate, 32 KiB window, fastest
-    out.reserve(size / 16 + 64);
-    RunDeflate runs(out);
-    runs.block(bytes, size, element, true);
-    runs.align();
-    std::uint32_t const adler = runs.adler();
-    for (int shift = 24; shift >= 0; shift -= 8)
-        out.push_back(static_cast<unsigned char>(adler >> shift));
-    return out;
-}
-
 DeflatedPiece deflate_raw_piece(void const* data, std::size_t size, int level, bool last,
                                 std::size_t element)
 {
     DeflatedPiece piece;
     if (!mostly_runs(data, size, element))
     {
-        piece.bytes = deflate_steps(data, size, level, -15, last ? Z_FINISH : Z_SYNC_FLUSH);
+        piece.bytes = deflate_steps(data, size, level, last ? Z_FINISH : Z_SYNC_FLUSH);
         piece.adler =
             std::uint32_t(adler32_z(adler32(0L, Z_NULL, 0), static_cast<Bytef const*>(data), size));
         return piece;
@@ -361,5 +342,18 @@ DeflatedPiece deflate_raw_piece(void const* data, std::size_t size, int level, b
         runs.sync_flush();
     piece.adler = runs.adler();
     return piece;
+}
+
+std::vector<unsigned char> deflate_zlib(void const* data, std::size_t size, int level,
+                                        std::size_t element)
+{
+    // One final piece between the header (deflate, 32 KiB window, fastest) and its Adler-32.
+    DeflatedPiece const piece = deflate_raw_piece(data, size, level, true, element);
+    std::vector<unsigned char> out = {0x78, 0x01};
+    out.reserve(piece.bytes.size() + 6);
+    out.insert(out.end(), piece.bytes.begin(), piece.bytes.end());
+    for (int shift = 24; shift >= 0; shift -= 8)
+        out.push_back(static_cast<unsigned char>(piece.adler >> shift));
+    return out;
 }
 } // namespace mcdose

@@ -5,8 +5,9 @@
 //! 40 MB/s on one core, where runs of zeros go at 400-600 MB/s) the rest is stored
 //! (deflate's level 0: stored blocks, at copying speed). Data made mostly of runs of one
 //! repeated element (`element` bytes: a dose grid where most voxels got nothing) are
-//! written by a run encoder instead (2.6 against zlib's 0.6 GB/s on one core for a slice of
-//! doubles of which 2 % are not zero; its output half as large again). Either way the result is
+//! written by a run encoder instead (2.6 against zlib's 0.6 GB/s on one core of the
+//! development machine for a slice of doubles of which 2 % are not zero; its output a third
+//! to a half larger). Either way the result is
 //! one valid deflate stream, so any inflate reads it.
 #pragma once
 

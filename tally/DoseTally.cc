@@ -464,7 +464,7 @@ DoseResult DoseTally::result() const
     r.batches = batches_;
     r.histories = histories_;
     // Both grids made at once: a new vector is filled on one thread (after its pages are
-    // mapped on all cores), so two at a time take about half as long.
+    // mapped on all cores, core/HostMemory.hh), so the two fills run side by side.
     parallel_for_each(2,
                       [&](size_type k) {
                           resize_on_all_cores(k == 0 ? r.energy_MeV : r.energy_sigma_MeV, voxels_,

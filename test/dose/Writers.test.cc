@@ -240,12 +240,9 @@ TEST_F(WritersTest, Hdf5SlicesDeflatedOrStoredReadBackExactly)
         for (size_type k = 1; k < 5; ++k)
             sigma[k * per_slice + i] = 0.1 * edep[k * per_slice + i];
     }
-    DoseGridData data;
-    data.geometry = g;
-    data.edep_MeV = make_span(std::as_const(edep));
-    data.edep_sigma_MeV = make_span(std::as_const(sigma));
-    data.density_g_cm3 = make_span(std::as_const(rho));
-    data.material = make_span(std::as_const(mat));
+    DoseGridData data =
+        dose_grid_view(g, make_span(std::as_const(edep)), make_span(std::as_const(sigma)),
+                       make_span(std::as_const(rho)), make_span(std::as_const(mat)));
     data.material_names = {"water"};
     std::string const file = path("slices.h5");
     write_dose_hdf5(file, data, meta_);

@@ -27,6 +27,22 @@ std::vector<unsigned char> noise(std::size_t n, std::uint32_t seed)
     return v;
 }
 
+//! A zlib stream of raw deflate pieces: header, the pieces, their combined Adler-32.
+std::vector<unsigned char> zlib_stream(std::vector<DeflatedPiece> const& pieces,
+                                       std::vector<std::size_t> const& sizes)
+{
+    std::vector<unsigned char> stream = {0x78, 0x01};
+    uLong adler = adler32(0L, Z_NULL, 0);
+    for (std::size_t k = 0; k < pieces.size(); ++k)
+    {
+        stream.insert(stream.end(), pieces[k].bytes.begin(), pieces[k].bytes.end());
+        adler = adler32_combine(adler, pieces[k].adler, z_off_t(sizes[k]));
+    }
+    for (int shift = 24; shift >= 0; shift -= 8)
+        stream.push_back(static_cast<unsigned char>(adler >> shift));
+    return stream;
+}
+
 std::vector<unsigned char> inflated(std::vector<unsigned char> const& stream, std::size_t n)
 {
     std::vector<unsigned char> out(n + 1);
@@ -74,16 +90,11 @@ TEST(DeflateTest, RawPiecesJoinIntoOneZlibStream)
     auto const pb = deflate_raw_piece(b.data(), b.size(), 1, true);
     EXPECT_EQ(adler32(adler32(0L, Z_NULL, 0), a.data(), uInt(a.size())), pa.adler);
     EXPECT_EQ(adler32(adler32(0L, Z_NULL, 0), b.data(), uInt(b.size())), pb.adler);
-    std::vector<unsigned char> stream = {0x78, 0x01};
-    stream.insert(stream.end(), pa.bytes.begin(), pa.bytes.end());
-    stream.insert(stream.end(), pb.bytes.begin(), pb.bytes.end());
-    uLong adler = adler32_combine(pa.adler, pb.adler, z_off_t(b.size()));
-    for (int shift = 24; shift >= 0; shift -= 8)
-        stream.push_back(static_cast<unsigned char>(adler >> shift));
     std::vector<unsigned char> whole = a;
     whole.insert(whole.end(), b.begin(), b.end());
-    EXPECT_EQ(whole, inflated(stream, whole.size()));
+    EXPECT_EQ(whole, inflated(zlib_stream({pa, pb}, {a.size(), b.size()}), whole.size()));
 }
+
 TEST(DeflateTest, RunsOfEveryLengthAndElementSizeInflateBack)
 {
     // Runs of 1 to 600 repeated elements (every match length and the short tails), of
@@ -106,13 +117,8 @@ TEST(DeflateTest, RunsOfEveryLengthAndElementSizeInflateBack)
         EXPECT_LT(z.size(), data.size() / 20);
         EXPECT_EQ(data, inflated(z, data.size()));
         auto const piece = deflate_raw_piece(data.data(), data.size(), 1, true, element);
-        std::vector<unsigned char> stream = {0x78, 0x01};
-        stream.insert(stream.end(), piece.bytes.begin(), piece.bytes.end());
-        uLong const adler = adler32(adler32(0L, Z_NULL, 0), data.data(), uInt(data.size()));
-        EXPECT_EQ(adler, piece.adler);
-        for (int shift = 24; shift >= 0; shift -= 8)
-            stream.push_back(static_cast<unsigned char>(adler >> shift));
-        EXPECT_EQ(data, inflated(stream, data.size()));
+        EXPECT_EQ(adler32(adler32(0L, Z_NULL, 0), data.data(), uInt(data.size())), piece.adler);
+        EXPECT_EQ(data, inflated(zlib_stream({piece}, {data.size()}), data.size()));
     }
 }
 
@@ -140,14 +146,8 @@ TEST(DeflateTest, SparseDosesRunEncodedAndJoinedWithDeflatedNoise)
     auto const pa = deflate_raw_piece(raw.data(), bytes, 1, false, sizeof(double));
     auto const pb = deflate_raw_piece(b.data(), b.size(), 1, true);
     EXPECT_EQ(adler32(adler32(0L, Z_NULL, 0), raw.data(), uInt(bytes)), pa.adler);
-    std::vector<unsigned char> stream = {0x78, 0x01};
-    stream.insert(stream.end(), pa.bytes.begin(), pa.bytes.end());
-    stream.insert(stream.end(), pb.bytes.begin(), pb.bytes.end());
-    uLong adler = adler32_combine(pa.adler, pb.adler, z_off_t(b.size()));
-    for (int shift = 24; shift >= 0; shift -= 8)
-        stream.push_back(static_cast<unsigned char>(adler >> shift));
     std::vector<unsigned char> whole = raw;
     whole.insert(whole.end(), b.begin(), b.end());
-    EXPECT_EQ(whole, inflated(stream, whole.size()));
+    EXPECT_EQ(whole, inflated(zlib_stream({pa, pb}, {bytes, b.size()}), whole.size()));
 }
 } // namespace mcdose
