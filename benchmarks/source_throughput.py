@@ -24,6 +24,10 @@ photons enter the y = -20 cm face along +y, at the mean energy of examples/mohan
   beam_1mm_centre  beam_1mm_mono with its isocentre moved the same 2 mm;
   pencil_tilted    pencil_centre aimed 0.3 mrad off the y axis in x and z (as far off as the
                    1 mm beam's edge rays): whether a direction along an axis is cheaper.
+Any case name with `_inline` appended runs that case with `--sample-sources-inline`: each GPU
+thread samples its history's source particle when it starts it, instead of a kernel sampling
+a launch's particles ahead of the transport (the default with Philox); the same build, so
+the two are compared within one call.
 Each runs RUNS times (interleaved); the median histories/s of the run summary is compared with
 pencil_mono. How to read the beam rows: beam_1mm_mono below pencil_mono is the sampling's
 cost; parallel_mono (and point_mono) as far below pencil_mono as beam_mono is, the cost of
@@ -105,13 +109,15 @@ def main():
     out = os.path.abspath(os.environ.get("OUT", "source_throughput_results"))
     runs = int(os.environ.get("RUNS", "3"))
     os.makedirs(out, exist_ok=True)
-    cases = cases_of(os.path.join(ROOT, "examples", "mohan6.spectrum"))
+    known = cases_of(os.path.join(ROOT, "examples", "mohan6.spectrum"))
+    cases = dict(known)
     if os.environ.get("CASES"):
         names = os.environ["CASES"].split(",")
-        unknown = [n for n in names if n not in cases]
+        unknown = [n for n in names if n.removesuffix("_inline") not in known]
         if unknown:
-            sys.exit(f"CASES: unknown {', '.join(unknown)}; known: {', '.join(cases)}")
-        cases = {n: cases[n] for n in ["pencil_mono"] + names if n in cases}
+            sys.exit(f"CASES: unknown {', '.join(unknown)}; known: {', '.join(known)} "
+                     "(each also with _inline)")
+        cases = {n: known[n.removesuffix("_inline")] for n in ["pencil_mono"] + names}
     rates = {name: [] for name in cases}
     for name, source in cases.items():
         with open(os.path.join(out, name + ".json"), "w") as f:
@@ -123,6 +129,8 @@ def main():
                    "--output-dir", os.path.join(out, "results")]
             if backend == "cpu" and os.environ.get("THREADS"):
                 cmd += ["--threads", os.environ["THREADS"]]
+            if name.endswith("_inline"):
+                cmd.append("--sample-sources-inline")
             done = subprocess.run(cmd, capture_output=True, text=True)
             if done.returncode != 0:
                 sys.exit(f"{name}: mcdose failed:\n{done.stdout}{done.stderr}")

@@ -119,6 +119,19 @@ class PhiloxEngine
         draw_ = 0;
     }
 
+    //! Re-key the counter to (history id, draw index `draws`), a block boundary: continue
+    //! a history whose first `draws` words were drawn by another engine (a source particle
+    //! sampled ahead of its transport: transport/engine/SourceParticles.hh).
+    MCDOSE_FUNCTION void resume_history(history_id_type id, std::uint64_t draws)
+    {
+        MCDOSE_EXPECT(draws % 4 == 0 && draws < max_draws_per_history);
+        history_ = id;
+        draw_ = draws;
+    }
+
+    //! Words drawn so far in the current history.
+    MCDOSE_FUNCTION std::uint64_t draws() const { return draw_; }
+
     //! Skip the rest of the current block: the next word is the first of a new
     //! block (align_draws in Distributions.hh says why). No-op at a boundary.
     MCDOSE_FORCEINLINE_FUNCTION void skip_to_block() { draw_ = (draw_ + 3) & ~std::uint64_t(3); }

@@ -58,4 +58,14 @@ double max_energy_MeV(SourceInput const& s)
         e = std::max(e, *std::max_element(sp.lines_MeV.begin(), sp.lines_MeV.end()));
     return e;
 }
+
+bool sources_take_random_numbers(std::vector<SourceInput> const& sources)
+{
+    if (sources.size() != 1)
+        return sources.size() > 1; // the source is drawn
+    SourceInput const& s = sources.front();
+    if (s.kind == SourceKind::phase_space)
+        return false;
+    return s.kind != SourceKind::pencil || !s.energy_MeV;
+}
 } // namespace mcdose

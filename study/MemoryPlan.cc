@@ -10,6 +10,7 @@
 
 #include "core/Assert.hh"
 #include "core/Device.hh"
+#include "core/Particle.hh"
 
 namespace mcdose
 {
@@ -134,6 +135,15 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
             plan.device.push_back(
                 {"running totals and final grids", (totals_bytes + result_bytes) * n});
         plan.device.push_back({"tables, RNG states and stacks", device_fixed_bytes});
+        if (how.source_particles_ahead)
+        {
+            double const particle = study.physics.precision == Precision::single_
+                                        ? sizeof(Particle<float>)
+                                        : sizeof(Particle<double>);
+            plan.device.push_back(
+                {"source particles sampled ahead",
+                 double(how.source_particles_ahead) * (particle + sizeof(std::uint32_t))});
+        }
     }
     return plan;
 }

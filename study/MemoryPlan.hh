@@ -38,6 +38,8 @@ struct MemoryPlanInput
     size_type gpus{1};
     int cpu_groups{1};
     int ranks{1};
+    //! GPU: source particles sampled at once (TransportRunOptions::source_particles_ahead)
+    std::uint64_t source_particles_ahead{0};
 };
 
 MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how);

@@ -219,6 +219,17 @@ std::string hex64(std::uint64_t x)
     return os.str();
 }
 
+//! How many source particles a run samples at once ahead of the transport
+//! (SourceParticles.hh): on a GPU with Philox, for sources that take random numbers,
+//! unless turned off; else 0.
+std::uint64_t source_particles_ahead(StudyInput const& study, StudyRunOptions const& options,
+                                     Backend backend)
+{
+    bool const ahead = backend == Backend::gpu && study.rng.generator == RngKind::philox &&
+                       sources_take_random_numbers(study.sources);
+    return ahead ? options.source_particles_ahead : 0;
+}
+
 //! How to run: backend, threads, GPUs, RNG, history count and batches,
 //! checkpoints. An open-ended run gets its stopping rule from
 //! add_target_uncertainty_rule.
@@ -234,6 +245,7 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
     run_options.histories = histories;
     run_options.max_primary_energy_MeV = max_primary_MeV;
     run_options.history_uncertainty = study.tally.uncertainty == "history";
+    run_options.source_particles_ahead = source_particles_ahead(study, options, backend);
     run_options.on_batch = options.on_batch;
     run_options.stop_requested = options.stop_requested;
     run_options.gpus = gpus;
@@ -837,6 +849,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     Backend const backend = resolve_backend(study.backend);
     bool const gpu = backend == Backend::gpu;
     MemoryPlanInput memory{0, backend, 0, options.cpu_groups, comm.size()};
+    memory.source_particles_ahead = source_particles_ahead(study, options, backend);
     auto const started_phantom = phantom_and_gpus(study, options, comm, memory, &summary.warnings);
     StudyPhantom const& study_phantom = started_phantom.first;
     std::vector<int> const& gpus = started_phantom.second;

@@ -14,6 +14,7 @@
 #include "study/StudyInput.hh"
 #include "study/TableCache.hh"
 #include "tally/EnergyBalance.hh"
+#include "transport/engine/SourceParticles.hh"
 #include "transport/engine/TransportDriver.hh"
 
 namespace mcdose
@@ -34,6 +35,11 @@ struct StudyRunOptions
     //! many as its memory holds and a launch of 4e6 histories needs; one on the
     //! CPU). With Philox the results do not depend on it.
     std::optional<std::uint64_t> batches_per_launch;
+    //! GPU with Philox: sample the source particles of each launch, up to this many at a
+    //! time, in a kernel of their own before the transport (0: each thread samples its
+    //! history's particle when it starts it; TransportRunOptions::source_particles_ahead).
+    //! The results are the same bit for bit; only the speed differs.
+    std::uint64_t source_particles_ahead{max_source_particles_ahead};
     std::string checkpoint_path;     //!< write a checkpoint at batch boundaries
     double checkpoint_interval_s{0}; //!< 0: every batch
     std::string resume_path;         //!< continue from this checkpoint

@@ -81,6 +81,7 @@ struct RunArgs
     std::string gpus;
     int cpu_groups{1};
     std::optional<std::uint64_t> batches_per_launch;
+    bool sample_sources_inline{false};
     std::string checkpoint;
     double checkpoint_every_s{0};
     std::string resume;
@@ -123,6 +124,8 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
     opts.gpus = a.gpus;
     opts.cpu_groups = a.cpu_groups;
     opts.batches_per_launch = a.batches_per_launch;
+    if (a.sample_sources_inline)
+        opts.source_particles_ahead = 0;
     opts.checkpoint_path = a.checkpoint;
     opts.checkpoint_interval_s = a.checkpoint_every_s;
     opts.resume_path = a.resume;
@@ -239,6 +242,10 @@ bool const registered = register_command(
                         "many as hold 4e6 histories and fit in half the free GPU memory); with "
                         "Philox the results do not depend on it")
              ->check(CLI::Range(std::uint64_t(1), std::uint64_t(1000)));
+         sub.add_flag("--sample-sources-inline", a->sample_sources_inline,
+                      "GPU: each thread samples its history's source particle when it starts "
+                      "it (default with Philox: a kernel samples each launch's particles "
+                      "first); the results are the same bit for bit");
          sub.add_option("--checkpoint", a->checkpoint,
                         "Write a checkpoint to FILE at batch boundaries (atomically)");
          sub.add_option("--checkpoint-every", a->checkpoint_every_s,

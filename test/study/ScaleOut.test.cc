@@ -24,15 +24,20 @@ namespace mcdose::test
 {
 namespace
 {
-std::string study_text(std::string const& generator, std::string const& method, int seed)
+//! The study's pencil beam.
+char const* const pencil_source = R"([{"type": "pencil", "particle": "photon", "energy_MeV": 6.0,
+               "position_cm": [5, 5, -1], "direction": [0, 0, 1]}])";
+
+std::string study_text(std::string const& generator, std::string const& method, int seed,
+                       std::string const& sources = pencil_source)
 {
     return R"({
   "phantom": {"type": "shapes",
     "grid": {"dimensions": [5, 5, 12], "spacing_cm": [2, 2, 1], "origin_cm": [0, 0, 0.5]},
     "background": {"material": "water"},
     "shapes": [{"type": "slab", "material": "bone_cortical_icrp", "axis": "z", "from_cm": 4, "to_cm": 6}]},
-  "sources": [{"type": "pencil", "particle": "photon", "energy_MeV": 6.0,
-               "position_cm": [5, 5, -1], "direction": [0, 0, 1]}],
+  "sources": )" +
+           sources + R"(,
   "rng": {"generator": ")" +
            generator + R"(", "seed": )" + std::to_string(seed) + R"(},
   "tally": {"method": ")" +
@@ -202,6 +207,46 @@ TEST_F(ScaleOutTest, GpuFxDoseIsBitwiseIndependentOfBatchesPerLaunch)
     EXPECT_TRUE(bitwise_equal(one.edep, eight.edep));
     EXPECT_TRUE(bitwise_equal(one.sigma, eight.sigma));
     EXPECT_EQ(one.depth_dose, eight.depth_dose);
+}
+
+// Source particles sampled ahead of the transport by a kernel of their own (a beam with a
+// spectrum and a point source, so every history's particle takes random numbers): the
+// same dose bit for bit as each thread sampling its own, also when a launch's histories
+// are sampled and transported in several pieces.
+TEST_F(ScaleOutTest, GpuFxDoseIsBitwiseIndependentOfSourceSamplingAhead)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    std::string const sources = R"([
+      {"type": "beam", "particle": "photon", "isocentre_cm": [5, 5, 6], "sad_cm": 100,
+       "jaws_cm": {"x1": -2, "x2": 3, "y1": -3, "y2": 2}, "weight": 3,
+       "spectrum": {"edges_MeV": [0.5, 2, 6], "weights": [2, 1], "lines_MeV": [1.25],
+                    "line_weights": [1]}},
+      {"type": "point", "particle": "electron", "energy_MeV": 4, "position_cm": [5, 5, -95],
+       "direction": [0, 0, 1], "field": {"shape": "circle", "diameter_cm": 4, "distance_cm": 100}}])";
+    std::string const text = study_text("philox", "fx", 19, sources);
+    StudyInput const study = study_of(text, dir_);
+    auto on_gpu = [](std::uint64_t ahead, std::uint64_t per_launch)
+    {
+        return [ahead, per_launch](StudyRunOptions& o)
+        {
+            o.backend = Backend::gpu;
+            o.source_particles_ahead = ahead;
+            o.batches_per_launch = per_launch;
+        };
+    };
+    run_into(study, dir_ / "inline", 2, 1, on_gpu(0, 8));
+    RunFiles const in_place = files_of(dir_ / "inline");
+    for (auto [ahead, per_launch] :
+         {std::pair<std::uint64_t, std::uint64_t>{1u << 22, 8}, {3000, 8}, {2500, 1}})
+    {
+        fs::path const out =
+            dir_ / ("ahead" + std::to_string(ahead) + "_" + std::to_string(per_launch));
+        run_into(study, out, 2, 1, on_gpu(ahead, per_launch));
+        RunFiles const f = files_of(out);
+        EXPECT_TRUE(bitwise_equal(in_place.edep, f.edep)) << ahead << ", " << per_launch;
+        EXPECT_TRUE(bitwise_equal(in_place.sigma, f.sigma)) << ahead << ", " << per_launch;
+        EXPECT_EQ(in_place.depth_dose, f.depth_dose) << ahead << ", " << per_launch;
+    }
 }
 
 // Per-thread engines get distinct streams per group: with two groups the

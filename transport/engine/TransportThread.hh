@@ -13,6 +13,7 @@
 #include "tally/EnergyBalance.hh"
 #include "transport/engine/HistoryQueue.hh"
 #include "transport/engine/HistoryTransport.hh"
+#include "transport/engine/SourceParticles.hh"
 #include "transport/engine/TransportView.hh"
 
 namespace mcdose
@@ -25,6 +26,9 @@ struct TransportArgs
 
     TransportView<Real> physics;
     Source source; //!< `Particle<Real> operator()(Engine&, history) const`, local frame
+    //! Source particles sampled ahead of the transport (SourceParticles.hh); the
+    //! histories it does not hold sample theirs from `source` when they start.
+    SourceParticlesView<Real> source_ahead;
     typename Engine::View rng;
     DoseTallyView<Policy> tally;
     HistoryQueueView queue;
@@ -139,8 +143,9 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
             if (more)
             {
                 std::uint64_t const history = next++;
-                rng.begin_history(history);
-                transport.start_history(args.source(rng, history), lane, history);
+                transport.start_history(
+                    start_source_particle(args.source_ahead, args.source, rng, history), lane,
+                    history);
             }
         }
         StepKind const kind = Transport::next_step_kind(lane);
