@@ -59,13 +59,4 @@ double max_energy_MeV(SourceInput const& s)
     return e;
 }
 
-bool sources_take_random_numbers(std::vector<SourceInput> const& sources)
-{
-    if (sources.size() != 1)
-        return sources.size() > 1; // the source is drawn
-    SourceInput const& s = sources.front();
-    if (s.kind == SourceKind::phase_space)
-        return false;
-    return s.kind != SourceKind::pencil || !s.energy_MeV;
-}
 } // namespace mcdose

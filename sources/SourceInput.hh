@@ -178,8 +178,4 @@ struct SourceInput
 
 //! Largest kinetic energy the source emits [MeV].
 double max_energy_MeV(SourceInput const& source);
-
-//! Whether a history's source particle takes random numbers to sample: all but one
-//! mono-energetic pencil beam or one phase space (whose particle the history selects).
-bool sources_take_random_numbers(std::vector<SourceInput> const& sources);
 } // namespace mcdose

@@ -220,13 +220,13 @@ std::string hex64(std::uint64_t x)
 }
 
 //! How many source particles a run samples at once ahead of the transport
-//! (SourceParticles.hh): on a GPU with Philox, for sources that take random numbers,
-//! unless turned off; else 0.
+//! (SourceParticles.hh): on a GPU with Philox, unless turned off or the source is a phase
+//! space (whose particles are loaded for each batch); else 0.
 std::uint64_t source_particles_ahead(StudyInput const& study, StudyRunOptions const& options,
                                      Backend backend)
 {
     bool const ahead = backend == Backend::gpu && study.rng.generator == RngKind::philox &&
-                       sources_take_random_numbers(study.sources);
+                       !phase_space_source(study);
     return ahead ? options.source_particles_ahead : 0;
 }
 

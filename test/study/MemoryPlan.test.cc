@@ -41,6 +41,16 @@ TEST(MemoryPlanTest, PerVoxelBytesFollowTheRun)
     study.outputs.image_format = "none";
     EXPECT_DOUBLE_EQ((6 + 16) * 1e6 + 256e6,
                      plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1}).host_bytes());
+    // Source particles sampled ahead: 2^22 particles (36 B in single, 72 B in double
+    // precision) and their draw counts (4 B) on the device.
+    MemoryPlanInput ahead{voxels, Backend::gpu, 1, 1, 1};
+    ahead.source_particles_ahead = 1u << 22;
+    study.physics.precision = Precision::single_;
+    EXPECT_DOUBLE_EQ(gpu.device_bytes() + 40.0 * (1u << 22),
+                     plan_study_memory(study, ahead).device_bytes());
+    study.physics.precision = Precision::double_;
+    EXPECT_DOUBLE_EQ(gpu.device_bytes() + 76.0 * (1u << 22),
+                     plan_study_memory(study, ahead).device_bytes());
 }
 
 TEST(MemoryPlanTest, GigavoxelGridOnOneGpu)

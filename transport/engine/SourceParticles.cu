@@ -25,9 +25,9 @@ template <class Real, class Source>
 void launch_source_particles(Source const& source, PhiloxView const& rng, std::uint64_t first,
                              Span<Particle<Real>> particles, Span<std::uint32_t> draws)
 {
-    MCDOSE_VALIDATE(draws.size() == particles.size(),
-                    << particles.size() << " source particles but " << draws.size()
-                    << " draw counts");
+    MCDOSE_VALIDATE(draws.size() == particles.size(), << particles.size()
+                                                      << " source particles but " << draws.size()
+                                                      << " draw counts");
     if (particles.empty())
         return;
     constexpr unsigned threads = 256;
@@ -37,10 +37,13 @@ void launch_source_particles(Source const& source, PhiloxView const& rng, std::u
     MCDOSE_CUDA_CHECK_LAUNCH();
 }
 
-template void launch_source_particles<float, SourceMixView<float>>(
-    SourceMixView<float> const&, PhiloxView const&, std::uint64_t, Span<Particle<float>>,
-    Span<std::uint32_t>);
-template void launch_source_particles<double, SourceMixView<double>>(
-    SourceMixView<double> const&, PhiloxView const&, std::uint64_t, Span<Particle<double>>,
-    Span<std::uint32_t>);
+template void launch_source_particles<float, SourceMixView<float>>(SourceMixView<float> const&,
+                                                                   PhiloxView const&, std::uint64_t,
+                                                                   Span<Particle<float>>,
+                                                                   Span<std::uint32_t>);
+template void launch_source_particles<double, SourceMixView<double>>(SourceMixView<double> const&,
+                                                                     PhiloxView const&,
+                                                                     std::uint64_t,
+                                                                     Span<Particle<double>>,
+                                                                     Span<std::uint32_t>);
 } // namespace mcdose

@@ -54,8 +54,8 @@ inline constexpr std::uint64_t max_source_particles_ahead = std::uint64_t(1) << 
 //! source sampled, the rest of the block skipped, so that the transport's first draw
 //! starts a block wherever the particle was sampled.
 template <class Source, class Engine>
-MCDOSE_FORCEINLINE_FUNCTION auto
-sample_source_particle(Source const& source, Engine& rng, std::uint64_t history)
+MCDOSE_FORCEINLINE_FUNCTION auto sample_source_particle(Source const& source, Engine& rng,
+                                                        std::uint64_t history)
 {
     rng.begin_history(history);
     auto const particle = source(rng, history);
@@ -82,8 +82,9 @@ struct SourceParticlesView
 //! (the engine resumed after the sampling's words), else sampled here. The same particle
 //! and words either way.
 template <class Real, class Source, class Engine>
-MCDOSE_FORCEINLINE_FUNCTION Particle<Real> start_source_particle(
-    SourceParticlesView<Real> const& ahead, Source const& source, Engine& rng, std::uint64_t history)
+MCDOSE_FORCEINLINE_FUNCTION Particle<Real>
+start_source_particle(SourceParticlesView<Real> const& ahead, Source const& source, Engine& rng,
+                      std::uint64_t history)
 {
     if constexpr (samples_sources_ahead_v<Engine>)
     {
@@ -126,8 +127,8 @@ void launch_source_particles(Source const& source, PhiloxView const& rng, std::u
                              Span<Particle<Real>> particles, Span<std::uint32_t> draws);
 #else
 template <class Real, class Source>
-void launch_source_particles(Source const&, PhiloxView const&, std::uint64_t,
-                             Span<Particle<Real>>, Span<std::uint32_t>)
+void launch_source_particles(Source const&, PhiloxView const&, std::uint64_t, Span<Particle<Real>>,
+                             Span<std::uint32_t>)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

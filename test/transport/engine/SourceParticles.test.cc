@@ -2,7 +2,7 @@
 //! a history started from a particle sampled ahead gets the particle and the random words
 //! it gets when it samples the particle itself, for every kind of sampled source and a
 //! mixture; histories outside the sampled range sample their own; only an engine keyed by
-//! history resumes; which studies take random numbers for their source particles.
+//! history resumes.
 #include <cstring>
 #include <vector>
 
@@ -100,7 +100,8 @@ void expect_ahead_equals_inline(SourceMixView<Real> const& mix, std::uint64_t fi
         PhiloxEngine resumed(view, 0);
         PhiloxEngine sampled(view, 1);
         Particle<Real> const a = start_source_particle(ahead, mix, resumed, h);
-        Particle<Real> const b = start_source_particle(SourceParticlesView<Real>{}, mix, sampled, h);
+        Particle<Real> const b =
+            start_source_particle(SourceParticlesView<Real>{}, mix, sampled, h);
         EXPECT_TRUE(same_particle(a, b)) << "history " << h;
         EXPECT_EQ(resumed.draws(), sampled.draws()) << "history " << h;
         EXPECT_EQ(0u, sampled.draws() % 4) << "history " << h; // ends on a block boundary
@@ -119,7 +120,7 @@ TEST(SourceParticles, AheadGivesTheParticlesAndWordsOfSamplingInPlace)
     for (SourceInput const& in : sampled_sources())
     {
         SCOPED_TRACE(to_cstring(in.kind));
-        bool const draws = sources_take_random_numbers({in});
+        bool const draws = !(in.kind == SourceKind::pencil && in.energy_MeV);
         SourceMixParams<double> const d({in}, grid);
         expect_ahead_equals_inline(d.host_view(), 1000, 40, draws);
         SourceMixParams<float> const f({in}, grid);
@@ -138,21 +139,5 @@ TEST(SourceParticles, OnlyAnEngineKeyedByHistorySamplesAhead)
     EXPECT_TRUE(samples_sources_ahead_v<PhiloxEngine>);
     EXPECT_FALSE(samples_sources_ahead_v<HybridTausEngine>);
     EXPECT_FALSE(samples_sources_ahead_v<LaggedFibonacciEngine>);
-}
-
-TEST(SourceParticles, WhichSourcesTakeRandomNumbers)
-{
-    std::vector<SourceInput> const s = sampled_sources();
-    EXPECT_TRUE(sources_take_random_numbers({s[0]}));  // beam
-    EXPECT_TRUE(sources_take_random_numbers({s[3]}));  // isotropic point
-    EXPECT_FALSE(sources_take_random_numbers({s[4]})); // mono-energetic pencil
-    SourceInput pencil_spectrum = s[4];
-    pencil_spectrum.energy_MeV.reset();
-    pencil_spectrum.spectrum = s[0].spectrum;
-    EXPECT_TRUE(sources_take_random_numbers({pencil_spectrum}));
-    EXPECT_TRUE(sources_take_random_numbers({s[4], s[4]})); // the source is drawn
-    SourceInput phase_space = s[4];
-    phase_space.kind = SourceKind::phase_space;
-    EXPECT_FALSE(sources_take_random_numbers({phase_space}));
 }
 } // namespace mcdose::test
