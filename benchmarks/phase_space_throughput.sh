@@ -8,7 +8,9 @@
 #     recycle 10, each with the source's read_ahead on and off: the run reads each particle
 #     once more, per batch; without read-ahead on the transport's thread before the batch
 #     (the histories/s of recycle 1 include one read per history, those of recycle 10 one
-#     read per 10 histories), with read-ahead on a thread while the batch before runs.
+#     read per 10 histories), with read-ahead on a thread while the batch before runs;
+#     and with read-ahead on and one reading thread (read_threads 1) instead of the default
+#     (each batch's particles read in parts by up to 8 threads, half the cores).
 # docs/benchmarks.md records the results.
 #
 # Usage: benchmarks/phase_space_throughput.sh [MCDOSE] [BACKEND] [DOUBLINGS]
@@ -17,7 +19,8 @@
 #   DOUBLINGS  the file holds 2^DOUBLINGS x the example's particles (default 10)
 # Environment: OUT (work directory, default ./phase_space_throughput), THREADS (CPU threads),
 #   HISTORIES (histories of each run, a multiple of 10; default: the whole file), CUBE_CM
-#   (the phantom's side in cm, default 20; 1 makes transport cheap, so the read shows).
+#   (the phantom's side in cm, default 20; 1 makes transport cheap, so the read shows),
+#   RUNS (default 1: the runs of step 2 repeated, interleaved).
 set -eu
 M=$(realpath "${1:-build/ci/app/mcdose}")
 BACKEND=${2:-cpu}
@@ -37,7 +40,7 @@ done
 particles=$(mcpltool -j "$OUT/big.mcpl" | sed -n 's/^ *No. of particles *: *//p')
 echo "file: $OUT/big.mcpl, $particles particles, $(du -h "$OUT/big.mcpl" | cut -f1)"
 
-study() { # $1 file, $2 recycle, $3 path, $4 read_ahead (true | false)
+study() { # $1 file, $2 recycle, $3 path, $4 read_ahead (true | false), $5 read_threads
   local half
   half=$(awk "BEGIN { print ($CUBE_CM - 1) / 2 }")
   cat > "$3" <<JSON
@@ -47,7 +50,7 @@ study() { # $1 file, $2 recycle, $3 path, $4 read_ahead (true | false)
                        "origin_cm": [-$half, -$half, 0.5]},
               "background": {"material": "water"}},
   "sources": [{"type": "phase_space", "file": "$1", "translation_cm": [0, 0, -2],
-               "recycle": $2, "read_ahead": ${4:-true}}],
+               "recycle": $2, "read_ahead": ${4:-true}, "read_threads": ${5:-0}}],
   "physics": {"electron_cutoff_MeV": 0.2, "precision": "single"},
   "rng": {"generator": "philox", "seed": 1},
   "tally": {"method": "fx", "batches": 10},$([ -n "$HISTORIES" ] && echo "
@@ -62,6 +65,7 @@ study "$OUT/small.mcpl" 1 "$OUT/small.json"
 for r in 1 10; do
   study "$OUT/big.mcpl" $r "$OUT/big$r.json" true
   study "$OUT/big.mcpl" $r "$OUT/big${r}_plain.json" false
+  study "$OUT/big.mcpl" $r "$OUT/big${r}_one.json" true 1
 done
 
 # Arithmetic by awk (bc is missing on some GPU hosts).
@@ -73,11 +77,15 @@ t_big=$(wall "$M" check "$OUT/big1.json")
 printf 'read + check: %s particles in %.3f s (check of the big file %.3f s, of the small one %.3f s): %.3g particles/s\n' \
   "$particles" "$(calc "$t_big - $t_small")" "$t_big" "$t_small" \
   "$(calc "$particles / ($t_big - $t_small)")"
-for r in 1 10; do
-  for run in "big$r" "big${r}_plain"; do
-    "$M" run "$OUT/$run.json" > "$OUT/$run.log" 2>&1 || { cat "$OUT/$run.log"; exit 1; }
-    ahead=on; [ "$run" = "big$r" ] || ahead=off
-    printf 'recycle %2s, read-ahead %-3s: %s | %s\n' "$r" "$ahead" \
-      "$(grep -o 'histories  *: [0-9]*' "$OUT/$run.log")" "$(grep -o 'transport time.*' "$OUT/$run.log")"
+for ((k = 0; k < ${RUNS:-1}; ++k)); do
+  for r in 1 10; do
+    for run in "big$r" "big${r}_plain" "big${r}_one"; do
+      "$M" run "$OUT/$run.json" > "$OUT/$run.log" 2>&1 || { cat "$OUT/$run.log"; exit 1; }
+      how="read-ahead on,  reading threads: default"
+      [ "$run" = "big${r}_plain" ] && how="read-ahead off, reading threads: default"
+      [ "$run" = "big${r}_one" ] && how="read-ahead on,  reading threads: 1      "
+      printf 'recycle %2s, %s: %s | %s\n' "$r" "$how" \
+        "$(grep -o 'histories  *: [0-9]*' "$OUT/$run.log")" "$(grep -o 'transport time.*' "$OUT/$run.log")"
+    done
   done
 done

@@ -1,7 +1,7 @@
 //! \file sources/PhaseSpace.json.cc
 //! The reader of a phase-space source: the file (scanned here, so a bad file
 //! is refused with the study, before any transport), its placement, recycling
-//! and read-ahead.
+//! read-ahead and reading threads.
 #include "io/InputPath.hh"
 #include "io/McplFile.hh"
 #include "sources/SourceJson.hh"
@@ -34,6 +34,11 @@ PhaseSpaceInput parse_phase_space(JsonNode const& node)
     }
     if (auto r = node.optional_child("read_ahead"))
         ps.read_ahead = r->boolean();
+    if (auto t = node.optional_child("read_threads"))
+    {
+        ps.read_threads = static_cast<int>(t->integer(
+            0, 256, "threads that read the file at once (0: half the cores, at most 8)"));
+    }
     if (!mcpl_available())
     {
         file.fail("this mcdose was built without MCPL, so it cannot read phase-space files; "

@@ -3,9 +3,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <exception>
 #include <limits>
 #include <sstream>
 #include <system_error>
+#include <thread>
 #include <utility>
 
 #include "core/Assert.hh"
@@ -286,10 +288,14 @@ constexpr std::uint64_t read_ahead_margin = 16;
 
 template <class Real>
 PhaseSpaceChunks<Real>::PhaseSpaceChunks(PhaseSpaceInput const& input, GridGeometry const& grid)
-    : reader_(input), grid_(grid), recycle_(input.recycle), read_ahead_(input.read_ahead),
+    : input_(input), grid_(grid), recycle_(input.recycle), read_ahead_(input.read_ahead),
       transported_(input.scan.transported)
 {
     MCDOSE_VALIDATE(recycle_ >= 1, << input.file << ": recycle must be at least 1");
+    readers_.push_back(std::make_unique<PhaseSpaceReader>(input));
+    max_readers_ = input.read_threads > 0
+                       ? std::size_t(input.read_threads)
+                       : std::clamp<std::size_t>(std::thread::hardware_concurrency() / 2, 1, 8);
 }
 
 template <class Real>
@@ -332,22 +338,83 @@ PhaseSpaceView<Real> PhaseSpaceChunks<Real>::load(std::uint64_t first_history,
     return view;
 }
 
-//! Transported particles [first, end) from the file, placed and converted (on the
-//! read-ahead thread: until cancel_, so a piece cut short ends before `end`).
+//! Transported particles [first, end) from the file, placed and converted, in parts
+//! read at once (on the read-ahead thread: until cancel_, so a piece cut short keeps
+//! the particles before the first part left unfinished).
 template <class Real>
 auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end) -> Piece
 {
     Piece piece;
     piece.first = first;
-    piece.particles.reserve(end - first);
-    std::vector<Particle<double>> placed;
-    for (std::uint64_t at = first; at < end && !cancel_.load(); at += read_block)
+    piece.particles.resize(end - first);
+    std::size_t const parts = std::clamp<std::size_t>((end - first) / read_block, 1, max_readers_);
+    while (readers_.size() < parts)
+        readers_.push_back(std::make_unique<PhaseSpaceReader>(input_));
+    std::vector<std::uint64_t> done(parts, 0);
+    std::vector<std::future<std::uint64_t>> others;
+    for (std::size_t k = 1; k < parts; ++k)
     {
-        reader_.read(at, std::min(read_block, end - at), placed);
-        for (Particle<double> const& p : placed)
-            piece.particles.push_back(to_grid_frame<Real>(p, grid_));
+        try
+        {
+            others.push_back(std::async(std::launch::async, [this, &piece, end, k, parts]
+                                        { return read_part(piece, end, k, parts); }));
+        }
+        catch (std::system_error const&)
+        {
+            break; // no thread to be had: this thread reads the rest
+        }
     }
+    std::exception_ptr error;
+    auto run = [&](std::size_t k, auto&& f)
+    {
+        try
+        {
+            done[k] = f();
+        }
+        catch (...)
+        {
+            readers_[k]->forget_position();
+            if (!error)
+                error = std::current_exception();
+        }
+    };
+    run(0, [&] { return read_part(piece, end, 0, parts); });
+    for (std::size_t k = 1; k < parts; ++k)
+    {
+        if (k <= others.size())
+            run(k, [&] { return others[k - 1].get(); });
+        else
+            run(k, [&] { return read_part(piece, end, k, parts); });
+    }
+    if (error)
+        std::rethrow_exception(error);
+    std::uint64_t kept = 0;
+    for (std::size_t k = 0; k < parts; ++k)
+    {
+        kept += done[k];
+        if (piece.first + kept < first + (end - first) * (k + 1) / parts)
+            break;
+    }
+    piece.particles.resize(kept);
     return piece;
+}
+
+template <class Real>
+std::uint64_t PhaseSpaceChunks<Real>::read_part(Piece& piece, std::uint64_t end, std::size_t k,
+                                                std::size_t parts)
+{
+    std::uint64_t const n = end - piece.first;
+    std::uint64_t const from = piece.first + n * k / parts;
+    std::uint64_t const to = piece.first + n * (k + 1) / parts;
+    std::vector<Particle<double>> placed;
+    std::uint64_t at = from;
+    for (; at < to && !cancel_.load(); at += placed.size())
+    {
+        readers_[k]->read(at, std::min(read_block, to - at), placed);
+        for (std::size_t j = 0; j < placed.size(); ++j)
+            piece.particles[at - piece.first + j] = to_grid_frame<Real>(placed[j], grid_);
+    }
+    return at - from;
 }
 
 //! current_ = particles [first, end): those the read-ahead has, the rest from the file.
@@ -390,7 +457,8 @@ auto PhaseSpaceChunks<Real>::take_read_ahead() -> Piece
     }
     catch (std::exception const&)
     {
-        reader_.forget_position();
+        for (auto& reader : readers_)
+            reader->forget_position();
         return {};
     }
 }

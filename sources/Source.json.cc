@@ -412,8 +412,8 @@ SourceInput parse_source(JsonNode const& node)
         {"pencil", "parallel", "point", "isotropic", "volume", "beam", "phase_space"});
     if (type == "phase_space")
     {
-        node.allow_only(
-            {"type", "file", "translation_cm", "rotation_deg", "recycle", "read_ahead"});
+        node.allow_only({"type", "file", "translation_cm", "rotation_deg", "recycle", "read_ahead",
+                         "read_threads"});
         s.kind = SourceKind::phase_space;
         s.phase_space = parse_phase_space(node);
         return s;

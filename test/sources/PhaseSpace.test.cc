@@ -350,6 +350,61 @@ TEST_F(PhaseSpaceTest, ReadAheadLoadsTheSameParticles)
     }
 }
 
+// A piece read in parts by several threads, each with the file open, holds the particles
+// one reader gives, with and without read-ahead: pieces of one group, a group's share of
+// each batch (every part a seek), and a piece too small to split.
+TEST_F(PhaseSpaceTest, ReadingInPartsLoadsTheSameParticles)
+{
+    PhaseSpaceInput in;
+    in.file = this->write("parts.mcpl", {22, 2112, 11, -11}, 600000); // 450000 transported
+    in.scan = scan_phase_space(in.file, 50);
+    in.placement.translation_cm = {{1, -2, 3}};
+    in.placement.rotation_deg = {{0, 90, 15}};
+    GridGeometry const grid =
+        make_axis_aligned_geometry({{10, 10, 10}}, {{1, 1, 1}}, {{-4.5, -4.5, 0.5}});
+    std::uint64_t const n = in.scan.transported;
+    std::vector<Piece> pieces = group_pieces(n, 1, 2, 1, 0); // 225000 each: 3 parts
+    auto const shares = group_pieces(n, 1, 3, 2, 1);         // 75000 each: 1 part
+    pieces.insert(pieces.end(), shares.begin(), shares.end());
+    pieces.push_back({1000, 1000 + 3 * 65536 + 7}); // 3 parts
+    auto load = [&](PhaseSpaceChunks<double>& chunks)
+    {
+        std::vector<std::vector<Particle<double>>> out;
+        for (Piece const& piece : pieces)
+        {
+            auto const v = chunks.load(piece.first, piece.end, false);
+            out.emplace_back(v.particles.begin(), v.particles.end());
+        }
+        return out;
+    };
+    auto same = [](Particle<double> const& a, Particle<double> const& b)
+    {
+        return a.type == b.type && a.energy_MeV == b.energy_MeV && a.weight == b.weight &&
+               a.position_cm == b.position_cm && a.direction == b.direction;
+    };
+    in.read_ahead = false;
+    in.read_threads = 1;
+    PhaseSpaceChunks<double> one(in, grid);
+    auto const expected = load(one);
+    for (bool ahead : {false, true})
+    {
+        SCOPED_TRACE(ahead ? "read-ahead" : "no read-ahead");
+        in.read_ahead = ahead;
+        in.read_threads = 4;
+        PhaseSpaceChunks<double> parts(in, grid);
+        auto const got = load(parts);
+        for (std::size_t i = 0; i < pieces.size(); ++i)
+        {
+            ASSERT_EQ(pieces[i].end - pieces[i].first, got[i].size()) << "piece " << i;
+            ASSERT_EQ(expected[i].size(), got[i].size()) << "piece " << i;
+            std::size_t differ = 0;
+            for (std::size_t k = 0; k < got[i].size(); ++k)
+                differ += same(expected[i][k], got[i][k]) ? 0 : 1;
+            EXPECT_EQ(0u, differ) << "piece " << i;
+        }
+    }
+}
+
 // A file that fails under the read-ahead (cut since the scan) fails at the same piece
 // with the same message as without read-ahead, and not before: a read-ahead that fails
 // on particles no piece asks for reports nothing, and its object ends without waiting.
@@ -429,6 +484,9 @@ TEST_F(PhaseSpaceTest, JsonFieldsAndErrors)
     auto plain = j;
     plain["read_ahead"] = false;
     EXPECT_FALSE(parse(plain).phase_space->read_ahead);
+    EXPECT_EQ(0, s.phase_space->read_threads);
+    plain["read_threads"] = 3;
+    EXPECT_EQ(3, parse(plain).phase_space->read_threads);
 
     auto message = [&](nlohmann::json const& bad)
     {
