@@ -13,6 +13,7 @@
 #include "core/Assert.hh"
 #include "core/Constants.hh"
 #include "core/DeviceMemory.hh"
+#include "core/HostMemory.hh"
 #include "core/VectorMath.hh"
 #include "io/McplFile.hh"
 
@@ -316,13 +317,14 @@ PhaseSpaceView<Real> PhaseSpaceChunks<Real>::load(std::uint64_t first_history,
         return view;
     std::uint64_t const first = first_history / recycle_;
     std::uint64_t const end = (end_history - 1) / recycle_ + 1;
-    if (first != current_.first || end != current_.end()) // else: the piece again (a re-run)
+    if (first != loaded_first_ || end != loaded_end_) // else: the piece again (a re-run)
     {
         this->fill(first, end);
         if (read_ahead_)
             this->start_read_ahead(first, end);
     }
-    std::vector<Particle<Real>> const& host = current_.particles;
+    Span<Particle<Real> const> const host{current_.particles.data() + (first - current_.first),
+                                          end - first};
     view.first_particle = first;
     if (device)
     {
@@ -333,7 +335,7 @@ PhaseSpaceView<Real> PhaseSpaceChunks<Real>::load(std::uint64_t first_history,
     }
     else
     {
-        view.particles = make_span(host);
+        view.particles = host;
     }
     return view;
 }
@@ -346,7 +348,8 @@ auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end) 
 {
     Piece piece;
     piece.first = first;
-    piece.particles.resize(end - first);
+    piece.particles = std::move(spare_); // the memory of a piece no longer needed, if any
+    resize_on_all_cores(piece.particles, end - first, Particle<Real>{}, int(max_readers_));
     std::size_t const parts = std::clamp<std::size_t>((end - first) / read_block, 1, max_readers_);
     while (readers_.size() < parts)
         readers_.push_back(std::make_unique<PhaseSpaceReader>(input_));
@@ -417,32 +420,36 @@ std::uint64_t PhaseSpaceChunks<Real>::read_part(Piece& piece, std::uint64_t end,
     return at - from;
 }
 
-//! current_ = particles [first, end): those the read-ahead has, the rest from the file.
+//! current_ holds particles [first, end): those the read-ahead has (it may hold a few
+//! more on either side), the rest from the file. The memory of the piece before is reused.
 template <class Real>
 void PhaseSpaceChunks<Real>::fill(std::uint64_t first, std::uint64_t end)
 {
-    last_first_ = current_.first;
-    last_end_ = current_.end();
-    current_ = Piece{}; // at most two pieces in memory: this one and the read-ahead
-    Piece ahead = this->take_read_ahead();
+    last_first_ = loaded_first_;
+    last_end_ = loaded_end_;
+    loaded_first_ = loaded_end_ = 0;
+    Piece ahead = this->take_read_ahead(); // its thread is done with spare_
+    // At most two pieces in memory: this one and the read-ahead's.
+    spare_ = std::move(current_.particles);
+    current_ = Piece{};
     if (ahead.first <= first && first < ahead.end())
     {
-        auto& p = ahead.particles;
-        p.erase(p.begin(), p.begin() + std::ptrdiff_t(first - ahead.first));
-        ahead.first = first;
-        if (ahead.end() > end)
-            p.resize(end - first);
-        read_ahead_used_ += p.size();
+        read_ahead_used_ += std::min(ahead.end(), end) - first;
         if (ahead.end() < end)
         {
             Piece const rest = this->read_piece(ahead.end(), end);
-            p.insert(p.end(), rest.particles.begin(), rest.particles.end());
+            ahead.particles.insert(ahead.particles.end(), rest.particles.begin(),
+                                   rest.particles.end());
         }
         current_ = std::move(ahead);
-        return;
     }
-    ahead = Piece{};
-    current_ = this->read_piece(first, end);
+    else
+    {
+        ahead = Piece{};
+        current_ = this->read_piece(first, end);
+    }
+    loaded_first_ = first;
+    loaded_end_ = end;
 }
 
 //! The read-ahead's particles (none if there is none or it failed: load() then reads them).

@@ -104,9 +104,11 @@ class PhaseSpaceChunks
     std::uint32_t recycle_;
     bool read_ahead_;
     std::uint64_t transported_;
-    Piece current_;
-    std::uint64_t last_first_{0}, last_end_{0}; //!< the piece before current_
-    std::future<Piece> ahead_;                  //!< the read-ahead (invalid: none)
+    Piece current_;                                 //!< holds the particles loaded
+    std::uint64_t loaded_first_{0}, loaded_end_{0}; //!< which: [loaded_first_, loaded_end_)
+    std::uint64_t last_first_{0}, last_end_{0};     //!< the piece loaded before
+    std::vector<Particle<Real>> spare_; //!< a piece's memory to reuse (no new pages mapped)
+    std::future<Piece> ahead_;          //!< the read-ahead (invalid: none)
     std::atomic<bool> cancel_{false};
     std::uint64_t read_ahead_used_{0};
     DeviceBuffer<Particle<Real>> device_;
