@@ -10,7 +10,7 @@
 #     (the histories/s of recycle 1 include one read per history, those of recycle 10 one
 #     read per 10 histories), with read-ahead on a thread while the batch before runs;
 #     and with read-ahead on and one reading thread (read_threads 1) instead of the default
-#     (each batch's particles read in parts by up to 8 threads, half the cores).
+#     (each batch's particles read in parts by up to 16 threads, one per core).
 # docs/benchmarks.md records the results.
 #
 # Usage: benchmarks/phase_space_throughput.sh [MCDOSE] [BACKEND] [DOUBLINGS]

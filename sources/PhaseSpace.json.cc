@@ -36,8 +36,8 @@ PhaseSpaceInput parse_phase_space(JsonNode const& node)
         ps.read_ahead = r->boolean();
     if (auto t = node.optional_child("read_threads"))
     {
-        ps.read_threads = static_cast<int>(t->integer(
-            0, 256, "threads that read the file at once (0: half the cores, at most 8)"));
+        ps.read_threads = static_cast<int>(
+            t->integer(0, 256, "threads that read the file at once (0: every core, at most 16)"));
     }
     if (!mcpl_available())
     {

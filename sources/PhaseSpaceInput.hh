@@ -60,8 +60,8 @@ struct PhaseSpaceInput
     PhaseSpacePlacement placement;
     std::uint32_t recycle{1}; //!< histories started by each particle
     bool read_ahead{true};    //!< read the next piece while one is transported
-    //! Threads that read a piece's parts at once, each with the file open (0: half the
-    //! cores, at most 8).
+    //! Threads that read a piece's parts at once, each with the file open (0: every
+    //! core, at most 16).
     int read_threads{0};
     PhaseSpaceScan scan; //!< filled by the parser (one pass over the file)
 };

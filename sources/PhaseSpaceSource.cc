@@ -296,7 +296,7 @@ PhaseSpaceChunks<Real>::PhaseSpaceChunks(PhaseSpaceInput const& input, GridGeome
     readers_.push_back(std::make_unique<PhaseSpaceReader>(input));
     max_readers_ = input.read_threads > 0
                        ? std::size_t(input.read_threads)
-                       : std::clamp<std::size_t>(std::thread::hardware_concurrency() / 2, 1, 8);
+                       : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
 }
 
 template <class Real>
