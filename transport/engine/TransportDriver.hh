@@ -852,8 +852,10 @@ class GroupedTransportRun
     }
 
     /*!
-     * Run a GPU group's kernel over `piece`; returns whether a stop request cut
-     * it short (its counter stayed below the piece's end). With a stop watch
+     * Run a GPU group's kernel over `piece` (sampling its source particles ahead: in
+     * parts of source_particles_ahead histories, each sampled, then transported);
+     * returns whether a stop request cut it short (its counter stayed below the end
+     * of the part it stopped in; the parts after it do not run). With a stop watch
      * the group's balances are kept first, to be restored if any group is cut.
      */
     bool launch_gpu_batch(Group& group, HistoryRange const& piece, bool watching)
