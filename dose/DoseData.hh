@@ -94,6 +94,9 @@ struct RunMetadata
     std::string backend; //!< "gpu" or "cpu" (what actually ran)
     std::string device;  //!< e.g. GPU name or CPU thread count
     std::uint64_t histories{0};
+    //! Histories (of this rank) whose source particle was sampled ahead of the transport
+    //! on a GPU (the rest sampled it when they started).
+    std::uint64_t source_particles_ahead{0};
     double wall_time_s{0}; //!< from the start of the run to the start of its outputs
     double transport_time_s{0};
     //! Wall time of each step so far, the output files' included as they are written.

@@ -106,6 +106,7 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
     j["complete"] = meta.complete;
     j["stop_reason"] = meta.stop_reason;
     j["histories"] = meta.histories;
+    j["source_particles_sampled_ahead"] = meta.source_particles_ahead;
     j["wall_time_s"] = meta.wall_time_s;
     j["transport_time_s"] = meta.transport_time_s;
     j["timing"] = timing_json(meta.steps);

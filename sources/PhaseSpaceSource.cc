@@ -282,6 +282,14 @@ Particle<Real> to_grid_frame(Particle<double> const& p, GridGeometry const& grid
 
 //! Particles read and converted at a time (a stop of the read-ahead waits for one block).
 constexpr std::uint64_t read_block = std::uint64_t(1) << 16;
+
+//! Part k of `parts` of [first, end): the transported particles one reader reads.
+std::pair<std::uint64_t, std::uint64_t> piece_part(std::uint64_t first, std::uint64_t end,
+                                                   std::size_t k, std::size_t parts)
+{
+    std::uint64_t const n = end - first;
+    return {first + n * k / parts, first + n * (k + 1) / parts};
+}
 //! Particles the read-ahead reads before and after its guess of the next piece: a
 //! group's pieces of near-equal batches move by a particle or two from batch to batch.
 constexpr std::uint64_t read_ahead_margin = 16;
@@ -391,11 +399,13 @@ auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end) 
     }
     if (error)
         std::rethrow_exception(error);
+    // A cut read keeps the parts before the first unfinished one, and what it read.
     std::uint64_t kept = 0;
     for (std::size_t k = 0; k < parts; ++k)
     {
         kept += done[k];
-        if (piece.first + kept < first + (end - first) * (k + 1) / parts)
+        auto const [from, to] = piece_part(first, end, k, parts);
+        if (done[k] < to - from)
             break;
     }
     piece.particles.resize(kept);
@@ -406,9 +416,7 @@ template <class Real>
 std::uint64_t PhaseSpaceChunks<Real>::read_part(Piece& piece, std::uint64_t end, std::size_t k,
                                                 std::size_t parts)
 {
-    std::uint64_t const n = end - piece.first;
-    std::uint64_t const from = piece.first + n * k / parts;
-    std::uint64_t const to = piece.first + n * (k + 1) / parts;
+    auto const [from, to] = piece_part(piece.first, end, k, parts);
     std::vector<Particle<double>> placed;
     std::uint64_t at = from;
     for (; at < to && !cancel_.load(); at += placed.size())

@@ -58,5 +58,4 @@ double max_energy_MeV(SourceInput const& s)
         e = std::max(e, *std::max_element(sp.lines_MeV.begin(), sp.lines_MeV.end()));
     return e;
 }
-
 } // namespace mcdose

@@ -510,6 +510,7 @@ void summarize_run(TransportRunResult const& run, std::vector<int> const& gpus, 
     summary.backend = gpu ? "gpu" : "cpu";
     summary.ranks = run.ranks;
     summary.groups = run.groups;
+    summary.source_particles_ahead = run.source_particles_ahead;
     summary.resumed_batches = run.first_batch;
     if (gpu)
     {
@@ -615,6 +616,7 @@ RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& su
     if (summary.ranks > 1)
         meta.device += " per rank, " + std::to_string(summary.ranks) + " MPI ranks";
     meta.histories = run.histories;
+    meta.source_particles_ahead = run.source_particles_ahead;
     meta.transport_time_s = run.transport_time_s;
     meta.wall_time_s = wall_time_s;
     meta.complete = run.complete;

@@ -58,10 +58,13 @@ struct StudyRunOptions
 
 struct StudyRunSummary
 {
-    std::string backend;              //!< "gpu" or "cpu"
-    std::string device;               //!< GPU name(s), or "N CPU threads" (per rank)
-    int ranks{1};                     //!< MPI ranks of the job
-    std::size_t groups{1};            //!< GPUs or CPU worker groups per rank
+    std::string backend;   //!< "gpu" or "cpu"
+    std::string device;    //!< GPU name(s), or "N CPU threads" (per rank)
+    int ranks{1};          //!< MPI ranks of the job
+    std::size_t groups{1}; //!< GPUs or CPU worker groups per rank
+    //! Histories (of this rank) whose source particle a kernel sampled ahead of the
+    //! transport (TransportRunResult::source_particles_ahead).
+    std::uint64_t source_particles_ahead{0};
     std::uint64_t resumed_batches{0}; //!< batches taken from a checkpoint
     std::uint64_t histories{0};
     bool complete{true};

@@ -11,6 +11,7 @@
 
 #include <gtest/gtest.h>
 #include <hdf5.h>
+#include <nlohmann/json.hpp>
 
 #include "TestMacros.hh"
 #include "core/Hash.hh"
@@ -125,6 +126,9 @@ TEST_F(ScaleOutTest, FxDoseIsBitwiseIndependentOfWorkerGroups)
     StudyInput const study = study_of(study_text("philox", "fx", 11), dir_);
     auto const s1 = run_into(study, dir_ / "g1", 2, 1);
     EXPECT_EQ(1u, s1.groups);
+    // The CPU samples each source particle where its history starts.
+    EXPECT_EQ(0, nlohmann::json::parse(read_text(dir_ / "g1" / "t_summary.json"))
+                     .at("source_particles_sampled_ahead"));
     RunFiles const one = files_of(dir_ / "g1");
     for (int groups : {2, 3, 4})
     {
@@ -234,14 +238,18 @@ TEST_F(ScaleOutTest, GpuFxDoseIsBitwiseIndependentOfSourceSamplingAhead)
             o.batches_per_launch = per_launch;
         };
     };
-    run_into(study, dir_ / "inline", 2, 1, on_gpu(0, 8));
+    EXPECT_EQ(0u, run_into(study, dir_ / "inline", 2, 1, on_gpu(0, 8)).source_particles_ahead);
     RunFiles const in_place = files_of(dir_ / "inline");
     for (auto [ahead, per_launch] :
          {std::pair<std::uint64_t, std::uint64_t>{1u << 22, 8}, {3000, 8}, {2500, 1}})
     {
         fs::path const out =
             dir_ / ("ahead" + std::to_string(ahead) + "_" + std::to_string(per_launch));
-        run_into(study, out, 2, 1, on_gpu(ahead, per_launch));
+        // Every history's particle sampled ahead, each launch once.
+        EXPECT_EQ(16000u,
+                  run_into(study, out, 2, 1, on_gpu(ahead, per_launch)).source_particles_ahead);
+        EXPECT_EQ(16000, nlohmann::json::parse(read_text(out / "t_summary.json"))
+                             .at("source_particles_sampled_ahead"));
         RunFiles const f = files_of(out);
         EXPECT_TRUE(bitwise_equal(in_place.edep, f.edep)) << ahead << ", " << per_launch;
         EXPECT_TRUE(bitwise_equal(in_place.sigma, f.sigma)) << ahead << ", " << per_launch;

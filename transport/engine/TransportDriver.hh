@@ -144,6 +144,9 @@ struct TransportRunResult
     double final_grids_s{0};    //!< the final grids to the host, the groups' memory freed
     size_type workers{0};       //!< CPU threads or GPU threads of this rank
     size_type groups{0};        //!< GPUs or CPU worker groups of this rank
+    //! Histories of this rank whose source particle was sampled ahead of the transport
+    //! (source_particles_ahead), counting each launch once (also one run again or cut).
+    std::uint64_t source_particles_ahead{0};
     int ranks{1};
     std::uint64_t first_batch{0}; //!< batches restored from a checkpoint
     PersistentGrid grid;          //!< GPU launch shape (GPU backend, first device)
@@ -203,6 +206,7 @@ struct TransportGroup
     DeviceBuffer<EnergyBalance> balances_at_start; //!< GPU: restored if a batch is cut
     DeviceBuffer<Particle<Real>> source_particles; //!< GPU: sampled ahead of the transport
     DeviceBuffer<std::uint32_t> source_draws;      //!< and the words each sampling used
+    std::uint64_t sampled_ahead{0};                //!< source particles sampled so far
     std::vector<HistoryScratch> history_scratch;   //!< CPU: each thread's current history
     Args args;
     std::function<void(HistoryRange const&, TransportView<Real>&, Source&)> before_batch;
@@ -889,10 +893,10 @@ class GroupedTransportRun
         return cut;
     }
 
-    //! Source particles are sampled ahead of the transport (GPU, Philox, asked for).
+    //! A GPU launch samples its source particles ahead of the transport (Philox, asked for).
     bool samples_ahead() const
     {
-        return samples_sources_ahead_v<Engine> && plan_.gpu && options_.source_particles_ahead > 0;
+        return samples_sources_ahead_v<Engine> && options_.source_particles_ahead > 0;
     }
 
     //! Sample the source particles of `part`'s histories on the group's GPU and point the
@@ -914,6 +918,7 @@ class GroupedTransportRun
             launch_source_particles<Real>(group.args.source, group.args.rng, part.begin, particles,
                                           draws);
             group.args.source_ahead = {part.begin, particles, draws};
+            group.sampled_ahead += n;
         }
     }
 
@@ -1007,6 +1012,8 @@ class GroupedTransportRun
         result_.balance = balance_now();
         result_.dose = folder_->result(); // before the groups' tallies are freed
         folder_ = nullptr;
+        for (auto const& group : groups_)
+            result_.source_particles_ahead += group->sampled_ahead;
         for_each_group(groups_, plan_.gpu,
                        [](size_type, Group& group)
                        {
