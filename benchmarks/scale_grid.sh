@@ -11,7 +11,8 @@
 #   GRIDS      comma-separated N (default 100,200,300,400,512,1024)
 #   HISTORIES  default 200000; BATCHES default: the study default (tally.batches omitted)
 # Environment: OUT (results directory, default ./scale_grid_results), THREADS (CPU threads),
-#   TIMEOUT_S (per run, default 600).
+#   TIMEOUT_S (per run, default 600), UNCERTAINTY (tally.uncertainty: auto, batch or
+#   history; default: the study default, auto).
 # Output: one line per grid on stdout (markdown table row) and $OUT/scale_grid.json.
 set -u
 M=${1:-}
@@ -29,6 +30,7 @@ threads_opt=()
 [ -n "${THREADS:-}" ] && threads_opt=(--threads "$THREADS")
 batches_json=""
 [ -n "$BATCHES" ] && batches_json=", \"batches\": $BATCHES"
+[ -n "${UNCERTAINTY:-}" ] && batches_json+=", \"uncertainty\": \"$UNCERTAINTY\""
 
 echo "| grid | voxels | transport time [s] | run wall [s] | process wall [s] | peak RSS [GB] | status |"
 echo "|---|---|---|---|---|---|---|"

@@ -1,6 +1,7 @@
 //! \file dose/ProfileCsv.cc
 #include "dose/ProfileCsv.hh"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -58,6 +59,47 @@ DepthDoseCurve depth_dose_from_batches(GridGeometry const& g, int axis,
     return depth_dose_from_batch_slabs(g, axis, slabs);
 }
 
+namespace
+{
+//! A curve's slabs along `axis` with their faces, the values left at 0.
+DepthDoseCurve empty_curve(GridGeometry const& g, int axis)
+{
+    size_type const n = size_type(g.dims[axis]);
+    DepthDoseCurve c;
+    c.axis = axis;
+    auto const faces = slab_faces_cm(g, axis);
+    c.lo_cm.assign(faces.begin(), faces.end() - 1);
+    c.hi_cm.assign(faces.begin() + 1, faces.end());
+    c.edep_MeV.assign(n, 0.0);
+    c.edep_sigma_MeV.assign(n, 0.0);
+    return c;
+}
+} // namespace
+
+DepthDoseCurve depth_dose_from_history_slabs(GridGeometry const& g, int axis,
+                                             std::vector<double> const& sums,
+                                             std::vector<double> const& sum_sq,
+                                             std::uint64_t histories)
+{
+    MCDOSE_VALIDATE(histories >= 2, << "a history-by-history uncertainty needs at least 2 "
+                                       "histories (got "
+                                    << histories << ")");
+    MCDOSE_VALIDATE(axis >= 0 && axis < 3, << "depth axis " << axis << " is not 0, 1 or 2");
+    size_type const n = size_type(g.dims[axis]);
+    MCDOSE_VALIDATE(sums.size() == n && sum_sq.size() == n,
+                    << "slab sums and squares have " << sums.size() << " and " << sum_sq.size()
+                    << " slabs, the grid has " << n << " along axis " << axis);
+    DepthDoseCurve c = empty_curve(g, axis);
+    double const nh = double(histories);
+    for (size_type k = 0; k < n; ++k)
+    {
+        double const var = std::max(0.0, sum_sq[k] - sums[k] * sums[k] / nh) * nh / (nh - 1);
+        c.edep_MeV[k] = sums[k] / nh;
+        c.edep_sigma_MeV[k] = std::sqrt(var) / nh;
+    }
+    return c;
+}
+
 DepthDoseCurve depth_dose_from_batch_slabs(GridGeometry const& g, int axis,
                                            std::vector<std::vector<double>> const& slabs)
 {
@@ -69,13 +111,7 @@ DepthDoseCurve depth_dose_from_batch_slabs(GridGeometry const& g, int axis,
         MCDOSE_VALIDATE(s.size() == n, << "batch slab sums have " << s.size() << " slabs, the "
                                        << "grid has " << n << " along axis " << axis);
 
-    DepthDoseCurve c;
-    c.axis = axis;
-    auto const faces = slab_faces_cm(g, axis);
-    c.lo_cm.assign(faces.begin(), faces.end() - 1);
-    c.hi_cm.assign(faces.begin() + 1, faces.end());
-    c.edep_MeV.assign(n, 0.0);
-    c.edep_sigma_MeV.assign(n, 0.0);
+    DepthDoseCurve c = empty_curve(g, axis);
     for (size_type k = 0; k < n; ++k)
     {
         double mean = 0;

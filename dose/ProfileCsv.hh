@@ -14,6 +14,7 @@
 //! tally.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -39,6 +40,16 @@ DepthDoseCurve depth_dose_from_batches(GridGeometry const& geometry, int axis,
 //! energies per source particle): what a run keeps per batch instead of grids.
 DepthDoseCurve depth_dose_from_batch_slabs(GridGeometry const& geometry, int axis,
                                            std::vector<std::vector<double>> const& slabs);
+
+//! Depth dose from a run's slab sums over N >= 2 histories, history by history
+//! (Walters, Kawrakow and Rogers 2002): `sums` each slab's energy [MeV] and
+//! `sum_sq` each slab's sum over histories of (the history's energy in it)^2
+//! [MeV^2]; the mean per history S/N and its standard error
+//! sqrt(N/(N-1) (Q - S^2/N)) / N.
+DepthDoseCurve depth_dose_from_history_slabs(GridGeometry const& geometry, int axis,
+                                             std::vector<double> const& sums,
+                                             std::vector<double> const& sum_sq,
+                                             std::uint64_t histories);
 
 //! Write a depth-dose curve (columns z_lo_cm,z_hi_cm,z_mid_cm,edep_MeV,edep_sigma_MeV).
 void write_depth_dose_csv(std::string const& path, DepthDoseCurve const& curve);

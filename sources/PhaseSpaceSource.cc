@@ -328,7 +328,7 @@ PhaseSpaceView<Real> PhaseSpaceChunks<Real>::load(std::uint64_t first_history,
     if (first != loaded_first_ || end != loaded_end_) // else: the piece again (a re-run)
     {
         this->fill(first, end);
-        if (read_ahead_)
+        if (read_ahead_) // into the other piece's memory, while this one is copied
             this->start_read_ahead(first, end);
     }
     Span<Particle<Real> const> const host{current_.particles.data() + (first - current_.first),
@@ -357,8 +357,12 @@ auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end) 
     Piece piece;
     piece.first = first;
     piece.particles = std::move(spare_); // the memory of a piece no longer needed, if any
-    resize_on_all_cores(piece.particles, end - first, Particle<Real>{}, int(max_readers_));
-    std::size_t const parts = std::clamp<std::size_t>((end - first) / read_block, 1, max_readers_);
+    std::size_t const n = end - first;
+    if (piece.particles.capacity() >= n)
+        piece.particles.resize(n); // no fill: the parts write every particle
+    else
+        resize_on_all_cores(piece.particles, n, Particle<Real>{}, int(max_readers_));
+    std::size_t const parts = std::clamp<std::size_t>(n / read_block, 1, max_readers_);
     while (readers_.size() < parts)
         readers_.push_back(std::make_unique<PhaseSpaceReader>(input_));
     std::vector<std::uint64_t> done(parts, 0);
@@ -417,7 +421,9 @@ std::uint64_t PhaseSpaceChunks<Real>::read_part(Piece& piece, std::uint64_t end,
                                                 std::size_t parts)
 {
     auto const [from, to] = piece_part(piece.first, end, k, parts);
-    std::vector<Particle<double>> placed;
+    // The reader's own buffer: its pages stay mapped from piece to piece (a new
+    // vector per part mapped 4 MB a part, page by page, on every piece).
+    std::vector<Particle<double>>& placed = readers_[k]->buffer();
     std::uint64_t at = from;
     for (; at < to && !cancel_.load(); at += placed.size())
     {

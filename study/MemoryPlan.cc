@@ -1,5 +1,6 @@
 //! \file study/MemoryPlan.cc
 #include "study/MemoryPlan.hh"
+#include "study/StudyChecks.hh"
 
 #include <algorithm>
 #include <cmath>
@@ -118,8 +119,13 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
         plan.host.push_back({"batch grids", w * n * double(groups)});
     if (in_place && !gpu)
         plan.host.push_back({"running totals", totals_bytes * n});
-    if (!gpu && study.tally.uncertainty == "history")
-        plan.host.push_back({"history-by-history squares", history_bytes * n});
+    if (!gpu && uses_history_uncertainty(study, how.backend))
+    {
+        // Each group's tally; else also the groups' copies, their sum and the host tally's.
+        double const per_voxel =
+            in_place ? history_bytes : (history_bytes + 8) * (double(groups) + 1);
+        plan.host.push_back({"history-by-history squares", per_voxel * n});
+    }
     if (!in_place)
         plan.host.push_back({"batch copies, reduction and running totals",
                              (8 * double(groups) + 8 + totals_bytes) * n});
@@ -201,7 +207,8 @@ std::uint64_t batch_grids_that_fit(StudyInput const& study, MemoryPlanInput cons
     double const spare = *free - plan_study_memory(study, how).device_bytes();
     double const grid = word_bytes(study.tally.method) * double(how.voxels);
     double const more = std::floor(0.5 * std::max(0.0, spare) / grid);
-    return std::uint64_t(std::min(double(std::max(1, study.tally.batches)), 1 + more));
+    int const batches = study.tally.run_batches(false); // a GPU: the batch method
+    return std::uint64_t(std::min(double(batches), 1 + more));
 }
 
 void check_host_memory(StudyInput const& study, MemoryPlanInput const& how)

@@ -116,11 +116,13 @@ TallyInput parse_tally(JsonNode const& node)
     if (auto m = node.optional_child("method"))
         t.method = to_tally_method(m->choice({"fa", "cas", "wag", "kas", "hb", "wib", "fx"}));
     if (auto u = node.optional_child("uncertainty"))
-        t.uncertainty = u->choice({"batch", "history"});
+        t.uncertainty = u->choice({"auto", "batch", "history"});
     if (auto b = node.optional_child("batches"))
     {
-        t.batches = static_cast<int>(b->integer(
-            2, 1000, "number of statistically independent batches (100 is the default)"));
+        t.batches = static_cast<int>(
+            b->integer(2, 1000,
+                       "number of statistically independent batches (default: 100 with the batch "
+                       "uncertainty, 10 history by history)"));
     }
     return t;
 }

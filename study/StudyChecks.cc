@@ -66,12 +66,30 @@ void check_rng(StudyInput const& study)
     }
 }
 
+//! A phase-space source whose particles are used more than once (or 0 without one).
+std::uint32_t phase_space_recycle(StudyInput const& study)
+{
+    SourceInput const* ps = phase_space_source(study);
+    return ps && ps->phase_space->recycle > 1 ? ps->phase_space->recycle : 0;
+}
+
 //! History by history needs one thread to own a history: the CPU backend
-//! (docs/tally.md says why not on a GPU).
+//! (docs/tally.md says why not on a GPU), and independent histories.
 void check_uncertainty(StudyInput const& study)
 {
     if (study.tally.uncertainty != "history")
         return;
+    if (std::uint32_t const recycle = phase_space_recycle(study))
+    {
+        throw InputError(study.study_file, "/tally/uncertainty",
+                         "\"history\" (history-by-history) takes each history as independent, "
+                         "but the phase-space source uses each particle " +
+                             std::to_string(recycle) +
+                             " times (recycle), whose uses are correlated: the estimate would "
+                             "be too small; use the batch method (\"uncertainty\": \"batch\" "
+                             "or \"auto\", which keep a particle's uses in one batch) or "
+                             "recycle 1");
+    }
     Backend const backend =
         study.backend == Backend::gpu ? Backend::gpu : resolve_backend(study.backend);
     if (backend != Backend::cpu)
@@ -141,6 +159,13 @@ bool register_study_check(StudyCheck check)
 std::vector<StudyCheck> const& registered_study_checks()
 {
     return checks();
+}
+
+bool uses_history_uncertainty(StudyInput const& study, Backend backend)
+{
+    if (study.tally.uncertainty == "auto")
+        return backend == Backend::cpu && phase_space_recycle(study) == 0;
+    return study.tally.uncertainty == "history";
 }
 
 Backend resolve_backend(Backend requested)

@@ -58,6 +58,14 @@ struct StudyCheckOptions
 void run_study_checks(StudyInput const& study, Phantom const& phantom,
                       StudyCheckOptions const& options = {});
 
+/*!
+ * Whether a run on `backend` (resolved) estimates the uncertainty history by
+ * history: tally.uncertainty "history", or "auto" where a run can (the CPU backend,
+ * and no phase-space particle used more than once: its uses are correlated, which
+ * the batch method keeps in one batch).
+ */
+bool uses_history_uncertainty(StudyInput const& study, Backend backend);
+
 //! The backend a run uses: `requested`, with "auto" resolved (a GPU if one
 //! is usable); RuntimeError for "gpu" without a usable GPU.
 Backend resolve_backend(Backend requested);

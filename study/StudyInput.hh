@@ -61,8 +61,14 @@ struct RngInput
 struct TallyInput
 {
     TallyMethod method{TallyMethod::wib}; //!< "fa" | "cas" | "wag" | "kas" | "hb" | "wib" | "fx"
-    std::string uncertainty{"batch"};     //!< "batch" or "history" (CPU only; docs/tally.md)
-    int batches{100};                     //!< batch method: number of batches
+    //! "auto" (history by history where a run can, else batches), "batch" or "history"
+    //! (the CPU backend only; docs/tally.md)
+    std::string uncertainty{"auto"};
+    //! Batches; 0 (not given): 100 with the batch method, 10 history by history
+    int batches{0};
+
+    //! The batches of a run (`history`: history by history, uses_history_uncertainty).
+    int run_batches(bool history) const { return batches > 0 ? batches : history ? 10 : 100; }
 };
 
 //! Most histories a run accepts (study and command line).

@@ -244,7 +244,7 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
     run_options.rng.seed = study.rng.seed;
     run_options.histories = histories;
     run_options.max_primary_energy_MeV = max_primary_MeV;
-    run_options.history_uncertainty = study.tally.uncertainty == "history";
+    run_options.history_uncertainty = uses_history_uncertainty(study, backend);
     run_options.source_particles_ahead = source_particles_ahead(study, options, backend);
     run_options.on_batch = options.on_batch;
     run_options.stop_requested = options.stop_requested;
@@ -260,8 +260,9 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
         run_options.history_granule = ps->phase_space->recycle; // a particle's uses: one batch
     if (histories > 0)
     {
-        run_options.batches = std::min<std::uint64_t>(std::max(1, study.tally.batches),
-                                                      histories / run_options.history_granule);
+        run_options.batches = std::min<std::uint64_t>(
+            std::uint64_t(study.tally.run_batches(run_options.history_uncertainty)),
+            histories / run_options.history_granule);
     }
     return run_options;
 }
@@ -607,7 +608,7 @@ RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& su
     meta.seed = study.rng.seed;
     meta.rng_generator = to_cstring(study.rng.generator);
     meta.tally_method = to_cstring(study.tally.method);
-    meta.uncertainty_method = study.tally.uncertainty == "history"
+    meta.uncertainty_method = run.dose.history_moments
                                   ? "history by history"
                                   : std::to_string(run.dose.batches) + " batches";
     meta.precision = to_cstring(study.physics.precision);
@@ -639,14 +640,30 @@ RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& su
 }
 
 /*!
- * The depth-dose curve with its batch uncertainty, from the batches' slab
- * sums (each normalised here per its own histories); nullopt with fewer than
- * 2 batches.
+ * The depth-dose curve from the batches' slab sums: with history moments, their
+ * total and the history-by-history uncertainty (nullopt with fewer than 2
+ * histories); else the batch uncertainty, each batch normalised here per its own
+ * histories (nullopt with fewer than 2 batches).
  */
 std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult& run,
                                                TransportRunOptions const& run_options,
                                                GridGeometry const& geometry, int depth_axis)
 {
+    if (!run.history_slab_sum_sq.empty())
+    {
+        if (run.histories < 2 || run.batch_digests.empty())
+            return std::nullopt;
+        std::vector<double> sums(run.history_slab_sum_sq.size(), 0.0);
+        for (auto const& batch : run.batch_digests)
+        {
+            MCDOSE_VALIDATE(batch.size() == sums.size(), << "a batch has " << batch.size()
+                                                         << " slab sums, the run " << sums.size());
+            for (std::size_t k = 0; k < sums.size(); ++k)
+                sums[k] += batch[k];
+        }
+        return depth_dose_from_history_slabs(geometry, depth_axis, sums, run.history_slab_sum_sq,
+                                             run.histories);
+    }
     if (run.batch_digests.size() < 2)
         return std::nullopt;
     // Batches of (nearly) equal size.
@@ -676,7 +693,10 @@ std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridDa
         if (!curve)
         {
             outputs.depth_dose = false;
-            warnings.push_back("depth-dose CSV skipped: it needs at least 2 completed batches");
+            warnings.push_back(run.history_slab_sum_sq.empty()
+                                   ? "depth-dose CSV skipped: it needs at least 2 completed "
+                                     "batches"
+                                   : "depth-dose CSV skipped: it needs at least 2 histories");
         }
         clock.mark("depth_dose_curve");
     }
@@ -900,7 +920,8 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     if (histories == 0)
         add_target_uncertainty_rule(study, phantom, stop_region, stop_reason, run_options);
     int const depth_axis = resolve_depth_axis(study, geometry);
-    if (study.outputs.depth_dose && options.write_outputs && run_options.batches >= 2)
+    if (study.outputs.depth_dose && options.write_outputs &&
+        (run_options.batches >= 2 || run_options.history_uncertainty))
     {
         // The laterally integrated depth dose of each batch, summed where it is folded.
         run_options.batch_slabs.axis = depth_axis;

@@ -69,9 +69,12 @@ MCDOSE_KERNEL void fold_batch_kernel(std::uint64_t* raw_words, size_type voxels,
         if (v >= voxels)
             continue;
         word_type const w = words[v];
-        words[v] = 0;
         double const e = Policy::decode(w, quantum);
-        detail::fold_voxel(e, totals, v);
+        if (w != 0) // a zero changes no bit of the totals: their memory is left alone
+        {
+            words[v] = 0;
+            detail::fold_voxel(e, totals, v);
+        }
         if (slabs.enabled())
         {
             auto const slab = static_cast<unsigned>(slabs.slab_of(v));

@@ -75,15 +75,20 @@ struct HistorySquares
     std::uint64_t* total{nullptr};
 };
 
+//! Strips per block a thread of the host fold takes in turn (2^15 voxels).
+constexpr size_type fold_block_strips = 1024;
+
 /*!
  * Fold a host batch grid into the totals on `threads` threads and zero it
  * (and the batch's history squares, if kept, into theirs);
  * returns the batch's slab sums [MeV] if `slabs` is enabled. With `touched`
  * only the flagged strips of 2^tally_strip_shift voxels are visited (and
- * their flags cleared): the others hold zeros, whose fold changes no bit of
- * the totals. FX slab sums add the raw words as integers (exact, so the same
- * for any thread count); the other methods add doubles, pieces in order.
+ * their flags cleared), and in them only the voxels with a deposit: the others
+ * hold zeros, whose fold changes no bit of the totals. FX slab sums add the raw
+ * words as integers (exact, so the same for any thread count); the other
+ * methods add doubles, each piece's blocks in order, the pieces in order.
  */
+
 template <class Policy>
 std::vector<double> fold_on_host(std::uint64_t* raw_words, size_type voxels, double quantum,
                                  detail::TotalsArrays totals, SlabSpec const& slabs,
@@ -103,6 +108,8 @@ std::vector<double> fold_on_host(std::uint64_t* raw_words, size_type voxels, dou
         for (size_type v = s * strip, end = std::min(voxels, v + strip); v < end; ++v)
         {
             word_type const w = words[v];
+            if (w == 0 && !(squares.batch && squares.batch[v] != 0))
+                continue; // adds zeros: no bit of the totals (or slab sums) would change
             words[v] = 0;
             double const e = Policy::decode(w, quantum);
             detail::fold_voxel(e, totals, v);
@@ -120,18 +127,28 @@ std::vector<double> fold_on_host(std::uint64_t* raw_words, size_type voxels, dou
                 slab_energy[k] += e;
         }
     };
-    parallel_for_pieces(strips, threads,
-                        [&](size_type begin, size_type end, size_type piece)
-                        {
-                            for (size_type s = begin; s < end; ++s)
-                            {
-                                if (touched && touched[s] == 0)
-                                    continue;
-                                fold_strip(s, piece);
-                                if (touched)
-                                    touched[s] = 0;
-                            }
-                        });
+    // Piece t folds the blocks t, t + pieces, ...: a dose confined to part of the grid
+    // (a beam's first centimetres) is shared by all threads.
+    size_type const blocks = (strips + fold_block_strips - 1) / fold_block_strips;
+    parallel_for_pieces(
+        pieces, threads,
+        [&](size_type piece, size_type, size_type)
+        {
+            for (size_type b = piece; b < blocks; b += pieces)
+            {
+                for (size_type s = b * fold_block_strips,
+                               s_end = std::min(strips, s + fold_block_strips);
+                     s < s_end; ++s)
+                {
+                    if (touched && touched[s] == 0)
+                        continue;
+                    fold_strip(s, piece);
+                    if (touched)
+                        touched[s] = 0;
+                }
+            }
+        },
+        1);
     std::vector<double> result(num_slabs, 0.0);
     for (size_type s = 0; s < num_slabs; ++s)
     {
@@ -207,6 +224,8 @@ DoseTally::DoseTally(DoseTallyInput const& input, DoseFoldOptions const& fold)
         {
             resize_on_all_cores(history_sq_batch_, voxels_, std::uint64_t(0), host_threads_);
             resize_on_all_cores(history_sq_total_, voxels_, std::uint64_t(0), host_threads_);
+            history_slab_sq_batch_.assign(slabs_.count(), 0);
+            history_slab_sq_total_.assign(slabs_.count(), 0);
         }
         resize_on_all_cores(total_hi_, voxels_, 0.0, host_threads_);
         resize_on_all_cores(total_lo_, voxels_, 0.0, host_threads_);
@@ -259,7 +278,24 @@ void DoseTally::clear_batch()
         std::fill(host_words_.begin(), host_words_.end(), 0);
         std::fill(host_touched_.begin(), host_touched_.end(), 0);
         std::fill(history_sq_batch_.begin(), history_sq_batch_.end(), 0);
+        std::fill(history_slab_sq_batch_.begin(), history_slab_sq_batch_.end(), 0);
     }
+}
+
+BatchHistorySquares DoseTally::batch_history_squares() const
+{
+    return {history_sq_batch_, history_slab_sq_batch_};
+}
+
+void DoseTally::set_batch_history_squares(BatchHistorySquares const& squares)
+{
+    MCDOSE_VALIDATE(history_moments_ && squares.voxels.size() == history_sq_batch_.size() &&
+                        squares.slabs.size() == history_slab_sq_batch_.size(),
+                    << "history squares of " << squares.voxels.size() << " voxels and "
+                    << squares.slabs.size() << " slabs set on a tally of "
+                    << history_sq_batch_.size() << " and " << history_slab_sq_batch_.size());
+    history_sq_batch_ = squares.voxels;
+    history_slab_sq_batch_ = squares.slabs;
 }
 
 std::vector<std::uint64_t> DoseTally::batch_words() const
@@ -317,8 +353,15 @@ void DoseTally::fold_words(TallyMethod method, std::uint64_t* words, std::uint8_
     {
         detail::TotalsArrays const totals{total_hi_.data(), total_lo_.data(), sum_sq_.data()};
         HistorySquares squares;
-        if (history_moments_ && words == this->batch_data())
+        if (history_moments_) // the batch's squares (deposited, or set with the words)
+        {
             squares = {history_sq_batch_.data(), history_sq_total_.data()};
+            for (size_type s = 0; s < history_slab_sq_batch_.size(); ++s)
+            {
+                history_slab_sq_total_[s] += history_slab_sq_batch_[s]; // exact integers
+                history_slab_sq_batch_[s] = 0;
+            }
+        }
         folded_slabs_.push_back(dispatch_tally_method(
             method,
             [&](auto policy)
@@ -415,6 +458,7 @@ DoseTallyTotals DoseTally::totals() const
         t.total_lo = total_lo_;
         t.sum_sq = sum_sq_;
         t.history_sum_sq = history_sq_total_;
+        t.history_slab_sum_sq = history_slab_sq_total_;
     }
     t.batches = batches_;
     t.histories = histories_;
@@ -441,15 +485,29 @@ void DoseTally::restore(DoseTallyTotals t)
         MCDOSE_VALIDATE(t.history_sum_sq.size() == history_sq_total_.size(),
                         << "restored tally totals " << (history_moments_ ? "lack" : "have")
                         << " history-by-history moments, unlike this run");
+        MCDOSE_VALIDATE(t.history_slab_sum_sq.size() == history_slab_sq_total_.size(),
+                        << "restored tally totals have " << t.history_slab_sum_sq.size()
+                        << " history moments of slab sums but this run keeps "
+                        << history_slab_sq_total_.size());
         total_hi_ = std::move(t.total_hi);
         total_lo_ = std::move(t.total_lo);
         sum_sq_ = std::move(t.sum_sq);
         history_sq_total_ = std::move(t.history_sum_sq);
+        history_slab_sq_total_ = std::move(t.history_slab_sum_sq);
     }
     batches_ = t.batches;
     histories_ = t.histories;
     min_batch_histories_ = t.min_batch_histories;
     max_batch_histories_ = t.max_batch_histories;
+}
+
+std::vector<double> DoseTally::history_slab_sum_sq() const
+{
+    double const sq_quantum = accum::exp2_int(sq_quantum_exp2_);
+    std::vector<double> sq(history_slab_sq_total_.size());
+    for (size_type s = 0; s < sq.size(); ++s)
+        sq[s] = FxPolicy::decode(history_slab_sq_total_[s], sq_quantum);
+    return sq;
 }
 
 DoseResult DoseTally::result() const
@@ -463,6 +521,7 @@ DoseResult DoseTally::result() const
     DoseResult r;
     r.batches = batches_;
     r.histories = histories_;
+    r.history_moments = history_moments_;
     // Both grids made at once: a new vector is filled on one thread (after its pages are
     // mapped on all cores, core/HostMemory.hh), so the two fills run side by side.
     parallel_for_each(2,

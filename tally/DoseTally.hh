@@ -50,6 +50,7 @@ struct DoseResult
         energy_sigma_MeV; //!< standard uncertainty of the total (NaN if < 2 batches)
     std::uint64_t batches{0};
     std::uint64_t histories{0};
+    bool history_moments{false}; //!< the uncertainty is history by history
 };
 
 //! The folded part of a tally (what a checkpoint stores to resume a run).
@@ -60,6 +61,9 @@ struct DoseTallyTotals
     //! History moments: sum over histories of (history energy)^2, FX units
     //! (empty unless the tally keeps them).
     std::vector<std::uint64_t> history_sum_sq;
+    //! The same for each slab's energy (empty unless the tally keeps history
+    //! moments and slab sums).
+    std::vector<std::uint64_t> history_slab_sum_sq;
     std::uint64_t batches{0};
     std::uint64_t histories{0};
     std::uint64_t min_batch_histories{0};
@@ -86,6 +90,14 @@ struct DoseTallyInput
     //! Largest energy one history can deposit [MeV] (sets the FX quantum of
     //! the squares; 0: max_total_energy_MeV).
     double max_history_energy_MeV{0};
+};
+
+//! A batch's history-by-history squares in FX units (DoseTally with history moments):
+//! per voxel, and per slab of the slab sums.
+struct BatchHistorySquares
+{
+    std::vector<std::uint64_t> voxels;
+    std::vector<std::uint64_t> slabs;
 };
 
 //! How a tally folds its batches, and what it keeps of each besides the totals.
@@ -124,7 +136,8 @@ class DoseTally
     //! the same totals, bit for bit, as one end_batch after each of them.
     void end_batches(std::vector<std::uint64_t> const& histories);
     //! Fold a batch given as energy per voxel [MeV] (e.g. the sum of the
-    //! batch grids of several devices or ranks); the batch grid is untouched.
+    //! batch grids of several devices or ranks), with the batch's history squares
+    //! if the tally keeps them; the batch grid is untouched.
     void fold_batch(std::vector<double> const& batch_MeV, std::uint64_t histories);
     //! Replace the batch grid by raw words of this tally's method (e.g. the
     //! integer sum of several FX grids), to be folded by end_batch.
@@ -143,11 +156,20 @@ class DoseTally
     //! moments the uncertainty is the history-by-history one.
     DoseResult result() const;
     bool history_moments() const { return history_moments_; }
+    //! With history moments and slab sums: each slab's sum over histories of
+    //! (the history's energy in the slab)^2 [MeV^2] over the folded batches
+    //! (else empty). With the batches' slab sums it gives a depth-dose curve's
+    //! history-by-history uncertainty.
+    std::vector<double> history_slab_sum_sq() const;
 
     //! The current (unfolded) batch of slot 0 decoded to MeV per voxel.
     std::vector<double> batch_energy_MeV() const;
     //! The raw storage words of every slot's grid (for bitwise comparisons).
     std::vector<std::uint64_t> batch_words() const;
+    //! History moments (CPU): the current batch's squares, and their replacement (e.g.
+    //! the integer sum of several groups' and ranks'), folded with the next batch.
+    BatchHistorySquares batch_history_squares() const;
+    void set_batch_history_squares(BatchHistorySquares const& squares);
     //! Zero every batch grid.
     void clear_batch();
 
@@ -176,8 +198,10 @@ class DoseTally
     bool history_moments_;
     bool dense_fold_{false}; //!< $MCDOSE_DENSE_FOLD: no touched flags (benchmarking)
     int sq_quantum_exp2_{0}; //!< FX quantum of the history squares [MeV^2]
-    std::vector<std::uint64_t> history_sq_batch_; //!< this batch's history squares
-    std::vector<std::uint64_t> history_sq_total_; //!< the folded batches' history squares
+    std::vector<std::uint64_t> history_sq_batch_;      //!< this batch's history squares
+    std::vector<std::uint64_t> history_sq_total_;      //!< the folded batches' history squares
+    std::vector<std::uint64_t> history_slab_sq_batch_; //!< this batch's slab squares
+    std::vector<std::uint64_t> history_slab_sq_total_; //!< the folded batches' slab squares
     std::uint64_t batches_{0};
     std::uint64_t histories_{0};
     std::uint64_t min_batch_histories_{0};
@@ -216,7 +240,8 @@ DoseTallyView<Policy> DoseTally::view()
         slot_strips_,
         this->fx_scale_per_MeV()};
     if (history_moments_)
-        v.set_history_squares(history_sq_batch_.data(), this->sq_scale_per_MeV2());
+        v.set_history_squares(history_sq_batch_.data(), this->sq_scale_per_MeV2(), slabs_,
+                              history_slab_sq_batch_.data());
     return v;
 }
 } // namespace mcdose

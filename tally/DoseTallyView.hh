@@ -10,6 +10,7 @@
 #include "core/Types.hh"
 #include "tally/AtomicPolicies.hh"
 #include "tally/BlockTallyCache.hh"
+#include "tally/DoseFold.hh"
 #include "tally/HistoryScratch.hh"
 
 namespace mcdose
@@ -101,11 +102,15 @@ class DoseTallyView
 
     //! The history-by-history moments (DoseTally with `history_moments`): the
     //! grid of each voxel's sum over histories of (history energy)^2, in FX
-    //! units of 1/sq_scale_per_MeV2 MeV^2.
-    void set_history_squares(std::uint64_t* squares, double sq_scale_per_MeV2)
+    //! units of 1/sq_scale_per_MeV2 MeV^2, and, with `slabs` enabled, the same
+    //! sum for each slab's energy (`slab_squares`, one word per slab).
+    void set_history_squares(std::uint64_t* squares, double sq_scale_per_MeV2,
+                             SlabSpec const& slabs = {}, std::uint64_t* slab_squares = nullptr)
     {
         history_sq_ = squares;
         sq_scale_per_MeV2_ = sq_scale_per_MeV2;
+        slabs_ = slabs;
+        history_slab_sq_ = slabs.enabled() ? slab_squares : nullptr;
     }
 
     //! The same grids for one CPU thread whose deposits are summed per voxel in
@@ -151,7 +156,7 @@ class DoseTallyView
 #if !MCDOSE_DEVICE_COMPILE
         if (scratch_)
         {
-            scratch_->add(w, energy_MeV); // reaches the grid at end_history()
+            scratch_->words.add(w, energy_MeV); // reaches the grid at end_history()
             return;
         }
 #endif
@@ -202,20 +207,34 @@ class DoseTallyView
     BlockTallyCache<Policy> cache_;      //!< inactive unless with_cache()
     std::uint64_t* history_sq_{nullptr}; //!< history moments (null: batch method only)
     double sq_scale_per_MeV2_{0};
-    HistoryScratch* scratch_{nullptr}; //!< this CPU thread's history (host only)
+    SlabSpec slabs_;                          //!< the slabs of history_slab_sq_
+    std::uint64_t* history_slab_sq_{nullptr}; //!< history moments of the slab sums (or null)
+    HistoryScratch* scratch_{nullptr};        //!< this CPU thread's history (host only)
 
     //! Hand the thread's history to the grids (history-by-history moments:
-    //! one batch grid, so a word is its voxel).
+    //! one batch grid, so a word is its voxel), and the squares of its slab
+    //! sums to theirs.
     void drain_history() const
     {
-        scratch_->drain(
+        using SqWord = FxPolicy::word_type;
+        scratch_->words.drain(
             [this](size_type w, double e)
             {
                 Policy::deposit(words_.data() + w, e, fx_scale_per_MeV_);
                 mark_touched(touched_ + (w >> tally_strip_shift));
-                FxPolicy::deposit(reinterpret_cast<FxPolicy::word_type*>(history_sq_) + w, e * e,
+                FxPolicy::deposit(reinterpret_cast<SqWord*>(history_sq_) + w, e * e,
                                   sq_scale_per_MeV2_);
+                if (history_slab_sq_)
+                    scratch_->slabs.add(slabs_.slab_of(w), e);
             });
+        if (history_slab_sq_)
+        {
+            scratch_->slabs.drain(
+                [this](size_type s, double e) {
+                    FxPolicy::deposit(reinterpret_cast<SqWord*>(history_slab_sq_) + s, e * e,
+                                      sq_scale_per_MeV2_);
+                });
+        }
     }
 
     //! Set a flag to 1 unless it is already (racing threads all store 1).

@@ -12,35 +12,32 @@
 namespace mcdose
 {
 /*!
- * Energy per grid word of the history a CPU thread is transporting (an
- * open-addressing table with linear probing that doubles when half full, and
- * the list of its used slots so that draining costs what the history
- * touched). Host only: a history's deposits must all reach one thread's table
- * before the history ends, which is what makes the history-by-history
- * estimate possible on the CPU backend (docs/tally.md).
+ * Sums of energy per key (an open-addressing table with linear probing that
+ * doubles when half full, and the list of its used slots so that draining
+ * costs what was added).
  */
-class HistoryScratch
+class EnergySums
 {
   public:
-    //! Add energy [MeV] to a word.
-    void add(size_type word, double energy_MeV)
+    //! Add energy [MeV] to a key.
+    void add(size_type key, double energy_MeV)
     {
         if (keys_.empty() || 2 * (used_.size() + 1) > keys_.size())
             this->grow();
-        size_type s = this->home(word);
-        while (keys_[s] != empty_key && keys_[s] != word)
+        size_type s = this->home(key);
+        while (keys_[s] != empty_key && keys_[s] != key)
             s = (s + 1) & mask_;
         if (keys_[s] == empty_key)
         {
-            keys_[s] = word;
+            keys_[s] = key;
             values_[s] = 0;
             used_.push_back(s);
         }
         values_[s] += energy_MeV;
     }
 
-    //! Call f(word, energy) for every word of the history, in the order they
-    //! were first touched, and empty the table.
+    //! Call f(key, energy) for every key, in the order they were first added,
+    //! and empty the table.
     template <class F>
     void drain(F&& f)
     {
@@ -61,9 +58,9 @@ class HistoryScratch
     std::vector<size_type> used_;
     size_type mask_{0};
 
-    size_type home(size_type word) const
+    size_type home(size_type key) const
     {
-        return size_type((std::uint64_t(word) * 0x9E3779B97F4A7C15ull) >> 20) & mask_;
+        return size_type((std::uint64_t(key) * 0x9E3779B97F4A7C15ull) >> 20) & mask_;
     }
 
     void grow()
@@ -86,5 +83,18 @@ class HistoryScratch
             used_.push_back(t);
         }
     }
+};
+
+/*!
+ * The history a CPU thread is transporting: the energy it deposited per grid
+ * word, summed before it reaches the tally, and per slab of a depth-dose
+ * curve when the history ends. Host only: a history's deposits must all reach
+ * one thread's table before the history ends, which is what makes the
+ * history-by-history estimate possible on the CPU backend (docs/tally.md).
+ */
+struct HistoryScratch
+{
+    EnergySums words; //!< energy per grid word
+    EnergySums slabs; //!< energy per slab (filled as the words are drained)
 };
 } // namespace mcdose

@@ -363,6 +363,29 @@ TEST_F(WritersTest, DepthDoseFromBatchesAndCsv)
     EXPECT_THROW(depth_dose_from_batches(geo_, 2, {a}), RuntimeError);
 }
 
+// Four histories deposit 1, 1, 2, 0 MeV in slab 1 and nothing elsewhere: per history
+// the mean 1 MeV, s^2 = N/(N-1) (sum x^2 - S^2/N) = 4/3 (6 - 4) = 8/3, SEM = s/N.
+TEST_F(WritersTest, DepthDoseFromHistorySlabs)
+{
+    std::vector<double> sums(5, 0.0), sum_sq(5, 0.0);
+    sums[1] = 4;
+    sum_sq[1] = 6;
+    DepthDoseCurve const c = depth_dose_from_history_slabs(geo_, 2, sums, sum_sq, 4);
+    ASSERT_EQ(5u, c.edep_MeV.size());
+    EXPECT_DOUBLE_EQ(1.0, c.edep_MeV[1]);
+    EXPECT_NEAR(std::sqrt(8.0 / 3.0) / 4, c.edep_sigma_MeV[1], 1e-15);
+    EXPECT_DOUBLE_EQ(0.0, c.edep_MeV[0]);
+    EXPECT_DOUBLE_EQ(0.0, c.edep_sigma_MeV[0]);
+    EXPECT_DOUBLE_EQ(1.0, c.lo_cm[1]);
+    EXPECT_DOUBLE_EQ(2.0, c.hi_cm[1]);
+    // A sum of squares rounded below S^2/N (no spread) gives 0, not a NaN.
+    sum_sq[1] = 4 * (1 - 1e-16);
+    EXPECT_DOUBLE_EQ(0.0,
+                     depth_dose_from_history_slabs(geo_, 2, sums, sum_sq, 4).edep_sigma_MeV[1]);
+    EXPECT_THROW(depth_dose_from_history_slabs(geo_, 2, sums, sum_sq, 1), RuntimeError);
+    EXPECT_THROW(depth_dose_from_history_slabs(geo_, 1, sums, sum_sq, 4), RuntimeError);
+}
+
 TEST_F(WritersTest, LateralProfileAlongAnAxis)
 {
     // Through the centre of voxel (0, 2, 3), along index axis j.

@@ -26,10 +26,21 @@ TEST(MemoryPlanTest, PerVoxelBytesFollowTheRun)
     MemoryPlan const gpu = plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1});
     EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16) * 1e6 + 1e9, gpu.device_bytes());
     EXPECT_DOUBLE_EQ((6 + 16) * 1e6 + 256e6, gpu.host_bytes());
-    // The CPU backend holds the batch grid and the totals on the host.
+    // The CPU backend holds the batch grid and the totals on the host, and by default
+    // (history by history) the squares of the batch and of the run.
     MemoryPlan const cpu = plan_study_memory(study, {voxels, Backend::cpu, 0, 1, 1});
     EXPECT_TRUE(cpu.device.empty());
-    EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16) * 1e6 + 256e6, cpu.host_bytes());
+    EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16 + 16) * 1e6 + 256e6, cpu.host_bytes());
+    study.tally.uncertainty = "batch";
+    EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16) * 1e6 + 256e6,
+                     plan_study_memory(study, {voxels, Backend::cpu, 0, 1, 1}).host_bytes());
+    study.tally.uncertainty = "auto";
+    // Two worker groups: each group's squares, their copies, the sum and the host tally's.
+    study.tally.uncertainty = "batch";
+    double const batch_two = plan_study_memory(study, {voxels, Backend::cpu, 0, 2, 1}).host_bytes();
+    study.tally.uncertainty = "auto";
+    EXPECT_DOUBLE_EQ(batch_two + 24 * 3 * 1e6,
+                     plan_study_memory(study, {voxels, Backend::cpu, 0, 2, 1}).host_bytes());
     // Two GPUs reduce on the host: per group a copy of the grid, the sum and a host fold.
     MemoryPlan const two = plan_study_memory(study, {voxels, Backend::gpu, 2, 1, 1});
     EXPECT_DOUBLE_EQ((6 + 8) * 1e6 + 1e9, two.device_bytes());
@@ -106,8 +117,9 @@ TEST_F(MemoryRefusalTest, TooLargeStudyIsRefusedWithTheNumbersAndWritesNoFile)
 
 TEST_F(MemoryRefusalTest, GigavoxelStudyIsRefusedBeforeTheGridIsBuilt)
 {
-    // 1024^3 voxels of the CPU backend need about 58.2 GB: refused at once, with the numbers,
-    // before the phantom is built (which alone would take 6.4 GB).
+    // 1024^3 voxels of the CPU backend need about 75.4 GB (58.2 GB with the batch method):
+    // refused at once, with the numbers, before the phantom is built (which alone would
+    // take 6.4 GB).
     auto study = minimal();
     study["phantom"]["grid"] = {{"dimensions", {1024, 1024, 1024}},
                                 {"spacing_cm", {0.04, 0.04, 0.04}}};
@@ -115,7 +127,7 @@ TEST_F(MemoryRefusalTest, GigavoxelStudyIsRefusedBeforeTheGridIsBuilt)
     auto const r = run_command("MCDOSE_HOST_MEMORY_LIMIT=30G " + mcdose_exe() + " run " + path +
                                " --backend cpu --output-dir " + (dir_ / "out").string());
     EXPECT_EQ(1, r.exit_code) << r.output;
-    EXPECT_NE(std::string::npos, r.output.find("needs about 58.2 GB")) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("needs about 75.4 GB")) << r.output;
     EXPECT_NE(std::string::npos, r.output.find("1073741824 voxels")) << r.output;
     EXPECT_NE(std::string::npos, r.output.find("but 32.2 GB is free")) << r.output;
 }

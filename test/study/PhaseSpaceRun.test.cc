@@ -275,6 +275,12 @@ TEST_F(PhaseSpaceRunTest, RecyclingHistoriesAndReproducibility)
     auto j = study_json(source, this->out(), "r");
     StudyRunSummary const all = this->run(j, "r");
     EXPECT_EQ(900u, all.histories);
+    {
+        // A particle's uses are correlated: "auto" takes the batch method, which keeps
+        // them in one batch, not history by history.
+        std::ifstream summary(fs::path(this->out()) / "r_summary.json");
+        EXPECT_EQ("5 batches", nlohmann::json::parse(summary).at("uncertainty_method"));
+    }
     std::vector<double> const first = this->dose("r");
     j["outputs"]["if_exists"] = "overwrite";
     this->run(j, "r", 2, 3);
@@ -350,6 +356,8 @@ TEST_F(PhaseSpaceRunTest, BadInputIsRefusedBeforeTransport)
     auto taus = with_source(ok);
     taus["outputs"]["phase_space"] = {{"axis", "-z"}, {"position_cm", -2}};
     taus["rng"]["generator"] = "hybrid-taus";
+    auto recycled_history = field("recycle", 2);
+    recycled_history["tally"] = {{"uncertainty", "history"}};
     auto local = with_source(ok);
     local["sources"][0]["file"] = this->photons("e.mcpl", 10, 1, {11});
     local["physics"] = {{"electron_transport", "local"}};
@@ -360,6 +368,7 @@ TEST_F(PhaseSpaceRunTest, BadInputIsRefusedBeforeTransport)
         {"corrupt", field("file", "corrupt.mcpl"), "/sources/0/file"},
         {"placement typo", typo, "rotation_deg"},
         {"recycle 0", field("recycle", 0), "/sources/0/recycle"},
+        {"history by history, particles recycled", recycled_history, "/tally/uncertainty"},
         {"plane cuts the grid", cutting, "/outputs/phase_space"},
         {"not philox", taus, "/rng/generator"},
         {"local electrons", local, "electron_transport"},

@@ -193,15 +193,33 @@ TEST_F(StudyTest, UnknownFieldsSuggestTheClosestName)
     EXPECT_TRUE(contains(g, "did you mean 'wib'?")) << g.what();
 }
 
-TEST_F(StudyTest, UncertaintyIsBatchOrHistory)
+TEST_F(StudyTest, UncertaintyIsAutoBatchOrHistory)
 {
-    // "batch" is accepted (and is the default), and so is "history".
+    // "auto" is the default; "batch" and "history" are accepted.
     auto ok = minimal();
     ok["tally"] = {{"uncertainty", "batch"}};
-    EXPECT_EQ("batch", load_study(write_json("batch.json", ok)).tally.uncertainty);
-    EXPECT_EQ("batch", load_study(write_json("mini.json", minimal())).tally.uncertainty);
+    TallyInput const batch = load_study(write_json("batch.json", ok)).tally;
+    EXPECT_EQ("batch", batch.uncertainty);
+    TallyInput const automatic = load_study(write_json("mini.json", minimal())).tally;
+    EXPECT_EQ("auto", automatic.uncertainty);
     ok["tally"] = {{"method", "fx"}, {"uncertainty", "history"}};
-    EXPECT_EQ("history", load_study(write_json("history.json", ok)).tally.uncertainty);
+    TallyInput const history = load_study(write_json("history.json", ok)).tally;
+    EXPECT_EQ("history", history.uncertainty);
+
+    // "auto": history by history where a run can (the CPU backend; not with recycled
+    // phase-space particles: PhaseSpaceRun.test.cc), else batches; 10 batches history by
+    // history and 100 with the batch method, unless the study gives them.
+    StudyInput s = load_study(write_json("mini2.json", minimal()));
+    EXPECT_TRUE(uses_history_uncertainty(s, Backend::cpu));
+    EXPECT_FALSE(uses_history_uncertainty(s, Backend::gpu));
+    s.tally = batch;
+    EXPECT_FALSE(uses_history_uncertainty(s, Backend::cpu));
+    s.tally = history;
+    EXPECT_TRUE(uses_history_uncertainty(s, Backend::gpu)); // refused by the checks
+    EXPECT_EQ(10, automatic.run_batches(true));
+    EXPECT_EQ(100, automatic.run_batches(false));
+    ok["tally"] = {{"batches", 40}};
+    EXPECT_EQ(40, load_study(write_json("b40.json", ok)).tally.run_batches(true));
 
     // Any other value is an ordinary bad choice.
     auto j = minimal();

@@ -1,8 +1,8 @@
 //! \file test/study/Uncertainty.test.cc
 //! The uncertainty a run reports against the spread it has: the batch
-//! estimate (the default, 100 batches) and the history-by-history estimate
-//! against the spread of 20 independent runs, and against each other on the
-//! same histories.
+//! estimate (100 batches) and the history-by-history estimate (the CPU
+//! backend's default), of the dose grid and of the depth-dose curve, against the
+//! spread of 20 independent runs, and against each other on the same histories.
 //!
 //! The case: a 10 x 10 cm^2 parallel beam of 1 MeV electrons on a 0.2 cm
 //! water slab scored on 10 x 10 columns of 1 cm^2. An electron's track stays
@@ -13,11 +13,14 @@
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
+#include <fstream>
 #include <numeric>
+#include <sstream>
 #include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
 #include "dose/DoseData.hh"
 #include "study/StudyInput.hh"
@@ -32,8 +35,17 @@ namespace
 constexpr int runs = 20;
 constexpr int voxels = 100;
 
-std::string study_text(std::string const& uncertainty, int seed)
+//! The case's study; `uncertainty` empty: the default. With `out`, the outputs go there
+//! with the depth-dose curve along x (10 slabs of 10 nearly independent columns).
+std::string study_text(std::string const& uncertainty, int seed, std::string const& out = {})
 {
+    std::string const tally =
+        uncertainty.empty() ? "" : R"(, "uncertainty": ")" + uncertainty + R"(")";
+    std::string const outputs =
+        out.empty() ? R"("directory": "unused", "name": "t", "image_format": "none")"
+                    : R"("directory": ")" + out +
+                          R"(", "name": "t", "image_format": "none", "hdf5": false,
+                  "depth_dose": true, "depth_axis": "x", "if_exists": "overwrite")";
     return R"({
   "phantom": {"type": "shapes",
     "grid": {"dimensions": [10, 10, 1], "spacing_cm": [1, 1, 0.2], "origin_cm": [0.5, 0.5, 0.1]},
@@ -43,26 +55,48 @@ std::string study_text(std::string const& uncertainty, int seed)
                "field": {"shape": "rectangle", "size_cm": [10, 10]}}],
   "rng": {"generator": "philox", "seed": )" +
            std::to_string(seed) + R"(},
-  "tally": {"method": "fx", "uncertainty": ")" +
-           uncertainty + R"("},
+  "tally": {"method": "fx")" +
+           tally + R"(},
   "run": {"histories": 4000},
   "backend": "cpu",
-  "outputs": {"directory": "unused", "name": "t", "image_format": "none"}
+  "outputs": {)" +
+           outputs + R"(}
 })";
 }
 
 struct Grids
 {
     std::vector<double> edep, sigma;
+    std::vector<double> depth_edep, depth_sigma; //!< the depth-dose CSV (with outputs)
+    std::string uncertainty_method;              //!< as the run reports it
 };
 
-Grids run_case(std::string const& uncertainty, int seed, fs::path const& cache)
+//! The depth-dose CSV's energy and sigma columns.
+void read_depth_dose(fs::path const& csv, Grids& g)
 {
-    StudyInput const study =
-        parse_study(study_text(uncertainty, seed), (cache / "study.json").string());
+    std::ifstream in(csv);
+    std::string line;
+    std::getline(in, line); // header
+    while (std::getline(in, line))
+    {
+        std::istringstream row(line);
+        double lo, hi, mid, e, s;
+        char comma;
+        row >> lo >> comma >> hi >> comma >> mid >> comma >> e >> comma >> s;
+        g.depth_edep.push_back(e);
+        g.depth_sigma.push_back(s);
+    }
+}
+
+//! One run; with `write` its outputs (the depth-dose curve) go to cache/run<seed>.
+Grids run_case(std::string const& uncertainty, int seed, fs::path const& cache, bool write = false)
+{
+    fs::path const out = cache / ("run" + std::to_string(seed));
+    StudyInput const study = parse_study(study_text(uncertainty, seed, write ? out.string() : ""),
+                                         (cache / "study.json").string());
     StudyRunOptions options;
     options.cpu_threads = 2;
-    options.write_outputs = false;
+    options.write_outputs = write;
     options.table_cache = {true, cache.string()};
     Grids g;
     options.on_dose = [&g](DoseGridData const& d, StudyInput const&)
@@ -71,6 +105,12 @@ Grids run_case(std::string const& uncertainty, int seed, fs::path const& cache)
         g.sigma.assign(d.edep_sigma_MeV.begin(), d.edep_sigma_MeV.end());
     };
     run_study(study, options);
+    if (write)
+    {
+        read_depth_dose(out / "t_depth_dose.csv", g);
+        std::ifstream in(out / "t_summary.json");
+        g.uncertainty_method = nlohmann::json::parse(in).at("uncertainty_method");
+    }
     return g;
 }
 
@@ -97,34 +137,47 @@ class UncertaintyTest : public ::testing::Test
     }
     void TearDown() override { fs::remove_all(cache_); }
 
-    //! Spread of `runs` independent runs against the mean reported sigma.
-    void expect_sigma_matches_spread(std::string const& uncertainty)
+    //! Spread of `runs` independent runs against the mean reported sigma, over the
+    //! grid's voxels or (`depth`) the depth-dose curve's slabs.
+    void expect_sigma_matches_spread(std::string const& uncertainty, bool depth = false,
+                                     double max_error = 0.1)
     {
         std::vector<Grids> all;
         for (int seed = 1; seed <= runs; ++seed)
-            all.push_back(run_case(uncertainty, seed, cache_));
+            all.push_back(run_case(uncertainty, seed, cache_, depth));
+        auto const values = [depth](Grids const& g) -> auto const&
+        {
+            return depth ? g.depth_edep : g.edep;
+        };
+        auto const sigmas = [depth](Grids const& g) -> auto const&
+        {
+            return depth ? g.depth_sigma : g.sigma;
+        };
+        std::size_t const n = values(all.front()).size();
+        ASSERT_EQ(std::size_t(depth ? 10 : voxels), n);
         std::vector<double> ratio;
-        for (int v = 0; v < voxels; ++v)
+        for (std::size_t v = 0; v < n; ++v)
         {
             double mean = 0, reported = 0;
             for (Grids const& g : all)
             {
-                mean += g.edep[v] / runs;
-                reported += g.sigma[v] * g.sigma[v] / runs;
+                mean += values(g)[v] / runs;
+                reported += sigmas(g)[v] * sigmas(g)[v] / runs;
             }
             double spread = 0;
             for (Grids const& g : all)
-                spread += (g.edep[v] - mean) * (g.edep[v] - mean) / (runs - 1);
-            ASSERT_GT(reported, 0) << "voxel " << v;
+                spread += (values(g)[v] - mean) * (values(g)[v] - mean) / (runs - 1);
+            ASSERT_GT(reported, 0) << "voxel or slab " << v;
             ratio.push_back(spread / reported);
         }
         auto const [mean, error] = mean_and_error(ratio);
-        std::printf("%s: observed / reported variance %.4f +- %.4f\n", uncertainty.c_str(), mean,
-                    error);
+        std::printf("%s%s: observed / reported variance %.4f +- %.4f\n",
+                    uncertainty.empty() ? "default" : uncertainty.c_str(),
+                    depth ? " (depth dose)" : "", mean, error);
         EXPECT_NEAR(1.0, mean, 4 * error)
-            << uncertainty << ": observed variance / reported variance over " << voxels
-            << " voxels, " << runs << " runs";
-        EXPECT_LT(error, 0.1) << "the test has too little power";
+            << uncertainty << ": observed variance / reported variance over " << n
+            << (depth ? " slabs, " : " voxels, ") << runs << " runs";
+        EXPECT_LT(error, max_error) << "the test has too little power";
     }
 };
 
@@ -136,6 +189,14 @@ TEST_F(UncertaintyTest, BatchSigmaMatchesTheSpreadOfIndependentRuns)
 TEST_F(UncertaintyTest, HistorySigmaMatchesTheSpreadOfIndependentRuns)
 {
     expect_sigma_matches_spread("history");
+}
+
+// The default on the CPU backend is history by history, and so is the depth-dose
+// curve's uncertainty: 10 slabs of 10 columns, so the test's own error is larger.
+TEST_F(UncertaintyTest, DefaultDepthDoseSigmaMatchesTheSpreadOfIndependentRuns)
+{
+    EXPECT_EQ("history by history", run_case("", 1, cache_, true).uncertainty_method);
+    expect_sigma_matches_spread("", true, 0.25);
 }
 
 // The same histories (Philox keyed by history): the two estimates of one

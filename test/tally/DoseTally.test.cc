@@ -5,6 +5,7 @@
 #include <numeric>
 #include <random>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -383,6 +384,18 @@ TEST(DoseTallyTest, TooManyBatchesForTheSlotsAreRefused)
     EXPECT_THROW(tally.end_batches({}), RuntimeError);
     EXPECT_THROW(DoseTally({TallyMethod::hb, 10, 1.0, Backend::cpu, 0}), RuntimeError);
 }
+//! The sum of a voxel's (or slab's) history totals and of their squares.
+std::pair<double, double> sum_and_squares(std::vector<double> const& per_history)
+{
+    double sum = 0, sum_sq = 0;
+    for (double xh : per_history)
+    {
+        sum += xh;
+        sum_sq += xh * xh;
+    }
+    return {sum, sum_sq};
+}
+
 //! History-by-history: a thread's deposits of one history are summed per
 //! voxel before they reach the grid, and each voxel keeps the sum of its
 //! squared history totals, so sigma is the estimate over histories,
@@ -426,12 +439,7 @@ TEST(DoseTallyTest, HistoryMomentsGiveTheHistoryByHistoryUncertainty)
     int checked = 0;
     for (size_type v = 0; v < voxels; ++v)
     {
-        double sum = 0, sum_sq = 0;
-        for (double xh : x[v])
-        {
-            sum += xh;
-            sum_sq += xh * xh;
-        }
+        auto const [sum, sum_sq] = sum_and_squares(x[v]);
         double const n = double(histories);
         double const sigma = std::sqrt(n / (n - 1) * std::max(0.0, sum_sq - sum * sum / n));
         EXPECT_NEAR(sum, r.energy_MeV[v], 1e-9 * (1 + sum)) << "voxel " << v;
@@ -445,6 +453,65 @@ TEST(DoseTallyTest, HistoryMomentsGiveTheHistoryByHistoryUncertainty)
     EXPECT_EQ(r.energy_sigma_MeV, resumed.result().energy_sigma_MeV);
     DoseTally batch_only({TallyMethod::fx, voxels, histories * 10.0, Backend::cpu});
     EXPECT_THROW(batch_only.restore(tally.totals()), RuntimeError);
+}
+
+//! With slab sums (a depth-dose curve), each slab also keeps the sum over histories of
+//! the square of the history's energy in the slab: the history-by-history moments of
+//! the curve, folded per batch like the voxels' and kept by a checkpoint.
+TEST(DoseTallyTest, HistoryMomentsOfSlabSums)
+{
+    size_type const nx = 10, ny = 6, nz = 10, voxels = nx * ny * nz;
+    std::uint64_t const histories = 300;
+    DoseTallyInput input{TallyMethod::hb, voxels, histories * 10.0, Backend::cpu};
+    input.history_moments = true;
+    input.max_history_energy_MeV = 10.0;
+    DoseFoldOptions fold;
+    fold.slabs.axis = 2;
+    fold.slabs.dims[0] = nx;
+    fold.slabs.dims[1] = ny;
+    fold.slabs.dims[2] = nz;
+    DoseTally tally(input, fold);
+    HistoryScratch scratch;
+    auto const view = tally.view<HbPolicy>().with_history_scratch(&scratch);
+    std::vector<std::vector<double>> x(nz, std::vector<double>(histories, 0.0));
+    std::vector<double> sums(nz, 0.0);
+    std::mt19937_64 rng(11);
+    std::uniform_int_distribution<size_type> voxel(0, voxels - 1);
+    std::exponential_distribution<double> energy(4.0);
+    for (std::uint64_t h = 0; h < histories; ++h)
+    {
+        for (int d = 0; d < 8; ++d) // several voxels of a slab per history, some twice
+        {
+            size_type const v = voxel(rng) % (nx * ny * 3) + (h % 7) * nx * ny;
+            double const e = energy(rng);
+            view.deposit(view.slot(h), v, e);
+            x[v / (nx * ny)][h] += e;
+        }
+        view.end_history();
+        if (h == histories / 3 - 1 || h == histories - 1)
+        {
+            tally.end_batch(h == histories - 1 ? histories - histories / 3 : histories / 3);
+            for (size_type k = 0; k < nz; ++k)
+                sums[k] += tally.last_batch_slabs()[k];
+        }
+    }
+    std::vector<double> const sq = tally.history_slab_sum_sq();
+    ASSERT_EQ(nz, sq.size());
+    int checked = 0;
+    for (size_type k = 0; k < nz; ++k)
+    {
+        auto const [sum, sum_sq] = sum_and_squares(x[k]);
+        EXPECT_NEAR(sum, sums[k], 1e-9 * (1 + sum)) << "slab " << k;
+        EXPECT_NEAR(sum_sq, sq[k], 1e-9 * (1 + sum_sq)) << "slab " << k;
+        checked += sum_sq > 0;
+    }
+    EXPECT_EQ(9, checked); // slabs 0..8 are hit, slab 9 is not
+    DoseTally resumed(input, fold);
+    resumed.restore(tally.totals());
+    EXPECT_EQ(sq, resumed.history_slab_sum_sq());
+    DoseTally without_slabs(input);
+    EXPECT_THROW(without_slabs.restore(tally.totals()), RuntimeError);
+    EXPECT_TRUE(without_slabs.history_slab_sum_sq().empty());
 }
 } // namespace
 } // namespace mcdose::test

@@ -14,7 +14,7 @@ namespace mcdose
 {
 namespace
 {
-constexpr char const magic[] = "MCDOSE-CHECKPOINT 2\n";
+constexpr char const magic[] = "MCDOSE-CHECKPOINT 3\n";
 
 class Writer
 {
@@ -126,6 +126,7 @@ std::string serialize_checkpoint(TransportCheckpoint const& ck)
     w.array(ck.tally.total_lo);
     w.array(ck.tally.sum_sq);
     w.array(ck.tally.history_sum_sq);
+    w.array(ck.tally.history_slab_sum_sq);
     w.pod(ck.tally.batches);
     w.pod(ck.tally.histories);
     w.pod(ck.tally.min_batch_histories);
@@ -144,7 +145,7 @@ TransportCheckpoint deserialize_checkpoint(std::string const& bytes, std::string
     std::size_t const magic_len = sizeof(magic) - 1;
     MCDOSE_VALIDATE(bytes.size() >= magic_len + sizeof(std::uint64_t) &&
                         bytes.compare(0, magic_len, magic) == 0,
-                    << "'" << source << "' is not an mcdose checkpoint (version 2); give the "
+                    << "'" << source << "' is not an mcdose checkpoint (version 3); give the "
                     << "file written by --checkpoint");
     std::size_t const body = bytes.size() - sizeof(std::uint64_t);
     std::uint64_t stored = 0;
@@ -165,6 +166,7 @@ TransportCheckpoint deserialize_checkpoint(std::string const& bytes, std::string
     ck.tally.total_lo = r.array<double>();
     ck.tally.sum_sq = r.array<double>();
     ck.tally.history_sum_sq = r.array<std::uint64_t>();
+    ck.tally.history_slab_sum_sq = r.array<std::uint64_t>();
     ck.tally.batches = r.pod<std::uint64_t>();
     ck.tally.histories = r.pod<std::uint64_t>();
     ck.tally.min_batch_histories = r.pod<std::uint64_t>();
@@ -210,6 +212,7 @@ void check_checkpoint_fingerprint(TransportCheckpoint const& ck, std::string con
                           << first_line_of(ck.fingerprint, pos) << "', this run has '"
                           << first_line_of(expected, pos)
                           << "'); resume with the same study file and options (histories, "
-                             "batches, tally, rng, precision), or start without --resume");
+                             "batches, tally, rng, precision; history by history, one CPU "
+                             "worker group on one rank), or start without --resume");
 }
 } // namespace mcdose

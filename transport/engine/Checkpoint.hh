@@ -6,7 +6,7 @@
 //! and how they are tallied. With a history-keyed RNG (Philox) nothing else is
 //! needed: batch b's histories and their random numbers are fixed by b.
 //!
-//! File: "MCDOSE-CHECKPOINT 2\n", then the fields in native byte order
+//! File: "MCDOSE-CHECKPOINT 3\n", then the fields in native byte order
 //! (little-endian on every supported machine), then an FNV-1a 64 checksum of
 //! everything before it; written atomically (temp file + rename).
 #pragma once

@@ -93,8 +93,9 @@ struct TransportRunOptions
     std::uint64_t source_particles_ahead{0};
     //! History-by-history uncertainty (Walters, Kawrakow and Rogers 2002): each
     //! CPU thread sums a history's deposits per voxel before they reach the
-    //! tally, which also keeps each voxel's sum of squared history totals.
-    //! CPU backend, one worker group, one rank. Otherwise the batch method.
+    //! tally, which also keeps each voxel's sum of squared history totals
+    //! (several groups and ranks: summed as integers per batch). CPU backend
+    //! only. Otherwise the batch method.
     bool history_uncertainty{false};
     //! GPU backend: the devices this process drives, one host thread each
     //! (empty: the calling thread's current device).
@@ -151,6 +152,9 @@ struct TransportRunResult
     std::uint64_t first_batch{0}; //!< batches restored from a checkpoint
     PersistentGrid grid;          //!< GPU launch shape (GPU backend, first device)
     std::vector<std::vector<double>> batch_digests; //!< slab sums per batch (if batch_slabs)
+    //! With history_uncertainty and batch_slabs: each slab's sum over histories of (the
+    //! history's energy in the slab)^2 [MeV^2] (else empty).
+    std::vector<double> history_slab_sum_sq;
 };
 
 //! What one worker group transports with: physics tables and source in the
@@ -305,7 +309,8 @@ std::string run_fingerprint(TransportRunOptions const& options, TallyMethod meth
          "\nstream=" + std::to_string(options.rng.stream) +
          "\nprecision=" + (sizeof(Real) == 4 ? "float" : "double") +
          "\nvoxels=" + std::to_string(voxels) +
-         "\nfx_quantum_exp2=" + std::to_string(fx_quantum_exp2) + "\n";
+         "\nfx_quantum_exp2=" + std::to_string(fx_quantum_exp2) +
+         "\nuncertainty=" + (options.history_uncertainty ? "history" : "batch") + "\n";
     return s;
 }
 
@@ -445,6 +450,7 @@ class GroupedTransportRun
     bool finished_{false};
     std::vector<std::unique_ptr<Group>> groups_;
     std::vector<std::vector<std::uint64_t>> words_; //!< each group's batch grid, raw
+    std::vector<BatchHistorySquares> squares_;      //!< each group's history squares (CPU)
     std::chrono::steady_clock::time_point start_;
     double last_checkpoint_s_{0};
 
@@ -459,13 +465,10 @@ class GroupedTransportRun
         tally_input.backend = plan_.gpu ? Backend::gpu : Backend::cpu;
         tally_input.history_moments = options_.history_uncertainty;
         tally_input.max_history_energy_MeV = options_.max_primary_energy_MeV;
-        MCDOSE_VALIDATE(!options_.history_uncertainty ||
-                            (!plan_.gpu && plan_.devices.size() == 1 && comm_.size() == 1),
-                        << "the history-by-history uncertainty runs on the CPU backend with one "
-                           "worker group on one MPI rank (got "
-                        << (plan_.gpu ? "the GPU backend" : "the CPU backend") << ", "
-                        << plan_.devices.size() << " groups, " << comm_.size()
-                        << " ranks); use the batch method (tally.uncertainty \"batch\")");
+        MCDOSE_VALIDATE(!options_.history_uncertainty || !plan_.gpu,
+                        << "the history-by-history uncertainty runs on the CPU backend (a GPU's "
+                           "histories share voxels in flight); use the batch method "
+                           "(tally.uncertainty \"batch\")");
         return tally_input;
     }
 
@@ -543,6 +546,7 @@ class GroupedTransportRun
             result_.workers += group->workers;
         result_.grid = groups_.front()->grid;
         words_.resize(num_groups);
+        squares_.resize(num_groups);
     }
 
     //! Launch shape, generators, batch grid, balances and queue of group g.
@@ -786,6 +790,8 @@ class GroupedTransportRun
                            if (master_)
                            {
                                words_[g] = group.tally->batch_words();
+                               if (options_.history_uncertainty)
+                                   squares_[g] = group.tally->batch_history_squares();
                                group.tally->clear_batch();
                            }
                            else if (watch.cut())
@@ -947,10 +953,22 @@ class GroupedTransportRun
         return true;
     }
 
-    //! Several groups or ranks: reduce their grids and fold the batch on the
-    //! host (FX: the integer sum of the words, folded as one grid).
+    //! Several groups or ranks: reduce their grids (and history squares: integer
+    //! sums) and fold the batch on the host (FX: the integer sum of the words,
+    //! folded as one grid).
     void fold_reduced_batch(std::uint64_t histories)
     {
+        if (options_.history_uncertainty)
+        {
+            std::vector<std::vector<std::uint64_t>> voxels, slabs;
+            for (BatchHistorySquares& s : squares_)
+            {
+                voxels.push_back(std::move(s.voxels));
+                slabs.push_back(std::move(s.slabs));
+            }
+            master_->set_batch_history_squares(
+                {reduce_fx_batch_words(voxels, comm_), reduce_fx_batch_words(slabs, comm_)});
+        }
         if (method_ == TallyMethod::fx)
         {
             master_->set_batch_words(reduce_fx_batch_words(words_, comm_));
@@ -1011,6 +1029,7 @@ class GroupedTransportRun
         auto const finishing = std::chrono::steady_clock::now();
         result_.balance = balance_now();
         result_.dose = folder_->result(); // before the groups' tallies are freed
+        result_.history_slab_sum_sq = folder_->history_slab_sum_sq();
         folder_ = nullptr;
         for (auto const& group : groups_)
             result_.source_particles_ahead += group->sampled_ahead;
