@@ -225,6 +225,10 @@ void check_host_memory(StudyInput const& study, MemoryPlanInput const& how)
                     << (study.outputs.image_format == "nrrd" || study.outputs.image_format == "nii"
                             ? ", or write the images as MetaImage (\"image_format\": "
                               "\"mha\": no whole-grid buffer)"
+                            : "")
+                    << (how.backend == Backend::cpu && uses_history_uncertainty(study, how.backend)
+                            ? ", or take the batch uncertainty (\"tally\": {\"uncertainty\": "
+                              "\"batch\"}: no history-by-history squares)"
                             : ""));
 }
 

@@ -46,43 +46,61 @@ MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE void add_to_slab(T* slab_sums, unsigne
     }
 }
 
-//! One warp per strip of 2^tally_strip_shift = 32 voxels at a time: a strip no
-//! deposit touched holds zeros, whose fold changes no bit, so the warp skips it
-//! on one flag (the fold costs in proportion to the strips a batch touched).
+//! One warp per strip of 2^tally_strip_shift = 32 voxels at a time, over the
+//! grids in order: a strip no deposit of a grid touched holds zeros there, whose
+//! fold changes no bit, so the warp skips it on one flag (the fold costs in
+//! proportion to the strips each batch touched); a voxel's totals stay in
+//! registers from the first grid with a deposit to the last.
 template <class Policy>
-MCDOSE_KERNEL void fold_batch_kernel(std::uint64_t* raw_words, size_type voxels, double quantum,
-                                     DeviceTotals totals, SlabSpec slabs, std::uint64_t* slab_words,
-                                     std::uint8_t const* touched)
+MCDOSE_KERNEL void fold_batches_kernel(DeviceBatchGrids grids, size_type voxels, double quantum,
+                                       DeviceTotals totals, SlabSpec slabs,
+                                       std::uint64_t* slab_words)
 {
     static_assert((1 << tally_strip_shift) == 32, "one lane per voxel of a strip");
     using word_type = typename Policy::word_type;
-    word_type* words = reinterpret_cast<word_type*>(raw_words);
     size_type const strips = (voxels + 31) / 32;
     size_type const warps = size_type(gridDim.x) * (blockDim.x / 32);
     size_type const lane = threadIdx.x & 31u;
     for (size_type strip = (size_type(blockIdx.x) * blockDim.x + threadIdx.x) / 32; strip < strips;
          strip += warps)
     {
-        if (touched && touched[strip] == 0)
-            continue;
         size_type const v = strip * 32 + lane;
         if (v >= voxels)
             continue;
-        word_type const w = words[v];
-        double const e = Policy::decode(w, quantum);
-        if (w != 0) // a zero changes no bit of the totals: their memory is left alone
+        detail::VoxelTotals t{};
+        bool loaded = false;
+        for (size_type k = 0; k < grids.slots; ++k)
         {
-            words[v] = 0;
-            detail::fold_voxel(e, totals, v);
+            if (grids.touched && grids.touched[k * grids.slot_strips + strip] == 0)
+                continue;
+            word_type* const words =
+                reinterpret_cast<word_type*>(grids.words + k * grids.slot_words64);
+            word_type const w = words[v];
+            double const e = Policy::decode(w, quantum);
+            if (w != 0) // a zero changes no bit of the totals: their memory is left alone
+            {
+                words[v] = 0;
+                if (!loaded)
+                    t = {totals.hi[v], totals.lo[v], totals.sum_sq[v]};
+                loaded = true;
+                detail::fold_energy(e, t);
+            }
+            if (slabs.enabled())
+            {
+                auto const slab = static_cast<unsigned>(slabs.slab_of(v));
+                std::uint64_t* const sums = slab_words + k * slabs.count();
+                if constexpr (std::is_same<Policy, FxPolicy>::value)
+                    add_to_slab(reinterpret_cast<unsigned long long*>(sums), slab,
+                                static_cast<unsigned long long>(w));
+                else
+                    add_to_slab(reinterpret_cast<double*>(sums), slab, e);
+            }
         }
-        if (slabs.enabled())
+        if (loaded)
         {
-            auto const slab = static_cast<unsigned>(slabs.slab_of(v));
-            if constexpr (std::is_same<Policy, FxPolicy>::value)
-                add_to_slab(reinterpret_cast<unsigned long long*>(slab_words), slab,
-                            static_cast<unsigned long long>(w));
-            else
-                add_to_slab(reinterpret_cast<double*>(slab_words), slab, e);
+            totals.hi[v] = t.hi;
+            totals.lo[v] = t.lo;
+            totals.sum_sq[v] = t.sum_sq;
         }
     }
 }
@@ -108,17 +126,20 @@ unsigned blocks_for(size_type n)
 }
 } // namespace
 
-void fold_batch_device(TallyMethod m, double quantum_MeV, std::uint64_t* words, size_type voxels,
-                       DeviceTotals totals, SlabSpec const& slabs, std::uint64_t* slab_words,
-                       std::uint8_t const* touched)
+void fold_batches_device(TallyMethod m, double quantum_MeV, DeviceBatchGrids const& grids,
+                         size_type voxels, DeviceTotals totals, SlabSpec const& slabs,
+                         std::uint64_t* slab_words)
 {
     MCDOSE_VALIDATE(!slabs.enabled() || slab_words, << "slab sums requested without storage");
+    MCDOSE_VALIDATE(grids.slots >= 1 && (grids.slots == 1 || grids.slot_words64 > 0),
+                    << "a fold of " << grids.slots << " batch grids of " << grids.slot_words64
+                    << " words");
     dispatch_tally_method(m,
                           [&](auto policy)
                           {
                               using Policy = decltype(policy);
-                              fold_batch_kernel<Policy><<<blocks_for(voxels), block_threads>>>(
-                                  words, voxels, quantum_MeV, totals, slabs, slab_words, touched);
+                              fold_batches_kernel<Policy><<<blocks_for(voxels), block_threads>>>(
+                                  grids, voxels, quantum_MeV, totals, slabs, slab_words);
                               MCDOSE_CUDA_CHECK_LAUNCH();
                           });
 }

@@ -38,26 +38,42 @@ struct SlabSpec
 //! Device arrays of a tally's running totals (one double per voxel each).
 using DeviceTotals = detail::TotalsArrays;
 
+//! Device batch grids to fold in one pass: `slots` grids of `voxels` words of
+//! the method, grid k at `words + k * slot_words64` (64-bit words), and their
+//! touched-strip flags, grid k's at `touched + k * slot_strips` (null: fold
+//! every voxel).
+struct DeviceBatchGrids
+{
+    std::uint64_t* words{nullptr};
+    size_type slot_words64{0};
+    size_type slots{1};
+    std::uint8_t const* touched{nullptr};
+    size_type slot_strips{0};
+};
+
 #if MCDOSE_USE_CUDA
 /*!
- * Fold the device batch grid `words` (method `m`, FX quantum `quantum_MeV`)
- * into `totals` and zero it. With `slabs` enabled, also add each voxel's batch
- * energy to `slab_words[slab]`, which the caller zeroes before: FX adds the
- * raw 64-bit words as integers (exact, independent of the order), the other
- * methods add the decoded doubles (their bits are in the words). With
- * `touched` (device memory), only the voxels of flagged strips of
- * 2^tally_strip_shift are folded: the others hold zeros.
+ * Fold the device batch grids (method `m`, FX quantum `quantum_MeV`) into
+ * `totals`, in grid order, and zero them: each voxel's totals are read once,
+ * take the grids' batch energies one after the other (the operations, hence
+ * the bits, of one fold per grid) and are written once. With `slabs` enabled,
+ * also add each voxel's energy of grid k to `slab_words[k * slabs.count() +
+ * slab]`, which the caller zeroes before: FX adds the raw 64-bit words as
+ * integers (exact, independent of the order), the other methods add the
+ * decoded doubles (their bits are in the words). With touched flags only the
+ * voxels of flagged strips of 2^tally_strip_shift are folded: the others hold
+ * zeros.
  */
-void fold_batch_device(TallyMethod m, double quantum_MeV, std::uint64_t* words, size_type voxels,
-                       DeviceTotals totals, SlabSpec const& slabs, std::uint64_t* slab_words,
-                       std::uint8_t const* touched);
+void fold_batches_device(TallyMethod m, double quantum_MeV, DeviceBatchGrids const& grids,
+                         size_type voxels, DeviceTotals totals, SlabSpec const& slabs,
+                         std::uint64_t* slab_words);
 //! Final grids from the totals: energy [MeV] and its batch-method standard
 //! uncertainty (NaN with fewer than 2 batches), one double per voxel each.
 void batch_result_device(double const* hi, double const* lo, double const* sum_sq, size_type voxels,
                          std::uint64_t batches, double* energy_MeV, double* sigma_MeV);
 #else
-inline void fold_batch_device(TallyMethod, double, std::uint64_t*, size_type, DeviceTotals,
-                              SlabSpec const&, std::uint64_t*, std::uint8_t const*)
+inline void fold_batches_device(TallyMethod, double, DeviceBatchGrids const&, size_type,
+                                DeviceTotals, SlabSpec const&, std::uint64_t*)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

@@ -337,7 +337,7 @@ void DoseTally::ensure_device_totals()
     device_lo_.zero();
     device_sum_sq_.zero();
     if (slabs_.enabled())
-        device_slabs_ = DeviceBuffer<std::uint64_t>(slabs_.count());
+        device_slabs_ = DeviceBuffer<std::uint64_t>(slots_ * slabs_.count()); // per batch grid
 }
 
 DeviceTotals DoseTally::device_totals()
@@ -346,46 +346,61 @@ DeviceTotals DoseTally::device_totals()
     return {device_hi_.data(), device_lo_.data(), device_sum_sq_.data()};
 }
 
-void DoseTally::fold_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched)
+void DoseTally::fold_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched,
+                           size_type count)
 {
     double const quantum = accum::exp2_int(fx_quantum_exp2_);
+    size_type const stride = words64_ / slots_;
     if (!on_device())
     {
-        detail::TotalsArrays const totals{total_hi_.data(), total_lo_.data(), sum_sq_.data()};
-        HistorySquares squares;
-        if (history_moments_) // the batch's squares (deposited, or set with the words)
-        {
-            squares = {history_sq_batch_.data(), history_sq_total_.data()};
-            for (size_type s = 0; s < history_slab_sq_batch_.size(); ++s)
-            {
-                history_slab_sq_total_[s] += history_slab_sq_batch_[s]; // exact integers
-                history_slab_sq_batch_[s] = 0;
-            }
-        }
-        folded_slabs_.push_back(dispatch_tally_method(
-            method,
-            [&](auto policy)
-            {
-                return fold_on_host<decltype(policy)>(words, voxels_, quantum, totals, slabs_,
-                                                      touched, squares, host_threads_);
-            }));
+        for (size_type k = 0; k < count; ++k)
+            this->fold_host_words(method, words + k * stride,
+                                  touched ? touched + k * slot_strips_ : nullptr);
         return;
     }
     DeviceTotals const totals = this->device_totals();
     if (slabs_.enabled())
         device_slabs_.zero();
-    fold_batch_device(method, quantum, words, voxels_, totals, slabs_, device_slabs_.data(),
-                      touched);
+    fold_batches_device(method, quantum, {words, stride, count, touched, slot_strips_}, voxels_,
+                        totals, slabs_, device_slabs_.data());
     if (touched)
-        device_memset_zero(touched, slot_strips_);
+        device_memset_zero(touched, count * slot_strips_);
     if (!slabs_.enabled())
     {
-        folded_slabs_.emplace_back();
+        folded_slabs_.resize(folded_slabs_.size() + count);
         return;
     }
     std::vector<std::uint64_t> const sums = device_slabs_.to_host();
     TallyMethod const slab_method = method == TallyMethod::fx ? method : TallyMethod::hb;
-    folded_slabs_.push_back(decode_tally_words(slab_method, fx_quantum_exp2_, sums, sums.size()));
+    size_type const n = slabs_.count();
+    for (size_type k = 0; k < count; ++k)
+    {
+        std::vector<std::uint64_t> const batch(sums.begin() + k * n, sums.begin() + (k + 1) * n);
+        folded_slabs_.push_back(decode_tally_words(slab_method, fx_quantum_exp2_, batch, n));
+    }
+}
+
+void DoseTally::fold_host_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched)
+{
+    double const quantum = accum::exp2_int(fx_quantum_exp2_);
+    detail::TotalsArrays const totals{total_hi_.data(), total_lo_.data(), sum_sq_.data()};
+    HistorySquares squares;
+    if (history_moments_) // the batch's squares (deposited, or set with the words)
+    {
+        squares = {history_sq_batch_.data(), history_sq_total_.data()};
+        for (size_type s = 0; s < history_slab_sq_batch_.size(); ++s)
+        {
+            history_slab_sq_total_[s] += history_slab_sq_batch_[s]; // exact integers
+            history_slab_sq_batch_[s] = 0;
+        }
+    }
+    folded_slabs_.push_back(dispatch_tally_method(method,
+                                                  [&](auto policy)
+                                                  {
+                                                      return fold_on_host<decltype(policy)>(
+                                                          words, voxels_, quantum, totals, slabs_,
+                                                          touched, squares, host_threads_);
+                                                  }));
 }
 
 void DoseTally::count_batch(std::uint64_t histories)
@@ -406,15 +421,13 @@ void DoseTally::end_batches(std::vector<std::uint64_t> const& histories)
     MCDOSE_VALIDATE(!histories.empty() && histories.size() <= slots_,
                     << histories.size() << " batches to fold from a tally of " << slots_
                     << " batch grids");
+    for (std::uint64_t h : histories)
+        MCDOSE_VALIDATE(h > 0, << "a tally batch must contain at least one history");
     folded_slabs_.clear();
-    for (size_type k = 0; k < histories.size(); ++k)
-    {
-        MCDOSE_VALIDATE(histories[k] > 0, << "a tally batch must contain at least one history");
-        std::uint8_t* const touched = this->touched_data();
-        this->fold_words(method_, this->slot_data(k),
-                         touched ? touched + k * slot_strips_ : nullptr);
-        this->count_batch(histories[k]);
-    }
+    // The grids in batch order, in one pass on a device.
+    this->fold_words(method_, this->slot_data(0), this->touched_data(), histories.size());
+    for (std::uint64_t h : histories)
+        this->count_batch(h);
 }
 
 void DoseTally::fold_batch(std::vector<double> const& batch, std::uint64_t histories)

@@ -216,10 +216,14 @@ class DoseTally
     bool on_device() const { return backend_ == Backend::gpu; }
     void ensure_device_totals();
     DeviceTotals device_totals();
-    //! Fold `words` of `method` (host or device memory as the backend) and
-    //! clear them: only the strips flagged in `touched` (then cleared), or
-    //! every voxel if `touched` is null.
-    void fold_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched);
+    //! Fold `count` batch grids of `method` from `words` on (host or device memory
+    //! as the backend; a grid every slot stride), in order, and clear them: only the
+    //! strips flagged in `touched` (a slot's flags each; then cleared), or every
+    //! voxel if `touched` is null. Appends each grid's slab sums to folded_slabs_.
+    void fold_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched,
+                    size_type count = 1);
+    //! One grid of fold_words on the host threads (with the batch's history squares).
+    void fold_host_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched);
     void count_batch(std::uint64_t histories);
 };
 

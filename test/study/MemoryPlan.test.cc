@@ -111,6 +111,7 @@ TEST_F(MemoryRefusalTest, TooLargeStudyIsRefusedWithTheNumbersAndWritesNoFile)
     EXPECT_NE(std::string::npos, r.output.find("but 1.07 GB is free")) << r.output;
     EXPECT_NE(std::string::npos, r.output.find("coarser grid")) << r.output;
     EXPECT_NE(std::string::npos, r.output.find("\"image_format\": \"mha\"")) << r.output;
+    EXPECT_NE(std::string::npos, r.output.find("\"uncertainty\": \"batch\"")) << r.output;
     bool const wrote = std::filesystem::exists(out) && !std::filesystem::is_empty(out);
     EXPECT_FALSE(wrote) << "a refused study must write no file";
 }
