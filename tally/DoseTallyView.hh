@@ -217,6 +217,9 @@ class DoseTallyView
     void drain_history() const
     {
         using SqWord = FxPolicy::word_type;
+        // An atomic add waits for its cache line: the lines of the voxels a few
+        // places on are fetched meanwhile.
+        constexpr size_type lookahead = 8;
         scratch_->words.drain(
             [this](size_type w, double e)
             {
@@ -226,7 +229,13 @@ class DoseTallyView
                                   sq_scale_per_MeV2_);
                 if (history_slab_sq_)
                     scratch_->slabs.add(slabs_.slab_of(w), e);
-            });
+            },
+            [this](size_type w)
+            {
+                __builtin_prefetch(words_.data() + w, 1);
+                __builtin_prefetch(history_sq_ + w, 1);
+            },
+            lookahead);
         if (history_slab_sq_)
         {
             scratch_->slabs.drain(

@@ -3,6 +3,7 @@
 //! summed before it reaches the tally, for the history-by-history uncertainty.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <utility>
 #include <vector>
@@ -22,6 +23,11 @@ class EnergySums
     //! Add energy [MeV] to a key.
     void add(size_type key, double energy_MeV)
     {
+        if (key == last_key_) // a track's steps in one voxel: no search
+        {
+            values_[last_slot_] += energy_MeV;
+            return;
+        }
         if (keys_.empty() || 2 * (used_.size() + 1) > keys_.size())
             this->grow();
         size_type s = this->home(key);
@@ -34,19 +40,35 @@ class EnergySums
             used_.push_back(s);
         }
         values_[s] += energy_MeV;
+        last_key_ = key;
+        last_slot_ = s;
     }
 
     //! Call f(key, energy) for every key, in the order they were first added,
-    //! and empty the table.
-    template <class F>
-    void drain(F&& f)
+    //! and empty the table; ahead(key) is called `lookahead` keys before f(key)
+    //! (e.g. to prefetch what f will touch).
+    template <class F, class Ahead>
+    void drain(F&& f, Ahead&& ahead, size_type lookahead)
     {
-        for (size_type s : used_)
+        size_type const n = used_.size();
+        for (size_type i = 0; i < std::min(lookahead, n); ++i)
+            ahead(keys_[used_[i]]);
+        for (size_type i = 0; i < n; ++i)
         {
+            if (i + lookahead < n)
+                ahead(keys_[used_[i + lookahead]]);
+            size_type const s = used_[i];
             f(keys_[s], values_[s]);
             keys_[s] = empty_key;
         }
         used_.clear();
+        last_key_ = empty_key;
+    }
+    template <class F>
+    void drain(F&& f)
+    {
+        this->drain(
+            std::forward<F>(f), [](size_type) {}, 0);
     }
 
     bool empty() const { return used_.empty(); }
@@ -57,6 +79,8 @@ class EnergySums
     std::vector<double> values_;
     std::vector<size_type> used_;
     size_type mask_{0};
+    size_type last_key_{empty_key}; //!< the key added last, at last_slot_
+    size_type last_slot_{0};
 
     size_type home(size_type key) const
     {
@@ -72,6 +96,7 @@ class EnergySums
         keys_.assign(capacity, empty_key);
         values_.assign(capacity, 0.0);
         used_.clear();
+        last_key_ = empty_key; // the slots move
         mask_ = capacity - 1;
         for (size_type s : old_used)
         {
