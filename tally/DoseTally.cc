@@ -88,7 +88,6 @@ constexpr size_type fold_block_strips = 1024;
  * words as integers (exact, so the same for any thread count); the other
  * methods add doubles, each piece's blocks in order, the pieces in order.
  */
-
 template <class Policy>
 std::vector<double> fold_on_host(std::uint64_t* raw_words, size_type voxels, double quantum,
                                  detail::TotalsArrays totals, SlabSpec const& slabs,
