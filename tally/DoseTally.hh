@@ -42,12 +42,12 @@ HistoryRange split_history_range(HistoryRange range, std::uint64_t parts, std::u
 std::vector<double> decode_tally_words(TallyMethod m, int fx_quantum_exp2,
                                        std::vector<std::uint64_t> const& words, size_type voxels);
 
-//! Energy per voxel with its batch-method standard uncertainty.
+//! Energy per voxel with its standard uncertainty (batch method, or history by history).
 struct DoseResult
 {
     std::vector<double> energy_MeV; //!< total over all folded batches
     std::vector<double>
-        energy_sigma_MeV; //!< standard uncertainty of the total (NaN if < 2 batches)
+        energy_sigma_MeV; //!< standard uncertainty of the total (NaN if < 2 batches/histories)
     std::uint64_t batches{0};
     std::uint64_t histories{0};
     bool history_moments{false}; //!< the uncertainty is history by history

@@ -136,7 +136,7 @@ struct TransportRunOptions
 
 struct TransportRunResult
 {
-    DoseResult dose;            //!< energy per voxel [MeV] with batch uncertainty
+    DoseResult dose;            //!< energy per voxel [MeV] with its uncertainty
     EnergyBalance balance;      //!< over all ranks and devices
     std::uint64_t histories{0}; //!< histories actually run (all batches completed)
     bool complete{true};        //!< false if stopped early by on_batch
