@@ -421,9 +421,7 @@ std::uint64_t PhaseSpaceChunks<Real>::read_part(Piece& piece, std::uint64_t end,
                                                 std::size_t parts)
 {
     auto const [from, to] = piece_part(piece.first, end, k, parts);
-    // The reader's own buffer: its pages stay mapped from piece to piece (a new
-    // vector per part mapped 4 MB a part, page by page, on every piece).
-    std::vector<Particle<double>>& placed = readers_[k]->buffer();
+    std::vector<Particle<double>> placed;
     std::uint64_t at = from;
     for (; at < to && !cancel_.load(); at += placed.size())
     {

@@ -51,8 +51,6 @@ class PhaseSpaceReader
     void read(std::uint64_t first, std::uint64_t count, std::vector<Particle<double>>& out);
     //! Seek before the next read (after an error left the file's position unknown).
     void forget_position() { next_ = no_position; }
-    //! A buffer for read()'s particles that lives as long as the reader.
-    std::vector<Particle<double>>& buffer() { return buffer_; }
 
   private:
     PhaseSpaceInput input_;
@@ -60,7 +58,6 @@ class PhaseSpaceReader
     std::array<Real3, 3> rotation_;
     static constexpr std::uint64_t no_position = ~std::uint64_t(0);
     std::uint64_t next_{0}; //!< transported index of the next particle read
-    std::vector<Particle<double>> buffer_;
 };
 
 //! The particles of the current piece, on the host and (after load) the device;

@@ -286,15 +286,15 @@ BatchHistorySquares DoseTally::batch_history_squares() const
     return {history_sq_batch_, history_slab_sq_batch_};
 }
 
-void DoseTally::set_batch_history_squares(BatchHistorySquares const& squares)
+void DoseTally::set_batch_history_squares(BatchHistorySquares squares)
 {
     MCDOSE_VALIDATE(history_moments_ && squares.voxels.size() == history_sq_batch_.size() &&
                         squares.slabs.size() == history_slab_sq_batch_.size(),
                     << "history squares of " << squares.voxels.size() << " voxels and "
                     << squares.slabs.size() << " slabs set on a tally of "
                     << history_sq_batch_.size() << " and " << history_slab_sq_batch_.size());
-    history_sq_batch_ = squares.voxels;
-    history_slab_sq_batch_ = squares.slabs;
+    history_sq_batch_ = std::move(squares.voxels);
+    history_slab_sq_batch_ = std::move(squares.slabs);
 }
 
 std::vector<std::uint64_t> DoseTally::batch_words() const

@@ -169,7 +169,7 @@ class DoseTally
     //! History moments (CPU): the current batch's squares, and their replacement (e.g.
     //! the integer sum of several groups' and ranks'), folded with the next batch.
     BatchHistorySquares batch_history_squares() const;
-    void set_batch_history_squares(BatchHistorySquares const& squares);
+    void set_batch_history_squares(BatchHistorySquares squares);
     //! Zero every batch grid.
     void clear_batch();
 

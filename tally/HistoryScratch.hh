@@ -71,8 +71,6 @@ class EnergySums
             std::forward<F>(f), [](size_type) {}, 0);
     }
 
-    bool empty() const { return used_.empty(); }
-
   private:
     static constexpr size_type empty_key = ~size_type(0);
     std::vector<size_type> keys_;

@@ -4,6 +4,7 @@
 #include <atomic>
 #include <memory>
 #include <set>
+#include <string>
 
 #include <gtest/gtest.h>
 
@@ -11,11 +12,39 @@
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "rng/Rng.hh"
 #include "tally/AtomicPolicies.hh"
+#include "transport/engine/Checkpoint.hh"
 #include "transport/engine/TransportDriver.hh"
 #include "transport/engine/TransportParams.hh"
 
 namespace mcdose::test
 {
+// A checkpoint names its uncertainty method, so a run that would continue it with the other
+// one (e.g. the same study on the other backend under "auto") is refused, naming the line.
+TEST(CheckpointFingerprintTest, NamesTheUncertaintyMethod)
+{
+    TransportRunOptions options;
+    options.histories = 1000;
+    options.batches = 10;
+    std::string const batch = detail::run_fingerprint<float>(options, TallyMethod::fx, 64, -30);
+    options.history_uncertainty = true;
+    std::string const history = detail::run_fingerprint<float>(options, TallyMethod::fx, 64, -30);
+    EXPECT_NE(std::string::npos, batch.find("\nuncertainty=batch\n")) << batch;
+    EXPECT_NE(std::string::npos, history.find("\nuncertainty=history\n")) << history;
+    TransportCheckpoint ck;
+    ck.fingerprint = history;
+    try
+    {
+        check_checkpoint_fingerprint(ck, batch, "run.ckpt");
+        ADD_FAILURE() << "a history-by-history checkpoint accepted for the batch method";
+    }
+    catch (RuntimeError const& e)
+    {
+        EXPECT_NE(std::string::npos, std::string(e.what()).find("'uncertainty=history'"))
+            << e.what();
+    }
+    EXPECT_NO_THROW(check_checkpoint_fingerprint(ck, history, "run.ckpt"));
+}
+
 // Fixed mode: 10 batches of 999 histories in granules of 3 start on multiples of 3
 // and cover every history once; without a granule the rule is batch_history_range's.
 TEST(BatchHooksTest, BatchesHoldWholeGranules)
