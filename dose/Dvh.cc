@@ -60,39 +60,57 @@ void add_to(std::vector<double>& total, std::vector<double> const& part)
         total[k] += part[k];
 }
 
-//! The cumulative DVH at dvh_curve_bins + 1 doses from 0 to `top`, in one pass on all
-//! cores (fixed blocks of voxels added in block order).
-template <class Dose, class Volume>
-void set_curve(std::size_t count, Dose const& dose, Volume const& volume, double top, double total,
-               int threads, DvhFigures& f)
+//! The cumulative DVH's levels: dvh_curve_bins + 1 doses from 0 to `top`.
+struct CurveLevels
+{
+    double top;
+    double level(int b) const { return top * b / dvh_curve_bins; }
+    //! The level b whose volume (at_level[b]) holds dose d: d >= level(b) but < level(b + 1).
+    int bin(double d) const
+    {
+        int const n = dvh_curve_bins;
+        int b = top > 0 ? static_cast<int>(std::min<double>(n, std::floor(d / top * n))) : n;
+        while (b < n && d >= level(b + 1))
+            ++b;
+        while (b > 0 && d < level(b))
+            --b;
+        return b;
+    }
+};
+
+//! The curve of `f` from the volume of the voxels at each level (CurveLevels::bin) and
+//! the total volume.
+void finish_curve(CurveLevels const& levels, std::vector<double> const& at_level, double total,
+                  DvhFigures& f)
 {
     int const n = dvh_curve_bins;
-    auto const level = [top, n](int b) { return top * b / n; };
-    // at_level[b]: volume of voxels whose dose is >= level(b) but < level(b + 1).
-    auto const part = [&](std::size_t begin, std::size_t end, std::vector<double>& at_level)
-    {
-        for (std::size_t i = begin; i < end; ++i)
-        {
-            double const d = dose(i);
-            int b = top > 0 ? static_cast<int>(std::min<double>(n, std::floor(d / top * n))) : n;
-            while (b < n && d >= level(b + 1))
-                ++b;
-            while (b > 0 && d < level(b))
-                --b;
-            at_level[b] += volume(i);
-        }
-    };
-    std::vector<double> const at_level =
-        parallel_block_sum(count, threads, std::vector<double>(n + 1, 0.0), part, add_to);
     std::vector<double> at_least(n + 1, 0.0);
     double sum = 0;
     for (int b = n; b >= 0; --b)
         at_least[b] = sum += at_level[b];
     for (int b = 0; b <= n; ++b)
     {
-        f.curve_dose.push_back(level(b));
+        f.curve_dose.push_back(levels.level(b));
         f.curve_volume_cm3.push_back(b == 0 ? total : at_least[b]);
     }
+}
+
+//! The cumulative DVH at dvh_curve_bins + 1 doses from 0 to `top`, in one pass on all
+//! cores (fixed blocks of voxels added in block order; Replicas::scan makes the same sums
+//! in its pass).
+template <class Dose, class Volume>
+void set_curve(std::size_t count, Dose const& dose, Volume const& volume, double top, double total,
+               int threads, DvhFigures& f)
+{
+    CurveLevels const levels{top};
+    auto const part = [&](std::size_t begin, std::size_t end, std::vector<double>& at_level)
+    {
+        for (std::size_t i = begin; i < end; ++i)
+            at_level[levels.bin(dose(i))] += volume(i);
+    };
+    std::vector<double> const at_level = parallel_block_sum(
+        count, threads, std::vector<double>(dvh_curve_bins + 1, 0.0), part, add_to);
+    finish_curve(levels, at_level, total, f);
 }
 
 //! The dose-to-volume figures, in the order of `fixed_figures`: volumes to reach.
@@ -106,6 +124,15 @@ std::array<FigureWithSigma*, 5> fixed_figures(DvhFigures& f)
     return {&f.d_003cc, &f.d98, &f.d95, &f.d50, &f.d2};
 }
 
+//! A voxel's dose and 1 sigma; `empty`: a voxel without energy, whose dose and sigma are
+//! those of every such voxel (StructureDoses::empty_voxel), so that a pass can add it
+//! without the per-voxel work.
+struct VoxelDose
+{
+    double dose, sigma;
+    bool empty;
+};
+
 /*!
  * The voxels of a structure on the dose grid: dose, sigma and volume of its
  * voxel i computed from the grids when asked, so that no per-voxel copy is made.
@@ -114,22 +141,24 @@ class StructureDoses
 {
   public:
     StructureDoses(StructureMask const& s, DoseGridData const& data, double scale)
-        : s_(s), data_(data), scale_(scale), voxel_cm3_(data.geometry.voxel_volume_cm3())
+        : s_(s), data_(data), scale_(scale), voxel_cm3_(data.geometry.voxel_volume_cm3()),
+          empty_dose_(0.0 * scale)
     {
     }
     std::size_t size() const { return s_.size(); }
-    //! Dose of voxel i, times the scale.
-    double dose(std::size_t i) const
-    {
-        return voxel_dose_gy_per_particle(data_, s_.voxel(i)) * scale_;
-    }
-    //! 1 sigma of voxel i whose dose is `d` (the relative sigma of its energy; 0 without energy).
-    double sigma(std::size_t i, double d) const
+    //! Dose of voxel i, times the scale, and its 1 sigma (the relative sigma of its energy;
+    //! 0 without energy), read once: a voxel without energy reads only its energy.
+    VoxelDose at(std::size_t i) const
     {
         size_type const v = s_.voxel(i);
         double const e = data_.edep_MeV[v];
-        return d * (e > 0 ? data_.edep_sigma_MeV[v] / e : 0);
+        if (e == 0)
+            return this->empty_voxel();
+        double const d = voxel_dose_gy_per_particle(data_, v) * scale_;
+        return {d, d * (e > 0 ? data_.edep_sigma_MeV[v] / e : 0), false};
     }
+    //! What at(i) gives for every voxel without energy (as voxel_dose_gy_per_particle).
+    VoxelDose empty_voxel() const { return {empty_dose_, empty_dose_ * 0.0, true}; }
     double volume(std::size_t i) const { return voxel_cm3_ * s_.fraction_at(i); }
 
   private:
@@ -137,6 +166,7 @@ class StructureDoses
     DoseGridData const& data_;
     double scale_;
     double voxel_cm3_;
+    double empty_dose_;
 };
 
 //! The least and largest dose a voxel of dose `d` and sigma `sd` can draw.
@@ -229,12 +259,45 @@ struct DrawFigures
     std::vector<double> lows, highs;
 };
 
+//! Counts a voxel (index i) that can cross figure `c`, listing it while at most
+//! max_replica_voxels can.
+void add_open(CrossingVoxels& c, std::size_t i)
+{
+    if (++c.count <= max_replica_voxels)
+        c.open.push_back(i);
+    else if (c.count == max_replica_voxels + 1)
+        std::vector<std::size_t>().swap(c.open);
+}
+
+//! What Replicas' one pass over a structure's voxels collects (per block, the blocks then
+//! added in block order).
+struct ReplicaScan
+{
+    std::vector<double> at_level;        //!< the curve's volume at each level (CurveLevels)
+    std::vector<CrossingVoxels> figures; //!< per D_V figure that can move: its crossing voxels
+    std::vector<std::size_t> lowest;     //!< the voxels that can draw the least dose
+    bool too_many_lowest{false};         //!< more than max_minimum_voxels of them
+
+    //! Adds the sums of the next block of voxels.
+    void add(ReplicaScan const& b)
+    {
+        add_to(at_level, b.at_level);
+        add_crossing(figures, b.figures);
+        too_many_lowest = too_many_lowest || lowest.size() + b.lowest.size() > max_minimum_voxels;
+        if (too_many_lowest)
+            std::vector<std::size_t>().swap(lowest);
+        else
+            lowest.insert(lowest.end(), b.lowest.begin(), b.lowest.end());
+    }
+};
+
 /*!
  * Replica dose fields for the uncertainty of the figures (voxels independent,
  * normal with the voxel's dose and sigma, cut at 0 and at truncation_sigmas).
  * Each figure keeps only the voxels that can fall on either side of it in some
- * replica: the others are on a known side and add a known volume. Every pass
- * over the voxels runs on `threads` threads and gives the same for any number.
+ * replica: the others are on a known side and add a known volume. One pass over
+ * the voxels (scan) finds them for every figure, and the structure's curve; it runs
+ * on `threads` threads and gives the same for any number.
  */
 class Replicas
 {
@@ -242,31 +305,56 @@ class Replicas
     Replicas(StructureDoses const& doses, int threads) : doses_(doses), threads_(threads) {}
 
     /*!
-     * Standard deviation of D_V for each volume V of `targets` (nominal values
-     * `nominal`, and `draws`, those of the voxels' least and largest draws): over the
-     * replicas, or, where more than max_replica_voxels can cross the figure,
-     * asymptotically (the delta method, summed in the same pass).
+     * The curve of `f` and the sigmas of its D_min and D_V figures (nominal values set),
+     * given the sums of its voxels (`sums`, finite sigmas) and the D_V of their least and
+     * largest draws (`draws`), from one pass over the voxels.
      */
-    std::vector<double> dose_to_volume_sigma(std::vector<double> const& targets,
-                                             std::vector<double> const& nominal, unsigned seed,
-                                             DrawFigures const& draws) const
+    void add_uncertainty(DvhFigures& f, VoxelSums const& sums, DrawFigures const& draws) const
     {
+        auto const fixed = fixed_figures(f);
+        std::vector<double> nominal;
+        for (auto const* figure : fixed)
+            nominal.push_back(figure->value);
         // Every replica's D_V lies between D_V of the lowest and of the highest doses.
-        std::vector<double> const& lows = draws.lows;
-        std::vector<double> const& highs = draws.highs;
-        std::vector<CrossingVoxels> figures;
+        ReplicaScan zero;
+        zero.at_level.assign(dvh_curve_bins + 1, 0.0);
         std::vector<std::size_t> slot;
-        for (std::size_t k = 0; k < targets.size(); ++k)
+        for (std::size_t k = 0; k < nominal.size(); ++k)
         {
-            if (lows[k] < highs[k]) // else the same in every replica
+            if (draws.lows[k] < draws.highs[k]) // else the same in every replica
             {
-                figures.emplace_back();
-                figures.back().low = lows[k];
-                figures.back().high = highs[k];
+                zero.figures.emplace_back();
+                zero.figures.back().low = draws.lows[k];
+                zero.figures.back().high = draws.highs[k];
                 slot.push_back(k);
             }
         }
-        this->find_crossing(nominal, slot, figures);
+        // The least dose moves where a voxel's least draw is below another's largest.
+        bool const lowest_moves = sums.low_min < sums.high_min;
+        double const lowest_below =
+            lowest_moves ? sums.high_min : -std::numeric_limits<double>::infinity();
+        CurveLevels const curve{sums.largest};
+        ReplicaScan const scan = this->scan(zero, curve, nominal, slot, lowest_below);
+        finish_curve(curve, scan.at_level, f.volume_cm3, f);
+        f.d_min.sigma = lowest_moves ? this->min_sigma(0, scan) : 0.0;
+        std::vector<double> const sd =
+            this->dose_to_volume_sigma(figure_volumes(f.volume_cm3), slot, scan.figures, 1);
+        for (std::size_t k = 0; k < fixed.size(); ++k)
+            fixed[k]->sigma = sd[k];
+    }
+
+  private:
+    /*!
+     * Standard deviation of D_V for each volume V of `targets`, given the crossing voxels
+     * of the figures that can move (`figures`, of targets[slot[f]]): over the replicas, or,
+     * where more than max_replica_voxels can cross the figure, asymptotically (the delta
+     * method, summed in the scan).
+     */
+    std::vector<double> dose_to_volume_sigma(std::vector<double> const& targets,
+                                             std::vector<std::size_t> const& slot,
+                                             std::vector<CrossingVoxels> const& figures,
+                                             unsigned seed) const
+    {
         std::vector<double> sd(targets.size(), 0.0);
         // Each figure on a thread of its own (its own seed, its own result).
         auto const one = [&](std::size_t f)
@@ -294,40 +382,14 @@ class Replicas
         return sd;
     }
 
-    //! Standard deviation of the least dose over the replicas (NaN, not estimated, where
-    //! more than max_minimum_voxels can hold it: ICRU 83 reports D98 % for that reason);
-    //! `high_min` and `low_min` are the least of the voxels' largest and least draws.
-    double min_sigma(unsigned seed, double high_min, double low_min) const
+    //! Standard deviation of the least dose over the replicas, from the voxels that can
+    //! draw it (`scan`; NaN, not estimated, where more than max_minimum_voxels can: ICRU 83
+    //! reports D98 % for that reason).
+    double min_sigma(unsigned seed, ReplicaScan const& scan) const
     {
-        if (!(low_min < high_min))
-            return 0;
-        struct Open
-        {
-            std::vector<std::size_t> voxels;
-            bool too_many{false};
-        };
-        auto const part = [&](std::size_t begin, std::size_t end, Open& o)
-        {
-            for (std::size_t i = begin; i < end; ++i)
-            {
-                if (this->range(i).low < high_min)
-                    o.voxels.push_back(i);
-            }
-        };
-        auto const merge = [](Open& total, Open const& o)
-        {
-            total.too_many =
-                total.too_many || total.voxels.size() + o.voxels.size() > max_minimum_voxels;
-            if (total.too_many)
-                std::vector<std::size_t>().swap(total.voxels);
-            else
-                total.voxels.insert(total.voxels.end(), o.voxels.begin(), o.voxels.end());
-        };
-        Open const open = parallel_block_sum(doses_.size(), threads_, Open{}, part, merge,
-                                             sum_block_size, held_blocks(threads_));
-        if (open.too_many)
+        if (scan.too_many_lowest)
             return std::nan("");
-        return this->spread(seed, open.voxels,
+        return this->spread(seed, scan.lowest,
                             [](std::vector<std::pair<double, std::size_t>>& drawn)
                             {
                                 double m = drawn.front().first;
@@ -335,13 +397,6 @@ class Replicas
                                     m = std::min(m, x.first);
                                 return m;
                             });
-    }
-
-  private:
-    DrawRange range(std::size_t i) const
-    {
-        double const d = doses_.dose(i);
-        return {d, doses_.sigma(i, d)};
     }
 
     //! D_V of one replica: its drawn doses sorted hottest first after the voxels `above`.
@@ -363,52 +418,90 @@ class Replicas
     }
 
     /*!
-     * One pass for all figures: the volume above each and the voxels that can
-     * cross it, with the asymptotic spread's sums at its nominal value D (the
-     * delta method for a quantile, e.g. Serfling, Approximation Theorems of
-     * Mathematical Statistics, 1980, 2.3): the volume V(D) above D has variance
-     * sum w^2 p (1 - p) over those voxels, p = P(d_i' >= D), and the expected
-     * volume falls with slope sum w phi(z) / sigma at D, so sigma(D_V) =
-     * sqrt(Var V(D)) / slope. In fixed blocks of voxels, added in block order.
+     * One pass: the curve's volume at each level (`curve`; the blocks' sums as set_curve's);
+     * the voxels whose least draw is below `lowest_below`; and for each figure of `zero`,
+     * the volume above it and the voxels that can cross it, with the asymptotic spread's
+     * sums at its nominal value D (nominal[slot[f]]; the delta method for a quantile, e.g.
+     * Serfling, Approximation Theorems of Mathematical Statistics, 1980, 2.3): the volume
+     * V(D) above D has variance sum w^2 p (1 - p) over those voxels, p = P(d_i' >= D), and
+     * the expected volume falls with slope sum w phi(z) / sigma at D, so sigma(D_V) =
+     * sqrt(Var V(D)) / slope. In fixed blocks of voxels, added in block order. A voxel
+     * without energy does what is known of every such voxel, without the per-voxel work.
      */
-    void find_crossing(std::vector<double> const& nominal, std::vector<std::size_t> const& slot,
-                       std::vector<CrossingVoxels>& figures) const
+    ReplicaScan scan(ReplicaScan const& zero, CurveLevels const& curve,
+                     std::vector<double> const& nominal, std::vector<std::size_t> const& slot,
+                     double lowest_below) const
     {
-        if (figures.empty())
-            return;
-        auto const part = [&](std::size_t begin, std::size_t end, std::vector<CrossingVoxels>& cs)
+        VoxelDose const empty = doses_.empty_voxel();
+        DrawRange const empty_range(empty.dose, empty.sigma);
+        int const empty_bin = curve.bin(empty.dose);
+        bool const empty_lowest = empty_range.low < lowest_below;
+        std::vector<std::pair<std::size_t, bool>> empty_figures; // (figure, above it)
+        for (std::size_t f = 0; f < zero.figures.size(); ++f)
         {
+            CrossingVoxels const& c = zero.figures[f];
+            if (empty_range.low >= c.high || empty_range.high >= c.low)
+                empty_figures.push_back({f, empty_range.low >= c.high});
+        }
+        auto const part = [&](std::size_t begin, std::size_t end, ReplicaScan& p)
+        {
+            double empty_bin_volume = 0; // at_level[empty_bin], added to in voxel order
             for (std::size_t i = begin; i < end; ++i)
             {
-                double const d_i = doses_.dose(i);
-                double const s_i = doses_.sigma(i, d_i);
-                DrawRange const r(d_i, s_i);
+                VoxelDose const v = doses_.at(i);
                 double const w = doses_.volume(i);
-                for (std::size_t f = 0; f < cs.size(); ++f)
+                if (v.empty)
                 {
-                    CrossingVoxels& c = cs[f];
-                    if (r.low >= c.high)
+                    empty_bin_volume += w;
+                    if (empty_lowest)
+                        p.lowest.push_back(i);
+                    for (auto const& [f, above] : empty_figures)
                     {
-                        c.above += w;
-                        continue;
+                        if (above)
+                            p.figures[f].above += w;
+                        else
+                            add_open(p.figures[f], i); // (sigma 0: no delta-method terms)
                     }
-                    if (!(r.high >= c.low))
-                        continue;
-                    if (++c.count <= max_replica_voxels)
-                        c.open.push_back(i);
-                    else if (c.count == max_replica_voxels + 1)
-                        std::vector<std::size_t>().swap(c.open);
-                    if (!(s_i > 0))
-                        continue;
-                    double const z = (d_i - nominal[slot[f]]) / s_i;
-                    NormalTail const n = normal_tail(z);
-                    c.var += w * w * n.tail * (1 - n.tail);
-                    c.slope += w * n.density / s_i;
+                    continue;
                 }
+                int const b = curve.bin(v.dose);
+                (b == empty_bin ? empty_bin_volume : p.at_level[b]) += w;
+                DrawRange const r(v.dose, v.sigma);
+                if (r.low < lowest_below)
+                    p.lowest.push_back(i);
+                cross(p.figures, nominal, slot, v, r, w, i);
             }
+            p.at_level[empty_bin] += empty_bin_volume;
         };
-        figures = parallel_block_sum(doses_.size(), threads_, figures, part, add_crossing,
-                                     sum_block_size, held_blocks(threads_));
+        return parallel_block_sum(
+            doses_.size(), threads_, zero, part,
+            [](ReplicaScan& total, ReplicaScan const& b) { total.add(b); }, sum_block_size,
+            held_blocks(threads_));
+    }
+
+    //! Adds voxel i (`v`, its draws `r`, volume `w`) to each figure's crossing voxels (scan).
+    static void cross(std::vector<CrossingVoxels>& cs, std::vector<double> const& nominal,
+                      std::vector<std::size_t> const& slot, VoxelDose const& v, DrawRange const& r,
+                      double w, std::size_t i)
+    {
+        for (std::size_t f = 0; f < cs.size(); ++f)
+        {
+            CrossingVoxels& c = cs[f];
+            if (r.low >= c.high)
+            {
+                c.above += w;
+                continue;
+            }
+            if (!(r.high >= c.low))
+                continue;
+            add_open(c, i);
+            if (!(v.sigma > 0))
+                continue;
+            double const z = (v.dose - nominal[slot[f]]) / v.sigma;
+            NormalTail const n = normal_tail(z);
+            c.var += w * w * n.tail * (1 - n.tail);
+            c.slope += w * n.density / v.sigma;
+        }
     }
 
     //! Sample standard deviation of `figure(drawn)` over the replicas, each
@@ -423,8 +516,8 @@ class Replicas
         std::vector<std::pair<double, double>> moments(open.size()); // dose, sigma
         for (std::size_t j = 0; j < open.size(); ++j)
         {
-            double const d = doses_.dose(open[j]);
-            moments[j] = {d, doses_.sigma(open[j], d)};
+            VoxelDose const v = doses_.at(open[j]);
+            moments[j] = {v.dose, v.sigma};
         }
         std::vector<std::pair<double, std::size_t>> drawn(open.size());
         double sum = 0, sum2 = 0;
@@ -448,46 +541,74 @@ class Replicas
     int threads_;
 };
 
+//! Adds a voxel of dose `d`, sigma `sd` and volume `w` (but not its volume to the total)
+//! to the sums `p` of VoxelSums (see voxel_sums).
+void add_voxel(VoxelSums& p, double d, double sd, double w, std::vector<double> const& levels)
+{
+    p.weighted += d * w;
+    p.least = std::min(p.least, d);
+    p.largest = std::max(p.largest, d);
+    p.finite = p.finite && std::isfinite(sd);
+    p.mean_var += w * w * sd * sd;
+    DrawRange const r(d, sd);
+    p.high_min = std::min(p.high_min, r.high);
+    p.high_max = std::max(p.high_max, r.high);
+    p.low_min = std::min(p.low_min, r.low);
+    p.low_max = std::max(p.low_max, r.low);
+    for (std::size_t k = 0; k < levels.size(); ++k)
+    {
+        double const level = levels[k];
+        p.v_at[k] += d >= level ? w : 0.0;
+        if (!(level > 0) || r.low >= level || r.high < level || !(sd > 0))
+            continue; // (every dose is >= 0)
+        double const q = normal_tail((d - level) / sd).tail;
+        p.v_at_var[k] += w * w * q * (1 - q);
+    }
+}
+
 /*!
- * VoxelSums of the voxels' `dose(i)`, `volume(i)` and `sigma(i, dose)`, i < n, in one
- * pass on all cores. V at a level is a sum of independent Bernoulli volumes, Var = sum
- * w^2 p (1 - p), p the chance that a voxel's dose is at least the level (voxels more
- * than 8 sigma away add nothing).
+ * VoxelSums of the voxels' `at(i)` (VoxelDose) and `volume(i)`, i < n, in one pass on
+ * all cores. V at a level is a sum of independent Bernoulli volumes, Var = sum w^2 p (1 -
+ * p), p the chance that a voxel's dose is at least the level (voxels more than 8 sigma
+ * away add nothing). An empty voxel (dose and sigma those of `empty`, sigma 0) adds its
+ * volume to the total and to V at the levels its dose reaches, in voxel order as any
+ * other voxel, and nothing else but to the extrema, once per block.
  */
-template <class Dose, class Volume, class Sigma>
-VoxelSums voxel_sums(std::size_t n, Dose const& dose, Volume const& volume, Sigma const& sigma,
+template <class At, class Volume>
+VoxelSums voxel_sums(std::size_t n, At const& at, Volume const& volume, VoxelDose const& empty,
                      std::vector<double> const& levels, int threads)
 {
     VoxelSums zero;
     zero.v_at.assign(levels.size(), 0.0);
     zero.v_at_var.assign(levels.size(), 0.0);
+    std::vector<std::size_t> reached; // the levels an empty voxel's dose reaches
+    for (std::size_t k = 0; k < levels.size(); ++k)
+    {
+        if (empty.dose >= levels[k])
+            reached.push_back(k);
+    }
     auto const part = [&](std::size_t begin, std::size_t end, VoxelSums& p)
     {
+        bool any_empty = false;
         for (std::size_t i = begin; i < end; ++i)
         {
-            double const d = dose(i);
+            VoxelDose const v = at(i);
             double const w = volume(i);
-            double const sd = sigma(i, d);
             p.total += w;
-            p.weighted += d * w;
-            p.least = std::min(p.least, d);
-            p.largest = std::max(p.largest, d);
-            p.finite = p.finite && std::isfinite(sd);
-            p.mean_var += w * w * sd * sd;
-            DrawRange const r(d, sd);
-            p.high_min = std::min(p.high_min, r.high);
-            p.high_max = std::max(p.high_max, r.high);
-            p.low_min = std::min(p.low_min, r.low);
-            p.low_max = std::max(p.low_max, r.low);
-            for (std::size_t k = 0; k < levels.size(); ++k)
+            if (!v.empty)
             {
-                double const level = levels[k];
-                p.v_at[k] += d >= level ? w : 0.0;
-                if (!(level > 0) || r.low >= level || r.high < level || !(sd > 0))
-                    continue; // (every dose is >= 0)
-                double const q = normal_tail((d - level) / sd).tail;
-                p.v_at_var[k] += w * w * q * (1 - q);
+                add_voxel(p, v.dose, v.sigma, w, levels);
+                continue;
             }
+            any_empty = true;
+            for (std::size_t k : reached)
+                p.v_at[k] += w;
+        }
+        if (any_empty) // its sums' terms are zeros: only the extrema see it
+        {
+            VoxelSums e = zero;
+            add_voxel(e, empty.dose, empty.sigma, 0.0, {});
+            p.add(e);
         }
     };
     return parallel_block_sum(n, threads, zero, part,
@@ -495,20 +616,21 @@ VoxelSums voxel_sums(std::size_t n, Dose const& dose, Volume const& volume, Sigm
 }
 
 /*!
- * The figures without uncertainty of the voxels' `dose(i)` and `volume(i)`, i < n, and
- * the sums (`sums`) the uncertainty needs, their sigma `sigma(i, dose)`; with `draws`
- * (and finite sigmas), also the D_V of their least and largest draws, from the same passes.
+ * The figures without uncertainty of the voxels' `at(i)` (VoxelDose) and `volume(i)`, i <
+ * n, all but the curve (the caller's later pass: set_curve or Replicas::scan), and the sums
+ * (`sums`) the uncertainty needs; with `draws` (and finite sigmas), also the D_V of their
+ * least and largest draws, from the same passes. `empty` as for voxel_sums.
  */
-template <class Dose, class Volume, class Sigma>
-DvhFigures nominal_figures(std::size_t n, Dose const& dose, Volume const& volume,
-                           Sigma const& sigma, std::vector<double> const& v_at_doses, int threads,
-                           VoxelSums& sums, DrawFigures* draws = nullptr)
+template <class At, class Volume>
+DvhFigures nominal_figures(std::size_t n, At const& at, Volume const& volume,
+                           VoxelDose const& empty, std::vector<double> const& v_at_doses,
+                           int threads, VoxelSums& sums, DrawFigures* draws = nullptr)
 {
     DvhFigures f;
     f.voxels = n;
     if (n == 0)
         return f;
-    sums = voxel_sums(n, dose, volume, sigma, v_at_doses, threads);
+    sums = voxel_sums(n, at, volume, empty, v_at_doses, threads);
     double const total = sums.total;
     f.volume_cm3 = total;
     f.d_mean.value = sums.weighted / total;
@@ -520,11 +642,15 @@ DvhFigures nominal_figures(std::size_t n, Dose const& dose, Volume const& volume
     if (draws && sums.finite)
     {
         // With the D_V of the least and largest draws, from the same two passes.
+        DrawRange const e(empty.dose, empty.sigma);
+        std::array<double, 3> const empty_doses{empty.dose, e.low, e.high};
         auto const doses = [&](std::size_t i)
         {
-            double const d = dose(i);
-            DrawRange const r(d, sigma(i, d));
-            return std::array<double, 3>{d, r.low, r.high};
+            VoxelDose const v = at(i);
+            if (v.empty)
+                return empty_doses;
+            DrawRange const r(v.dose, v.sigma);
+            return std::array<double, 3>{v.dose, r.low, r.high};
         };
         auto const all = make_volume_quantiles(n, std::cref(doses), std::cref(volume), threads)(
             {targets, targets, targets}, {{{sums.least, sums.largest},
@@ -536,6 +662,7 @@ DvhFigures nominal_figures(std::size_t n, Dose const& dose, Volume const& volume
     }
     else
     {
+        auto const dose = [&](std::size_t i) { return at(i).dose; };
         d_v = make_volume_quantiles(n, std::cref(dose), std::cref(volume),
                                     threads)(targets, {sums.least, sums.largest});
     }
@@ -545,7 +672,6 @@ DvhFigures nominal_figures(std::size_t n, Dose const& dose, Volume const& volume
     auto const& v = sums.v_at;
     for (std::size_t k = 0; k < v.size(); ++k)
         f.v_at.push_back({v_at_doses[k], {v[k], std::nan("")}, {100 * v[k] / total, std::nan("")}});
-    set_curve(n, dose, volume, sums.largest, total, threads, f);
     return f;
 }
 
@@ -614,10 +740,15 @@ DvhFigures dvh_figures(std::vector<double> const& dose, std::vector<double> cons
 {
     MCDOSE_EXPECT(dose.size() == volume_cm3.size());
     VoxelSums sums;
-    return nominal_figures(
-        dose.size(), [&dose](std::size_t i) { return dose[i]; },
-        [&volume_cm3](std::size_t i) { return volume_cm3[i]; },
-        [](std::size_t, double) { return 0.0; }, v_at_doses, threads, sums);
+    auto const at = [&dose](std::size_t i) { return VoxelDose{dose[i], 0.0, false}; };
+    auto const volume = [&volume_cm3](std::size_t i) { return volume_cm3[i]; };
+    DvhFigures f = nominal_figures(dose.size(), at, volume, VoxelDose{0.0, 0.0, true}, v_at_doses,
+                                   threads, sums);
+    if (!dose.empty())
+        set_curve(
+            dose.size(), [&dose](std::size_t i) { return dose[i]; }, volume, sums.largest,
+            sums.total, threads, f);
+    return f;
 }
 
 DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, double dose_scale,
@@ -627,27 +758,25 @@ DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, doubl
     StructureDoses const doses(s, data, dose_scale);
     VoxelSums sums;
     DrawFigures draws;
-    DvhFigures f = nominal_figures(
-        doses.size(), [&doses](std::size_t i) { return doses.dose(i); },
-        [&doses](std::size_t i) { return doses.volume(i); },
-        [&doses](std::size_t i, double d) { return doses.sigma(i, d); }, v_at_doses, threads, sums,
-        &draws);
+    auto const at = [&doses](std::size_t i) { return doses.at(i); };
+    auto const volume = [&doses](std::size_t i) { return doses.volume(i); };
+    DvhFigures f = nominal_figures(doses.size(), at, volume, doses.empty_voxel(), v_at_doses,
+                                   threads, sums, &draws);
     f.name = s.name;
     f.origin = s.origin;
-    if (doses.size() == 0 || !sums.finite)
+    if (doses.size() == 0)
         return f;
+    if (!sums.finite)
+    {
+        set_curve(
+            doses.size(), [&doses](std::size_t i) { return doses.at(i).dose; }, volume,
+            sums.largest, sums.total, threads, f);
+        return f;
+    }
     // Dmean = sum w d / sum w: its variance is sum w^2 sigma^2 / (sum w)^2.
     f.d_mean.sigma = std::sqrt(sums.mean_var) / f.volume_cm3;
-
-    Replicas const replicas(doses, threads);
-    f.d_min.sigma = replicas.min_sigma(0, sums.high_min, sums.low_min);
-    auto const figures = fixed_figures(f);
-    std::vector<double> nominal;
-    for (auto const* figure : figures)
-        nominal.push_back(figure->value);
-    auto const sd = replicas.dose_to_volume_sigma(figure_volumes(f.volume_cm3), nominal, 1, draws);
-    for (std::size_t k = 0; k < figures.size(); ++k)
-        figures[k]->sigma = sd[k];
+    // The curve and the sigmas of D_min and the D_V figures, in one pass.
+    Replicas(doses, threads).add_uncertainty(f, sums, draws);
     for (std::size_t k = 0; k < f.v_at.size(); ++k)
     {
         double const sv = std::sqrt(sums.v_at_var[k]);
@@ -679,7 +808,7 @@ RegionSummary summarize_region(DoseGridData const& data, StructureMask const& re
     size_type const count = n - r.low_density_voxels;
     if (count == 0)
         return r;
-    auto const dose = [&doses](std::size_t i) { return doses.dose(i); };
+    auto const dose = [&doses](std::size_t i) { return doses.at(i).dose; };
     auto const volume = [&doses](std::size_t i) { return doses.volume(i); };
     r.near_max = make_volume_quantiles(n, std::cref(dose), std::cref(volume), std::cref(kept),
                                        count, threads)({0.03 * (1 - volume_slack)},
@@ -688,12 +817,17 @@ RegionSummary summarize_region(DoseGridData const& data, StructureMask const& re
         return r;
     // In fixed blocks of voxels added in block order: the same mean for any thread count.
     double const threshold = fraction * r.near_max;
+    // A voxel without energy is counted only if its dose (0) is above the threshold.
+    bool const empty_counts = doses.empty_voxel().dose > threshold;
     using Mean = std::pair<double, size_type>; // sum of relative uncertainties, voxels
     auto const part = [&](std::size_t begin, std::size_t end, Mean& m)
     {
         for (std::size_t i = begin; i < end; ++i)
         {
-            if (kept(i) && dose(i) > threshold)
+            VoxelDose const v = doses.at(i);
+            if (v.empty && !empty_counts)
+                continue;
+            if (kept(i) && v.dose > threshold)
             {
                 m.first += voxel_relative_uncertainty(data, region.voxel(i));
                 ++m.second;
