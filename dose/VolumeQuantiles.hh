@@ -336,16 +336,27 @@ class VolumeQuantiles
                                     std::vector<BinOf> const& bin_of) const
     {
         std::size_t const jn = jobs.size();
+        std::array<std::size_t, K> ks{};
+        for (std::size_t j = 0; j < jn; ++j)
+            ks[j] = jobs[j].k;
         auto part = [&](std::size_t begin, std::size_t end, std::vector<double>& acc)
         {
+            // Bin 0 of each job (its least dose, most voxels of a short run) summed apart,
+            // in voxel order as any bin, and put in place after the block.
+            std::array<double, K> least{};
             auto add = [&](std::size_t i)
             {
                 auto const& d = this->doses(i);
                 double const w = volume_(i);
                 for (std::size_t j = 0; j < jn; ++j)
-                    acc[j * (bins + 1) + bin_of[j](d[jobs[j].k])] += w;
+                {
+                    std::size_t const b = bin_of[j](d[ks[j]]);
+                    (b == 0 ? least[j] : acc[j * (bins + 1) + b]) += w;
+                }
             };
             set(begin, end, add);
+            for (std::size_t j = 0; j < jn; ++j)
+                acc[j * (bins + 1)] += least[j];
         };
         return parallel_block_histogram(set.size(), threads_, jn * (bins + 1), part, bin_block,
                                         2 * size_type(host_loop_threads(threads_)));
@@ -371,6 +382,12 @@ class VolumeQuantiles
             shape[j].resize(groups[j].size());
             empty[j].assign(groups[j].size(), {inf, -inf});
         }
+        std::array<std::size_t, K> ks{};
+        for (std::size_t j = 0; j < jn; ++j)
+        {
+            ks[j] = jobs[j].k;
+            MCDOSE_EXPECT(group_of_bin[j][0] < 0);
+        }
         std::size_t const pieces = parallel_pieces(set.size(), threads_);
         std::vector<Lists> piece(pieces, shape);
         std::vector<Ranges> piece_range(pieces, empty);
@@ -382,7 +399,9 @@ class VolumeQuantiles
                                     auto const& d = this->doses(i);
                                     for (std::size_t j = 0; j < jn; ++j)
                                     {
-                                        double const dj = d[jobs[j].k];
+                                        double const dj = d[ks[j]];
+                                        if (dj == bin_of[j].lo)
+                                            continue; // bin 0: never listed
                                         int const g = group_of_bin[j][bin_of[j](dj)];
                                         if (g < 0)
                                             continue;
