@@ -6,6 +6,7 @@
 #include <cmath>
 #include <functional>
 #include <limits>
+#include <optional>
 #include <random>
 
 #include "core/Assert.hh"
@@ -30,6 +31,9 @@ constexpr double truncation_sigmas = 8;
 constexpr std::size_t max_replica_voxels = std::size_t(1) << 14;
 //! The least dose's spread is estimated only where at most this many voxels can hold it.
 constexpr std::size_t max_minimum_voxels = std::size_t(1) << 16;
+//! The region summary's near-maximum is found in its scan where each piece of the grid
+//! needs at most this many of its hottest voxels to hold 0.03 cm^3.
+constexpr std::size_t max_hottest_voxels = std::size_t(1) << 16;
 
 //! P(Z > |z|) (`tail`) and the density phi(z) of a standard normal Z, from one
 //! exponential: erfc by Abramowitz & Stegun (1964) 7.1.26, absolute error <= 1.5e-7 (and
@@ -675,6 +679,78 @@ DvhFigures nominal_figures(std::size_t n, At const& at, Volume const& volume,
     return f;
 }
 
+//! Is voxel a (dose, index) before voxel b when sorted hottest first, equal doses by index?
+bool hotter(std::pair<double, std::size_t> const& a, std::pair<double, std::size_t> const& b)
+{
+    return a.first > b.first || (a.first == b.first && a.second < b.second);
+}
+
+/*!
+ * The hottest voxels of a part of a region (dose, index in the region), in the order
+ * they are added (ascending index): those that can be among the hottest `target` cm^3
+ * of the whole region. A heap whose top is the coldest kept drops it while the others
+ * hold the target with room (relative 1e-6, far above the rounding of the running
+ * volume), so the part's hottest `target` cm^3 are always kept; more than
+ * max_hottest_voxels of them are given up (`too_many`).
+ */
+class HottestVoxels
+{
+  public:
+    using Voxel = std::pair<double, std::size_t>;
+    explicit HottestVoxels(double target_cm3) : keep_cm3_(target_cm3 * (1 + 1e-6)) {}
+
+    //! Adds voxel i of dose d and volume w.
+    void add(double d, std::size_t i, double w, StructureDoses const& doses)
+    {
+        if (too_many || (full_ && !hotter({d, i}, voxels.front())))
+            return;
+        voxels.push_back({d, i});
+        std::push_heap(voxels.begin(), voxels.end(), hotter);
+        volume_ += w;
+        while (voxels.size() > 1)
+        {
+            double const coldest = doses.volume(voxels.front().second);
+            if (volume_ - coldest < keep_cm3_)
+                break;
+            std::pop_heap(voxels.begin(), voxels.end(), hotter);
+            voxels.pop_back();
+            volume_ -= coldest;
+        }
+        full_ = volume_ >= keep_cm3_;
+        too_many = voxels.size() > max_hottest_voxels;
+        if (too_many)
+            std::vector<Voxel>().swap(voxels);
+    }
+
+    std::vector<Voxel> voxels;
+    bool too_many{false};
+
+  private:
+    double keep_cm3_;
+    double volume_{0};
+    bool full_{false};
+};
+
+//! D_V of the region for V = `target` from the hottest voxels of its parts (`parts`, each
+//! holding its part's hottest V): the voxels sorted hottest first, equal doses by index,
+//! their volumes summed until V (the least kept dose `least` beyond the region's volume).
+double dose_to_volume_of(std::vector<HottestVoxels> const& parts, double target, double least,
+                         StructureDoses const& doses)
+{
+    std::vector<HottestVoxels::Voxel> all;
+    for (HottestVoxels const& p : parts)
+        all.insert(all.end(), p.voxels.begin(), p.voxels.end());
+    std::sort(all.begin(), all.end(), hotter);
+    double running = 0;
+    for (auto const& [d, i] : all)
+    {
+        running += doses.volume(i);
+        if (running >= target)
+            return d;
+    }
+    return least;
+}
+
 //! What summarize_region finds in one pass over the grid.
 struct RegionScan
 {
@@ -683,17 +759,21 @@ struct RegionScan
     double outside_max{0};
     double kept_least{std::numeric_limits<double>::infinity()}; //!< of the voxels kept
     double kept_largest{-std::numeric_limits<double>::infinity()};
+    std::optional<double> near_max; //!< D_V of the voxels kept, V = the scan's target
 };
 
-//! The region's voxels that `kept` leaves out, the largest dose outside the
-//! region and the range of the doses kept, on all cores (each piece of the grid a thread; counts
-//! and maxima combine in any order).
+//! The region's voxels that `kept` leaves out, the largest dose outside the region, the
+//! range of the doses kept and D_V of those (V = `target_cm3`; none where too many voxels
+//! can hold it), on all cores (each piece of the grid a thread; counts and maxima combine
+//! in any order, and each piece's hottest voxels hold the hottest V of the whole).
 template <class Kept>
-RegionScan scan_region(StructureMask const& region, DoseGridData const& data, Kept const& kept,
+RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
+                       StructureDoses const& doses, Kept const& kept, double target_cm3,
                        int threads)
 {
     size_type const n = data.geometry.num_voxels();
     std::vector<RegionScan> pieces(parallel_pieces(n, threads));
+    std::vector<HottestVoxels> hottest(pieces.size(), HottestVoxels(target_cm3));
     parallel_for_pieces(n, threads,
                         [&](size_type begin, size_type end, size_type t)
                         {
@@ -708,14 +788,17 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data, Ke
                             for (size_type v = begin; v < end; ++v)
                             {
                                 bool const inside = next < region.size() && region.voxel(next) == v;
-                                bool const keep = inside && kept(next++);
+                                bool const keep = inside && kept(next);
                                 double const d = voxel_dose_gy_per_particle(data, v);
                                 if (keep)
                                 {
                                     p.kept_least = std::min(p.kept_least, d);
                                     p.kept_largest = std::max(p.kept_largest, d);
+                                    std::size_t const i = next++;
+                                    hottest[t].add(d, i, doses.volume(i), doses);
                                     continue;
                                 }
+                                next += inside ? 1 : 0;
                                 double& m = inside ? p.low_density_max : p.outside_max;
                                 m = std::max(m, d);
                                 p.low_density_voxels += inside ? 1 : 0;
@@ -723,14 +806,19 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data, Ke
                             pieces[t] = p;
                         });
     RegionScan all;
-    for (RegionScan const& p : pieces)
+    bool too_many = false;
+    for (std::size_t t = 0; t < pieces.size(); ++t)
     {
+        RegionScan const& p = pieces[t];
         all.low_density_voxels += p.low_density_voxels;
         all.low_density_max = std::max(all.low_density_max, p.low_density_max);
         all.outside_max = std::max(all.outside_max, p.outside_max);
         all.kept_least = std::min(all.kept_least, p.kept_least);
         all.kept_largest = std::max(all.kept_largest, p.kept_largest);
+        too_many = too_many || hottest[t].too_many;
     }
+    if (!too_many)
+        all.near_max = dose_to_volume_of(hottest, target_cm3, all.kept_least, doses);
     return all;
 }
 } // namespace
@@ -798,10 +886,12 @@ RegionSummary summarize_region(DoseGridData const& data, StructureMask const& re
     std::size_t const n = doses.size();
     auto const kept = [&](std::size_t i)
     { return !(data.density_g_cm3[region.voxel(i)] < low_density_g_cm3); };
-    // The low-density voxels (counted, their largest dose) and the largest dose outside
-    // the region (reported, never the near-maximum), on all cores: counts and maxima
-    // do not depend on the order.
-    RegionScan const scan = scan_region(region, data, kept, threads);
+    // The low-density voxels (counted, their largest dose), the largest dose outside the
+    // region (reported, never the near-maximum) and the near-maximum of the voxels kept,
+    // in one pass on all cores: counts, maxima and the hottest voxels do not depend on the
+    // order.
+    double const target = 0.03 * (1 - volume_slack);
+    RegionScan const scan = scan_region(region, data, doses, kept, target, threads);
     r.low_density_voxels = scan.low_density_voxels;
     r.low_density_max = scan.low_density_max;
     r.outside_max = scan.outside_max;
@@ -810,9 +900,12 @@ RegionSummary summarize_region(DoseGridData const& data, StructureMask const& re
         return r;
     auto const dose = [&doses](std::size_t i) { return doses.at(i).dose; };
     auto const volume = [&doses](std::size_t i) { return doses.volume(i); };
-    r.near_max = make_volume_quantiles(n, std::cref(dose), std::cref(volume), std::cref(kept),
-                                       count, threads)({0.03 * (1 - volume_slack)},
-                                                       {scan.kept_least, scan.kept_largest})[0];
+    // From the scan's hottest voxels, or (where too many of them hold 0.03 cm3) by binning.
+    r.near_max =
+        scan.near_max
+            ? *scan.near_max
+            : make_volume_quantiles(n, std::cref(dose), std::cref(volume), std::cref(kept), count,
+                                    threads)({target}, {scan.kept_least, scan.kept_largest})[0];
     if (!(r.near_max > 0))
         return r;
     // In fixed blocks of voxels added in block order: the same mean for any thread count.
