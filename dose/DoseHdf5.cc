@@ -3,9 +3,11 @@
 #include "dose/DoseHdf5.hh"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
 #include <cstdint>
 #include <fstream>
+#include <future>
 #include <memory>
 #include <vector>
 
@@ -100,6 +102,19 @@ struct PackedChunk
     }
 };
 
+//! Where the grid datasets go, and the flag that stops their writing between slices.
+struct GridFile
+{
+    H5::H5File& file;
+    GridGeometry const& g;
+    std::atomic<bool> const& stop;
+};
+
+//! Thrown by the grid phase when its writer stopped it (an abandoned file).
+struct GridPhaseStopped
+{
+};
+
 /*!
  * A 3D dataset (nz, ny, nx), chunked by z-slice and deflated, written one
  * z-slice at a time: `fill(k, slice)` writes the nx * ny values of slice k, so
@@ -108,22 +123,25 @@ struct PackedChunk
  * own thread, and written in order as raw chunks (H5Dwrite_chunk).
  */
 template <class T, class Fill>
-H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry const& g,
-                                H5::PredType const& type, char const* units, Fill&& fill)
+H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredType const& type,
+                                char const* units, Fill&& fill)
 {
+    GridGeometry const& g = out.g;
     hsize_t const dims[3] = {hsize_t(g.dims[2]), hsize_t(g.dims[1]), hsize_t(g.dims[0])};
     H5::DataSpace space(3, dims);
     H5::DSetCreatPropList props;
     hsize_t const chunk[3] = {1, dims[1], dims[2]};
     props.setChunk(3, chunk);
     props.setDeflate(deflate_level);
-    H5::DataSet ds = file.createDataSet(name, type, space, props);
+    H5::DataSet ds = out.file.createDataSet(name, type, space, props);
     size_type const per_slice = dims[1] * dims[2];
     size_type const team = std::min<size_type>(dims[0], host_loop_threads(0));
     std::vector<std::vector<T>> slices(team, std::vector<T>(per_slice));
     std::vector<PackedChunk> packed(team);
     for (hsize_t k0 = 0; k0 < dims[0]; k0 += team)
     {
+        if (out.stop)
+            throw GridPhaseStopped{};
         size_type const m = std::min<size_type>(team, dims[0] - k0);
         parallel_for_each(m,
                           [&](size_type s)
@@ -146,11 +164,11 @@ H5::DataSet write_volume_slices(H5::H5File& file, char const* name, GridGeometry
 
 //! A dataset of one value per voxel, value_of(v), a slice per thread (write_volume_slices).
 template <class T, class ValueOf>
-H5::DataSet write_voxel_values(H5::H5File& file, char const* name, GridGeometry const& g,
-                               H5::PredType const& type, char const* units, ValueOf&& value_of)
+H5::DataSet write_voxel_values(GridFile const& out, char const* name, H5::PredType const& type,
+                               char const* units, ValueOf&& value_of)
 {
-    size_type const per_slice = size_type(g.dims[0]) * size_type(g.dims[1]);
-    return write_volume_slices<T>(file, name, g, type, units,
+    size_type const per_slice = size_type(out.g.dims[0]) * size_type(out.g.dims[1]);
+    return write_volume_slices<T>(out, name, type, units,
                                   [&](size_type k, T* slice)
                                   {
                                       size_type const first = k * per_slice;
@@ -248,15 +266,6 @@ void write_dose_quantity(H5::H5File& file, RunMetadata const& meta)
         attr_string(file, "source_particles_from", meta.absolute.description);
 }
 
-/*!
- * The file is built in memory (HDF5's core driver, no backing store) and
- * returned as bytes that the caller writes with checked writes. HDF5 1.10
- * handles a failed write to disk badly: objects whose close failed stay
- * half-closed, and closing them again, as its exit handler does, crashes the
- * process (SIGSEGV at exit after a full disk). In memory nothing can fail
- * that way. The cost is the file's size (compressed) in memory, twice, while
- * it is written.
- */
 //! The run's facts: versions, settings, time, stopping and energy balance.
 void write_run_group(H5::H5File& file, RunMetadata const& meta)
 {
@@ -290,21 +299,9 @@ void write_run_group(H5::H5File& file, RunMetadata const& meta)
     run.close();
 }
 
-//! The bytes of an HDF5 file built in memory.
-struct FileImage
+//! The root attributes: what the file is, the grid, and what the dose is.
+void write_root_attributes(H5::H5File& file, GridGeometry const& g, RunMetadata const& meta)
 {
-    std::unique_ptr<char[]> bytes;
-    std::size_t size{0};
-};
-
-FileImage file_image(std::string const& name, DoseGridData const& data, RunMetadata const& meta)
-{
-    GridGeometry const& g = data.geometry;
-    H5::FileAccPropList fapl;
-    fapl.setCore(std::size_t(1) << 24, false);
-    H5::H5File file(name, H5F_ACC_TRUNC, H5::FileCreatPropList::DEFAULT, fapl);
-
-    // Root: what the file is and the grid.
     attr_string(file, "format", "mcdose dose");
     attr_int(file, "format_version", 1);
     attr_string(file, "mcdose_version", meta.version);
@@ -315,35 +312,14 @@ FileImage file_image(std::string const& name, DoseGridData const& data, RunMetad
     attr_string(file, "array_order",
                 "datasets are (nz, ny, nx): index [k][j][i]; attributes are (x, y, z)");
     attr_string(file, "origin_convention", "origin_cm is the centre of voxel (0, 0, 0)");
-
     write_dose_quantity(file, meta);
-    auto const dose = [&](size_type v) { return voxel_dose_gy_per_particle(data, v); };
-    auto per_particle = write_voxel_values<double>(file, "dose", g, H5::PredType::NATIVE_DOUBLE,
-                                                   "Gy per source particle", dose);
-    attr_string(per_particle, "quantity", meta.quantity.name());
-    per_particle.close();
-    if (meta.source_particles)
-    {
-        double const particles = *meta.source_particles;
-        auto ds = write_voxel_values<double>(file, "dose_Gy", g, H5::PredType::NATIVE_DOUBLE, "Gy",
-                                             [&](size_type v) { return dose(v) * particles; });
-        attr_double(ds, "source_particles", particles);
-        attr_string(ds, "quantity", meta.quantity.name());
-        attr_string(ds, "source_particles_from", meta.absolute.description);
-        if (meta.absolute.monitor_units > 0)
-            attr_double(ds, "monitor_units", meta.absolute.monitor_units);
-        ds.close();
-    }
-    write_voxel_values<double>(file, "dose_uncertainty", g, H5::PredType::NATIVE_DOUBLE,
-                               "relative (1 sigma); 1 where no energy was deposited",
-                               [&](size_type v) { return voxel_relative_uncertainty(data, v); });
-    write_voxel_values<double>(file, "edep", g, H5::PredType::NATIVE_DOUBLE,
-                               "MeV per source particle",
-                               [&](size_type v) { return data.edep_MeV[v]; });
-    write_voxel_values<float>(file, "density", g, H5::PredType::NATIVE_FLOAT, "g/cm^3",
-                              [&](size_type v) { return data.density_g_cm3[v]; });
+}
+
+//! Dataset `material` with its attributes `names` (and the stopping-power ratios).
+void write_material_dataset(GridFile const& out, DoseGridData const& data, RunMetadata const& meta)
+{
     static_assert(sizeof(MaterialIndex) == 2, "material dataset is written as uint16");
-    auto mat = write_voxel_values<MaterialIndex>(file, "material", g, H5::PredType::NATIVE_UINT16,
+    auto mat = write_voxel_values<MaterialIndex>(out, "material", H5::PredType::NATIVE_UINT16,
                                                  "index into the attribute 'names'",
                                                  [&](size_type v) { return data.material[v]; });
     {
@@ -365,8 +341,48 @@ FileImage file_image(std::string const& name, DoseGridData const& data, RunMetad
                      data.material_names.size());
     }
     mat.close();
+}
 
-    // Input echo.
+//! The grid datasets: dose, dose_Gy, dose_uncertainty, edep, density, material.
+void write_grid_datasets(GridFile const& out, DoseGridData const& data, RunMetadata const& meta)
+{
+    auto const dose = [&](size_type v) { return voxel_dose_gy_per_particle(data, v); };
+    auto per_particle = write_voxel_values<double>(out, "dose", H5::PredType::NATIVE_DOUBLE,
+                                                   "Gy per source particle", dose);
+    attr_string(per_particle, "quantity", meta.quantity.name());
+    per_particle.close();
+    if (meta.source_particles)
+    {
+        double const particles = *meta.source_particles;
+        auto ds = write_voxel_values<double>(out, "dose_Gy", H5::PredType::NATIVE_DOUBLE, "Gy",
+                                             [&](size_type v) { return dose(v) * particles; });
+        attr_double(ds, "source_particles", particles);
+        attr_string(ds, "quantity", meta.quantity.name());
+        attr_string(ds, "source_particles_from", meta.absolute.description);
+        if (meta.absolute.monitor_units > 0)
+            attr_double(ds, "monitor_units", meta.absolute.monitor_units);
+        ds.close();
+    }
+    write_voxel_values<double>(out, "dose_uncertainty", H5::PredType::NATIVE_DOUBLE,
+                               "relative (1 sigma); 1 where no energy was deposited",
+                               [&](size_type v) { return voxel_relative_uncertainty(data, v); });
+    write_voxel_values<double>(out, "edep", H5::PredType::NATIVE_DOUBLE, "MeV per source particle",
+                               [&](size_type v) { return data.edep_MeV[v]; });
+    write_voxel_values<float>(out, "density", H5::PredType::NATIVE_FLOAT, "g/cm^3",
+                              [&](size_type v) { return data.density_g_cm3[v]; });
+    write_material_dataset(out, data, meta);
+}
+
+//! The bytes of an HDF5 file built in memory.
+struct FileImage
+{
+    std::unique_ptr<char[]> bytes;
+    std::size_t size{0};
+};
+
+//! The rest of the file (input echo, run group, DVH group), then its bytes; closes it.
+FileImage complete_file(H5::H5File& file, RunMetadata const& meta)
+{
     H5::Group input = file.createGroup("input");
     attr_string(input, "study_file", meta.study_file);
     {
@@ -392,22 +408,27 @@ FileImage file_image(std::string const& name, DoseGridData const& data, RunMetad
     file.close();
     return image;
 }
-} // namespace
 
-void write_dose_hdf5(std::string const& path, DoseGridData const& data, RunMetadata const& meta)
+//! Run `f`, turning an HDF5 error into a RuntimeError that names the file. HDF5's own
+//! error print is switched off on the calling thread (a thread-safe HDF5 keeps it per thread).
+template <class F>
+void with_hdf5_errors(std::string const& path, F&& f)
 {
-    validate_dose_data(data);
     H5::Exception::dontPrint();
-    FileImage image;
     try
     {
-        image = file_image(path, data, meta);
+        f();
     }
     catch (H5::Exception const& e)
     {
         MCDOSE_VALIDATE(false, << "cannot write HDF5 file '" << path << "': " << e.getFuncName()
                                << ": " << e.getDetailMsg());
     }
+}
+
+//! The file's bytes written to `path` through a temporary renamed on success.
+void write_file_image(std::string const& path, FileImage const& image)
+{
     write_atomically(path,
                      [&](std::string const& tmp)
                      {
@@ -420,5 +441,89 @@ void write_dose_hdf5(std::string const& path, DoseGridData const& data, RunMetad
                          MCDOSE_VALIDATE(out, << "cannot write HDF5 file '" << path
                                               << "' (disk full?); check the free disk space");
                      });
+}
+} // namespace
+
+/*!
+ * The file is built in memory (HDF5's core driver, no backing store) and
+ * returned as bytes that are written with checked writes. HDF5 1.10
+ * handles a failed write to disk badly: objects whose close failed stay
+ * half-closed, and closing them again, as its exit handler does, crashes the
+ * process (SIGSEGV at exit after a full disk). In memory nothing can fail
+ * that way. The cost is the file's size (compressed) in memory, twice, while
+ * it is written.
+ */
+struct DoseHdf5Writer::Impl
+{
+    Impl(std::string p, DoseGridData const& d, RunMetadata const& m, bool b)
+        : path(std::move(p)), data(d), grid_meta(m), background(b)
+    {
+    }
+
+    std::string path;
+    DoseGridData const& data;
+    RunMetadata grid_meta;
+    bool background;
+    std::unique_ptr<H5::H5File> file;
+    std::atomic<bool> stop{false};
+    std::future<void> grids; //!< the grid phase; invalid once finish took it
+
+    //! The file in memory with its root attributes and grid datasets.
+    void write_grids()
+    {
+        validate_dose_data(data);
+        with_hdf5_errors(
+            path,
+            [&]
+            {
+                H5::FileAccPropList fapl;
+                fapl.setCore(std::size_t(1) << 24, false);
+                file = std::make_unique<H5::H5File>(path, H5F_ACC_TRUNC,
+                                                    H5::FileCreatPropList::DEFAULT, fapl);
+                write_root_attributes(*file, data.geometry, grid_meta);
+                write_grid_datasets(GridFile{*file, data.geometry, stop}, data, grid_meta);
+            });
+    }
+};
+
+DoseHdf5Writer::DoseHdf5Writer(std::string path, DoseGridData const& data,
+                               RunMetadata const& grid_meta, Start start)
+    : impl_(std::make_unique<Impl>(std::move(path), data, grid_meta, start == Start::background))
+{
+    impl_->grids = std::async(impl_->background ? std::launch::async : std::launch::deferred,
+                              [impl = impl_.get()] { impl->write_grids(); });
+}
+
+DoseHdf5Writer::~DoseHdf5Writer()
+{
+    // A deferred grid phase never started; a background one stops at its next slices.
+    impl_->stop = true;
+    if (impl_->background && impl_->grids.valid())
+        impl_->grids.wait();
+}
+
+void DoseHdf5Writer::finish(RunMetadata const& meta)
+{
+    MCDOSE_VALIDATE(impl_->grids.valid(),
+                    << "internal: HDF5 file '" << impl_->path << "' finished twice");
+    MCDOSE_EXPECT(meta.version == impl_->grid_meta.version &&
+                  meta.complete == impl_->grid_meta.complete &&
+                  meta.source_particles == impl_->grid_meta.source_particles);
+    impl_->grids.get(); // the grid phase's error, if any, from here
+    FileImage image;
+    with_hdf5_errors(impl_->path, [&] { image = complete_file(*impl_->file, meta); });
+    impl_->file.reset();
+    write_file_image(impl_->path, image);
+}
+
+std::string const& DoseHdf5Writer::path() const
+{
+    return impl_->path;
+}
+
+void write_dose_hdf5(std::string const& path, DoseGridData const& data, RunMetadata const& meta)
+{
+    DoseHdf5Writer writer(path, data, meta, DoseHdf5Writer::Start::deferred);
+    writer.finish(meta);
 }
 } // namespace mcdose

@@ -12,23 +12,51 @@
 
 namespace mcdose
 {
+namespace
+{
+//! The outputs' paths without their endings: `<directory>/<name>`.
+std::string output_stem(OutputInput const& outputs)
+{
+    return (std::filesystem::path(outputs.directory) / outputs.name).string();
+}
+} // namespace
+
+std::unique_ptr<DoseHdf5Writer> start_hdf5_output(OutputInput const& outputs,
+                                                  DoseGridData const& data,
+                                                  RunMetadata const& grid_meta)
+{
+    if (!outputs.hdf5)
+        return nullptr;
+    return std::make_unique<DoseHdf5Writer>(output_stem(outputs) + ".h5", data, grid_meta,
+                                            DoseHdf5Writer::Start::background);
+}
+
 std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridData const& data,
                                            RunMetadata& meta, DepthDoseCurve const* depth_dose,
-                                           StepClock* clock_in)
+                                           StepClock* clock_in, DoseHdf5Writer* hdf5)
 {
+    MCDOSE_EXPECT(!hdf5 || outputs.hdf5);
     validate_dose_data(data);
     std::error_code ec;
     std::filesystem::create_directories(outputs.directory, ec);
     MCDOSE_VALIDATE(!ec, << "cannot create output directory '" << outputs.directory
                          << "': " << ec.message() << "; check outputs.directory");
-    std::string const stem = (std::filesystem::path(outputs.directory) / outputs.name).string();
+    std::string const stem = output_stem(outputs);
     std::vector<std::string> written;
     StepClock own_clock;
     StepClock& clock = clock_in ? *clock_in : own_clock;
 
     if (outputs.hdf5)
     {
-        write_dose_hdf5(stem + ".h5", data, meta);
+        if (hdf5)
+        {
+            MCDOSE_EXPECT(hdf5->path() == stem + ".h5");
+            hdf5->finish(meta);
+        }
+        else
+        {
+            write_dose_hdf5(stem + ".h5", data, meta);
+        }
         written.push_back(stem + ".h5");
         clock.mark("hdf5");
     }

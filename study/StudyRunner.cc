@@ -18,6 +18,7 @@
 #include "core/Hash.hh"
 #include "core/KernelImage.hh"
 #include "core/ParallelFor.hh"
+#include "dose/DoseHdf5.hh"
 #include "dose/Dvh.hh"
 #include "dose/ProfileCsv.hh"
 #include "phantoms/StructureSet.hh"
@@ -678,12 +679,14 @@ std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult& run,
 }
 
 //! Write the files the study's outputs section asks for, then the manifest
-//! listing them; returns their paths.
+//! listing them; returns their paths. `hdf5`: the HDF5 file's writer started by
+//! start_hdf5_output (null when the study writes no HDF5 file).
 std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridData const& data,
                                        RunMetadata& meta, TransportRunResult& run,
                                        TransportRunOptions const& run_options, int depth_axis,
                                        std::vector<std::string>& warnings,
-                                       std::string const& phase_space_file, StepClock& clock)
+                                       std::string const& phase_space_file, StepClock& clock,
+                                       DoseHdf5Writer* hdf5)
 {
     OutputInput outputs = outputs_in;
     std::optional<DepthDoseCurve> curve;
@@ -700,7 +703,7 @@ std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridDa
         }
         clock.mark("depth_dose_curve");
     }
-    auto files = write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr, &clock);
+    auto files = write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr, &clock, hdf5);
     if (!phase_space_file.empty())
         files.push_back(phase_space_file); // written during the run
     write_output_manifest(outputs, files, meta.complete);
@@ -823,9 +826,25 @@ struct RunFacts
     std::string const& phase_space_file;
 };
 
+//! The metadata the output files record, as the run stands (`wall_time_s` so far).
+RunMetadata run_metadata(RunFacts const& f, StudyRunSummary const& summary,
+                         TransportRunResult const& run, double wall_time_s)
+{
+    RunMetadata meta = make_run_metadata(f.study, summary, run, f.started, wall_time_s,
+                                         f.stop_reason, f.bounds.source_particles);
+    meta.quantity = f.to_water.quantity;
+    meta.warnings = summary.warnings;
+    meta.ct_dicom = f.study_phantom.ct_dicom;
+    meta.report = summary.report;
+    return meta;
+}
+
 /*!
  * After the transport: the dose per source particle, the dose report and, where
- * this rank writes (`prepared`), the outputs; each step booked on `clock`.
+ * this rank writes (`prepared`), the outputs; each step booked on `clock`. The
+ * HDF5 file's grid datasets need nothing of the dose report: they are made on a
+ * thread of their own while the report runs (which uses no HDF5), so the step
+ * "hdf5" books only what is left of the file when the report is done.
  */
 void finish_run(RunFacts const& f, StudyRunOptions const& options,
                 std::optional<PreparedOutputs> const& prepared, TransportRunResult& run,
@@ -838,20 +857,20 @@ void finish_run(RunFacts const& f, StudyRunOptions const& options,
     clock.mark("dose_grids");
     if (options.on_dose)
         options.on_dose(data, study);
+    std::unique_ptr<DoseHdf5Writer> const hdf5 =
+        prepared ? start_hdf5_output(prepared->outputs, data,
+                                     run_metadata(f, summary, run, clock.total_s()))
+                 : nullptr;
     summary.report =
         make_dose_report(study, f.structures, f.stop_region, data, f.bounds.source_particles);
     summary.uncertainty_reached = summary.report.summary->mean_relative;
     clock.mark("dose_report");
     if (prepared)
     {
-        RunMetadata meta = make_run_metadata(study, summary, run, f.started, clock.total_s(),
-                                             f.stop_reason, f.bounds.source_particles);
-        meta.quantity = f.to_water.quantity;
-        meta.warnings = summary.warnings;
-        meta.ct_dicom = f.study_phantom.ct_dicom;
-        meta.report = summary.report;
-        summary.files = write_outputs(prepared->outputs, data, meta, run, f.run_options,
-                                      f.depth_axis, summary.warnings, f.phase_space_file, clock);
+        RunMetadata meta = run_metadata(f, summary, run, clock.total_s());
+        summary.files =
+            write_outputs(prepared->outputs, data, meta, run, f.run_options, f.depth_axis,
+                          summary.warnings, f.phase_space_file, clock, hdf5.get());
         clock.mark("summary_and_manifest");
     }
     summary.steps = clock.steps();

@@ -490,6 +490,66 @@ TEST_F(WritersTest, MeanUncertaintyOverHighDoseVoxels)
     EXPECT_FALSE(mean_relative_uncertainty(empty, 0.5));
 }
 
+TEST_F(WritersTest, Hdf5GridsInTheBackgroundMakeTheSameFile)
+{
+    // The grid datasets made on the writer's thread while the caller goes on: the
+    // same bytes as the file written whole on the caller's thread, nothing on disk
+    // before finish.
+    StructureMask body;
+    body.name = "body";
+    for (size_type v = 0; v < geo_.num_voxels(); ++v)
+    {
+        body.voxels.push_back(v);
+        body.fraction.push_back(1.0f);
+    }
+    meta_.source_particles = 1e12;
+    meta_.report.dose_unit = "Gy";
+    meta_.report.summary = summarize_region(data_, body, 0.05, 0.5);
+    meta_.report.dvhs.push_back(structure_dvh(body, data_, 1e12, {0.0}));
+    write_dose_hdf5(path("whole.h5"), data_, meta_);
+    RunMetadata grid_meta = meta_;
+    grid_meta.report = {};
+    grid_meta.uncertainty_reached.reset();
+    {
+        DoseHdf5Writer writer(path("two.h5"), data_, grid_meta, DoseHdf5Writer::Start::background);
+        EXPECT_FALSE(fs::exists(path("two.h5")));
+        writer.finish(meta_);
+        EXPECT_THROW(writer.finish(meta_), RuntimeError); // once only
+    }
+    EXPECT_EQ(slurp(path("whole.h5")), slurp(path("two.h5")));
+    // A writer abandoned (an error elsewhere) leaves no file.
+    {
+        DoseHdf5Writer writer(path("abandoned.h5"), data_, grid_meta,
+                              DoseHdf5Writer::Start::background);
+    }
+    EXPECT_FALSE(fs::exists(path("abandoned.h5")));
+    // The grid phase's error comes from finish, with the message of the whole writer.
+    std::vector<double> short_edep(3, 1.0);
+    DoseGridData bad = data_;
+    bad.edep_MeV = make_span(std::as_const(short_edep));
+    std::string whole_error, two_error;
+    try
+    {
+        write_dose_hdf5(path("bad.h5"), bad, meta_);
+    }
+    catch (RuntimeError const& e)
+    {
+        whole_error = e.what();
+    }
+    DoseHdf5Writer writer(path("bad.h5"), bad, grid_meta, DoseHdf5Writer::Start::background);
+    try
+    {
+        writer.finish(meta_);
+    }
+    catch (RuntimeError const& e)
+    {
+        two_error = e.what();
+    }
+    EXPECT_FALSE(whole_error.empty());
+    EXPECT_EQ(whole_error, two_error);
+    EXPECT_FALSE(fs::exists(path("bad.h5")));
+}
+
 TEST_F(WritersTest, RunOutputsWritesWhatTheStudyAsks)
 {
     OutputInput out;
