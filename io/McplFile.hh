@@ -43,13 +43,14 @@ struct McplParticle
     double weight{1};
 };
 
-//! Reads an MCPL file particle by particle (streaming: nothing is kept).
+//! Reads an MCPL file particle by particle (streaming: a block of records at most is kept).
 class McplReader
 {
   public:
     //! Open and read the header; throws RuntimeError ("<path>: <what>") for a
-    //! missing, unreadable or non-MCPL file.
-    explicit McplReader(std::string const& path);
+    //! missing, unreadable or non-MCPL file. `blocks` false: libmcpl reads every
+    //! particle (what the block decoding is tested against).
+    explicit McplReader(std::string const& path, bool blocks = true);
     ~McplReader();
     McplReader(McplReader const&) = delete;
     McplReader& operator=(McplReader const&) = delete;
@@ -67,6 +68,10 @@ class McplReader
     std::uint64_t position() const;
     //! Make `index` (<= size()) the next particle read.
     void seek(std::uint64_t index);
+    //! Whether the records are read and decoded here, a block at a time
+    //! (io/McplRecords.hh), rather than by libmcpl one at a time (a gzipped file, an
+    //! older format or the other byte order).
+    bool reads_blocks() const;
 
   private:
     struct Impl;
