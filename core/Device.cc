@@ -137,6 +137,13 @@ void activate_device(int index)
     MCDOSE_CUDA_CALL(cudaSetDevice(index));
 }
 
+int active_device()
+{
+    int index = 0;
+    MCDOSE_CUDA_CALL(cudaGetDevice(&index));
+    return index;
+}
+
 std::size_t device_free_bytes(int index)
 {
     activate_device(index);
@@ -158,6 +165,10 @@ std::vector<DeviceInfo> device_infos()
     return {};
 }
 void activate_device(int)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+int active_device()
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

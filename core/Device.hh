@@ -34,6 +34,8 @@ std::vector<DeviceInfo> device_infos();
 
 //! Make `index` the current device of the calling host thread.
 void activate_device(int index);
+//! The current device of the calling host thread.
+int active_device();
 
 //! Free memory of device `index` now [bytes] (cudaMemGetInfo; makes it current).
 std::size_t device_free_bytes(int index);

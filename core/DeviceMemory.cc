@@ -95,18 +95,35 @@ void device_synchronize()
     MCDOSE_CUDA_CALL(cudaDeviceSynchronize());
 }
 
+namespace
+{
+//! A stream that does not wait for the default stream, destroyed with this object.
+struct OwnStream
+{
+    cudaStream_t stream{nullptr};
+    OwnStream() { MCDOSE_CUDA_CALL(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking)); }
+    OwnStream(OwnStream const&) = delete;
+    OwnStream& operator=(OwnStream const&) = delete;
+    ~OwnStream()
+    {
+        if (stream)
+            cudaStreamDestroy(stream);
+    }
+};
+} // namespace
+
+void device_copy_to_device_beside_kernels(void* dst, void const* src, std::size_t bytes)
+{
+    if (bytes == 0)
+        return;
+    OwnStream const own;
+    MCDOSE_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, own.stream));
+    MCDOSE_CUDA_CALL(cudaStreamSynchronize(own.stream));
+}
+
 void device_raise_flag(unsigned* flag)
 {
-    struct OwnStream
-    {
-        cudaStream_t stream{nullptr};
-        ~OwnStream()
-        {
-            if (stream)
-                cudaStreamDestroy(stream);
-        }
-    } own;
-    MCDOSE_CUDA_CALL(cudaStreamCreateWithFlags(&own.stream, cudaStreamNonBlocking));
+    OwnStream const own;
     // Every byte 1: a nonzero word, with no host buffer to keep alive.
     MCDOSE_CUDA_CALL(cudaMemsetAsync(flag, 1, sizeof(unsigned), own.stream));
     MCDOSE_CUDA_CALL(cudaStreamSynchronize(own.stream));
@@ -136,6 +153,10 @@ void device_memset_zero(void*, std::size_t)
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 void device_synchronize()
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+void device_copy_to_device_beside_kernels(void*, void const*, std::size_t)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

@@ -12,6 +12,7 @@
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
+#include "core/Device.hh"
 #include "core/DeviceMemory.hh"
 #include "core/HostMemory.hh"
 #include "core/VectorMath.hh"
@@ -295,6 +296,26 @@ std::pair<std::uint64_t, std::uint64_t> piece_part(std::uint64_t first, std::uin
 constexpr std::uint64_t read_ahead_margin = 16;
 } // namespace
 
+std::size_t phase_space_read_threads(PhaseSpaceInput const& input)
+{
+    return input.read_threads > 0
+               ? std::size_t(input.read_threads)
+               : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+}
+
+PhaseSpaceMemory phase_space_memory(PhaseSpaceInput const& input, std::uint64_t piece,
+                                    Precision precision, bool gpu)
+{
+    double const particle =
+        precision == Precision::single_ ? sizeof(Particle<float>) : sizeof(Particle<double>);
+    double const pieces = (input.read_ahead ? 2.0 : 1.0) * double(piece + 2 * read_ahead_margin);
+    PhaseSpaceMemory m;
+    m.host_bytes = pieces * particle + double(phase_space_read_threads(input)) *
+                                           double(read_block) * sizeof(Particle<double>);
+    m.device_bytes = gpu ? pieces * particle : 0.0;
+    return m;
+}
+
 template <class Real>
 PhaseSpaceChunks<Real>::PhaseSpaceChunks(PhaseSpaceInput const& input, GridGeometry const& grid)
     : input_(input), grid_(grid), recycle_(input.recycle), read_ahead_(input.read_ahead),
@@ -302,9 +323,7 @@ PhaseSpaceChunks<Real>::PhaseSpaceChunks(PhaseSpaceInput const& input, GridGeome
 {
     MCDOSE_VALIDATE(recycle_ >= 1, << input.file << ": recycle must be at least 1");
     readers_.push_back(std::make_unique<PhaseSpaceReader>(input));
-    max_readers_ = input.read_threads > 0
-                       ? std::size_t(input.read_threads)
-                       : std::clamp<std::size_t>(std::thread::hardware_concurrency(), 1, 16);
+    max_readers_ = phase_space_read_threads(input);
 }
 
 template <class Real>
@@ -325,27 +344,42 @@ PhaseSpaceView<Real> PhaseSpaceChunks<Real>::load(std::uint64_t first_history,
         return view;
     std::uint64_t const first = first_history / recycle_;
     std::uint64_t const end = (end_history - 1) / recycle_ + 1;
-    if (first != loaded_first_ || end != loaded_end_) // else: the piece again (a re-run)
-    {
+    bool const new_piece = first != loaded_first_ || end != loaded_end_; // else a re-run
+    if (new_piece)
         this->fill(first, end);
-        if (read_ahead_) // into the other piece's memory, while this one is copied
-            this->start_read_ahead(first, end);
-    }
-    Span<Particle<Real> const> const host{current_.particles.data() + (first - current_.first),
-                                          end - first};
     view.first_particle = first;
     if (device)
-    {
-        if (device_.size() < host.size())
-            device_ = DeviceBuffer<Particle<Real>>(host.size());
-        device_copy_to_device(device_.data(), host.data(), host.size() * sizeof(Particle<Real>));
-        view.particles = {device_.data(), host.size()};
-    }
+        view.particles = this->on_device(first, end);
     else
-    {
-        view.particles = host;
-    }
+        view.particles = {current_.particles.data() + (first - current_.first), end - first};
+    // Into the other piece's memory (host and device), while this one is transported.
+    if (new_piece && read_ahead_)
+        this->start_read_ahead(first, end, device);
     return view;
+}
+
+template <class Real>
+Span<Particle<Real> const> PhaseSpaceChunks<Real>::on_device(std::uint64_t first, std::uint64_t end)
+{
+    if (current_.on_device)
+    {
+        // The read-ahead copied this piece while the one before was transported.
+        std::swap(device_, device_ahead_);
+        device_first_ = current_.first;
+        device_end_ = current_.end();
+        current_.on_device = false;
+    }
+    if (first < device_first_ || end > device_end_)
+    {
+        std::size_t const n = end - first;
+        if (device_.size() < n)
+            device_ = DeviceBuffer<Particle<Real>>(n);
+        device_copy_to_device(device_.data(), current_.particles.data() + (first - current_.first),
+                              n * sizeof(Particle<Real>));
+        device_first_ = first;
+        device_end_ = end;
+    }
+    return {device_.data() + (first - device_first_), end - first};
 }
 
 //! Transported particles [first, end) from the file, placed and converted, in parts
@@ -452,6 +486,7 @@ void PhaseSpaceChunks<Real>::fill(std::uint64_t first, std::uint64_t end)
             Piece const rest = this->read_piece(ahead.end(), end);
             ahead.particles.insert(ahead.particles.end(), rest.particles.begin(),
                                    rest.particles.end());
+            ahead.on_device = false; // the device holds only a part
         }
         current_ = std::move(ahead);
     }
@@ -486,10 +521,13 @@ auto PhaseSpaceChunks<Real>::take_read_ahead() -> Piece
  * Start reading the group's next piece after [first, end): right after it (one
  * group: batches follow each other), or as far on as this piece is from the last
  * one when there is a gap between them (several groups or ranks: each reads its
- * share of every batch). Without a thread, nothing is read ahead.
+ * share of every batch). With `device`, the piece read is copied to the calling
+ * thread's GPU (into device_ahead_, on a stream beside the transport's kernel: the
+ * GPU's work waits for neither the reading nor the copy). Without a thread, nothing
+ * is read ahead.
  */
 template <class Real>
-void PhaseSpaceChunks<Real>::start_read_ahead(std::uint64_t first, std::uint64_t end)
+void PhaseSpaceChunks<Real>::start_read_ahead(std::uint64_t first, std::uint64_t end, bool device)
 {
     bool const strided = last_end_ > last_first_ && last_end_ < first;
     std::uint64_t const guess = strided ? first + (first - last_first_) : end;
@@ -498,9 +536,23 @@ void PhaseSpaceChunks<Real>::start_read_ahead(std::uint64_t first, std::uint64_t
         std::min(transported_, std::max(from, guess + (end - first) + read_ahead_margin));
     if (from >= to)
         return;
+    int const gpu = device ? active_device() : -1;
+    auto const read_and_copy = [this, from, to, gpu]
+    {
+        Piece piece = read_piece(from, to);
+        if (gpu < 0 || piece.particles.size() != to - from)
+            return piece;
+        activate_device(gpu);
+        if (device_ahead_.size() < piece.particles.size())
+            device_ahead_ = DeviceBuffer<Particle<Real>>(piece.particles.size());
+        device_copy_to_device_beside_kernels(device_ahead_.data(), piece.particles.data(),
+                                             piece.particles.size() * sizeof(Particle<Real>));
+        piece.on_device = true;
+        return piece;
+    };
     try
     {
-        ahead_ = std::async(std::launch::async, [this, from, to] { return read_piece(from, to); });
+        ahead_ = std::async(std::launch::async, read_and_copy);
     }
     catch (std::system_error const&)
     {

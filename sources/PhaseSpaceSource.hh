@@ -31,6 +31,7 @@
 #include "core/DeviceBuffer.hh"
 #include "core/GridGeometry.hh"
 #include "core/Particle.hh"
+#include "core/Types.hh"
 #include "sources/PhaseSpaceInput.hh"
 #include "sources/PhaseSpaceView.hh"
 
@@ -60,8 +61,22 @@ class PhaseSpaceReader
     std::uint64_t next_{0}; //!< transported index of the next particle read
 };
 
+//! Threads that read a piece at once (`read_threads`, or one per core, at most 16).
+std::size_t phase_space_read_threads(PhaseSpaceInput const& input);
+
+//! What one worker group's phase-space source holds with pieces of `piece` particles
+//! (PhaseSpaceChunks: one piece, two with read-ahead, and each reading thread's block).
+struct PhaseSpaceMemory
+{
+    double host_bytes{0};
+    double device_bytes{0}; //!< on the group's GPU (with `gpu`)
+};
+PhaseSpaceMemory phase_space_memory(PhaseSpaceInput const& input, std::uint64_t piece,
+                                    Precision precision, bool gpu);
+
 //! The particles of the current piece, on the host and (after load) the device;
-//! with read-ahead, a thread reads the next piece meanwhile.
+//! with read-ahead, a thread reads the next piece meanwhile and, for a GPU, copies it
+//! to the GPU while the current piece is transported.
 template <class Real>
 class PhaseSpaceChunks
 {
@@ -85,13 +100,16 @@ class PhaseSpaceChunks
     {
         std::uint64_t first{0};
         std::vector<Particle<Real>> particles;
+        bool on_device{false}; //!< also in device_ahead_ (copied by the read-ahead)
         std::uint64_t end() const { return first + particles.size(); }
     };
 
     Piece read_piece(std::uint64_t first, std::uint64_t end);
     void fill(std::uint64_t first, std::uint64_t end);
     Piece take_read_ahead();
-    void start_read_ahead(std::uint64_t first, std::uint64_t end);
+    void start_read_ahead(std::uint64_t first, std::uint64_t end, bool device);
+    //! The device view of [first, end) of the current piece (copied there if not yet).
+    Span<Particle<Real> const> on_device(std::uint64_t first, std::uint64_t end);
 
     //! The piece's part k (of `parts`) into piece.particles; returns the particles read
     //! (fewer if cancel_ stopped it).
@@ -111,7 +129,9 @@ class PhaseSpaceChunks
     std::future<Piece> ahead_;          //!< the read-ahead (invalid: none)
     std::atomic<bool> cancel_{false};
     std::uint64_t read_ahead_used_{0};
-    DeviceBuffer<Particle<Real>> device_;
+    DeviceBuffer<Particle<Real>> device_;           //!< what the GPU transports
+    std::uint64_t device_first_{0}, device_end_{0}; //!< the particles device_ holds
+    DeviceBuffer<Particle<Real>> device_ahead_;     //!< the read-ahead's copy
 };
 
 extern template class PhaseSpaceChunks<float>;

@@ -12,6 +12,8 @@
 #include "core/Assert.hh"
 #include "core/Device.hh"
 #include "core/Particle.hh"
+#include "sources/PhaseSpaceSource.hh"
+#include "study/PhaseSpaceOutput.hh"
 
 namespace mcdose
 {
@@ -133,6 +135,13 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
     if (study.outputs.image_format != "none" && study.outputs.image_format != "mha")
         plan.host.push_back({"image buffer and read-back check", itk_image_bytes * n});
     plan.host.push_back({"tables and buffers", host_fixed_bytes});
+    PhaseSpaceMemory phase_space;
+    if (SourceInput const* ps = phase_space_source(study); ps && how.phase_space_piece > 0)
+    {
+        phase_space = phase_space_memory(*ps->phase_space, how.phase_space_piece,
+                                         study.physics.precision, gpu);
+        plan.host.push_back({"phase-space particles", phase_space.host_bytes * double(groups)});
+    }
     if (gpu)
     {
         plan.device.push_back({"phantom", phantom_bytes * n});
@@ -141,6 +150,8 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
             plan.device.push_back(
                 {"running totals and final grids", (totals_bytes + result_bytes) * n});
         plan.device.push_back({"tables, RNG states and stacks", device_fixed_bytes});
+        if (phase_space.device_bytes > 0)
+            plan.device.push_back({"phase-space particles", phase_space.device_bytes});
         if (how.source_particles_ahead)
         {
             double const particle = study.physics.precision == Precision::single_

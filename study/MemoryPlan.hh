@@ -40,6 +40,8 @@ struct MemoryPlanInput
     int ranks{1};
     //! GPU: source particles sampled at once (TransportRunOptions::source_particles_ahead)
     std::uint64_t source_particles_ahead{0};
+    //! Particles of one batch piece of a phase-space source (0: none)
+    std::uint64_t phase_space_piece{0};
 };
 
 MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how);

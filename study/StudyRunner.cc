@@ -231,6 +231,29 @@ std::uint64_t source_particles_ahead(StudyInput const& study, StudyRunOptions co
     return ahead ? options.source_particles_ahead : 0;
 }
 
+/*!
+ * Particles of one batch piece of a phase-space source (0: none): the run's histories (for
+ * a run to a target uncertainty its batch_histories, else at most its max_histories or
+ * the whole file) over its batches.
+ */
+std::uint64_t phase_space_piece(StudyInput const& study, std::uint64_t histories, Backend backend)
+{
+    SourceInput const* ps = phase_space_source(study);
+    if (!ps)
+        return 0;
+    std::uint64_t const recycle = ps->phase_space->recycle;
+    if (histories == 0 && study.run.batch_histories > 0)
+        return (study.run.batch_histories + recycle - 1) / recycle;
+    std::uint64_t const particles =
+        histories > 0 ? histories / recycle
+                      : std::min(ps->phase_space->scan.transported,
+                                 study.run.max_histories.value_or(max_study_histories) / recycle);
+    std::uint64_t const batches = std::clamp<std::uint64_t>(
+        std::uint64_t(study.tally.run_batches(uses_history_uncertainty(study, backend))), 1,
+        std::max<std::uint64_t>(particles, 1));
+    return (particles + batches - 1) / batches;
+}
+
 //! How to run: backend, threads, GPUs, RNG, history count and batches,
 //! checkpoints. An open-ended run gets its stopping rule from
 //! add_target_uncertainty_rule.
@@ -891,6 +914,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     bool const gpu = backend == Backend::gpu;
     MemoryPlanInput memory{0, backend, 0, options.cpu_groups, comm.size()};
     memory.source_particles_ahead = source_particles_ahead(study, options, backend);
+    memory.phase_space_piece = phase_space_piece(study, histories, backend);
     auto const started_phantom = phantom_and_gpus(study, options, comm, memory, &summary.warnings);
     StudyPhantom const& study_phantom = started_phantom.first;
     std::vector<int> const& gpus = started_phantom.second;

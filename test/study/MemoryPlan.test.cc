@@ -64,6 +64,36 @@ TEST(MemoryPlanTest, PerVoxelBytesFollowTheRun)
                      plan_study_memory(study, ahead).device_bytes());
 }
 
+// A phase-space source holds two pieces (read-ahead: the one transported and the next) of
+// a batch's particles, with a margin of 16 on either side, on the host and on the GPU,
+// and each reading thread's block of 2^16 placed particles (72 B) on the host.
+TEST(MemoryPlanTest, PhaseSpacePiecesAreCounted)
+{
+    StudyInput study;
+    study.tally.method = TallyMethod::fx;
+    study.outputs.image_format = "mha";
+    study.physics.precision = Precision::single_;
+    size_type const voxels = 1000000;
+    MemoryPlanInput how{voxels, Backend::gpu, 1, 1, 1};
+    how.phase_space_piece = 1000000;
+    MemoryPlan const without = plan_study_memory(study, how); // no phase-space source
+    SourceInput source;
+    source.kind = SourceKind::phase_space;
+    source.phase_space = PhaseSpaceInput{};
+    source.phase_space->read_threads = 3;
+    study.sources = {source};
+    MemoryPlan const with = plan_study_memory(study, how);
+    double const pieces = 2 * (1000000 + 32) * 36.0;
+    EXPECT_DOUBLE_EQ(without.device_bytes() + pieces, with.device_bytes());
+    EXPECT_DOUBLE_EQ(without.host_bytes() + pieces + 3 * 65536 * 72.0, with.host_bytes());
+    // Without read-ahead one piece; on the CPU backend nothing on a device.
+    study.sources[0].phase_space->read_ahead = false;
+    EXPECT_DOUBLE_EQ(without.device_bytes() + pieces / 2,
+                     plan_study_memory(study, how).device_bytes());
+    how.backend = Backend::cpu;
+    EXPECT_TRUE(plan_study_memory(study, how).device.empty());
+}
+
 TEST(MemoryPlanTest, GigavoxelGridOnOneGpu)
 {
     // 1024^3 with HB on one 80 GB GPU: 59 GB on the device; 23.9 GB on the host with
