@@ -8,6 +8,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "core/Device.hh"
 #include "core/DeviceMemory.hh"
 #include "core/HostMemory.hh"
 #include "core/ParallelFor.hh"
@@ -534,22 +535,30 @@ DoseResult DoseTally::result() const
     r.batches = batches_;
     r.histories = histories_;
     r.history_moments = history_moments_;
-    // Both grids made at once: a new vector is filled on one thread (after its pages are
-    // mapped on all cores, core/HostMemory.hh), so the two fills run side by side.
-    parallel_for_each(2,
-                      [&](size_type k) {
-                          resize_on_all_cores(k == 0 ? r.energy_MeV : r.energy_sigma_MeV, voxels_,
-                                              0.0, host_threads_);
-                      });
+    std::vector<double>* grids[2] = {&r.energy_MeV, &r.energy_sigma_MeV};
     if (on_device() && !device_hi_.empty())
     {
+        // Both grids computed on the device, then each made on the host (a new vector is
+        // filled on one thread, after its pages are mapped on all cores: core/HostMemory.hh)
+        // and copied into on a thread of its own, so that one grid's fill runs beside the
+        // other's copy.
         DeviceBuffer<double> energy(voxels_), sigma(voxels_);
         batch_result_device(device_hi_.data(), device_lo_.data(), device_sum_sq_.data(), voxels_,
                             batches_, energy.data(), sigma.data());
-        energy.copy_to_host(make_span(r.energy_MeV));
-        sigma.copy_to_host(make_span(r.energy_sigma_MeV));
+        DeviceBuffer<double> const* from[2] = {&energy, &sigma};
+        int const device = active_device();
+        parallel_for_each(2,
+                          [&](size_type k)
+                          {
+                              activate_device(device);
+                              resize_on_all_cores(*grids[k], voxels_, 0.0, host_threads_);
+                              from[k]->copy_to_host(make_span(*grids[k]));
+                          });
         return r;
     }
+    // Both grids made at once: the two fills run side by side.
+    parallel_for_each(2, [&](size_type k)
+                      { resize_on_all_cores(*grids[k], voxels_, 0.0, host_threads_); });
     if (on_device())
     {
         // Nothing folded yet: no totals on the device.
