@@ -281,8 +281,12 @@ Particle<Real> to_grid_frame(Particle<double> const& p, GridGeometry const& grid
     return q;
 }
 
-//! Particles read and converted at a time (a stop of the read-ahead waits for one block).
-constexpr std::uint64_t read_block = std::uint64_t(1) << 16;
+//! The least particles of a part that a thread of its own reads.
+constexpr std::uint64_t min_part = std::uint64_t(1) << 16;
+//! Particles placed and converted at a time by a reading thread: a block of placed
+//! particles (288 KiB in double precision) stays in the core's cache between being placed
+//! and being converted into the piece. A stop of the read-ahead waits for one block.
+constexpr std::uint64_t read_block = std::uint64_t(1) << 12;
 
 //! Part k of `parts` of [first, end): the transported particles one reader reads.
 std::pair<std::uint64_t, std::uint64_t> piece_part(std::uint64_t first, std::uint64_t end,
@@ -384,9 +388,10 @@ Span<Particle<Real> const> PhaseSpaceChunks<Real>::on_device(std::uint64_t first
 
 //! Transported particles [first, end) from the file, placed and converted, in parts
 //! read at once (on the read-ahead thread: until cancel_, so a piece cut short keeps
-//! the particles before the first part left unfinished).
+//! the particles before the first part left unfinished). With a `gpu` (>= 0), each
+//! part is also copied into device_ahead_ by its thread as soon as it is read.
 template <class Real>
-auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end) -> Piece
+auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end, int gpu) -> Piece
 {
     Piece piece;
     piece.first = first;
@@ -396,17 +401,25 @@ auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end) 
         piece.particles.resize(n); // no fill: the parts write every particle
     else
         resize_on_all_cores(piece.particles, n, Particle<Real>{}, int(max_readers_));
-    std::size_t const parts = std::clamp<std::size_t>(n / read_block, 1, max_readers_);
+    std::size_t const parts = std::clamp<std::size_t>(n / min_part, 1, max_readers_);
     while (readers_.size() < parts)
         readers_.push_back(std::make_unique<PhaseSpaceReader>(input_));
+    DeviceTarget target;
+    if (gpu >= 0)
+    {
+        activate_device(gpu);
+        if (device_ahead_.size() < n)
+            device_ahead_ = DeviceBuffer<Particle<Real>>(n);
+        target = {device_ahead_.data(), gpu};
+    }
     std::vector<std::uint64_t> done(parts, 0);
     std::vector<std::future<std::uint64_t>> others;
     for (std::size_t k = 1; k < parts; ++k)
     {
         try
         {
-            others.push_back(std::async(std::launch::async, [this, &piece, end, k, parts]
-                                        { return read_part(piece, end, k, parts); }));
+            others.push_back(std::async(std::launch::async, [this, &piece, end, k, parts, target]
+                                        { return read_part(piece, end, k, parts, target); }));
         }
         catch (std::system_error const&)
         {
@@ -427,13 +440,13 @@ auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end) 
                 error = std::current_exception();
         }
     };
-    run(0, [&] { return read_part(piece, end, 0, parts); });
+    run(0, [&] { return read_part(piece, end, 0, parts, target); });
     for (std::size_t k = 1; k < parts; ++k)
     {
         if (k <= others.size())
             run(k, [&] { return others[k - 1].get(); });
         else
-            run(k, [&] { return read_part(piece, end, k, parts); });
+            run(k, [&] { return read_part(piece, end, k, parts, target); });
     }
     if (error)
         std::rethrow_exception(error);
@@ -447,12 +460,13 @@ auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end) 
             break;
     }
     piece.particles.resize(kept);
+    piece.on_device = target.particles && kept == n;
     return piece;
 }
 
 template <class Real>
 std::uint64_t PhaseSpaceChunks<Real>::read_part(Piece& piece, std::uint64_t end, std::size_t k,
-                                                std::size_t parts)
+                                                std::size_t parts, DeviceTarget target)
 {
     auto const [from, to] = piece_part(piece.first, end, k, parts);
     std::vector<Particle<double>> placed;
@@ -462,6 +476,13 @@ std::uint64_t PhaseSpaceChunks<Real>::read_part(Piece& piece, std::uint64_t end,
         readers_[k]->read(at, std::min(read_block, to - at), placed);
         for (std::size_t j = 0; j < placed.size(); ++j)
             piece.particles[at - piece.first + j] = to_grid_frame<Real>(placed[j], grid_);
+    }
+    if (target.particles && at == to)
+    {
+        activate_device(target.gpu);
+        device_copy_to_device_beside_kernels(target.particles + (from - piece.first),
+                                             piece.particles.data() + (from - piece.first),
+                                             (to - from) * sizeof(Particle<Real>));
     }
     return at - from;
 }
@@ -521,10 +542,10 @@ auto PhaseSpaceChunks<Real>::take_read_ahead() -> Piece
  * Start reading the group's next piece after [first, end): right after it (one
  * group: batches follow each other), or as far on as this piece is from the last
  * one when there is a gap between them (several groups or ranks: each reads its
- * share of every batch). With `device`, the piece read is copied to the calling
- * thread's GPU (into device_ahead_, on a stream beside the transport's kernel: the
- * GPU's work waits for neither the reading nor the copy). Without a thread, nothing
- * is read ahead.
+ * share of every batch). With `device`, the piece's parts are copied to the calling
+ * thread's GPU as they are read (into device_ahead_, on streams beside the transport's
+ * kernel: the GPU's work waits for neither the reading nor the copies). Without a
+ * thread, nothing is read ahead.
  */
 template <class Real>
 void PhaseSpaceChunks<Real>::start_read_ahead(std::uint64_t first, std::uint64_t end, bool device)
@@ -537,22 +558,10 @@ void PhaseSpaceChunks<Real>::start_read_ahead(std::uint64_t first, std::uint64_t
     if (from >= to)
         return;
     int const gpu = device ? active_device() : -1;
-    auto const read_and_copy = [this, from, to, gpu]
-    {
-        Piece piece = read_piece(from, to);
-        if (gpu < 0 || piece.particles.size() != to - from)
-            return piece;
-        activate_device(gpu);
-        if (device_ahead_.size() < piece.particles.size())
-            device_ahead_ = DeviceBuffer<Particle<Real>>(piece.particles.size());
-        device_copy_to_device_beside_kernels(device_ahead_.data(), piece.particles.data(),
-                                             piece.particles.size() * sizeof(Particle<Real>));
-        piece.on_device = true;
-        return piece;
-    };
     try
     {
-        ahead_ = std::async(std::launch::async, read_and_copy);
+        ahead_ = std::async(std::launch::async,
+                            [this, from, to, gpu] { return read_piece(from, to, gpu); });
     }
     catch (std::system_error const&)
     {

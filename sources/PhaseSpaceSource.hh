@@ -100,20 +100,28 @@ class PhaseSpaceChunks
     {
         std::uint64_t first{0};
         std::vector<Particle<Real>> particles;
-        bool on_device{false}; //!< also in device_ahead_ (copied by the read-ahead)
+        bool on_device{false}; //!< also in device_ahead_ (copied as it was read ahead)
         std::uint64_t end() const { return first + particles.size(); }
     };
 
-    Piece read_piece(std::uint64_t first, std::uint64_t end);
+    //! Where a piece's parts are copied as they are read (none: no particles).
+    struct DeviceTarget
+    {
+        Particle<Real>* particles{nullptr};
+        int gpu{-1};
+    };
+
+    Piece read_piece(std::uint64_t first, std::uint64_t end, int gpu = -1);
     void fill(std::uint64_t first, std::uint64_t end);
     Piece take_read_ahead();
     void start_read_ahead(std::uint64_t first, std::uint64_t end, bool device);
     //! The device view of [first, end) of the current piece (copied there if not yet).
     Span<Particle<Real> const> on_device(std::uint64_t first, std::uint64_t end);
 
-    //! The piece's part k (of `parts`) into piece.particles; returns the particles read
-    //! (fewer if cancel_ stopped it).
-    std::uint64_t read_part(Piece& piece, std::uint64_t end, std::size_t k, std::size_t parts);
+    //! The piece's part k (of `parts`) into piece.particles and, when whole, to `target`;
+    //! returns the particles read (fewer if cancel_ stopped it).
+    std::uint64_t read_part(Piece& piece, std::uint64_t end, std::size_t k, std::size_t parts,
+                            DeviceTarget target);
 
     PhaseSpaceInput input_;
     std::vector<std::unique_ptr<PhaseSpaceReader>> readers_; //!< one per part read at once
