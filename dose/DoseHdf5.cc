@@ -122,6 +122,15 @@ struct GridPhaseStopped
  * slices as there are cores are filled and compressed at once, each on its
  * own thread, and written in order as raw chunks (H5Dwrite_chunk).
  */
+//! A dataset's creation properties without its modification time, which HDF5 would
+//! otherwise record: the same run's file is then the same bytes whenever it is written.
+H5::DSetCreatPropList untimed_dataset()
+{
+    H5::DSetCreatPropList props;
+    H5Pset_obj_track_times(props.getId(), false);
+    return props;
+}
+
 template <class T, class Fill>
 H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredType const& type,
                                 char const* units, Fill&& fill)
@@ -129,7 +138,7 @@ H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredT
     GridGeometry const& g = out.g;
     hsize_t const dims[3] = {hsize_t(g.dims[2]), hsize_t(g.dims[1]), hsize_t(g.dims[0])};
     H5::DataSpace space(3, dims);
-    H5::DSetCreatPropList props;
+    H5::DSetCreatPropList props = untimed_dataset();
     hsize_t const chunk[3] = {1, dims[1], dims[2]};
     props.setChunk(3, chunk);
     props.setDeflate(deflate_level);
@@ -182,7 +191,8 @@ void dataset_doubles(H5::Group& group, char const* name, std::vector<double> con
                      char const* units)
 {
     hsize_t const n = values.size();
-    H5::DataSet ds = group.createDataSet(name, H5::PredType::NATIVE_DOUBLE, H5::DataSpace(1, &n));
+    H5::DataSet ds = group.createDataSet(name, H5::PredType::NATIVE_DOUBLE, H5::DataSpace(1, &n),
+                                         untimed_dataset());
     if (n > 0)
         ds.write(values.data(), H5::PredType::NATIVE_DOUBLE);
     attr_string(ds, "units", units);
@@ -387,7 +397,8 @@ FileImage complete_file(H5::H5File& file, RunMetadata const& meta)
     attr_string(input, "study_file", meta.study_file);
     {
         auto const type = vlen_string_type();
-        H5::DataSet ds = input.createDataSet("study_json", type, H5::DataSpace(H5S_SCALAR));
+        H5::DataSet ds =
+            input.createDataSet("study_json", type, H5::DataSpace(H5S_SCALAR), untimed_dataset());
         char const* s = meta.study_json.c_str();
         ds.write(&s, type);
         ds.close();
