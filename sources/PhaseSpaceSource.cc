@@ -376,8 +376,11 @@ Span<Particle<Real> const> PhaseSpaceChunks<Real>::on_device(std::uint64_t first
     if (first < device_first_ || end > device_end_)
     {
         std::size_t const n = end - first;
+        // With room for a read-ahead piece (the margins on either side), so that the
+        // buffers, once swapped, need no new memory (freeing device memory would wait
+        // for the running kernel).
         if (device_.size() < n)
-            device_ = DeviceBuffer<Particle<Real>>(n);
+            device_ = DeviceBuffer<Particle<Real>>(n + 2 * read_ahead_margin);
         device_copy_to_device(device_.data(), current_.particles.data() + (first - current_.first),
                               n * sizeof(Particle<Real>));
         device_first_ = first;
