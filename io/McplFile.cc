@@ -47,20 +47,7 @@ auto with_path(std::string const& path, F&& f)
         throw RuntimeError(path + ": " + e.what());
     }
 }
-} // namespace
 
-bool mcpl_available()
-{
-    return true;
-}
-
-std::string mcpl_version()
-{
-    return MCPL_VERSION_STR;
-}
-
-namespace
-{
 //! Particles decoded per read of the records.
 constexpr std::size_t direct_block = 4096;
 
@@ -91,6 +78,16 @@ std::size_t read_at(int fd, unsigned char* to, std::size_t bytes, std::uint64_t 
     return done;
 }
 } // namespace
+
+bool mcpl_available()
+{
+    return true;
+}
+
+std::string mcpl_version()
+{
+    return MCPL_VERSION_STR;
+}
 
 /*!
  * libmcpl's file handle and, where the file allows (uncompressed, format 3, this
