@@ -231,6 +231,16 @@ std::uint64_t source_particles_ahead(StudyInput const& study, StudyRunOptions co
     return ahead ? options.source_particles_ahead : 0;
 }
 
+//! Batches of a run of `histories` (> 0) whose batches hold whole multiples of
+//! `granule` histories (a phase-space particle's uses): the study's, at most one per granule.
+std::uint64_t run_batch_count(StudyInput const& study, Backend backend, std::uint64_t histories,
+                              std::uint64_t granule)
+{
+    return std::min<std::uint64_t>(
+        std::uint64_t(study.tally.run_batches(uses_history_uncertainty(study, backend))),
+        histories / granule);
+}
+
 /*!
  * Particles of one batch piece of a phase-space source (0: none): the run's histories (for
  * a run to a target uncertainty its batch_histories, else at most its max_histories or
@@ -248,9 +258,8 @@ std::uint64_t phase_space_piece(StudyInput const& study, std::uint64_t histories
         histories > 0 ? histories / recycle
                       : std::min(ps->phase_space->scan.transported,
                                  study.run.max_histories.value_or(max_study_histories) / recycle);
-    std::uint64_t const batches = std::clamp<std::uint64_t>(
-        std::uint64_t(study.tally.run_batches(uses_history_uncertainty(study, backend))), 1,
-        std::max<std::uint64_t>(particles, 1));
+    std::uint64_t const batches =
+        std::max<std::uint64_t>(1, run_batch_count(study, backend, particles * recycle, recycle));
     return (particles + batches - 1) / batches;
 }
 
@@ -283,11 +292,8 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
     if (SourceInput const* ps = phase_space_source(study))
         run_options.history_granule = ps->phase_space->recycle; // a particle's uses: one batch
     if (histories > 0)
-    {
-        run_options.batches = std::min<std::uint64_t>(
-            std::uint64_t(study.tally.run_batches(run_options.history_uncertainty)),
-            histories / run_options.history_granule);
-    }
+        run_options.batches =
+            run_batch_count(study, backend, histories, run_options.history_granule);
     return run_options;
 }
 

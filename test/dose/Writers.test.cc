@@ -22,6 +22,7 @@
 #include "dose/RunSummary.hh"
 #include "dose/RunTimings.hh"
 #include "io/ImageIO.hh"
+#include "phantoms/StructureMask.hh"
 #include "study/RunOutputs.hh"
 
 namespace fs = std::filesystem;
@@ -495,13 +496,7 @@ TEST_F(WritersTest, Hdf5GridsInTheBackgroundMakeTheSameFile)
     // The grid datasets made on the writer's thread while the caller goes on: the
     // same bytes as the file written whole on the caller's thread, nothing on disk
     // before finish.
-    StructureMask body;
-    body.name = "body";
-    for (size_type v = 0; v < geo_.num_voxels(); ++v)
-    {
-        body.voxels.push_back(v);
-        body.fraction.push_back(1.0f);
-    }
+    StructureMask const body = whole_grid(geo_);
     meta_.source_particles = 1e12;
     meta_.report.dose_unit = "Gy";
     meta_.report.summary = summarize_region(data_, body, 0.05, 0.5);
