@@ -44,6 +44,9 @@ class EnergySums
         last_slot_ = s;
     }
 
+    //! Keys with a sum.
+    size_type size() const { return used_.size(); }
+
     //! Call f(key, energy) for every key, in the order they were first added,
     //! and empty the table; ahead(key) is called `lookahead` keys before f(key)
     //! (e.g. to prefetch what f will touch).
@@ -87,10 +90,10 @@ class EnergySums
 
     void grow()
     {
+        size_type const capacity = keys_.empty() ? 1024 : 2 * keys_.size();
         std::vector<size_type> const old_keys = std::move(keys_);
         std::vector<double> const old_values = std::move(values_);
         std::vector<size_type> const old_used = std::move(used_);
-        size_type const capacity = keys_.empty() ? 1024 : 2 * keys_.size();
         keys_.assign(capacity, empty_key);
         values_.assign(capacity, 0.0);
         used_.clear();

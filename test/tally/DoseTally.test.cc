@@ -11,6 +11,7 @@
 #include <gtest/gtest.h>
 
 #include "tally/DoseTally.hh"
+#include "tally/HistoryScratch.hh"
 #include "tally/accum/DoubleWord.hh"
 
 namespace mcdose::test
@@ -512,6 +513,34 @@ TEST(DoseTallyTest, HistoryMomentsOfSlabSums)
     DoseTally without_slabs(input);
     EXPECT_THROW(without_slabs.restore(tally.totals()), RuntimeError);
     EXPECT_TRUE(without_slabs.history_slab_sum_sq().empty());
+}
+
+//! A history's table of energy per voxel holds as many voxels as the history
+//! reaches (it grows past its first 1024 slots), sums each voxel's deposits,
+//! and gives them back in the order the voxels were first reached.
+TEST(DoseTallyTest, HistoryTableGrowsAndDrainsInOrder)
+{
+    EnergySums sums;
+    for (int round = 0; round < 2; ++round) // a drained table is used again
+    {
+        size_type const keys = round == 0 ? 5000 : 300;
+        for (int pass = 0; pass < 3; ++pass)
+        {
+            for (size_type k = 0; k < keys; ++k)
+                sums.add(7919 * k % 100003, 0.5 * double(k + pass));
+        }
+        EXPECT_EQ(keys, sums.size());
+        size_type next = 0;
+        sums.drain(
+            [&](size_type key, double e)
+            {
+                EXPECT_EQ(7919 * next % 100003, key);
+                EXPECT_EQ(0.5 * double(3 * next + 3), e);
+                ++next;
+            });
+        EXPECT_EQ(keys, next);
+        EXPECT_EQ(0u, sums.size());
+    }
 }
 } // namespace
 } // namespace mcdose::test
