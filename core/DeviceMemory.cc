@@ -1,7 +1,10 @@
 //! \file core/DeviceMemory.cc
 #include "core/DeviceMemory.hh"
 
+#include <algorithm>
+#include <array>
 #include <cstdlib>
+#include <cstring>
 #include <iostream>
 
 #include "core/Assert.hh"
@@ -112,21 +115,77 @@ struct OwnStream
 };
 } // namespace
 
-void device_copy_to_device_beside_kernels(void* dst, void const* src, std::size_t bytes)
-{
-    if (bytes == 0)
-        return;
-    OwnStream const own;
-    MCDOSE_CUDA_CALL(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyHostToDevice, own.stream));
-    MCDOSE_CUDA_CALL(cudaStreamSynchronize(own.stream));
-}
-
 void device_raise_flag(unsigned* flag)
 {
     OwnStream const own;
     // Every byte 1: a nonzero word, with no host buffer to keep alive.
     MCDOSE_CUDA_CALL(cudaMemsetAsync(flag, 1, sizeof(unsigned), own.stream));
     MCDOSE_CUDA_CALL(cudaStreamSynchronize(own.stream));
+}
+
+struct DeviceUploadStream::Impl
+{
+    OwnStream own;
+    std::size_t bytes{0};
+    std::array<char*, 2> staging{{nullptr, nullptr}};
+    std::array<cudaEvent_t, 2> copied{{nullptr, nullptr}}; //!< recorded after each staging's copy
+    std::array<bool, 2> pending{{false, false}};
+    int next{0};
+
+    ~Impl()
+    {
+        cudaStreamSynchronize(own.stream); // no copy may read freed staging memory
+        for (int h = 0; h < 2; ++h)
+        {
+            if (copied[h])
+                cudaEventDestroy(copied[h]);
+            if (staging[h])
+                cudaFreeHost(staging[h]);
+        }
+    }
+};
+
+DeviceUploadStream::DeviceUploadStream(std::size_t staging_bytes) : impl_(std::make_unique<Impl>())
+{
+    impl_->bytes = std::max<std::size_t>(staging_bytes, 1);
+    for (int h = 0; h < 2; ++h)
+    {
+        void* p = nullptr;
+        MCDOSE_CUDA_CALL(cudaHostAlloc(&p, impl_->bytes, cudaHostAllocPortable));
+        impl_->staging[h] = static_cast<char*>(p);
+        MCDOSE_CUDA_CALL(cudaEventCreateWithFlags(&impl_->copied[h], cudaEventDisableTiming));
+    }
+}
+
+DeviceUploadStream::~DeviceUploadStream() = default;
+
+void DeviceUploadStream::copy(void* dst, void const* src, std::size_t bytes)
+{
+    Impl& m = *impl_;
+    auto* to = static_cast<char*>(dst);
+    auto const* from = static_cast<char const*>(src);
+    while (bytes > 0)
+    {
+        int const h = m.next;
+        if (m.pending[h]) // this staging buffer's last copy must be done before it is refilled
+            MCDOSE_CUDA_CALL(cudaEventSynchronize(m.copied[h]));
+        std::size_t const n = std::min(bytes, m.bytes);
+        std::memcpy(m.staging[h], from, n);
+        MCDOSE_CUDA_CALL(
+            cudaMemcpyAsync(to, m.staging[h], n, cudaMemcpyHostToDevice, m.own.stream));
+        MCDOSE_CUDA_CALL(cudaEventRecord(m.copied[h], m.own.stream));
+        m.pending[h] = true;
+        m.next = 1 - h;
+        to += n;
+        from += n;
+        bytes -= n;
+    }
+}
+
+void DeviceUploadStream::finish()
+{
+    MCDOSE_CUDA_CALL(cudaStreamSynchronize(impl_->own.stream));
+    impl_->pending = {{false, false}};
 }
 #else
 void* device_allocate(std::size_t)
@@ -156,11 +215,23 @@ void device_synchronize()
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
-void device_copy_to_device_beside_kernels(void*, void const*, std::size_t)
+void device_raise_flag(unsigned*)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
-void device_raise_flag(unsigned*)
+struct DeviceUploadStream::Impl
+{
+};
+DeviceUploadStream::DeviceUploadStream(std::size_t)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+DeviceUploadStream::~DeviceUploadStream() = default;
+void DeviceUploadStream::copy(void*, void const*, std::size_t)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+void DeviceUploadStream::finish()
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

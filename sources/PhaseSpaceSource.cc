@@ -314,8 +314,11 @@ PhaseSpaceMemory phase_space_memory(PhaseSpaceInput const& input, std::uint64_t 
         precision == Precision::single_ ? sizeof(Particle<float>) : sizeof(Particle<double>);
     double const pieces = (input.read_ahead ? 2.0 : 1.0) * double(piece + 2 * read_ahead_margin);
     PhaseSpaceMemory m;
-    m.host_bytes = pieces * particle + double(phase_space_read_threads(input)) *
-                                           double(read_block) * sizeof(Particle<double>);
+    // Each reading thread's block of placed particles and, for a GPU, its two pinned
+    // staging blocks.
+    double const per_thread =
+        double(read_block) * (sizeof(Particle<double>) + (gpu ? 2 * particle : 0.0));
+    m.host_bytes = pieces * particle + double(phase_space_read_threads(input)) * per_thread;
     m.device_bytes = gpu ? pieces * particle : 0.0;
     return m;
 }
@@ -328,6 +331,7 @@ PhaseSpaceChunks<Real>::PhaseSpaceChunks(PhaseSpaceInput const& input, GridGeome
     MCDOSE_VALIDATE(recycle_ >= 1, << input.file << ": recycle must be at least 1");
     readers_.push_back(std::make_unique<PhaseSpaceReader>(input));
     max_readers_ = phase_space_read_threads(input);
+    uploads_.resize(max_readers_);
 }
 
 template <class Real>
@@ -350,7 +354,7 @@ PhaseSpaceView<Real> PhaseSpaceChunks<Real>::load(std::uint64_t first_history,
     std::uint64_t const end = (end_history - 1) / recycle_ + 1;
     bool const new_piece = first != loaded_first_ || end != loaded_end_; // else a re-run
     if (new_piece)
-        this->fill(first, end);
+        this->fill(first, end, device);
     view.first_particle = first;
     if (device)
         view.particles = this->on_device(first, end);
@@ -367,7 +371,8 @@ Span<Particle<Real> const> PhaseSpaceChunks<Real>::on_device(std::uint64_t first
 {
     if (current_.on_device)
     {
-        // The read-ahead copied this piece while the one before was transported.
+        // Its reading threads copied this piece (the read-ahead's: while the one before
+        // was transported).
         std::swap(device_, device_ahead_);
         device_first_ = current_.first;
         device_end_ = current_.end();
@@ -392,7 +397,8 @@ Span<Particle<Real> const> PhaseSpaceChunks<Real>::on_device(std::uint64_t first
 //! Transported particles [first, end) from the file, placed and converted, in parts
 //! read at once (on the read-ahead thread: until cancel_, so a piece cut short keeps
 //! the particles before the first part left unfinished). With a `gpu` (>= 0), each
-//! part is also copied into device_ahead_ by its thread as soon as it is read.
+//! part is also copied into device_ahead_ by its thread, a block at a time while it
+//! reads the next (through pinned staging memory: DeviceUploadStream).
 template <class Real>
 auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end, int gpu) -> Piece
 {
@@ -401,9 +407,17 @@ auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end, 
     piece.particles = std::move(spare_); // the memory of a piece no longer needed, if any
     std::size_t const n = end - first;
     if (piece.particles.capacity() >= n)
+    {
         piece.particles.resize(n); // no fill: the parts write every particle
+    }
     else
-        resize_on_all_cores(piece.particles, n, Particle<Real>{}, int(max_readers_));
+    {
+        // With room for a read-ahead piece (the margins on either side), so that the
+        // two pieces' memory, taken in turn, is not allocated again.
+        resize_on_all_cores(piece.particles, n + 2 * read_ahead_margin, Particle<Real>{},
+                            int(max_readers_));
+        piece.particles.resize(n);
+    }
     std::size_t const parts = std::clamp<std::size_t>(n / min_part, 1, max_readers_);
     while (readers_.size() < parts)
         readers_.push_back(std::make_unique<PhaseSpaceReader>(input_));
@@ -411,8 +425,8 @@ auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end, 
     if (gpu >= 0)
     {
         activate_device(gpu);
-        if (device_ahead_.size() < n)
-            device_ahead_ = DeviceBuffer<Particle<Real>>(n);
+        if (device_ahead_.size() < n) // with the margins' room, as in on_device()
+            device_ahead_ = DeviceBuffer<Particle<Real>>(n + 2 * read_ahead_margin);
         target = {device_ahead_.data(), gpu};
     }
     std::vector<std::uint64_t> done(parts, 0);
@@ -472,28 +486,44 @@ std::uint64_t PhaseSpaceChunks<Real>::read_part(Piece& piece, std::uint64_t end,
                                                 std::size_t parts, DeviceTarget target)
 {
     auto const [from, to] = piece_part(piece.first, end, k, parts);
-    std::vector<Particle<double>> placed;
-    std::uint64_t at = from;
-    for (; at < to && !cancel_.load(); at += placed.size())
-    {
-        readers_[k]->read(at, std::min(read_block, to - at), placed);
-        for (std::size_t j = 0; j < placed.size(); ++j)
-            piece.particles[at - piece.first + j] = to_grid_frame<Real>(placed[j], grid_);
-    }
-    if (target.particles && at == to)
+    DeviceUploadStream* upload = nullptr;
+    if (target.particles)
     {
         activate_device(target.gpu);
-        device_copy_to_device_beside_kernels(target.particles + (from - piece.first),
-                                             piece.particles.data() + (from - piece.first),
-                                             (to - from) * sizeof(Particle<Real>));
+        if (!uploads_[k])
+            uploads_[k] = std::make_unique<DeviceUploadStream>(read_block * sizeof(Particle<Real>));
+        upload = uploads_[k].get();
     }
+    std::vector<Particle<double>> placed;
+    std::uint64_t at = from;
+    try
+    {
+        for (; at < to && !cancel_.load(); at += placed.size())
+        {
+            readers_[k]->read(at, std::min(read_block, to - at), placed);
+            Particle<Real>* out = piece.particles.data() + (at - piece.first);
+            for (std::size_t j = 0; j < placed.size(); ++j)
+                out[j] = to_grid_frame<Real>(placed[j], grid_);
+            if (upload) // to the GPU while the next block is read
+                upload->copy(target.particles + (at - piece.first), out,
+                             placed.size() * sizeof(Particle<Real>));
+        }
+    }
+    catch (...)
+    {
+        uploads_[k].reset(); // waits for its copies
+        throw;
+    }
+    if (upload)
+        upload->finish();
     return at - from;
 }
 
 //! current_ holds particles [first, end): those the read-ahead has (it may hold a few
 //! more on either side), the rest from the file. The memory of the piece before is reused.
+//! A piece read whole for the `device` is copied to the GPU by its reading threads.
 template <class Real>
-void PhaseSpaceChunks<Real>::fill(std::uint64_t first, std::uint64_t end)
+void PhaseSpaceChunks<Real>::fill(std::uint64_t first, std::uint64_t end, bool device)
 {
     last_first_ = loaded_first_;
     last_end_ = loaded_end_;
@@ -517,7 +547,7 @@ void PhaseSpaceChunks<Real>::fill(std::uint64_t first, std::uint64_t end)
     else
     {
         ahead = Piece{};
-        current_ = this->read_piece(first, end);
+        current_ = this->read_piece(first, end, device ? active_device() : -1);
     }
     loaded_first_ = first;
     loaded_end_ = end;
@@ -545,9 +575,9 @@ auto PhaseSpaceChunks<Real>::take_read_ahead() -> Piece
  * Start reading the group's next piece after [first, end): right after it (one
  * group: batches follow each other), or as far on as this piece is from the last
  * one when there is a gap between them (several groups or ranks: each reads its
- * share of every batch). With `device`, the piece's parts are copied to the calling
- * thread's GPU as they are read (into device_ahead_, on streams beside the transport's
- * kernel: the GPU's work waits for neither the reading nor the copies). Without a
+ * share of every batch). With `device`, the piece is copied to the calling thread's
+ * GPU as it is read (into device_ahead_, on streams beside the transport's kernel:
+ * the GPU's work waits for neither the reading nor the copies). Without a
  * thread, nothing is read ahead.
  */
 template <class Real>

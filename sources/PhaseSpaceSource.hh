@@ -19,7 +19,9 @@
 //! A piece is read in parts at once, each by a reader with the file open on its own
 //! (PhaseSpaceInput::read_threads; parts of at least 2^16 particles): one thread
 //! reads, places and converts about 10^7 particles per second, less than a GPU
-//! transports.
+//! transports. For a GPU, each reading thread copies its part to the GPU a block
+//! at a time through pinned memory of its own, so that the copies neither wait for
+//! each other nor for the part's end.
 #pragma once
 
 #include <atomic>
@@ -29,6 +31,7 @@
 #include <vector>
 
 #include "core/DeviceBuffer.hh"
+#include "core/DeviceMemory.hh"
 #include "core/GridGeometry.hh"
 #include "core/Particle.hh"
 #include "core/Types.hh"
@@ -100,7 +103,7 @@ class PhaseSpaceChunks
     {
         std::uint64_t first{0};
         std::vector<Particle<Real>> particles;
-        bool on_device{false}; //!< also in device_ahead_ (copied as it was read ahead)
+        bool on_device{false}; //!< also in device_ahead_ (copied as it was read)
         std::uint64_t end() const { return first + particles.size(); }
     };
 
@@ -112,7 +115,7 @@ class PhaseSpaceChunks
     };
 
     Piece read_piece(std::uint64_t first, std::uint64_t end, int gpu = -1);
-    void fill(std::uint64_t first, std::uint64_t end);
+    void fill(std::uint64_t first, std::uint64_t end, bool device);
     Piece take_read_ahead();
     void start_read_ahead(std::uint64_t first, std::uint64_t end, bool device);
     //! The device view of [first, end) of the current piece (copied there if not yet).
@@ -140,6 +143,8 @@ class PhaseSpaceChunks
     DeviceBuffer<Particle<Real>> device_;           //!< what the GPU transports
     std::uint64_t device_first_{0}, device_end_{0}; //!< the particles device_ holds
     DeviceBuffer<Particle<Real>> device_ahead_;     //!< the read-ahead's copy
+    //! Each part's copies to device_ahead_ (made by its reading thread when first needed).
+    std::vector<std::unique_ptr<DeviceUploadStream>> uploads_;
 };
 
 extern template class PhaseSpaceChunks<float>;

@@ -66,7 +66,8 @@ TEST(MemoryPlanTest, PerVoxelBytesFollowTheRun)
 
 // A phase-space source holds two pieces (read-ahead: the one transported and the next) of
 // a batch's particles, with a margin of 16 on either side, on the host and on the GPU,
-// and each reading thread's block of 2^12 placed particles (72 B) on the host.
+// and each reading thread's block of 2^12 placed particles (72 B) on the host, with, for
+// a GPU, two pinned staging blocks of 2^12 particles.
 TEST(MemoryPlanTest, PhaseSpacePiecesAreCounted)
 {
     StudyInput study;
@@ -85,7 +86,8 @@ TEST(MemoryPlanTest, PhaseSpacePiecesAreCounted)
     MemoryPlan const with = plan_study_memory(study, how);
     double const pieces = 2 * (1000000 + 32) * 36.0;
     EXPECT_DOUBLE_EQ(without.device_bytes() + pieces, with.device_bytes());
-    EXPECT_DOUBLE_EQ(without.host_bytes() + pieces + 3 * 4096 * 72.0, with.host_bytes());
+    EXPECT_DOUBLE_EQ(without.host_bytes() + pieces + 3 * 4096 * (72.0 + 2 * 36.0),
+                     with.host_bytes());
     // Without read-ahead one piece; on the CPU backend nothing on a device.
     study.sources[0].phase_space->read_ahead = false;
     EXPECT_DOUBLE_EQ(without.device_bytes() + pieces / 2,
