@@ -25,8 +25,8 @@ void device_raise_flag(unsigned* flag);
  * own that does not wait for the default stream: e.g. the next batch's source
  * particles while a batch is transported), through two pinned staging buffers
  * that it fills in turn. The driver stages a copy from pageable memory itself,
- * one copy at a time for the whole process: 5.5 GB/s from 16 threads on an H100
- * machine's host, against 47 GB/s from pinned memory (benchmarks/phase_space_read.cu).
+ * one copy at a time for the whole process: 5.5-6.6 GB/s from 16 threads on H100
+ * machines' hosts, against 47-50 GB/s from pinned memory (benchmarks/phase_space_read.cu).
  * Make and use it with the device current; one thread at a time.
  */
 class DeviceUploadStream
