@@ -52,8 +52,8 @@ double on_threads(int threads, F&& f)
 }
 
 //! Load every whole piece of the file once; particles per second.
-double read_rate(PhaseSpaceInput input, GridGeometry const& grid, std::uint64_t piece,
-                 int threads, bool read_ahead, bool device)
+double read_rate(PhaseSpaceInput input, GridGeometry const& grid, std::uint64_t piece, int threads,
+                 bool read_ahead, bool device)
 {
     input.read_threads = threads;
     input.read_ahead = read_ahead;
@@ -113,7 +113,8 @@ int main(int argc, char** argv)
                 "[10^7 particles/s]\n");
     for (int t : counts)
     {
-        std::printf("%15d | %19.2f | %16.2f | ", t, read_rate(input, grid, piece, t, false, false) / 1e7,
+        std::printf("%15d | %19.2f | %16.2f | ", t,
+                    read_rate(input, grid, piece, t, false, false) / 1e7,
                     read_rate(input, grid, piece, t, true, false) / 1e7);
         if (gpu)
             std::printf("%.2f\n", read_rate(input, grid, piece, t, true, true) / 1e7);
@@ -128,12 +129,16 @@ int main(int argc, char** argv)
         double best = 1e30;
         for (int r = 0; r < 3; ++r)
         {
-            best = std::min(best, on_threads(t, [&](int k) {
-                                std::size_t const a = bytes * k / t, b = bytes * (k + 1) / t;
-                                std::memcpy(to.data() + a, from.data() + a, b - a);
-                            }));
+            best = std::min(best, on_threads(t,
+                                             [&](int k)
+                                             {
+                                                 std::size_t const a = bytes * k / t,
+                                                                   b = bytes * (k + 1) / t;
+                                                 std::memcpy(to.data() + a, from.data() + a, b - a);
+                                             }));
         }
-        std::printf("host memcpy of a piece, %2d threads: %.1f GB/s\n", t, double(bytes) / best / 1e9);
+        std::printf("host memcpy of a piece, %2d threads: %.1f GB/s\n", t,
+                    double(bytes) / best / 1e9);
     }
     if (!gpu)
         return 0;
@@ -145,7 +150,12 @@ int main(int argc, char** argv)
     // Each thread copies its share of the piece on a stream of its own: straight from
     // pageable or pinned memory, or through pinned staging blocks (DeviceUploadStream,
     // blocks of 2^12 single-precision particles, as the source's reading threads do).
-    enum class How { pageable, pinned, staged };
+    enum class How
+    {
+        pageable,
+        pinned,
+        staged
+    };
     for (How how : {How::pageable, How::pinned, How::staged})
     {
         for (int t : {1, max_threads})
@@ -153,22 +163,27 @@ int main(int argc, char** argv)
             double best = 1e30;
             for (int r = 0; r < 3; ++r)
             {
-                best = std::min(best, on_threads(t, [&](int k) {
-                    std::size_t const a = bytes * k / t, b = bytes * (k + 1) / t;
-                    if (how == How::staged)
-                    {
-                        DeviceUploadStream up(std::size_t(4096) * sizeof(Particle<float>));
-                        up.copy(dev + a, from.data() + a, b - a);
-                        up.finish();
-                        return;
-                    }
-                    cudaStream_t s;
-                    cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-                    char const* src = how == How::pinned ? pinned : from.data();
-                    cudaMemcpyAsync(dev + a, src + a, b - a, cudaMemcpyHostToDevice, s);
-                    cudaStreamSynchronize(s);
-                    cudaStreamDestroy(s);
-                }));
+                best = std::min(
+                    best,
+                    on_threads(
+                        t,
+                        [&](int k)
+                        {
+                            std::size_t const a = bytes * k / t, b = bytes * (k + 1) / t;
+                            if (how == How::staged)
+                            {
+                                DeviceUploadStream up(std::size_t(4096) * sizeof(Particle<float>));
+                                up.copy(dev + a, from.data() + a, b - a);
+                                up.finish();
+                                return;
+                            }
+                            cudaStream_t s;
+                            cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+                            char const* src = how == How::pinned ? pinned : from.data();
+                            cudaMemcpyAsync(dev + a, src + a, b - a, cudaMemcpyHostToDevice, s);
+                            cudaStreamSynchronize(s);
+                            cudaStreamDestroy(s);
+                        }));
             }
             char const* name = how == How::pageable ? "from pageable memory     "
                                : how == How::pinned ? "from pinned memory       "
