@@ -521,7 +521,9 @@ std::uint64_t PhaseSpaceChunks<Real>::read_part(Piece& piece, std::uint64_t end,
 
 //! current_ holds particles [first, end): those the read-ahead has (it may hold a few
 //! more on either side), the rest from the file. The memory of the piece before is reused.
-//! A piece read whole for the `device` is copied to the GPU by its reading threads.
+//! With read-ahead, a piece read whole for the `device` is copied to the GPU by its reading
+//! threads (into device_ahead_; without read-ahead one device buffer is kept, which
+//! on_device fills).
 template <class Real>
 void PhaseSpaceChunks<Real>::fill(std::uint64_t first, std::uint64_t end, bool device)
 {
@@ -547,7 +549,7 @@ void PhaseSpaceChunks<Real>::fill(std::uint64_t first, std::uint64_t end, bool d
     else
     {
         ahead = Piece{};
-        current_ = this->read_piece(first, end, device ? active_device() : -1);
+        current_ = this->read_piece(first, end, device && read_ahead_ ? active_device() : -1);
     }
     loaded_first_ = first;
     loaded_end_ = end;
