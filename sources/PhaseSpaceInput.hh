@@ -66,12 +66,17 @@ struct PhaseSpaceInput
     PhaseSpaceScan scan; //!< filled by the parser (one pass over the file)
 };
 
-//! Read the whole file once (streaming) and check every particle: finite
-//! position, unit direction, kinetic energy within [0, max_energy_MeV], weight
-//! >= 0 (photons, electrons and positrons below min_energy_MeV are counted and
-//! skipped). Throws RuntimeError naming the file, the particle's index and the fix;
-//! a file without any photon, electron or positron is refused.
-PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV);
+//! Particles per block of scan_phase_space: each block is read by one thread (a reader
+//! of its own) and the blocks' counts and sums are added in file order.
+inline constexpr std::uint64_t scan_block_particles = std::uint64_t(1) << 16;
+
+//! Read the whole file once (streaming, in blocks of scan_block_particles on `threads`
+//! threads, 0: one per core) and check every particle: finite position, unit direction,
+//! kinetic energy within [0, max_energy_MeV], weight >= 0 (photons, electrons and
+//! positrons below min_energy_MeV are counted and skipped). Throws RuntimeError naming
+//! the file, the index of the first bad particle and the fix; a file without any photon,
+//! electron or positron is refused. The result does not depend on `threads`.
+PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV, int threads = 0);
 
 //! "neutron (2112)", or "PDG 1000020040" for a code without a name here.
 std::string pdg_name(std::int32_t pdg_code);

@@ -15,6 +15,7 @@
 #include "core/Device.hh"
 #include "core/DeviceMemory.hh"
 #include "core/HostMemory.hh"
+#include "core/ParallelFor.hh"
 #include "core/VectorMath.hh"
 #include "io/McplFile.hh"
 
@@ -130,48 +131,136 @@ void check_particle(McplParticle const& p, std::uint64_t i, std::string const& p
 }
 } // namespace
 
-PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV)
+namespace
 {
-    McplReader file(path);
+//! What scanning one block of the file's particles found: its counts and sums (not the
+//! index), and the first particle whose reading or check failed, if any.
+struct ScanBlock
+{
     PhaseSpaceScan scan;
-    scan.file_particles = file.size();
-    MCDOSE_VALIDATE(scan.file_particles > 0, << path
-                                             << ": the phase-space file holds no "
-                                                "particles; give a file with particles");
-    McplParticle p;
+    std::exception_ptr error;
+};
+
+//! Scan particles [begin, end) of the file into `b`, setting the bit of each transported
+//! one in `used` (blocks start at multiples of 64, so blocks share no word); stop at the
+//! first error, which `b` keeps.
+void scan_block(std::string const& path, double max_energy_MeV, std::uint64_t begin,
+                std::uint64_t end, std::vector<std::uint64_t>& used, ScanBlock& b)
+{
+    PhaseSpaceScan& scan = b.scan;
     scan.min_weight = std::numeric_limits<double>::infinity();
-    for (std::uint64_t i = 0; i < scan.file_particles; ++i)
+    try
     {
-        MCDOSE_VALIDATE(file.read(p), << path << ": the file ends after " << i
-                                      << " particles but its header announces "
-                                      << scan.file_particles << " (truncated?)");
-        ParticleType type;
-        if (!transported_type(p.pdg_code, type))
+        McplReader file(path);
+        file.seek(begin);
+        McplParticle p;
+        for (std::uint64_t i = begin; i < end; ++i)
         {
-            ++scan.skipped[p.pdg_code];
-            continue;
+            MCDOSE_VALIDATE(file.read(p), << path << ": the file ends after " << i
+                                          << " particles but its header announces " << file.size()
+                                          << " (truncated?)");
+            ParticleType type;
+            if (!transported_type(p.pdg_code, type))
+            {
+                ++scan.skipped[p.pdg_code];
+                continue;
+            }
+            check_particle(p, i, path, max_energy_MeV);
+            if (!is_used(p, type))
+            {
+                ++scan.below_min;
+                scan.below_min_MeV += p.weight * p.energy_MeV;
+                continue;
+            }
+            used[i / 64] |= std::uint64_t(1) << (i % 64);
+            ++scan.transported;
+            (type == ParticleType::photon     ? scan.photons
+             : type == ParticleType::electron ? scan.electrons
+                                              : scan.positrons)++;
+            double const rest =
+                type == ParticleType::positron ? 2 * constants::electron_mass_MeV : 0;
+            scan.max_energy_MeV = std::max(scan.max_energy_MeV, p.energy_MeV);
+            scan.max_history_energy_MeV =
+                std::max(scan.max_history_energy_MeV, p.weight * (p.energy_MeV + rest));
+            scan.total_weight += p.weight;
+            scan.min_weight = std::min(scan.min_weight, p.weight);
+            scan.max_weight = std::max(scan.max_weight, p.weight);
         }
-        check_particle(p, i, path, max_energy_MeV);
-        if (!is_used(p, type))
-        {
-            ++scan.below_min;
-            scan.below_min_MeV += p.weight * p.energy_MeV;
-            continue;
-        }
-        if (scan.transported % PhaseSpaceScan::index_stride == 0)
-            scan.index.push_back(i);
-        ++scan.transported;
-        (type == ParticleType::photon     ? scan.photons
-         : type == ParticleType::electron ? scan.electrons
-                                          : scan.positrons)++;
-        double const rest = type == ParticleType::positron ? 2 * constants::electron_mass_MeV : 0;
-        scan.max_energy_MeV = std::max(scan.max_energy_MeV, p.energy_MeV);
-        scan.max_history_energy_MeV =
-            std::max(scan.max_history_energy_MeV, p.weight * (p.energy_MeV + rest));
-        scan.total_weight += p.weight;
-        scan.min_weight = std::min(scan.min_weight, p.weight);
-        scan.max_weight = std::max(scan.max_weight, p.weight);
     }
+    catch (...)
+    {
+        b.error = std::current_exception();
+    }
+}
+
+//! Add block `b` to the blocks before it in `total`; the first block with an error ends
+//! the scan (its error is the file's first).
+void merge_block(ScanBlock& total, ScanBlock const& b)
+{
+    if (total.error)
+        return;
+    PhaseSpaceScan& t = total.scan;
+    PhaseSpaceScan const& s = b.scan;
+    t.transported += s.transported;
+    for (auto const& [code, n] : s.skipped)
+        t.skipped[code] += n;
+    t.photons += s.photons;
+    t.electrons += s.electrons;
+    t.positrons += s.positrons;
+    t.below_min += s.below_min;
+    t.below_min_MeV += s.below_min_MeV;
+    t.max_energy_MeV = std::max(t.max_energy_MeV, s.max_energy_MeV);
+    t.max_history_energy_MeV = std::max(t.max_history_energy_MeV, s.max_history_energy_MeV);
+    t.total_weight += s.total_weight;
+    t.min_weight = std::min(t.min_weight, s.min_weight);
+    t.max_weight = std::max(t.max_weight, s.max_weight);
+    total.error = b.error;
+}
+
+//! File position of every index_stride-th transported particle, from their bits.
+std::vector<std::uint64_t> transported_index(std::vector<std::uint64_t> const& used)
+{
+    std::vector<std::uint64_t> index;
+    std::uint64_t counted = 0; // transported particles before the word
+    for (std::size_t w = 0; w < used.size(); ++w)
+    {
+        std::uint64_t bits = used[w];
+        auto const in_word = std::uint64_t(__builtin_popcountll(bits));
+        std::uint64_t next = (counted + PhaseSpaceScan::index_stride - 1) /
+                             PhaseSpaceScan::index_stride * PhaseSpaceScan::index_stride;
+        for (; next < counted + in_word; next += PhaseSpaceScan::index_stride)
+        {
+            // The (next - counted)-th set bit of the word.
+            std::uint64_t b = bits;
+            for (std::uint64_t k = 0; k < next - counted; ++k)
+                b &= b - 1;
+            index.push_back(64 * w + std::uint64_t(__builtin_ctzll(b)));
+        }
+        counted += in_word;
+    }
+    return index;
+}
+} // namespace
+
+PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV, int threads)
+{
+    std::uint64_t const particles = McplReader(path).size();
+    MCDOSE_VALIDATE(particles > 0, << path
+                                   << ": the phase-space file holds no "
+                                      "particles; give a file with particles");
+    std::vector<std::uint64_t> used((particles + 63) / 64, 0);
+    ScanBlock zero;
+    zero.scan.min_weight = std::numeric_limits<double>::infinity();
+    ScanBlock const all = parallel_block_sum(
+        particles, threads, zero,
+        [&](size_type begin, size_type end, ScanBlock& b)
+        { scan_block(path, max_energy_MeV, begin, end, used, b); },
+        merge_block, scan_block_particles);
+    if (all.error)
+        std::rethrow_exception(all.error);
+    PhaseSpaceScan scan = all.scan;
+    scan.file_particles = particles;
+    scan.index = transported_index(used);
     MCDOSE_VALIDATE(scan.transported > 0,
                     << path << ": none of the file's " << scan.file_particles
                     << " particles is a photon, electron or positron of at least 1 keV, the "

@@ -1,6 +1,7 @@
 //! Phase-space sources: an MCPL file made here read back through the scan,
 //! the placement, the per-piece loading with recycling and the source mix, and
 //! the reader's refusals (bad particles, a file of untransported types, JSON).
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -182,6 +183,72 @@ TEST_F(PhaseSpaceTest, ScanRefusesBadParticles)
     }
     m = message(empty);
     EXPECT_NE(std::string::npos, m.find("holds no particles")) << m;
+}
+
+// A file of several scan blocks: every thread count finds the same scan, bit for bit
+// (the blocks are added in file order), with the index a single pass gives; a bad
+// particle is refused by the first one's index, whichever block a thread reached first.
+TEST_F(PhaseSpaceTest, ScanInBlocksIsTheSameForAnyThreadCount)
+{
+    std::size_t const count = 3 * scan_block_particles + 1234;
+    std::string const f = this->write("blocks.mcpl", {22, 11, 2112, -11, 22, 2212, 22}, count);
+    PhaseSpaceScan const one = scan_phase_space(f, 50, 1);
+    // 5 of every 7 file particles are transported: transported t is file particle
+    // 7 (t / 5) + the (t % 5)-th of positions 0, 1, 3, 4, 6.
+    std::uint64_t const transported[] = {0, 1, 3, 4, 6};
+    std::uint64_t const expected =
+        5 * (count / 7) + std::count_if(std::begin(transported), std::end(transported),
+                                        [&](std::uint64_t k) { return k < count % 7; });
+    EXPECT_EQ(expected, one.transported);
+    ASSERT_EQ((expected + PhaseSpaceScan::index_stride - 1) / PhaseSpaceScan::index_stride,
+              one.index.size());
+    for (std::size_t k = 0; k < one.index.size(); ++k)
+    {
+        std::uint64_t const t = k * PhaseSpaceScan::index_stride;
+        EXPECT_EQ(7 * (t / 5) + transported[t % 5], one.index[k]) << "entry " << k;
+    }
+    for (int threads : {2, 3, 8})
+    {
+        PhaseSpaceScan const s = scan_phase_space(f, 50, threads);
+        EXPECT_EQ(one.index, s.index) << threads;
+        EXPECT_EQ(one.transported, s.transported);
+        EXPECT_EQ(one.photons, s.photons);
+        EXPECT_EQ(one.electrons, s.electrons);
+        EXPECT_EQ(one.positrons, s.positrons);
+        EXPECT_EQ(one.skipped, s.skipped);
+        EXPECT_EQ(one.total_weight, s.total_weight); // the same sums in the same order
+        EXPECT_EQ(one.max_history_energy_MeV, s.max_history_energy_MeV);
+        EXPECT_EQ(one.min_weight, s.min_weight);
+        EXPECT_EQ(one.max_weight, s.max_weight);
+    }
+
+    std::string const bad = (dir_ / "bad.mcpl").string();
+    {
+        McplWriter w(bad, "test", {});
+        for (std::size_t i = 0; i < count; ++i)
+        {
+            McplParticle p = particle(i, 22);
+            if (i == scan_block_particles + 5 || i == 3 * scan_block_particles + 7)
+                p.weight = -1;
+            w.add(p);
+        }
+        w.commit();
+    }
+    for (int threads : {1, 4})
+    {
+        try
+        {
+            scan_phase_space(bad, 50, threads);
+            ADD_FAILURE() << "a negative weight was not refused";
+        }
+        catch (RuntimeError const& e)
+        {
+            std::string const m = e.what();
+            EXPECT_NE(std::string::npos,
+                      m.find("particle " + std::to_string(scan_block_particles + 5) + " "))
+                << m;
+        }
+    }
 }
 
 // Rz(90) Ry(0) Rx(0) takes x to y; Rx(90) takes y to z; the order is x, then y, then z.
