@@ -74,7 +74,8 @@ int main(int argc, char** argv)
 {
     if (argc < 2)
     {
-        std::fprintf(stderr, "usage: %s FILE.mcpl [PIECE] [MAX_THREADS]\n", argv[0]);
+        std::fprintf(stderr, "usage: %s FILE.mcpl [PIECE] [MAX_THREADS] [all|host|ahead|gpu]\n",
+                     argv[0]);
         return 2;
     }
     std::uint64_t const piece = argc > 2 ? std::strtoull(argv[2], nullptr, 10) : 3000000;
