@@ -59,6 +59,14 @@ bool host_is_little_endian()
     return first == 1;
 }
 
+//! Refuse a file that ends after `read` particles when its header announces `size`.
+void check_not_truncated(bool whole, std::string const& path, std::uint64_t read,
+                         std::uint64_t size)
+{
+    MCDOSE_VALIDATE(whole, << path << ": the file ends after " << read
+                           << " particles but its header announces " << size << " (truncated?)");
+}
+
 //! Read `bytes` at `offset` (fewer only at the end of the file); throws on an error.
 std::size_t read_at(int fd, unsigned char* to, std::size_t bytes, std::uint64_t offset,
                     std::string const& path)
@@ -158,9 +166,7 @@ struct McplReader::Impl
         std::size_t const got =
             read_at(fd, raw.data(), count * bytes, first_record_byte + first * bytes, path);
         std::size_t const whole = got / bytes;
-        MCDOSE_VALIDATE(whole > 0, << path << ": the file ends after " << first
-                                   << " particles but its header announces " << size
-                                   << " (truncated?)");
+        check_not_truncated(whole > 0, path, first, size);
         block.resize(whole);
         decode_mcpl_records(layout, raw.data(), whole, block.data());
         block_first = first;
@@ -213,9 +219,7 @@ bool McplReader::read(McplParticle& out)
     if (!p)
     {
         std::uint64_t const at = this->position();
-        MCDOSE_VALIDATE(at >= size_, << path_ << ": the file ends after " << at
-                                     << " particles but its header announces " << size_
-                                     << " (truncated?)");
+        check_not_truncated(at >= size_, path_, at, size_);
         return false;
     }
     out.pdg_code = p->pdgcode;

@@ -535,30 +535,32 @@ DoseResult DoseTally::result() const
     r.batches = batches_;
     r.histories = histories_;
     r.history_moments = history_moments_;
+    // Both grids made at once, each on a thread of its own (a new vector is filled on one
+    // thread, after its pages are mapped on all cores: core/HostMemory.hh); from the GPU,
+    // both are computed there first and each thread copies its grid into the new vector.
     std::vector<double>* grids[2] = {&r.energy_MeV, &r.energy_sigma_MeV};
-    if (on_device() && !device_hi_.empty())
+    bool const from_device = on_device() && !device_hi_.empty();
+    DeviceBuffer<double> device_grids[2];
+    int const device = from_device ? active_device() : -1;
+    if (from_device)
     {
-        // Both grids computed on the device, then each made on the host (a new vector is
-        // filled on one thread, after its pages are mapped on all cores: core/HostMemory.hh)
-        // and copied into on a thread of its own, so that one grid's fill runs beside the
-        // other's copy.
-        DeviceBuffer<double> energy(voxels_), sigma(voxels_);
+        device_grids[0] = DeviceBuffer<double>(voxels_);
+        device_grids[1] = DeviceBuffer<double>(voxels_);
         batch_result_device(device_hi_.data(), device_lo_.data(), device_sum_sq_.data(), voxels_,
-                            batches_, energy.data(), sigma.data());
-        DeviceBuffer<double> const* from[2] = {&energy, &sigma};
-        int const device = active_device();
-        parallel_for_each(2,
-                          [&](size_type k)
+                            batches_, device_grids[0].data(), device_grids[1].data());
+    }
+    parallel_for_each(2,
+                      [&](size_type k)
+                      {
+                          resize_on_all_cores(*grids[k], voxels_, 0.0, host_threads_);
+                          if (from_device)
                           {
                               activate_device(device);
-                              resize_on_all_cores(*grids[k], voxels_, 0.0, host_threads_);
-                              from[k]->copy_to_host(make_span(*grids[k]));
-                          });
+                              device_grids[k].copy_to_host(make_span(*grids[k]));
+                          }
+                      });
+    if (from_device)
         return r;
-    }
-    // Both grids made at once: the two fills run side by side.
-    parallel_for_each(2, [&](size_type k)
-                      { resize_on_all_cores(*grids[k], voxels_, 0.0, host_threads_); });
     if (on_device())
     {
         // Nothing folded yet: no totals on the device.
