@@ -455,6 +455,41 @@ PhaseSpaceView<Real> PhaseSpaceChunks<Real>::load(std::uint64_t first_history,
 }
 
 template <class Real>
+void PhaseSpaceChunks<Real>::prefetch(std::uint64_t first_history, std::uint64_t end_history,
+                                      int gpu)
+{
+    if (!read_ahead_ || end_history <= first_history || ahead_.valid() ||
+        loaded_end_ > loaded_first_)
+        return;
+    std::uint64_t const first = first_history / recycle_;
+    std::uint64_t const end = std::min(transported_, (end_history - 1) / recycle_ + 1);
+    if (first >= end)
+        return;
+    try
+    {
+        ahead_ = std::async(std::launch::async,
+                            [this, first, end, gpu]
+                            {
+                                Piece piece = this->read_piece(first, end, gpu);
+                                // The next piece's memory, which its read-ahead would
+                                // otherwise map while the first batch runs (on_device
+                                // swaps device_ with the read-ahead's buffer).
+                                std::size_t const room = end - first + 2 * read_ahead_margin;
+                                if (!cancel_.load() && spare_.capacity() < room)
+                                    resize_on_all_cores(spare_, room, Particle<Real>{},
+                                                        int(max_readers_));
+                                if (!cancel_.load() && gpu >= 0 && device_.size() < room)
+                                    device_ = DeviceBuffer<Particle<Real>>(room);
+                                return piece;
+                            });
+    }
+    catch (std::system_error const&)
+    {
+        // No thread to be had: the first piece is read when it is asked for.
+    }
+}
+
+template <class Real>
 Span<Particle<Real> const> PhaseSpaceChunks<Real>::on_device(std::uint64_t first, std::uint64_t end)
 {
     if (current_.on_device)
@@ -619,8 +654,10 @@ void PhaseSpaceChunks<Real>::fill(std::uint64_t first, std::uint64_t end, bool d
     last_end_ = loaded_end_;
     loaded_first_ = loaded_end_ = 0;
     Piece ahead = this->take_read_ahead(); // its thread is done with spare_
-    // At most two pieces in memory: this one and the read-ahead's.
-    spare_ = std::move(current_.particles);
+    // At most two pieces in memory: this one and the read-ahead's (spare_ may already
+    // hold the memory a prefetch made for the second piece).
+    if (current_.particles.capacity() >= spare_.capacity())
+        spare_ = std::move(current_.particles);
     current_ = Piece{};
     if (ahead.first <= first && first < ahead.end())
     {

@@ -15,6 +15,8 @@
 //! rest, so every history gets the same particle either way. An error of the
 //! read-ahead is not reported by it: load() reads those particles again and
 //! throws the error the reading without read-ahead throws, if it needs them.
+//! The first piece is read the same way while the run sets up (prefetch), with
+//! the next piece's memory mapped after it.
 //!
 //! A piece is read in parts at once, each by a reader with the file open on its own
 //! (PhaseSpaceInput::read_threads; parts of at least 2^16 particles): one thread
@@ -93,6 +95,15 @@ class PhaseSpaceChunks
     //! Load the particles histories [first_history, end_history) start; return
     //! the view of them in host or device memory.
     PhaseSpaceView<Real> load(std::uint64_t first_history, std::uint64_t end_history, bool device);
+
+    /*!
+     * With read-ahead: start reading, on a thread, the particles that histories
+     * [first_history, end_history) start (the first piece the run will load, known
+     * before its set-up ends), copied to GPU `gpu` as they are read (-1: host only),
+     * then map the next piece's memory; the first load() takes what it can of them,
+     * as of any read-ahead. Does nothing without read-ahead or once a load was made.
+     */
+    void prefetch(std::uint64_t first_history, std::uint64_t end_history, int gpu);
 
     //! Particles loaded from the read-ahead so far (the others were read by load()).
     std::uint64_t read_ahead_used() const { return read_ahead_used_; }

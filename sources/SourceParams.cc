@@ -444,6 +444,14 @@ void SourceParams<Real>::load_phase_space(std::uint64_t first_history, std::uint
 }
 
 template <class Real>
+void SourceParams<Real>::prefetch_phase_space(std::uint64_t first_history,
+                                              std::uint64_t end_history, int gpu)
+{
+    if (phase_space_)
+        phase_space_->prefetch(first_history, end_history, gpu);
+}
+
+template <class Real>
 SourceMixParams<Real>::SourceMixParams(std::vector<SourceInput> const& inputs,
                                        GridGeometry const& grid, Phantom const* phantom)
 {
@@ -525,6 +533,14 @@ SourceMixView<Real> SourceMixParams<Real>::device_view()
         uploaded_ = true;
     }
     return {std::as_const(device_views_).device_span(), std::as_const(device_cdf_).device_span()};
+}
+
+template <class Real>
+void SourceMixParams<Real>::prefetch_phase_space(std::uint64_t first_history,
+                                                 std::uint64_t end_history, int gpu)
+{
+    for (auto& params : params_)
+        params.prefetch_phase_space(first_history, end_history, gpu);
 }
 
 template <class Real>

@@ -65,6 +65,9 @@ class SourceParams
     //! A phase-space source: load the particles that histories [first, end)
     //! start, for the host or the device sampler (sources/PhaseSpaceSource.hh).
     void load_phase_space(std::uint64_t first_history, std::uint64_t end_history, bool device);
+    //! A phase-space source with read-ahead: start reading the particles of the first
+    //! load, histories [first, end), for GPU `gpu` (-1: the host); nothing for other sources.
+    void prefetch_phase_space(std::uint64_t first_history, std::uint64_t end_history, int gpu);
 
   private:
     void set_spectrum(SpectrumInput const& spectrum, std::string const& where);
@@ -120,6 +123,8 @@ class SourceMixParams
     //! histories [first, end) and return the sampler that uses them.
     SourceMixView<Real> load_phase_space(std::uint64_t first_history, std::uint64_t end_history,
                                          bool device);
+    //! Start reading the first load's particles early (SourceParams::prefetch_phase_space).
+    void prefetch_phase_space(std::uint64_t first_history, std::uint64_t end_history, int gpu);
 
     //! Selection probability of source k.
     double probability(std::size_t k) const { return probability_.at(k); }

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <sstream>
+#include <variant>
 
 #include "core/Comm.hh"
 #include "core/Config.hh"
@@ -444,20 +445,63 @@ void add_batch_hooks(TransportGroupInputs<Real, SourceMixView<Real>>& in,
         { return recorder->after_piece(*buffer); };
 }
 
+//! The study's source samplers in the transport's precision, one per worker group.
+using StudySources =
+    std::variant<std::vector<SourceMixParams<float>>, std::vector<SourceMixParams<double>>>;
+
+/*!
+ * The study's source samplers: one per GPU (device tables), one per CPU group for a
+ * phase-space source (each group reads its own pieces), else one. A phase-space
+ * source starts reading each group's first piece at once (with read-ahead), so that
+ * the reading runs beside the physics tables and the transport's set-up; not for a
+ * resumed run, whose first batch the checkpoint decides.
+ */
+StudySources make_study_sources(StudyInput const& study, Phantom const& phantom,
+                                TransportRunOptions const& run_options)
+{
+    bool const gpu = run_options.backend == Backend::gpu;
+    bool const phase_space_in = phase_space_source(study) != nullptr;
+    std::size_t const copies = gpu              ? std::max<std::size_t>(1, run_options.gpus.size())
+                               : phase_space_in ? std::size_t(run_options.cpu_groups)
+                                                : 1;
+    return dispatch_precision(
+        study.physics.precision,
+        [&](auto p) -> StudySources
+        {
+            using Real = ::mcdose::Real<decltype(p)::value>;
+            std::vector<SourceMixParams<Real>> sources;
+            sources.reserve(copies);
+            for (std::size_t i = 0; i < copies; ++i)
+                sources.emplace_back(study.sources, phantom.grid.geometry(), &phantom);
+            if (!phase_space_in || !run_options.resume_path.empty())
+                return sources;
+            Comm const& comm = run_options.comm ? *run_options.comm : Comm::world();
+            HistoryRange const launch = run_batch_range(run_options, 0);
+            for (std::size_t i = 0; i < copies; ++i)
+            {
+                HistoryRange const piece =
+                    group_history_range(launch, comm.size(), comm.rank(), copies, i);
+                int const device = !gpu                       ? -1
+                                   : run_options.gpus.empty() ? active_device()
+                                                              : run_options.gpus[i];
+                sources[i].prefetch_phase_space(piece.begin, piece.end, device);
+            }
+            return sources;
+        });
+}
+
 /*!
  * The transport, typed by precision, generator and tally method: each worker
  * group gets the tables and source of its own device (`physics` on the CPU or
- * the first GPU, a replica on each other GPU). A phase-space source has its
- * own reader per group; a phase space written goes to `write.path`.
+ * the first GPU, a replica on each other GPU; `study_sources` one per group or
+ * one for all). A phase space written goes to `write.path`.
  */
-TransportRunResult run_typed_transport(StudyInput const& study, Phantom const& phantom,
-                                       TransportParams const& physics,
-                                       std::vector<DeviceReplica> const& replicas,
-                                       TransportRunOptions const& run_options_in,
-                                       PhaseSpaceWrite& write)
+TransportRunResult
+run_typed_transport(StudyInput const& study, Phantom const& phantom, TransportParams const& physics,
+                    std::vector<DeviceReplica> const& replicas, StudySources& study_sources,
+                    TransportRunOptions const& run_options_in, PhaseSpaceWrite& write)
 {
     bool const gpu = run_options_in.backend == Backend::gpu;
-    std::vector<int> const& gpus = run_options_in.gpus;
     TallyMethod const method = study.tally.method;
     bool const phase_space_in = phase_space_source(study) != nullptr;
     return dispatch_precision(
@@ -480,23 +524,11 @@ TransportRunResult run_typed_transport(StudyInput const& study, Phantom const& p
                     return !user || user(pr);
                 };
             }
-            // One per GPU (device tables), one on the CPU; a phase space reads
-            // its particles per group, so each CPU group then has its own.
-            std::size_t const copies = gpu              ? std::max<std::size_t>(1, gpus.size())
-                                       : phase_space_in ? std::size_t(run_options.cpu_groups)
-                                                        : 1;
-            std::vector<SourceMixParams<Real>> sources;
-            sources.reserve(copies);
-            for (std::size_t i = 0; i < copies; ++i)
-                sources.emplace_back(study.sources, phantom.grid.geometry(), &phantom);
-            std::atomic<std::size_t> next_cpu_group{0};
+            auto& sources = std::get<std::vector<SourceMixParams<Real>>>(study_sources);
             // Called on each group's thread with its GPU current (-1 on the CPU).
-            std::function<Inputs(int)> const inputs = [&](int device)
+            std::function<Inputs(int, size_type)> const inputs = [&](int, size_type group)
             {
-                std::size_t const i =
-                    gpu ? std::size_t(std::find(gpus.begin(), gpus.end(), device) - gpus.begin())
-                    : phase_space_in ? next_cpu_group++
-                                     : 0;
+                std::size_t const i = sources.size() > 1 ? std::size_t(group) : 0;
                 TransportParams const& params =
                     gpu && i > 0 ? *replicas.at(i - 1).physics : physics;
                 MemSpace const where = gpu ? MemSpace::device : MemSpace::host;
@@ -949,19 +981,6 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
         remove_stale_temporaries({options.checkpoint_path});
     clock.mark("outputs_setup");
 
-    TransportOptions const transport_options =
-        make_transport_options(study.physics, bounds.max_kinetic_MeV);
-    // The tables once (or from the cache), shared by every GPU's params.
-    TableCacheResult const tables = load_or_build_transport_tables(
-        transport_table_inputs(study_phantom.materials, phantom.grid, transport_options),
-        options.table_cache);
-    summary.physics_tables = tables.describe();
-    summary.warnings.insert(summary.warnings.end(), tables.warnings.begin(), tables.warnings.end());
-    TransportParams const physics(tables.tables, phantom.grid, transport_options);
-    std::vector<DeviceReplica> const replicas =
-        make_device_replicas(study_phantom, tables, transport_options, gpus.size());
-    clock.mark("physics_tables");
-
     TransportRunOptions run_options =
         make_run_options(study, options, backend, gpus, histories, bounds.max_primary_MeV);
     set_batches_per_launch(study, options, memory, gpus, run_options);
@@ -978,12 +997,30 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
             run_options.batch_slabs.dims[a] = size_type(geometry.dims[a]);
     }
 
+    // Before the tables: a phase-space source reads its first pieces meanwhile.
+    StudySources sources = make_study_sources(study, phantom, run_options);
+    clock.mark("sources");
+
+    TransportOptions const transport_options =
+        make_transport_options(study.physics, bounds.max_kinetic_MeV);
+    // The tables once (or from the cache), shared by every GPU's params.
+    TableCacheResult const tables = load_or_build_transport_tables(
+        transport_table_inputs(study_phantom.materials, phantom.grid, transport_options),
+        options.table_cache);
+    summary.physics_tables = tables.describe();
+    summary.warnings.insert(summary.warnings.end(), tables.warnings.begin(), tables.warnings.end());
+    TransportParams const physics(tables.tables, phantom.grid, transport_options);
+    std::vector<DeviceReplica> const replicas =
+        make_device_replicas(study_phantom, tables, transport_options, gpus.size());
+    clock.mark("physics_tables");
+
     PhaseSpaceWrite phase_space_write = plan_phase_space_write(study, prepared, options, comm);
     describe_phase_space_source(study, summary);
 
     summary.setup_time_s = clock.total_s();
-    TransportRunResult run =
-        run_typed_transport(study, phantom, physics, replicas, run_options, phase_space_write);
+    TransportRunResult run = run_typed_transport(study, phantom, physics, replicas, sources,
+                                                 run_options, phase_space_write);
+    sources.emplace<0>(); // their memory (a phase space's pieces) freed before the outputs
     clock.mark_parts("transport_setup",
                      {{"transport", run.batches_s}, {"final_grids", run.final_grids_s}});
     if (!phase_space_write.path.empty())

@@ -417,6 +417,61 @@ TEST_F(PhaseSpaceTest, ReadAheadLoadsTheSameParticles)
     }
 }
 
+// A prefetch of the first piece (started before the run's set-up ends) changes when its
+// particles are read, never which: every piece loads what it loads without it; the first
+// piece takes all of a right guess, the part a short guess holds, nothing of a guess that
+// missed it. Without read-ahead, or after the first load, a prefetch reads nothing.
+TEST_F(PhaseSpaceTest, PrefetchedFirstPieceLoadsTheSameParticles)
+{
+    PhaseSpaceInput in;
+    in.file = this->write("prefetch.mcpl", {22, 11, -11}, 120000); // 80000 transported
+    in.scan = scan_phase_space(in.file, 50);
+    in.recycle = 3;
+    GridGeometry const grid =
+        make_axis_aligned_geometry({{10, 10, 10}}, {{1, 1, 1}}, {{-4.5, -4.5, 0.5}});
+    std::uint64_t const n = in.scan.transported;
+    std::vector<Piece> const pieces = group_pieces(n, 3, 5, 1, 0);
+    std::vector<Piece> const rest(pieces.begin() + 1, pieces.end());
+    in.read_ahead = false;
+    PhaseSpaceChunks<float> plain(in, grid);
+    auto const expected = load_all(plain, pieces);
+    Piece const first = pieces.front();
+    std::uint64_t const first_particles = (first.end - 1) / 3 - first.first / 3 + 1;
+    std::uint64_t const middle = (first.first + first.end) / 2;
+    struct Guess
+    {
+        char const* what;
+        Piece piece;
+        bool read_ahead;
+        std::uint64_t used; //!< the first piece's particles from the prefetch
+    };
+    Guess const guesses[] = {
+        {"right", first, true, first_particles},
+        {"short", {first.first, middle}, true, (middle - 1) / 3 + 1 - first.first / 3},
+        {"missed", pieces[2], true, 0},
+        {"no read-ahead", first, false, 0},
+    };
+    for (Guess const& g : guesses)
+    {
+        SCOPED_TRACE(g.what);
+        in.read_ahead = g.read_ahead;
+        PhaseSpaceChunks<float> chunks(in, grid);
+        chunks.prefetch(g.piece.first, g.piece.end, -1);
+        auto got = load_all(chunks, {first});
+        EXPECT_EQ(g.used, chunks.read_ahead_used());
+        chunks.prefetch(first.first, first.end, -1); // after a load: nothing
+        auto const later = load_all(chunks, rest);
+        got.insert(got.end(), later.begin(), later.end());
+        ASSERT_EQ(expected.size(), got.size());
+        for (std::size_t i = 0; i < got.size(); ++i)
+            EXPECT_TRUE(expected[i] == got[i]) << "piece " << i << ": " << got[i].substr(0, 200);
+        if (g.read_ahead) // the pieces after the first from the read-ahead
+            EXPECT_EQ(g.used + n - first_particles, chunks.read_ahead_used());
+        else
+            EXPECT_EQ(0u, chunks.read_ahead_used());
+    }
+}
+
 // A piece read in parts by several threads, each with the file open, holds the particles
 // one reader gives, with and without read-ahead: pieces of one group, a group's share of
 // each batch (every part a seek), and a piece too small to split.

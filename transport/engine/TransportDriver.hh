@@ -187,6 +187,15 @@ inline HistoryRange run_batch_range(TransportRunOptions const& options, std::uin
     return {r.begin * g, r.end * g};
 }
 
+//! Worker group g's piece of a launch's histories: rank `rank`'s share (of `ranks`), split
+//! over the rank's `groups` groups.
+inline HistoryRange group_history_range(HistoryRange launch, int ranks, int rank,
+                                        std::uint64_t groups, std::uint64_t g)
+{
+    return split_history_range(
+        split_history_range(launch, std::uint64_t(ranks), std::uint64_t(rank)), groups, g);
+}
+
 namespace detail
 {
 //! Resources of one worker group (a GPU, or a CPU thread team).
@@ -381,7 +390,7 @@ template <class Real, class Engine, class Policy, class Source>
 class GroupedTransportRun
 {
   public:
-    using Inputs = std::function<TransportGroupInputs<Real, Source>(int device)>;
+    using Inputs = std::function<TransportGroupInputs<Real, Source>(int device, size_type group)>;
 
     GroupedTransportRun(Inputs const& inputs, TallyMethod method, size_type voxels,
                         TransportRunOptions const& options)
@@ -578,7 +587,7 @@ class GroupedTransportRun
             group.device_stop = DeviceBuffer<unsigned>(1);
             group.device_stop.zero();
         }
-        auto const in = inputs_(group.device);
+        auto const in = inputs_(group.device, g);
         MCDOSE_VALIDATE(slots_ == 1 || (!in.before_batch && !in.after_batch),
                         << "a run with batch hooks (phase-space input or output) fills one batch "
                            "per launch: set max_batches_per_launch to 1");
@@ -766,7 +775,6 @@ class GroupedTransportRun
         size_type const num_groups = plan_.devices.size();
         bool const gpu = plan_.gpu;
         bool const watching = static_cast<bool>(options_.stop_requested);
-        HistoryRange const mine = split_history_range(range, comm_.size(), comm_.rank());
         std::vector<std::vector<EnergyBalance>> balances_before;
         for (size_type g = 0; g < num_groups; ++g)
         {
@@ -774,7 +782,8 @@ class GroupedTransportRun
             if (gpu)
                 continue;
             // CPU queues are set here, before the stop watch may empty them.
-            HistoryRange const piece = split_history_range(mine, num_groups, g);
+            HistoryRange const piece =
+                group_history_range(range, comm_.size(), comm_.rank(), num_groups, g);
             groups_[g]->host_counter = piece.begin;
             groups_[g]->cut_by_stop.store(false);
             groups_[g]->args.queue.end = piece.end;
@@ -784,7 +793,8 @@ class GroupedTransportRun
         for_each_group(groups_, gpu,
                        [&](size_type g, Group& group)
                        {
-                           HistoryRange const piece = split_history_range(mine, num_groups, g);
+                           HistoryRange const piece = group_history_range(
+                               range, comm_.size(), comm_.rank(), num_groups, g);
                            if (this->run_piece(group, piece, watching))
                                watch.mark_cut();
                            if (master_)
@@ -1054,14 +1064,15 @@ class GroupedTransportRun
 } // namespace detail
 
 /*!
- * Run with per-group inputs: `inputs(device)` is called on each group's
- * thread with that group's GPU current (device -1 for CPU groups) and returns
- * views in that device's memory (see StudyRunner.cc for per-device params).
+ * Run with per-group inputs: `inputs(device, group)` is called on each group's
+ * thread with that group's GPU current (device -1 for CPU groups; group: its
+ * index, in the order of `options.gpus`) and returns views in that device's
+ * memory (see StudyRunner.cc for per-device params).
  */
 template <class Real, class Engine, class Policy, class Source>
-TransportRunResult
-run_transport_groups(std::function<TransportGroupInputs<Real, Source>(int device)> const& inputs,
-                     TallyMethod method, size_type voxels, TransportRunOptions const& options)
+TransportRunResult run_transport_groups(
+    std::function<TransportGroupInputs<Real, Source>(int device, size_type group)> const& inputs,
+    TallyMethod method, size_type voxels, TransportRunOptions const& options)
 {
     return detail::GroupedTransportRun<Real, Engine, Policy, Source>(inputs, method, voxels,
                                                                      options)();
@@ -1079,7 +1090,7 @@ TransportRunResult run_transport_typed(TransportParams const& physics, Source co
                        "params and call run_transport_groups");
     MemSpace const where = options.backend == Backend::gpu ? MemSpace::device : MemSpace::host;
     return run_transport_groups<Real, Engine, Policy, Source>(
-        [&](int)
+        [&](int, size_type)
         {
             TransportGroupInputs<Real, Source> in;
             in.physics = physics.view<Real>(where);

@@ -101,7 +101,7 @@ TEST(BatchHooksTest, RefusedPieceRunsAgainWithNothingKept)
     auto run = [&](bool hooks, std::atomic<int>* before, std::atomic<int>* refused)
     {
         return run_transport_groups<double, PhiloxEngine, FxPolicy, Src>(
-            [&](int)
+            [&](int, size_type)
             {
                 Inputs in;
                 in.physics = params.view<double>(MemSpace::host);
