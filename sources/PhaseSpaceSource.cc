@@ -428,6 +428,8 @@ PhaseSpaceChunks<Real>::~PhaseSpaceChunks()
     cancel_.store(true);
     if (ahead_.valid())
         ahead_.wait(); // the reader thread uses this object's reader
+    if (next_memory_.valid())
+        next_memory_.wait();
 }
 
 template <class Real>
@@ -471,15 +473,8 @@ void PhaseSpaceChunks<Real>::prefetch(std::uint64_t first_history, std::uint64_t
                             [this, first, end, gpu]
                             {
                                 Piece piece = this->read_piece(first, end, gpu);
-                                // The next piece's memory, which its read-ahead would
-                                // otherwise map while the first batch runs (on_device
-                                // swaps device_ with the read-ahead's buffer).
-                                std::size_t const room = end - first + 2 * read_ahead_margin;
-                                if (!cancel_.load() && spare_.capacity() < room)
-                                    resize_on_all_cores(spare_, room, Particle<Real>{},
-                                                        int(max_readers_));
-                                if (!cancel_.load() && gpu >= 0 && device_.size() < room)
-                                    device_ = DeviceBuffer<Particle<Real>>(room);
+                                if (!cancel_.load())
+                                    this->start_next_memory(end - first, gpu);
                                 return piece;
                             });
     }
@@ -487,6 +482,58 @@ void PhaseSpaceChunks<Real>::prefetch(std::uint64_t first_history, std::uint64_t
     {
         // No thread to be had: the first piece is read when it is asked for.
     }
+}
+
+/*!
+ * After a prefetch: on a thread, the memory of a piece of n particles (with the margins'
+ * room) on the host and, with a `gpu`, on it, which the second piece's read-ahead would
+ * otherwise map while the first batch runs; the first load does not wait for it (the
+ * next read_piece does, take_next_memory).
+ */
+template <class Real>
+void PhaseSpaceChunks<Real>::start_next_memory(std::size_t n, int gpu)
+{
+    std::size_t const room = n + 2 * read_ahead_margin;
+    try
+    {
+        next_memory_ = std::async(std::launch::async,
+                                  [this, room, gpu]
+                                  {
+                                      resize_on_all_cores(next_host_, room, Particle<Real>{},
+                                                          int(max_readers_));
+                                      if (gpu >= 0)
+                                      {
+                                          activate_device(gpu);
+                                          next_device_ = DeviceBuffer<Particle<Real>>(room);
+                                      }
+                                  });
+    }
+    catch (std::system_error const&)
+    {
+        // No thread to be had: the memory is made when a piece needs it.
+    }
+}
+
+//! The memory start_next_memory made, as the piece memory and read-ahead device buffer to
+//! reuse (none if it failed: then they are made as needed).
+template <class Real>
+void PhaseSpaceChunks<Real>::take_next_memory()
+{
+    if (!next_memory_.valid())
+        return;
+    try
+    {
+        next_memory_.get();
+    }
+    catch (std::exception const&)
+    {
+    }
+    if (next_host_.capacity() > spare_.capacity())
+        spare_ = std::move(next_host_);
+    if (next_device_.size() > device_ahead_.size())
+        device_ahead_ = std::move(next_device_);
+    next_host_ = {};
+    next_device_ = {};
 }
 
 template <class Real>
@@ -525,6 +572,7 @@ Span<Particle<Real> const> PhaseSpaceChunks<Real>::on_device(std::uint64_t first
 template <class Real>
 auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end, int gpu) -> Piece
 {
+    this->take_next_memory();
     Piece piece;
     piece.first = first;
     piece.particles = std::move(spare_); // the memory of a piece no longer needed, if any
@@ -654,10 +702,8 @@ void PhaseSpaceChunks<Real>::fill(std::uint64_t first, std::uint64_t end, bool d
     last_end_ = loaded_end_;
     loaded_first_ = loaded_end_ = 0;
     Piece ahead = this->take_read_ahead(); // its thread is done with spare_
-    // At most two pieces in memory: this one and the read-ahead's (spare_ may already
-    // hold the memory a prefetch made for the second piece).
-    if (current_.particles.capacity() >= spare_.capacity())
-        spare_ = std::move(current_.particles);
+    // At most two pieces in memory: this one and the read-ahead's.
+    spare_ = std::move(current_.particles);
     current_ = Piece{};
     if (ahead.first <= first && first < ahead.end())
     {

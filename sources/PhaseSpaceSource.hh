@@ -100,8 +100,8 @@ class PhaseSpaceChunks
      * With read-ahead: start reading, on a thread, the particles that histories
      * [first_history, end_history) start (the first piece the run will load, known
      * before its set-up ends), copied to GPU `gpu` as they are read (-1: host only),
-     * then map the next piece's memory; the first load() takes what it can of them,
-     * as of any read-ahead. Does nothing without read-ahead or once a load was made.
+     * then map the next piece's memory on another thread; the first load() takes what it can of
+     * them, as of any read-ahead. Does nothing without read-ahead or once a load was made.
      */
     void prefetch(std::uint64_t first_history, std::uint64_t end_history, int gpu);
 
@@ -128,6 +128,8 @@ class PhaseSpaceChunks
     Piece read_piece(std::uint64_t first, std::uint64_t end, int gpu = -1);
     void fill(std::uint64_t first, std::uint64_t end, bool device);
     Piece take_read_ahead();
+    void start_next_memory(std::size_t n, int gpu);
+    void take_next_memory();
     void start_read_ahead(std::uint64_t first, std::uint64_t end, bool device);
     //! The device view of [first, end) of the current piece (copied there if not yet).
     Span<Particle<Real> const> on_device(std::uint64_t first, std::uint64_t end);
@@ -154,6 +156,10 @@ class PhaseSpaceChunks
     DeviceBuffer<Particle<Real>> device_;           //!< what the GPU transports
     std::uint64_t device_first_{0}, device_end_{0}; //!< the particles device_ holds
     DeviceBuffer<Particle<Real>> device_ahead_;     //!< the read-ahead's copy
+    //! After a prefetch: the second piece's memory, made on a thread (start_next_memory).
+    std::future<void> next_memory_;
+    std::vector<Particle<Real>> next_host_;
+    DeviceBuffer<Particle<Real>> next_device_;
     //! Each part's copies to device_ahead_ (made by its reading thread when first needed).
     std::vector<std::unique_ptr<DeviceUploadStream>> uploads_;
 };
