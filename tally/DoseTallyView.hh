@@ -133,6 +133,17 @@ class DoseTallyView
 #endif
     }
 
+    //! The thread's part of the batch is over (after its last end_history()): its sums
+    //! over histories (the slabs' squares) go to the shared ones. A no-op without a
+    //! history scratch (and always on a GPU).
+    MCDOSE_FUNCTION void end_worker() const
+    {
+#if !MCDOSE_DEVICE_COMPILE
+        if (scratch_)
+            this->drain_worker();
+#endif
+    }
+
     //! Which batch of the launch goes to which grid (set before each launch).
     void set_slot_map(BatchSlotMap const& map)
     {
@@ -238,11 +249,31 @@ class DoseTallyView
             lookahead);
         if (history_slab_sq_)
         {
+            auto& squares = scratch_->slab_squares;
+            if (squares.size() < slabs_.count())
+                squares.resize(slabs_.count(), 0);
+            // The thread's own sums (integer adds: the shared sums get the same bits).
             scratch_->slabs.drain(
-                [this](size_type s, double e) {
-                    FxPolicy::deposit(reinterpret_cast<SqWord*>(history_slab_sq_) + s, e * e,
-                                      sq_scale_per_MeV2_);
+                [this, &squares](size_type s, double e) {
+                    squares[s] += static_cast<std::uint64_t>(
+                        accum::to_fixed_units(e * e, sq_scale_per_MeV2_));
                 });
+        }
+    }
+
+    //! Add the thread's slab squares to the shared ones and zero them.
+    void drain_worker() const
+    {
+        if (!history_slab_sq_)
+            return;
+        using SqWord = FxPolicy::word_type;
+        auto& squares = scratch_->slab_squares;
+        for (size_type s = 0; s < squares.size(); ++s)
+        {
+            if (squares[s] != 0)
+                detail::atomic_add_word(reinterpret_cast<SqWord*>(history_slab_sq_) + s,
+                                        static_cast<SqWord>(squares[s]));
+            squares[s] = 0;
         }
     }
 

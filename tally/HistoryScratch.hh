@@ -112,6 +112,51 @@ class EnergySums
 };
 
 /*!
+ * Sums of energy per slab of a depth-dose curve (a grid's slabs along one axis: at most a
+ * few thousand): a dense array and the list of the slabs in the order they were first
+ * added to, so that draining costs what was added. What EnergySums gives for the same
+ * adds, bit for bit, without its search.
+ */
+class SlabSums
+{
+  public:
+    //! Add energy [MeV] to a slab.
+    void add(size_type slab, double energy_MeV)
+    {
+        if (slab >= added_.size())
+        {
+            energy_.resize(slab + 1, 0.0);
+            added_.resize(slab + 1, 0);
+        }
+        if (!added_[slab])
+        {
+            added_[slab] = 1;
+            order_.push_back(slab);
+        }
+        energy_[slab] += energy_MeV;
+    }
+
+    //! Call f(slab, energy) for every slab added to, in the order they were first
+    //! added to, and empty the sums.
+    template <class F>
+    void drain(F&& f)
+    {
+        for (size_type s : order_)
+        {
+            f(s, energy_[s]);
+            energy_[s] = 0;
+            added_[s] = 0;
+        }
+        order_.clear();
+    }
+
+  private:
+    std::vector<double> energy_;
+    std::vector<std::uint8_t> added_;
+    std::vector<size_type> order_;
+};
+
+/*!
  * The history a CPU thread is transporting: the energy it deposited per grid
  * word, summed before it reaches the tally, and per slab of a depth-dose
  * curve when the history ends. Host only: a history's deposits must all reach
@@ -121,6 +166,11 @@ class EnergySums
 struct HistoryScratch
 {
     EnergySums words; //!< energy per grid word
-    EnergySums slabs; //!< energy per slab (filled as the words are drained)
+    SlabSums slabs;   //!< energy per slab (filled as the words are drained)
+    //! Per slab, the sum over this thread's histories of (the history's energy in the
+    //! slab)^2 in FX words, added to the shared sums when the thread's part of the batch
+    //! ends: a few hundred words that every thread would otherwise add to at every
+    //! history's end.
+    std::vector<std::uint64_t> slab_squares;
 };
 } // namespace mcdose

@@ -457,8 +457,9 @@ TEST(DoseTallyTest, HistoryMomentsGiveTheHistoryByHistoryUncertainty)
 }
 
 //! With slab sums (a depth-dose curve), each slab also keeps the sum over histories of
-//! the square of the history's energy in the slab: the history-by-history moments of
-//! the curve, folded per batch like the voxels' and kept by a checkpoint.
+//! the square of the history's energy in the slab (summed per thread, added to the shared
+//! sums when the thread's part of the batch ends): the history-by-history moments of the
+//! curve, folded per batch like the voxels' and kept by a checkpoint.
 TEST(DoseTallyTest, HistoryMomentsOfSlabSums)
 {
     size_type const nx = 10, ny = 6, nz = 10, voxels = nx * ny * nz;
@@ -491,6 +492,7 @@ TEST(DoseTallyTest, HistoryMomentsOfSlabSums)
         view.end_history();
         if (h == histories / 3 - 1 || h == histories - 1)
         {
+            view.end_worker(); // the thread's slab squares go to the shared ones
             tally.end_batch(h == histories - 1 ? histories - histories / 3 : histories / 3);
             for (size_type k = 0; k < nz; ++k)
                 sums[k] += tally.last_batch_slabs()[k];
@@ -540,6 +542,38 @@ TEST(DoseTallyTest, HistoryTableGrowsAndDrainsInOrder)
             });
         EXPECT_EQ(keys, next);
         EXPECT_EQ(0u, sums.size());
+    }
+}
+
+//! A history's energy per slab, summed densely, drains what the voxels' table gives for
+//! the same adds, bit for bit and in the same order (slabs first added to first), and is
+//! empty after: one slab added to twice, slabs out of order, a zero deposit, a history
+//! with fewer slabs after a longer one.
+TEST(DoseTallyTest, SlabSumsDrainAsTheTableDoes)
+{
+    SlabSums dense;
+    EnergySums table;
+    std::mt19937_64 rng(3);
+    std::uniform_int_distribution<size_type> slab(0, 299);
+    std::exponential_distribution<double> energy(2.0);
+    for (int history = 0; history < 4; ++history)
+    {
+        int const adds = history == 3 ? 5 : 400;
+        for (int a = 0; a < adds; ++a)
+        {
+            size_type const s = history == 2 && a == 0 ? 299 : slab(rng);
+            double const e = a == 1 ? 0.0 : energy(rng);
+            dense.add(s, e);
+            table.add(s, e);
+        }
+        std::vector<std::pair<size_type, double>> expected, got;
+        table.drain([&](size_type s, double e) { expected.emplace_back(s, e); });
+        dense.drain([&](size_type s, double e) { got.emplace_back(s, e); });
+        EXPECT_EQ(expected, got) << "history " << history;
+        EXPECT_FALSE(got.empty());
+        got.clear();
+        dense.drain([&](size_type s, double e) { got.emplace_back(s, e); });
+        EXPECT_TRUE(got.empty()) << "drained twice";
     }
 }
 } // namespace

@@ -168,6 +168,7 @@ MCDOSE_FUNCTION void transport_worker(TransportArgs<Real, Engine, Policy, Source
             transport.step(lane, stepping);
     }
     tally.end_history(); // the last history's (history-by-history moments, CPU)
+    tally.end_worker();
     args.balances[worker] = balance;
 }
 } // namespace mcdose
