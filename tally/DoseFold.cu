@@ -49,8 +49,9 @@ MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE void add_to_slab(T* slab_sums, unsigne
 //! One warp per strip of 2^tally_strip_shift = 32 voxels at a time, over the
 //! grids in order: a strip no deposit of a grid touched holds zeros there, whose
 //! fold changes no bit, so the warp skips it on one flag (the fold costs in
-//! proportion to the strips each batch touched); a voxel's totals stay in
-//! registers from the first grid with a deposit to the last.
+//! proportion to the strips each batch touched; the lanes read 32 grids' flags at
+//! once); a voxel's totals stay in registers from the first grid with a deposit
+//! to the last.
 template <class Policy>
 MCDOSE_KERNEL void fold_batches_kernel(DeviceBatchGrids grids, size_type voxels, double quantum,
                                        DeviceTotals totals, SlabSpec slabs,
@@ -61,39 +62,47 @@ MCDOSE_KERNEL void fold_batches_kernel(DeviceBatchGrids grids, size_type voxels,
     size_type const strips = (voxels + 31) / 32;
     size_type const warps = size_type(gridDim.x) * (blockDim.x / 32);
     size_type const lane = threadIdx.x & 31u;
+    // Whole warps only (the ballots below need every lane): the loop bound is per warp.
     for (size_type strip = (size_type(blockIdx.x) * blockDim.x + threadIdx.x) / 32; strip < strips;
          strip += warps)
     {
         size_type const v = strip * 32 + lane;
-        if (v >= voxels)
-            continue;
+        bool const in_grid = v < voxels;
         detail::VoxelTotals t{};
         bool loaded = false;
-        for (size_type k = 0; k < grids.slots; ++k)
+        for (size_type k0 = 0; k0 < grids.slots; k0 += 32)
         {
-            if (grids.touched && grids.touched[k * grids.slot_strips + strip] == 0)
-                continue;
-            word_type* const words =
-                reinterpret_cast<word_type*>(grids.words + k * grids.slot_words64);
-            word_type const w = words[v];
-            double const e = Policy::decode(w, quantum);
-            if (w != 0) // a zero changes no bit of the totals: their memory is left alone
+            size_type const mine = k0 + lane; // this lane reads grid k0 + lane's flag
+            bool const touched =
+                mine < grids.slots &&
+                (!grids.touched || grids.touched[mine * grids.slot_strips + strip] != 0);
+            for (unsigned todo = __ballot_sync(full_warp, touched); todo != 0; todo &= todo - 1)
             {
-                words[v] = 0;
-                if (!loaded)
-                    t = {totals.hi[v], totals.lo[v], totals.sum_sq[v]};
-                loaded = true;
-                detail::fold_energy(e, t);
-            }
-            if (slabs.enabled())
-            {
-                auto const slab = static_cast<unsigned>(slabs.slab_of(v));
-                std::uint64_t* const sums = slab_words + k * slabs.count();
-                if constexpr (std::is_same<Policy, FxPolicy>::value)
-                    add_to_slab(reinterpret_cast<unsigned long long*>(sums), slab,
-                                static_cast<unsigned long long>(w));
-                else
-                    add_to_slab(reinterpret_cast<double*>(sums), slab, e);
+                size_type const k = k0 + size_type(__ffs(int(todo)) - 1);
+                if (!in_grid)
+                    continue;
+                word_type* const words =
+                    reinterpret_cast<word_type*>(grids.words + k * grids.slot_words64);
+                word_type const w = words[v];
+                double const e = Policy::decode(w, quantum);
+                if (w != 0) // a zero changes no bit of the totals: their memory is left alone
+                {
+                    words[v] = 0;
+                    if (!loaded)
+                        t = {totals.hi[v], totals.lo[v], totals.sum_sq[v]};
+                    loaded = true;
+                    detail::fold_energy(e, t);
+                }
+                if (slabs.enabled())
+                {
+                    auto const slab = static_cast<unsigned>(slabs.slab_of(v));
+                    std::uint64_t* const sums = slab_words + k * slabs.count();
+                    if constexpr (std::is_same<Policy, FxPolicy>::value)
+                        add_to_slab(reinterpret_cast<unsigned long long*>(sums), slab,
+                                    static_cast<unsigned long long>(w));
+                    else
+                        add_to_slab(reinterpret_cast<double*>(sums), slab, e);
+                }
             }
         }
         if (loaded)
