@@ -386,6 +386,13 @@ std::pair<std::uint64_t, std::uint64_t> piece_part(std::uint64_t first, std::uin
 //! Particles the read-ahead reads before and after its guess of the next piece: a
 //! group's pieces of near-equal batches move by a particle or two from batch to batch.
 constexpr std::uint64_t read_ahead_margin = 16;
+//! The memory a piece of n particles is given (host and device): room for a read-ahead
+//! piece (the margins on either side), so that the two pieces' memory, taken in turn,
+//! is not allocated again (freeing device memory would wait for the running kernel).
+constexpr std::uint64_t piece_room(std::uint64_t n)
+{
+    return n + 2 * read_ahead_margin;
+}
 } // namespace
 
 std::size_t phase_space_read_threads(PhaseSpaceInput const& input)
@@ -400,7 +407,7 @@ PhaseSpaceMemory phase_space_memory(PhaseSpaceInput const& input, std::uint64_t 
 {
     double const particle =
         precision == Precision::single_ ? sizeof(Particle<float>) : sizeof(Particle<double>);
-    double const pieces = (input.read_ahead ? 2.0 : 1.0) * double(piece + 2 * read_ahead_margin);
+    double const pieces = (input.read_ahead ? 2.0 : 1.0) * double(piece_room(piece));
     PhaseSpaceMemory m;
     // Each reading thread's block of placed particles and, for a GPU, its two pinned
     // staging blocks.
@@ -465,22 +472,31 @@ void PhaseSpaceChunks<Real>::prefetch(std::uint64_t first_history, std::uint64_t
         return;
     std::uint64_t const first = first_history / recycle_;
     std::uint64_t const end = std::min(transported_, (end_history - 1) / recycle_ + 1);
-    if (first >= end)
+    this->read_ahead_async(first, end, gpu, true);
+}
+
+//! Read [from, to) on a thread as the read-ahead, for `gpu` (-1: host only); with
+//! `then_next_memory`, then make the next piece's memory (start_next_memory). Without
+//! a thread, nothing is read ahead: the particles are read when they are asked for.
+template <class Real>
+void PhaseSpaceChunks<Real>::read_ahead_async(std::uint64_t from, std::uint64_t to, int gpu,
+                                              bool then_next_memory)
+{
+    if (from >= to)
         return;
     try
     {
         ahead_ = std::async(std::launch::async,
-                            [this, first, end, gpu]
+                            [this, from, to, gpu, then_next_memory]
                             {
-                                Piece piece = this->read_piece(first, end, gpu);
-                                if (!cancel_.load())
-                                    this->start_next_memory(end - first, gpu);
+                                Piece piece = this->read_piece(from, to, gpu);
+                                if (then_next_memory && !cancel_.load())
+                                    this->start_next_memory(to - from, gpu);
                                 return piece;
                             });
     }
     catch (std::system_error const&)
     {
-        // No thread to be had: the first piece is read when it is asked for.
     }
 }
 
@@ -493,7 +509,7 @@ void PhaseSpaceChunks<Real>::prefetch(std::uint64_t first_history, std::uint64_t
 template <class Real>
 void PhaseSpaceChunks<Real>::start_next_memory(std::size_t n, int gpu)
 {
-    std::size_t const room = n + 2 * read_ahead_margin;
+    std::size_t const room = piece_room(n);
     try
     {
         next_memory_ = std::async(std::launch::async,
@@ -551,11 +567,8 @@ Span<Particle<Real> const> PhaseSpaceChunks<Real>::on_device(std::uint64_t first
     if (first < device_first_ || end > device_end_)
     {
         std::size_t const n = end - first;
-        // With room for a read-ahead piece (the margins on either side), so that the
-        // buffers, once swapped, need no new memory (freeing device memory would wait
-        // for the running kernel).
         if (device_.size() < n)
-            device_ = DeviceBuffer<Particle<Real>>(n + 2 * read_ahead_margin);
+            device_ = DeviceBuffer<Particle<Real>>(piece_room(n));
         device_copy_to_device(device_.data(), current_.particles.data() + (first - current_.first),
                               n * sizeof(Particle<Real>));
         device_first_ = first;
@@ -583,10 +596,7 @@ auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end, 
     }
     else
     {
-        // With room for a read-ahead piece (the margins on either side), so that the
-        // two pieces' memory, taken in turn, is not allocated again.
-        resize_on_all_cores(piece.particles, n + 2 * read_ahead_margin, Particle<Real>{},
-                            int(max_readers_));
+        resize_on_all_cores(piece.particles, piece_room(n), Particle<Real>{}, int(max_readers_));
         piece.particles.resize(n);
     }
     std::size_t const parts = std::clamp<std::size_t>(n / min_part, 1, max_readers_);
@@ -596,8 +606,8 @@ auto PhaseSpaceChunks<Real>::read_piece(std::uint64_t first, std::uint64_t end, 
     if (gpu >= 0)
     {
         activate_device(gpu);
-        if (device_ahead_.size() < n) // with the margins' room, as in on_device()
-            device_ahead_ = DeviceBuffer<Particle<Real>>(n + 2 * read_ahead_margin);
+        if (device_ahead_.size() < n)
+            device_ahead_ = DeviceBuffer<Particle<Real>>(piece_room(n));
         target = {device_ahead_.data(), gpu};
     }
     std::vector<std::uint64_t> done(parts, 0);
@@ -750,8 +760,7 @@ auto PhaseSpaceChunks<Real>::take_read_ahead() -> Piece
  * one when there is a gap between them (several groups or ranks: each reads its
  * share of every batch). With `device`, the piece is copied to the calling thread's
  * GPU as it is read (into device_ahead_, on streams beside the transport's kernel:
- * the GPU's work waits for neither the reading nor the copies). Without a
- * thread, nothing is read ahead.
+ * the GPU's work waits for neither the reading nor the copies).
  */
 template <class Real>
 void PhaseSpaceChunks<Real>::start_read_ahead(std::uint64_t first, std::uint64_t end, bool device)
@@ -761,18 +770,7 @@ void PhaseSpaceChunks<Real>::start_read_ahead(std::uint64_t first, std::uint64_t
     std::uint64_t const from = std::max(end, guess - std::min(guess, read_ahead_margin));
     std::uint64_t const to =
         std::min(transported_, std::max(from, guess + (end - first) + read_ahead_margin));
-    if (from >= to)
-        return;
-    int const gpu = device ? active_device() : -1;
-    try
-    {
-        ahead_ = std::async(std::launch::async,
-                            [this, from, to, gpu] { return read_piece(from, to, gpu); });
-    }
-    catch (std::system_error const&)
-    {
-        // No thread to be had: the next piece is read when it is asked for.
-    }
+    this->read_ahead_async(from, to, device ? active_device() : -1, false);
 }
 
 template class PhaseSpaceChunks<float>;

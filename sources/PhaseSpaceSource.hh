@@ -131,6 +131,7 @@ class PhaseSpaceChunks
     void start_next_memory(std::size_t n, int gpu);
     void take_next_memory();
     void start_read_ahead(std::uint64_t first, std::uint64_t end, bool device);
+    void read_ahead_async(std::uint64_t from, std::uint64_t to, int gpu, bool then_next_memory);
     //! The device view of [first, end) of the current piece (copied there if not yet).
     Span<Particle<Real> const> on_device(std::uint64_t first, std::uint64_t end);
 
