@@ -7,10 +7,13 @@
 //! resize_on_all_cores reserves the memory, has the kernel map its pages from
 //! all cores (madvise MADV_POPULATE_WRITE on disjoint pieces, Linux 5.14 or later;
 //! without it the pages are mapped at the fill, as before), then fills it.
+//! GridsAhead does that on a thread of its own while the caller goes on.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
+#include <future>
+#include <system_error>
 #include <vector>
 
 #include <sys/mman.h>
@@ -61,4 +64,55 @@ void resize_on_all_cores(std::vector<T>& v, std::size_t n, T const& value = T{},
     }
     v.assign(n, value);
 }
+/*!
+ * `count` grids of n copies of `value` (resize_on_all_cores, the grids side by side)
+ * made on a thread of their own while the caller goes on; take() hands them over,
+ * waiting for them if need be. A GPU run's result grids are made so while it sets up
+ * and transports, when the host cores are mostly idle, instead of after it. Without a
+ * thread they are made at take().
+ */
+template <class T>
+class GridsAhead
+{
+  public:
+    GridsAhead(std::size_t count, std::size_t n, T value = T{}, int threads = 0)
+        : count_(count), n_(n), value_(value), threads_(threads)
+    {
+        try
+        {
+            ready_ = std::async(std::launch::async, [this] { return this->make(); });
+        }
+        catch (std::system_error const&)
+        {
+        }
+    }
+    GridsAhead(GridsAhead const&) = delete;
+    GridsAhead& operator=(GridsAhead const&) = delete;
+
+    std::size_t count() const { return count_; }
+    std::size_t grid_size() const { return n_; }
+
+    //! The grids, waited for (made here where no thread could be started). Once.
+    std::vector<std::vector<T>> take()
+    {
+        if (ready_.valid())
+            return ready_.get();
+        return this->make();
+    }
+
+  private:
+    std::vector<std::vector<T>> make() const
+    {
+        std::vector<std::vector<T>> grids(count_);
+        parallel_for_each(count_, [&](size_type k)
+                          { resize_on_all_cores(grids[k], n_, value_, threads_); });
+        return grids;
+    }
+
+    std::size_t count_;
+    std::size_t n_;
+    T value_;
+    int threads_;
+    std::future<std::vector<std::vector<T>>> ready_;
+};
 } // namespace mcdose

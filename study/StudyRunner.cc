@@ -17,6 +17,7 @@
 #include "core/Constants.hh"
 #include "core/Device.hh"
 #include "core/Hash.hh"
+#include "core/HostMemory.hh"
 #include "core/KernelImage.hh"
 #include "core/ParallelFor.hh"
 #include "dose/DoseHdf5.hh"
@@ -984,6 +985,11 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     TransportRunOptions run_options =
         make_run_options(study, options, backend, gpus, histories, bounds.max_primary_MeV);
     set_batches_per_launch(study, options, memory, gpus, run_options);
+    // A GPU run's host cores are mostly idle from here to the end of its transport: a large
+    // result's host grids are mapped meanwhile (the CPU backend's threads are busy).
+    size_type const voxels = geometry.num_voxels();
+    if (gpu && voxels * sizeof(double) >= prefault_min_bytes)
+        run_options.result_grids = std::make_shared<GridsAhead<double>>(2, voxels);
     std::string stop_reason = "histories";
     if (histories == 0)
         add_target_uncertainty_rule(study, phantom, stop_region, stop_reason, run_options);

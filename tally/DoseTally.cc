@@ -523,7 +523,7 @@ std::vector<double> DoseTally::history_slab_sum_sq() const
     return sq;
 }
 
-DoseResult DoseTally::result() const
+DoseResult DoseTally::result(GridsAhead<double>* ahead) const
 {
     // The batch estimator assumes equal batches; batch_history_range gives
     // sizes within one history of each other, so allow exactly that.
@@ -536,8 +536,9 @@ DoseResult DoseTally::result() const
     r.histories = histories_;
     r.history_moments = history_moments_;
     // Both grids made at once, each on a thread of its own (a new vector is filled on one
-    // thread, after its pages are mapped on all cores: core/HostMemory.hh); from the GPU,
-    // both are computed there first and each thread copies its grid into the new vector.
+    // thread, after its pages are mapped on all cores: core/HostMemory.hh), or taken from
+    // `ahead`; from the GPU, both are computed there first and each thread copies its grid
+    // into its vector.
     std::vector<double>* grids[2] = {&r.energy_MeV, &r.energy_sigma_MeV};
     bool const from_device = on_device() && !device_hi_.empty();
     DeviceBuffer<double> device_grids[2];
@@ -549,10 +550,20 @@ DoseResult DoseTally::result() const
         batch_result_device(device_hi_.data(), device_lo_.data(), device_sum_sq_.data(), voxels_,
                             batches_, device_grids[0].data(), device_grids[1].data());
     }
+    if (ahead)
+    {
+        MCDOSE_VALIDATE(ahead->count() == 2 && ahead->grid_size() == voxels_,
+                        << "result grids made ahead: " << ahead->count() << " of "
+                        << ahead->grid_size() << " voxels for a tally of 2 of " << voxels_);
+        std::vector<std::vector<double>> made = ahead->take();
+        r.energy_MeV.swap(made[0]);
+        r.energy_sigma_MeV.swap(made[1]);
+    }
     parallel_for_each(2,
                       [&](size_type k)
                       {
-                          resize_on_all_cores(*grids[k], voxels_, 0.0, host_threads_);
+                          if (grids[k]->size() != voxels_)
+                              resize_on_all_cores(*grids[k], voxels_, 0.0, host_threads_);
                           if (from_device)
                           {
                               activate_device(device);

@@ -20,6 +20,9 @@
 
 namespace mcdose
 {
+template <class T>
+class GridsAhead; // core/HostMemory.hh
+
 //! Histories [begin, end) of one batch.
 struct HistoryRange
 {
@@ -153,8 +156,9 @@ class DoseTally
     void restore(DoseTallyTotals totals);
     //! Totals and uncertainty over the folded batches (computed where the
     //! totals are; only these two grids cross to the host). With history
-    //! moments the uncertainty is the history-by-history one.
-    DoseResult result() const;
+    //! moments the uncertainty is the history-by-history one. `ahead`: two
+    //! grids of this tally's voxels made beforehand, which the result takes.
+    DoseResult result(GridsAhead<double>* ahead = nullptr) const;
     bool history_moments() const { return history_moments_; }
     //! With history moments and slab sums: each slab's sum over histories of
     //! (the history's energy in the slab)^2 [MeV^2] over the folded batches

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "core/HostMemory.hh"
 #include "tally/DoseTally.hh"
 #include "tally/HistoryScratch.hh"
 #include "tally/accum/DoubleWord.hh"
@@ -139,6 +140,26 @@ TEST(DoseTallyTest, OneBatchHasNoUncertainty)
     EXPECT_TRUE(std::isnan(r.energy_sigma_MeV[0]));
     // end_batch cleared the grid
     EXPECT_EQ(0.0, tally.batch_energy_MeV()[0]);
+}
+
+TEST(DoseTallyTest, ResultTakesGridsMadeAhead)
+{
+    DoseTally tally({TallyMethod::hb, 3, 10.0, Backend::cpu});
+    for (double e : {1.0, 2.0, 4.0})
+    {
+        tally.view<HbPolicy>().deposit(1, e);
+        tally.view<HbPolicy>().deposit(2, 0.5);
+        tally.end_batch(1);
+    }
+    DoseResult const made_here = tally.result();
+    // Grids made ahead of another value: every voxel is overwritten.
+    GridsAhead<double> ahead(2, 3, 9.0);
+    DoseResult const taken = tally.result(&ahead);
+    EXPECT_EQ(made_here.energy_MeV, taken.energy_MeV);
+    EXPECT_EQ(made_here.energy_sigma_MeV, taken.energy_sigma_MeV);
+    EXPECT_EQ(7.0, taken.energy_MeV[1]);
+    GridsAhead<double> wrong(2, 4);
+    EXPECT_THROW(tally.result(&wrong), RuntimeError);
 }
 
 TEST(DoseTallyTest, UnequalBatchesAreRefused)

@@ -14,6 +14,7 @@
 #include "AccumKernels.hh"
 
 #include "TestMacros.hh"
+#include "core/HostMemory.hh"
 #include "tally/DoseTally.hh"
 #include "tally/bench/TallyBenchmark.hh"
 
@@ -255,6 +256,10 @@ TEST(TallyDeviceTest, DeviceFoldEqualsHostFold)
             EXPECT_EQ(hr.energy_MeV, dr.energy_MeV) << to_cstring(m);
             EXPECT_EQ(hr.energy_sigma_MeV, dr.energy_sigma_MeV) << to_cstring(m);
             EXPECT_EQ(5u, dr.batches);
+            GridsAhead<double> ahead(2, hr.energy_MeV.size(), -1.0);
+            DoseResult const taken = device.result(&ahead);
+            EXPECT_EQ(dr.energy_MeV, taken.energy_MeV) << to_cstring(m);
+            EXPECT_EQ(dr.energy_sigma_MeV, taken.energy_sigma_MeV) << to_cstring(m);
         }
     }
 }

@@ -31,6 +31,7 @@
 #include "core/Comm.hh"
 #include "core/Device.hh"
 #include "core/DeviceBuffer.hh"
+#include "core/HostMemory.hh"
 #include "rng/Rng.hh"
 #include "rng/SplitMix64.hh"
 #include "tally/BatchReduction.hh"
@@ -132,6 +133,9 @@ struct TransportRunOptions
     //! about a second rather than at the end of a batch). The GPU backend
     //! stops at the next batch boundary (on_batch).
     std::function<bool()> stop_requested;
+    //! The result's two host grids (energy and its uncertainty), made while the run sets
+    //! up and transports (core/HostMemory.hh); null: made when the run ends.
+    std::shared_ptr<GridsAhead<double>> result_grids;
 };
 
 struct TransportRunResult
@@ -1038,7 +1042,8 @@ class GroupedTransportRun
         result_.batches_s = result_.transport_time_s - restored_time_s_;
         auto const finishing = std::chrono::steady_clock::now();
         result_.balance = balance_now();
-        result_.dose = folder_->result(); // before the groups' tallies are freed
+        // Before the groups' tallies are freed.
+        result_.dose = folder_->result(options_.result_grids.get());
         result_.history_slab_sum_sq = folder_->history_slab_sum_sq();
         folder_ = nullptr;
         for (auto const& group : groups_)
