@@ -52,14 +52,38 @@ inline void prefault_pages(void* first, std::size_t bytes, int threads = 0)
 #endif
 }
 
-//! `v` = n copies of `value`, a large grid's pages mapped on all cores first.
+//! Ask for transparent huge pages (2 MiB) over the whole 2 MiB pages of [first, first +
+//! bytes), before they are mapped. Advice: where the kernel cannot, nothing happens.
+inline void advise_huge_pages(void* first, std::size_t bytes)
+{
+#ifdef MADV_HUGEPAGE
+    std::size_t const huge = std::size_t(2) << 20;
+    auto const begin = (reinterpret_cast<std::uintptr_t>(first) + huge - 1) / huge * huge;
+    auto const end = (reinterpret_cast<std::uintptr_t>(first) + bytes) / huge * huge;
+    if (end > begin)
+        madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#else
+    (void)first;
+    (void)bytes;
+#endif
+}
+
+/*!
+ * `v` = n copies of `value`, a large grid's pages mapped on all cores first; with
+ * `huge_pages`, in 2 MiB pages where the kernel has them (fewer faults, but where the
+ * host's memory is fragmented the kernel compacts it first, which can take longer than
+ * 4 KiB pages: docs/benchmarks.md).
+ */
 template <class T>
-void resize_on_all_cores(std::vector<T>& v, std::size_t n, T const& value = T{}, int threads = 0)
+void resize_on_all_cores(std::vector<T>& v, std::size_t n, T const& value = T{}, int threads = 0,
+                         bool huge_pages = false)
 {
     if (n * sizeof(T) >= prefault_min_bytes && v.capacity() < n)
     {
         std::vector<T>().swap(v);
         v.reserve(n);
+        if (huge_pages)
+            advise_huge_pages(v.data(), n * sizeof(T));
         prefault_pages(v.data(), n * sizeof(T), threads);
     }
     v.assign(n, value);
@@ -68,8 +92,10 @@ void resize_on_all_cores(std::vector<T>& v, std::size_t n, T const& value = T{},
  * `count` grids of n copies of `value` (resize_on_all_cores, the grids side by side)
  * made on a thread of their own while the caller goes on; take() hands them over,
  * waiting for them if need be. A GPU run's result grids are made so while it sets up
- * and transports, when the host cores are mostly idle, instead of after it. Without a
- * thread they are made at take().
+ * and transports, when the host cores are mostly idle, instead of after it. They ask for
+ * huge pages: the mapping then holds up the caller's own work less (on an H200 host the
+ * tables' step beside it took half as long), and a fragmented host's slower compaction
+ * delays only the grids. Without a thread they are made at take().
  */
 template <class T>
 class GridsAhead
@@ -105,7 +131,7 @@ class GridsAhead
     {
         std::vector<std::vector<T>> grids(count_);
         parallel_for_each(count_, [&](size_type k)
-                          { resize_on_all_cores(grids[k], n_, value_, threads_); });
+                          { resize_on_all_cores(grids[k], n_, value_, threads_, true); });
         return grids;
     }
 

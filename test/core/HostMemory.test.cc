@@ -17,12 +17,15 @@ bool all_equal(std::vector<double> const& v, double value)
 TEST(HostMemoryTest, ResizeOnAllCoresFillsLargeAndSmallGrids)
 {
     std::size_t const large = prefault_min_bytes / sizeof(double) + 3; // mapped on all cores
-    for (std::size_t n : {std::size_t(0), std::size_t(5), large})
+    for (bool huge : {false, true})
     {
-        std::vector<double> v(7, 1.0);
-        resize_on_all_cores(v, n, 2.5);
-        ASSERT_EQ(n, v.size());
-        EXPECT_TRUE(all_equal(v, 2.5)) << n;
+        for (std::size_t n : {std::size_t(0), std::size_t(5), large})
+        {
+            std::vector<double> v(7, 1.0);
+            resize_on_all_cores(v, n, 2.5, 0, huge);
+            ASSERT_EQ(n, v.size());
+            EXPECT_TRUE(all_equal(v, 2.5)) << n << (huge ? " in huge pages" : "");
+        }
     }
 }
 
