@@ -7,7 +7,8 @@
 //! resize_on_all_cores reserves the memory, has the kernel map its pages from
 //! all cores (madvise MADV_POPULATE_WRITE on disjoint pieces, Linux 5.14 or later;
 //! without it the pages are mapped at the fill, as before), then fills it.
-//! GridsAhead does that on a thread of its own while the caller goes on.
+//! It can ask for 2 MiB pages; GridsAhead does all that on a thread of its own
+//! while the caller goes on.
 #pragma once
 
 #include <algorithm>
@@ -88,6 +89,7 @@ void resize_on_all_cores(std::vector<T>& v, std::size_t n, T const& value = T{},
     }
     v.assign(n, value);
 }
+
 /*!
  * `count` grids of n copies of `value` (resize_on_all_cores, the grids side by side)
  * made on a thread of their own while the caller goes on; take() hands them over,
@@ -95,7 +97,8 @@ void resize_on_all_cores(std::vector<T>& v, std::size_t n, T const& value = T{},
  * and transports, when the host cores are mostly idle, instead of after it. They ask for
  * huge pages: the mapping then holds up the caller's own work less (on an H200 host the
  * tables' step beside it took half as long), and a fragmented host's slower compaction
- * delays only the grids. Without a thread they are made at take().
+ * delays only the grids. Without a thread they are made at take(); a GridsAhead destroyed
+ * before take() (a run that failed) first waits for its thread.
  */
 template <class T>
 class GridsAhead
