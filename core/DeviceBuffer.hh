@@ -66,6 +66,14 @@ class DeviceBuffer
                                               << " device elements");
         device_copy_to_host(host.data(), data_, size_ * sizeof(T));
     }
+    //! The same from several host threads through pinned staging (device_copy_to_host_parallel).
+    void copy_to_host_parallel(Span<T> host, int threads = 0) const
+    {
+        MCDOSE_VALIDATE(host.size() == size_, << "host copy size mismatch: " << host.size()
+                                              << " host elements for " << size_
+                                              << " device elements");
+        device_copy_to_host_parallel(host.data(), data_, size_ * sizeof(T), threads);
+    }
     std::vector<T> to_host() const
     {
         std::vector<T> result(size_);

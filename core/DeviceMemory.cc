@@ -10,6 +10,7 @@
 #include "core/Assert.hh"
 #include "core/DeviceCall.hh"
 #include "core/KernelImage.hh"
+#include "core/ParallelFor.hh"
 
 namespace mcdose
 {
@@ -123,6 +124,95 @@ void device_raise_flag(unsigned* flag)
     MCDOSE_CUDA_CALL(cudaStreamSynchronize(own.stream));
 }
 
+namespace
+{
+//! One thread's part of device_copy_to_host_parallel: a stream and two pinned staging
+//! buffers, each with the event recorded after its last copy into it.
+struct DownloadLane
+{
+    static constexpr std::size_t chunk = std::size_t(4) << 20;
+    OwnStream own;
+    std::array<char*, 2> staging{{nullptr, nullptr}};
+    std::array<cudaEvent_t, 2> copied{{nullptr, nullptr}};
+
+    DownloadLane()
+    {
+        for (int h = 0; h < 2; ++h)
+        {
+            void* p = nullptr;
+            MCDOSE_CUDA_CALL(cudaHostAlloc(&p, chunk, cudaHostAllocDefault));
+            staging[h] = static_cast<char*>(p);
+            MCDOSE_CUDA_CALL(cudaEventCreateWithFlags(&copied[h], cudaEventDisableTiming));
+        }
+    }
+    DownloadLane(DownloadLane const&) = delete;
+    DownloadLane& operator=(DownloadLane const&) = delete;
+    ~DownloadLane()
+    {
+        cudaStreamSynchronize(own.stream); // no copy may write freed staging memory
+        for (int h = 0; h < 2; ++h)
+        {
+            if (copied[h])
+                cudaEventDestroy(copied[h]);
+            if (staging[h])
+                cudaFreeHost(staging[h]);
+        }
+    }
+
+    //! Chunks [c0, c1) of the copy: each to a staging buffer on the stream, then (while
+    //! the next one is copied into the other buffer) from there to the host.
+    void copy(char* dst, char const* src, std::size_t bytes, std::size_t c0, std::size_t c1)
+    {
+        std::array<std::size_t, 2> pending{{c1, c1}}; // chunk in each buffer (c1: none)
+        auto drain = [&](int h)
+        {
+            if (pending[h] == c1)
+                return;
+            std::size_t const at = pending[h] * chunk;
+            MCDOSE_CUDA_CALL(cudaEventSynchronize(copied[h]));
+            std::memcpy(dst + at, staging[h], std::min(chunk, bytes - at));
+            pending[h] = c1;
+        };
+        for (std::size_t c = c0; c < c1; ++c)
+        {
+            int const h = int((c - c0) & 1);
+            drain(h);
+            std::size_t const at = c * chunk;
+            MCDOSE_CUDA_CALL(cudaMemcpyAsync(staging[h], src + at, std::min(chunk, bytes - at),
+                                             cudaMemcpyDeviceToHost, own.stream));
+            MCDOSE_CUDA_CALL(cudaEventRecord(copied[h], own.stream));
+            pending[h] = c;
+        }
+        int const last = int((c1 - 1 - c0) & 1); // the last chunk's buffer
+        drain(1 - last);
+        drain(last);
+    }
+};
+} // namespace
+
+void device_copy_to_host_parallel(void* dst, void const* src, std::size_t bytes, int threads)
+{
+    std::size_t const chunk = DownloadLane::chunk;
+    if (bytes < 8 * chunk)
+    {
+        device_copy_to_host(dst, src, bytes);
+        return;
+    }
+    int device = 0;
+    MCDOSE_CUDA_CALL(cudaGetDevice(&device));
+    std::size_t const chunks = (bytes + chunk - 1) / chunk;
+    int const lanes = std::min(host_loop_threads(threads), 8);
+    parallel_for_pieces(
+        chunks, lanes,
+        [&](size_type c0, size_type c1, size_type)
+        {
+            MCDOSE_CUDA_CALL(cudaSetDevice(device));
+            DownloadLane lane;
+            lane.copy(static_cast<char*>(dst), static_cast<char const*>(src), bytes, c0, c1);
+        },
+        size_type(1));
+}
+
 struct DeviceUploadStream::Impl
 {
     OwnStream own;
@@ -200,6 +290,10 @@ void device_copy_to_device(void*, void const*, std::size_t)
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 void device_copy_to_host(void*, void const*, std::size_t)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+void device_copy_to_host_parallel(void*, void const*, std::size_t, int)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

@@ -567,7 +567,8 @@ DoseResult DoseTally::result(GridsAhead<double>* ahead) const
                           if (from_device)
                           {
                               activate_device(device);
-                              device_grids[k].copy_to_host(make_span(*grids[k]));
+                              device_grids[k].copy_to_host_parallel(make_span(*grids[k]),
+                                                                    host_threads_);
                           }
                       });
     if (from_device)

@@ -3,12 +3,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <vector>
 
 #include <gtest/gtest.h>
 
 #include "TestMacros.hh"
 #include "core/Device.hh"
+#include "core/DeviceBuffer.hh"
 
 namespace mcdose::test
 {
@@ -33,6 +35,27 @@ TEST(DeviceSmokeTest, SaxpyMatchesHost)
     {
         ASSERT_DOUBLE_EQ(3.0 * x[i] + y[i], result.y[i]) << "element " << i;
         ASSERT_EQ(1, result.device_compiled[i]) << "element " << i;
+    }
+}
+
+// The download from several threads through pinned staging gives the bytes a plain copy
+// gives: a copy of many chunks that is not a whole number of them, from 1 and from 3
+// threads, and one small enough to be made at once.
+TEST(DeviceSmokeTest, ParallelDownloadCopiesEveryByte)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    for (std::size_t n : {std::size_t(12345), std::size_t(11) * (std::size_t(1) << 20) + 7})
+    {
+        std::vector<std::uint32_t> host(n);
+        for (std::size_t i = 0; i < n; ++i)
+            host[i] = std::uint32_t(i * 2654435761u);
+        DeviceBuffer<std::uint32_t> const device(make_span(host));
+        for (int threads : {1, 3})
+        {
+            std::vector<std::uint32_t> back(n, 0);
+            device.copy_to_host_parallel(make_span(back), threads);
+            EXPECT_EQ(host, back) << n << " words from " << threads << " threads";
+        }
     }
 }
 } // namespace mcdose::test
