@@ -126,30 +126,30 @@ void device_raise_flag(unsigned* flag)
 
 namespace
 {
-//! One thread's part of device_copy_to_host_parallel: a stream and two pinned staging
-//! buffers, each with the event recorded after its last copy into it.
-struct DownloadLane
+//! A stream of its own and two pinned staging buffers of `bytes` each, with the event
+//! recorded after the last copy that used each (DeviceUploadStream, DownloadLane).
+struct StagingPair
 {
-    static constexpr std::size_t chunk = std::size_t(4) << 20;
     OwnStream own;
+    std::size_t bytes{0};
     std::array<char*, 2> staging{{nullptr, nullptr}};
     std::array<cudaEvent_t, 2> copied{{nullptr, nullptr}};
 
-    DownloadLane()
+    explicit StagingPair(std::size_t staging_bytes) : bytes(std::max<std::size_t>(staging_bytes, 1))
     {
         for (int h = 0; h < 2; ++h)
         {
             void* p = nullptr;
-            MCDOSE_CUDA_CALL(cudaHostAlloc(&p, chunk, cudaHostAllocDefault));
+            MCDOSE_CUDA_CALL(cudaHostAlloc(&p, bytes, cudaHostAllocPortable));
             staging[h] = static_cast<char*>(p);
             MCDOSE_CUDA_CALL(cudaEventCreateWithFlags(&copied[h], cudaEventDisableTiming));
         }
     }
-    DownloadLane(DownloadLane const&) = delete;
-    DownloadLane& operator=(DownloadLane const&) = delete;
-    ~DownloadLane()
+    StagingPair(StagingPair const&) = delete;
+    StagingPair& operator=(StagingPair const&) = delete;
+    ~StagingPair()
     {
-        cudaStreamSynchronize(own.stream); // no copy may write freed staging memory
+        cudaStreamSynchronize(own.stream); // no copy may use freed staging memory
         for (int h = 0; h < 2; ++h)
         {
             if (copied[h])
@@ -158,6 +158,13 @@ struct DownloadLane
                 cudaFreeHost(staging[h]);
         }
     }
+};
+
+//! One thread's part of device_copy_to_host_parallel.
+struct DownloadLane
+{
+    static constexpr std::size_t chunk = std::size_t(4) << 20;
+    StagingPair pair{chunk};
 
     //! Chunks [c0, c1) of the copy: each to a staging buffer on the stream, then (while
     //! the next one is copied into the other buffer) from there to the host.
@@ -169,8 +176,8 @@ struct DownloadLane
             if (pending[h] == c1)
                 return;
             std::size_t const at = pending[h] * chunk;
-            MCDOSE_CUDA_CALL(cudaEventSynchronize(copied[h]));
-            std::memcpy(dst + at, staging[h], std::min(chunk, bytes - at));
+            MCDOSE_CUDA_CALL(cudaEventSynchronize(pair.copied[h]));
+            std::memcpy(dst + at, pair.staging[h], std::min(chunk, bytes - at));
             pending[h] = c1;
         };
         for (std::size_t c = c0; c < c1; ++c)
@@ -178,9 +185,9 @@ struct DownloadLane
             int const h = int((c - c0) & 1);
             drain(h);
             std::size_t const at = c * chunk;
-            MCDOSE_CUDA_CALL(cudaMemcpyAsync(staging[h], src + at, std::min(chunk, bytes - at),
-                                             cudaMemcpyDeviceToHost, own.stream));
-            MCDOSE_CUDA_CALL(cudaEventRecord(copied[h], own.stream));
+            MCDOSE_CUDA_CALL(cudaMemcpyAsync(pair.staging[h], src + at, std::min(chunk, bytes - at),
+                                             cudaMemcpyDeviceToHost, pair.own.stream));
+            MCDOSE_CUDA_CALL(cudaEventRecord(pair.copied[h], pair.own.stream));
             pending[h] = c;
         }
         int const last = int((c1 - 1 - c0) & 1); // the last chunk's buffer
@@ -215,36 +222,15 @@ void device_copy_to_host_parallel(void* dst, void const* src, std::size_t bytes,
 
 struct DeviceUploadStream::Impl
 {
-    OwnStream own;
-    std::size_t bytes{0};
-    std::array<char*, 2> staging{{nullptr, nullptr}};
-    std::array<cudaEvent_t, 2> copied{{nullptr, nullptr}}; //!< recorded after each staging's copy
+    StagingPair pair;
     std::array<bool, 2> pending{{false, false}};
     int next{0};
-
-    ~Impl()
-    {
-        cudaStreamSynchronize(own.stream); // no copy may read freed staging memory
-        for (int h = 0; h < 2; ++h)
-        {
-            if (copied[h])
-                cudaEventDestroy(copied[h]);
-            if (staging[h])
-                cudaFreeHost(staging[h]);
-        }
-    }
+    explicit Impl(std::size_t staging_bytes) : pair(staging_bytes) {}
 };
 
-DeviceUploadStream::DeviceUploadStream(std::size_t staging_bytes) : impl_(std::make_unique<Impl>())
+DeviceUploadStream::DeviceUploadStream(std::size_t staging_bytes)
+    : impl_(std::make_unique<Impl>(staging_bytes))
 {
-    impl_->bytes = std::max<std::size_t>(staging_bytes, 1);
-    for (int h = 0; h < 2; ++h)
-    {
-        void* p = nullptr;
-        MCDOSE_CUDA_CALL(cudaHostAlloc(&p, impl_->bytes, cudaHostAllocPortable));
-        impl_->staging[h] = static_cast<char*>(p);
-        MCDOSE_CUDA_CALL(cudaEventCreateWithFlags(&impl_->copied[h], cudaEventDisableTiming));
-    }
 }
 
 DeviceUploadStream::~DeviceUploadStream() = default;
@@ -252,18 +238,19 @@ DeviceUploadStream::~DeviceUploadStream() = default;
 void DeviceUploadStream::copy(void* dst, void const* src, std::size_t bytes)
 {
     Impl& m = *impl_;
+    StagingPair& p = m.pair;
     auto* to = static_cast<char*>(dst);
     auto const* from = static_cast<char const*>(src);
     while (bytes > 0)
     {
         int const h = m.next;
         if (m.pending[h]) // this staging buffer's last copy must be done before it is refilled
-            MCDOSE_CUDA_CALL(cudaEventSynchronize(m.copied[h]));
-        std::size_t const n = std::min(bytes, m.bytes);
-        std::memcpy(m.staging[h], from, n);
+            MCDOSE_CUDA_CALL(cudaEventSynchronize(p.copied[h]));
+        std::size_t const n = std::min(bytes, p.bytes);
+        std::memcpy(p.staging[h], from, n);
         MCDOSE_CUDA_CALL(
-            cudaMemcpyAsync(to, m.staging[h], n, cudaMemcpyHostToDevice, m.own.stream));
-        MCDOSE_CUDA_CALL(cudaEventRecord(m.copied[h], m.own.stream));
+            cudaMemcpyAsync(to, p.staging[h], n, cudaMemcpyHostToDevice, p.own.stream));
+        MCDOSE_CUDA_CALL(cudaEventRecord(p.copied[h], p.own.stream));
         m.pending[h] = true;
         m.next = 1 - h;
         to += n;
@@ -274,7 +261,7 @@ void DeviceUploadStream::copy(void* dst, void const* src, std::size_t bytes)
 
 void DeviceUploadStream::finish()
 {
-    MCDOSE_CUDA_CALL(cudaStreamSynchronize(impl_->own.stream));
+    MCDOSE_CUDA_CALL(cudaStreamSynchronize(impl_->pair.own.stream));
     impl_->pending = {{false, false}};
 }
 #else
