@@ -59,6 +59,15 @@ class DeviceBuffer
                                               << " device elements");
         device_copy_to_device(data_, host.data(), size_ * sizeof(T));
     }
+    //! The same from several host threads through pinned staging
+    //! (device_copy_to_device_parallel).
+    void copy_to_device_parallel(Span<T const> host, int threads = 0)
+    {
+        MCDOSE_VALIDATE(host.size() == size_, << "device copy size mismatch: " << host.size()
+                                              << " host elements for " << size_
+                                              << " device elements");
+        device_copy_to_device_parallel(data_, host.data(), size_ * sizeof(T), threads);
+    }
     void copy_to_host(Span<T> host) const
     {
         MCDOSE_VALIDATE(host.size() == size_, << "host copy size mismatch: " << host.size()

@@ -126,6 +126,10 @@ void device_raise_flag(unsigned* flag)
 
 namespace
 {
+//! Bytes per staging buffer of the parallel copies, and the least copy made in pieces.
+constexpr std::size_t parallel_chunk = std::size_t(4) << 20;
+constexpr std::size_t parallel_min_bytes = 8 * parallel_chunk;
+
 //! A stream of its own and two pinned staging buffers of `bytes` each, with the event
 //! recorded after the last copy that used each (DeviceUploadStream, DownloadLane).
 struct StagingPair
@@ -163,7 +167,7 @@ struct StagingPair
 //! One thread's part of device_copy_to_host_parallel.
 struct DownloadLane
 {
-    static constexpr std::size_t chunk = std::size_t(4) << 20;
+    static constexpr std::size_t chunk = parallel_chunk;
     StagingPair pair{chunk};
 
     //! Chunks [c0, c1) of the copy: each to a staging buffer on the stream, then (while
@@ -197,27 +201,59 @@ struct DownloadLane
 };
 } // namespace
 
+namespace
+{
+//! lane(c0, c1) for the chunks [c0, c1) of a copy of `bytes`, on up to `threads` host
+//! threads (at most 8), each with the caller's device current.
+template <class Lane>
+void in_lanes(std::size_t bytes, int threads, Lane&& lane)
+{
+    int device = 0;
+    MCDOSE_CUDA_CALL(cudaGetDevice(&device));
+    std::size_t const chunks = (bytes + parallel_chunk - 1) / parallel_chunk;
+    parallel_for_pieces(
+        chunks, std::min(host_loop_threads(threads), 8),
+        [&](size_type c0, size_type c1, size_type)
+        {
+            MCDOSE_CUDA_CALL(cudaSetDevice(device));
+            lane(c0, c1);
+        },
+        size_type(1));
+}
+} // namespace
+
 void device_copy_to_host_parallel(void* dst, void const* src, std::size_t bytes, int threads)
 {
-    std::size_t const chunk = DownloadLane::chunk;
-    if (bytes < 8 * chunk)
+    if (bytes < parallel_min_bytes)
     {
         device_copy_to_host(dst, src, bytes);
         return;
     }
-    int device = 0;
-    MCDOSE_CUDA_CALL(cudaGetDevice(&device));
-    std::size_t const chunks = (bytes + chunk - 1) / chunk;
-    int const lanes = std::min(host_loop_threads(threads), 8);
-    parallel_for_pieces(
-        chunks, lanes,
-        [&](size_type c0, size_type c1, size_type)
-        {
-            MCDOSE_CUDA_CALL(cudaSetDevice(device));
-            DownloadLane lane;
-            lane.copy(static_cast<char*>(dst), static_cast<char const*>(src), bytes, c0, c1);
-        },
-        size_type(1));
+    in_lanes(bytes, threads,
+             [&](std::size_t c0, std::size_t c1)
+             {
+                 DownloadLane lane;
+                 lane.copy(static_cast<char*>(dst), static_cast<char const*>(src), bytes, c0, c1);
+             });
+}
+
+void device_copy_to_device_parallel(void* dst, void const* src, std::size_t bytes, int threads)
+{
+    if (bytes < parallel_min_bytes)
+    {
+        device_copy_to_device(dst, src, bytes);
+        return;
+    }
+    in_lanes(bytes, threads,
+             [&](std::size_t c0, std::size_t c1)
+             {
+                 std::size_t const at = c0 * parallel_chunk;
+                 std::size_t const end = std::min(bytes, c1 * parallel_chunk);
+                 DeviceUploadStream up(parallel_chunk);
+                 up.copy(static_cast<char*>(dst) + at, static_cast<char const*>(src) + at,
+                         end - at);
+                 up.finish();
+             });
 }
 
 struct DeviceUploadStream::Impl
@@ -281,6 +317,10 @@ void device_copy_to_host(void*, void const*, std::size_t)
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 void device_copy_to_host_parallel(void*, void const*, std::size_t, int)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+void device_copy_to_device_parallel(void*, void const*, std::size_t, int)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

@@ -20,6 +20,9 @@ void device_copy_to_host(void* dst, void const* src, std::size_t bytes);
  * Call with the source's device current.
  */
 void device_copy_to_host_parallel(void* dst, void const* src, std::size_t bytes, int threads = 0);
+//! From the host to the device the same way (each thread a DeviceUploadStream): the
+//! driver stages a copy from pageable memory one copy at a time for the whole process.
+void device_copy_to_device_parallel(void* dst, void const* src, std::size_t bytes, int threads = 0);
 void device_copy_within(void* dst, void const* src, std::size_t bytes); //!< device to device
 void device_memset_zero(void* ptr, std::size_t bytes);
 void device_synchronize();

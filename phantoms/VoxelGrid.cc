@@ -89,8 +89,11 @@ VoxelGridView VoxelGridParams::device_view() const
     std::call_once(dev.uploaded,
                    [&]
                    {
-                       dev.material = DeviceBuffer<MaterialIndex>(material_);
-                       dev.density = DeviceBuffer<float>(density_);
+                       // A patient-size grid from several threads (core/DeviceMemory.hh).
+                       dev.material = DeviceBuffer<MaterialIndex>(material_.size());
+                       dev.material.copy_to_device_parallel(make_span(material_));
+                       dev.density = DeviceBuffer<float>(density_.size());
+                       dev.density.copy_to_device_parallel(make_span(density_));
                    });
     return {geometry_, dev.material.device_span(), dev.density.device_span()};
 }

@@ -38,10 +38,10 @@ TEST(DeviceSmokeTest, SaxpyMatchesHost)
     }
 }
 
-// The download from several threads through pinned staging gives the bytes a plain copy
-// gives: a copy of many chunks that is not a whole number of them, from 1 and from 3
-// threads, and one small enough to be made at once.
-TEST(DeviceSmokeTest, ParallelDownloadCopiesEveryByte)
+// The download and the upload from several threads through pinned staging give the bytes a
+// plain copy gives: a copy of many chunks that is not a whole number of them, from 1 and
+// from 3 threads, and one small enough to be made at once.
+TEST(DeviceSmokeTest, ParallelCopiesCopyEveryByte)
 {
     MCDOSE_SKIP_IF_NO_GPU();
     for (std::size_t n : {std::size_t(12345), std::size_t(11) * (std::size_t(1) << 20) + 7})
@@ -55,6 +55,9 @@ TEST(DeviceSmokeTest, ParallelDownloadCopiesEveryByte)
             std::vector<std::uint32_t> back(n, 0);
             device.copy_to_host_parallel(make_span(back), threads);
             EXPECT_EQ(host, back) << n << " words from " << threads << " threads";
+            DeviceBuffer<std::uint32_t> up(n);
+            up.copy_to_device_parallel(make_span(host), threads);
+            EXPECT_EQ(host, up.to_host()) << n << " words up from " << threads << " threads";
         }
     }
 }
