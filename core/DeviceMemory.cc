@@ -199,10 +199,7 @@ struct DownloadLane
         drain(last);
     }
 };
-} // namespace
 
-namespace
-{
 //! lane(c0, c1) for the chunks [c0, c1) of a copy of `bytes`, on up to `threads` host
 //! threads (at most 8), each with the caller's device current.
 template <class Lane>
