@@ -131,7 +131,7 @@ constexpr std::size_t parallel_chunk = std::size_t(4) << 20;
 constexpr std::size_t parallel_min_bytes = 8 * parallel_chunk;
 
 //! A stream of its own and two pinned staging buffers of `bytes` each, with the event
-//! recorded after the last copy that used each (DeviceUploadStream, DownloadLane).
+//! recorded after the last copy that used each (DeviceUploadStream, download_through_staging).
 struct StagingPair
 {
     OwnStream own;
@@ -164,47 +164,50 @@ struct StagingPair
     }
 };
 
-//! One thread's part of device_copy_to_host_parallel.
-struct DownloadLane
+//! One thread's part of device_copy_to_host_parallel: device [src, src + n) to host `dst`,
+//! each chunk to a staging buffer on the stream, then (while the next one is copied into
+//! the other buffer) from there to the host.
+void download_through_staging(char* dst, char const* src, std::size_t n)
 {
-    static constexpr std::size_t chunk = parallel_chunk;
-    StagingPair pair{chunk};
-
-    //! Chunks [c0, c1) of the copy: each to a staging buffer on the stream, then (while
-    //! the next one is copied into the other buffer) from there to the host.
-    void copy(char* dst, char const* src, std::size_t bytes, std::size_t c0, std::size_t c1)
+    StagingPair pair(parallel_chunk);
+    std::array<std::size_t, 2> staged{{0, 0}}; // bytes waiting in each buffer
+    std::array<char*, 2> to{{nullptr, nullptr}};
+    auto drain = [&](int b)
     {
-        std::array<std::size_t, 2> pending{{c1, c1}}; // chunk in each buffer (c1: none)
-        auto drain = [&](int h)
-        {
-            if (pending[h] == c1)
-                return;
-            std::size_t const at = pending[h] * chunk;
-            MCDOSE_CUDA_CALL(cudaEventSynchronize(pair.copied[h]));
-            std::memcpy(dst + at, pair.staging[h], std::min(chunk, bytes - at));
-            pending[h] = c1;
-        };
-        for (std::size_t c = c0; c < c1; ++c)
-        {
-            int const h = int((c - c0) & 1);
-            drain(h);
-            std::size_t const at = c * chunk;
-            MCDOSE_CUDA_CALL(cudaMemcpyAsync(pair.staging[h], src + at, std::min(chunk, bytes - at),
-                                             cudaMemcpyDeviceToHost, pair.own.stream));
-            MCDOSE_CUDA_CALL(cudaEventRecord(pair.copied[h], pair.own.stream));
-            pending[h] = c;
-        }
-        int const last = int((c1 - 1 - c0) & 1); // the last chunk's buffer
-        drain(1 - last);
-        drain(last);
+        if (staged[b] == 0)
+            return;
+        MCDOSE_CUDA_CALL(cudaEventSynchronize(pair.copied[b]));
+        std::memcpy(to[b], pair.staging[b], staged[b]);
+        staged[b] = 0;
+    };
+    int h = 0;
+    for (std::size_t at = 0; at < n; at += parallel_chunk, h = 1 - h)
+    {
+        drain(h); // the chunk two before this one, whose buffer this one takes
+        std::size_t const len = std::min(parallel_chunk, n - at);
+        MCDOSE_CUDA_CALL(cudaMemcpyAsync(pair.staging[h], src + at, len, cudaMemcpyDeviceToHost,
+                                         pair.own.stream));
+        MCDOSE_CUDA_CALL(cudaEventRecord(pair.copied[h], pair.own.stream));
+        staged[h] = len;
+        to[h] = dst + at;
     }
-};
+    drain(h); // the chunk before the last
+    drain(1 - h);
+}
 
-//! lane(c0, c1) for the chunks [c0, c1) of a copy of `bytes`, on up to `threads` host
-//! threads (at most 8), each with the caller's device current.
-template <class Lane>
-void in_lanes(std::size_t bytes, int threads, Lane&& lane)
+/*!
+ * A copy of `bytes` made by `plain()` if under parallel_min_bytes, else in contiguous
+ * byte ranges, lane(at, end) on each of up to `threads` host threads (at most 8), each
+ * with the caller's device current.
+ */
+template <class Plain, class Lane>
+void copy_in_lanes(std::size_t bytes, int threads, Plain&& plain, Lane&& lane)
 {
+    if (bytes < parallel_min_bytes)
+    {
+        plain();
+        return;
+    }
     int device = 0;
     MCDOSE_CUDA_CALL(cudaGetDevice(&device));
     std::size_t const chunks = (bytes + parallel_chunk - 1) / parallel_chunk;
@@ -213,7 +216,8 @@ void in_lanes(std::size_t bytes, int threads, Lane&& lane)
         [&](size_type c0, size_type c1, size_type)
         {
             MCDOSE_CUDA_CALL(cudaSetDevice(device));
-            lane(c0, c1);
+            std::size_t const at = c0 * parallel_chunk;
+            lane(at, std::min(bytes, c1 * parallel_chunk));
         },
         size_type(1));
 }
@@ -221,36 +225,26 @@ void in_lanes(std::size_t bytes, int threads, Lane&& lane)
 
 void device_copy_to_host_parallel(void* dst, void const* src, std::size_t bytes, int threads)
 {
-    if (bytes < parallel_min_bytes)
-    {
-        device_copy_to_host(dst, src, bytes);
-        return;
-    }
-    in_lanes(bytes, threads,
-             [&](std::size_t c0, std::size_t c1)
-             {
-                 DownloadLane lane;
-                 lane.copy(static_cast<char*>(dst), static_cast<char const*>(src), bytes, c0, c1);
-             });
+    auto* to = static_cast<char*>(dst);
+    auto const* from = static_cast<char const*>(src);
+    copy_in_lanes(
+        bytes, threads, [&] { device_copy_to_host(dst, src, bytes); },
+        [&](std::size_t at, std::size_t end)
+        { download_through_staging(to + at, from + at, end - at); });
 }
 
 void device_copy_to_device_parallel(void* dst, void const* src, std::size_t bytes, int threads)
 {
-    if (bytes < parallel_min_bytes)
-    {
-        device_copy_to_device(dst, src, bytes);
-        return;
-    }
-    in_lanes(bytes, threads,
-             [&](std::size_t c0, std::size_t c1)
-             {
-                 std::size_t const at = c0 * parallel_chunk;
-                 std::size_t const end = std::min(bytes, c1 * parallel_chunk);
-                 DeviceUploadStream up(parallel_chunk);
-                 up.copy(static_cast<char*>(dst) + at, static_cast<char const*>(src) + at,
-                         end - at);
-                 up.finish();
-             });
+    auto* to = static_cast<char*>(dst);
+    auto const* from = static_cast<char const*>(src);
+    copy_in_lanes(
+        bytes, threads, [&] { device_copy_to_device(dst, src, bytes); },
+        [&](std::size_t at, std::size_t end)
+        {
+            DeviceUploadStream up(parallel_chunk);
+            up.copy(to + at, from + at, end - at);
+            up.finish();
+        });
 }
 
 struct DeviceUploadStream::Impl

@@ -575,7 +575,8 @@ DoseResult DoseTally::result(GridsAhead<double>* ahead) const
         return r;
     if (on_device())
     {
-        // Nothing folded yet: no totals on the device.
+        // Nothing folded yet: no totals on the device (and grids made ahead hold their fill).
+        std::fill(r.energy_MeV.begin(), r.energy_MeV.end(), 0.0);
         std::fill(r.energy_sigma_MeV.begin(), r.energy_sigma_MeV.end(),
                   std::numeric_limits<double>::quiet_NaN());
         return r;

@@ -221,6 +221,14 @@ TEST(TallyDeviceTest, DeviceFoldEqualsHostFold)
             DoseTally host({m, voxels, 1e13, Backend::cpu}, fold);
             DoseTallyInput const input{m, voxels, 1e13, Backend::gpu};
             DoseTally device(input, fold);
+            {
+                // Before any batch is folded: no energy and no uncertainty, whatever the
+                // grids made ahead were filled with.
+                GridsAhead<double> filled(2, voxels, 5.0);
+                DoseResult const none = device.result(&filled);
+                EXPECT_EQ(std::vector<double>(voxels, 0.0), none.energy_MeV);
+                EXPECT_TRUE(std::isnan(none.energy_sigma_MeV.front()));
+            }
             for (int b = 0; b < 5; ++b)
             {
                 auto const words = random_batch_words(m, voxels, 10 * b + axis);
