@@ -139,13 +139,7 @@ int main(int argc, char** argv)
         std::vector<double> v;
         double t = now_s();
         v.reserve(n);
-#ifdef MADV_HUGEPAGE
-        auto const huge = std::uintptr_t(2) << 20;
-        auto const b = (reinterpret_cast<std::uintptr_t>(v.data()) + huge - 1) / huge * huge;
-        auto const e = (reinterpret_cast<std::uintptr_t>(v.data()) + n * 8) / huge * huge;
-        if (e > b)
-            madvise(reinterpret_cast<void*>(b), e - b, MADV_HUGEPAGE);
-#endif
+        mcdose::advise_huge_pages(v.data(), n * 8);
         mcdose::prefault_pages(v.data(), n * 8);
         std::printf("with MADV_HUGEPAGE: pages mapped on all cores %.3f s", now_s() - t);
         t = now_s();
