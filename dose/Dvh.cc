@@ -128,18 +128,25 @@ std::array<FigureWithSigma*, 5> fixed_figures(DvhFigures& f)
     return {&f.d_003cc, &f.d98, &f.d95, &f.d50, &f.d2};
 }
 
-//! A voxel's dose and 1 sigma; `empty`: a voxel without energy, whose dose and sigma are
-//! those of every such voxel (StructureDoses::empty_voxel), so that a pass can add it
-//! without the per-voxel work.
+//! A voxel's dose and 1 sigma.
 struct VoxelDose
 {
     double dose, sigma;
-    bool empty;
+};
+
+//! The voxels without energy among those a pass visited (StructureDoses::visit): how
+//! many, and their volume [cm^3].
+struct EmptyVoxels
+{
+    size_type count{0};
+    double volume_cm3{0};
 };
 
 /*!
  * The voxels of a structure on the dose grid: dose, sigma and volume of its
  * voxel i computed from the grids when asked, so that no per-voxel copy is made.
+ * Most of a body gets no energy in a short run: a pass visits the voxels with
+ * energy one by one and adds those without by their number and volume (visit).
  */
 class StructureDoses
 {
@@ -150,6 +157,61 @@ class StructureDoses
     {
     }
     std::size_t size() const { return s_.size(); }
+    /*!
+     * dosed(i) for each voxel i in [begin, end) with energy and empty(i) for each other,
+     * in index order; returns the others' count and volume: the voxel volume times the
+     * number of them wholly inside plus the others' fractions summed in index order, the
+     * same whichever of them a caller lists.
+     */
+    template <class Dosed, class Empty>
+    EmptyVoxels visit(std::size_t begin, std::size_t end, Dosed&& dosed, Empty&& empty) const
+    {
+        double const* e = data_.edep_MeV.data();
+        size_type whole = 0, count = 0;
+        double partial = 0;
+        if (s_.whole_grid_voxels > 0)
+        {
+            for (std::size_t i = begin; i < end; ++i)
+            {
+                if (e[i] != 0)
+                {
+                    dosed(i);
+                    continue;
+                }
+                ++whole;
+                empty(i);
+            }
+            count = whole;
+        }
+        else
+        {
+            for (std::size_t i = begin; i < end; ++i)
+            {
+                if (e[s_.voxels[i]] != 0)
+                {
+                    dosed(i);
+                    continue;
+                }
+                float const f = s_.fraction[i];
+                if (f == 1.0f)
+                    ++whole;
+                else
+                    partial += f;
+                ++count;
+                empty(i);
+            }
+        }
+        return {count, voxel_cm3_ * (double(whole) + partial)};
+    }
+    //! The voxels without energy in [begin, end).
+    size_type empty_count(std::size_t begin, std::size_t end) const
+    {
+        double const* e = data_.edep_MeV.data();
+        size_type count = 0;
+        for (std::size_t i = begin; i < end; ++i)
+            count += e[s_.voxel(i)] == 0 ? 1 : 0;
+        return count;
+    }
     //! Dose of voxel i, times the scale, and its 1 sigma (the relative sigma of its energy;
     //! 0 without energy), read once: a voxel without energy reads only its energy.
     VoxelDose at(std::size_t i) const
@@ -159,10 +221,10 @@ class StructureDoses
         if (e == 0)
             return this->empty_voxel();
         double const d = voxel_dose_gy_per_particle(data_, v) * scale_;
-        return {d, d * (e > 0 ? data_.edep_sigma_MeV[v] / e : 0), false};
+        return {d, d * (e > 0 ? data_.edep_sigma_MeV[v] / e : 0)};
     }
     //! What at(i) gives for every voxel without energy (as voxel_dose_gy_per_particle).
-    VoxelDose empty_voxel() const { return {empty_dose_, empty_dose_ * 0.0, true}; }
+    VoxelDose empty_voxel() const { return {empty_dose_, empty_dose_ * 0.0}; }
     double volume(std::size_t i) const { return voxel_cm3_ * s_.fraction_at(i); }
 
   private:
@@ -171,6 +233,26 @@ class StructureDoses
     double scale_;
     double voxel_cm3_;
     double empty_dose_;
+};
+
+//! Voxels given by their doses and volumes (dvh_figures), all with a dose: StructureDoses'
+//! interface, without uncertainty.
+struct ListedDoses
+{
+    std::vector<double> const& dose;
+    std::vector<double> const& volume_cm3;
+
+    std::size_t size() const { return dose.size(); }
+    VoxelDose at(std::size_t i) const { return {dose[i], 0.0}; }
+    VoxelDose empty_voxel() const { return {0.0, 0.0}; }
+    double volume(std::size_t i) const { return volume_cm3[i]; }
+    template <class Dosed, class Empty>
+    EmptyVoxels visit(std::size_t begin, std::size_t end, Dosed&& dosed, Empty&&) const
+    {
+        for (std::size_t i = begin; i < end; ++i)
+            dosed(i);
+        return {};
+    }
 };
 
 //! The least and largest dose a voxel of dose `d` and sigma `sd` can draw.
@@ -273,6 +355,15 @@ void add_open(CrossingVoxels& c, std::size_t i)
         std::vector<std::size_t>().swap(c.open);
 }
 
+//! Counts `count` voxels that can cross figure `c`, more than max_replica_voxels (none
+//! listed: the asymptotic spread's case).
+void add_open_count(CrossingVoxels& c, size_type count)
+{
+    MCDOSE_EXPECT(count > max_replica_voxels);
+    c.count += count;
+    std::vector<std::size_t>().swap(c.open);
+}
+
 //! What Replicas' one pass over a structure's voxels collects (per block, the blocks then
 //! added in block order).
 struct ReplicaScan
@@ -287,7 +378,8 @@ struct ReplicaScan
     {
         add_to(at_level, b.at_level);
         add_crossing(figures, b.figures);
-        too_many_lowest = too_many_lowest || lowest.size() + b.lowest.size() > max_minimum_voxels;
+        too_many_lowest = too_many_lowest || b.too_many_lowest ||
+                          lowest.size() + b.lowest.size() > max_minimum_voxels;
         if (too_many_lowest)
             std::vector<std::size_t>().swap(lowest);
         else
@@ -447,35 +539,57 @@ class Replicas
             if (empty_range.low >= c.high || empty_range.high >= c.low)
                 empty_figures.push_back({f, empty_range.low >= c.high});
         }
+        bool const empty_open = std::any_of(empty_figures.begin(), empty_figures.end(),
+                                            [](auto const& figure) { return !figure.second; });
         auto const part = [&](std::size_t begin, std::size_t end, ReplicaScan& p)
         {
             double empty_bin_volume = 0; // at_level[empty_bin], added to in voxel order
-            for (std::size_t i = begin; i < end; ++i)
+            auto const dosed = [&](std::size_t i)
             {
                 VoxelDose const v = doses_.at(i);
                 double const w = doses_.volume(i);
-                if (v.empty)
-                {
-                    empty_bin_volume += w;
-                    if (empty_lowest)
-                        p.lowest.push_back(i);
-                    for (auto const& [f, above] : empty_figures)
-                    {
-                        if (above)
-                            p.figures[f].above += w;
-                        else
-                            add_open(p.figures[f], i); // (sigma 0: no delta-method terms)
-                    }
-                    continue;
-                }
                 int const b = curve.bin(v.dose);
                 (b == empty_bin ? empty_bin_volume : p.at_level[b]) += w;
                 DrawRange const r(v.dose, v.sigma);
                 if (r.low < lowest_below)
                     p.lowest.push_back(i);
                 cross(p.figures, nominal, slot, v, r, w, i);
-            }
+            };
+            // The voxels without energy are listed, in order among the others, where the
+            // lists can hold the block's (sigma 0: no delta-method terms); else counted.
+            size_type const empties =
+                empty_lowest || empty_open ? doses_.empty_count(begin, end) : 0;
+            bool const list_lowest = empty_lowest && empties <= max_minimum_voxels;
+            bool const list_open = empty_open && empties <= max_replica_voxels;
+            auto const list = [&](std::size_t i)
+            {
+                if (list_lowest)
+                    p.lowest.push_back(i);
+                for (auto const& [f, above] : empty_figures)
+                {
+                    if (list_open && !above)
+                        add_open(p.figures[f], i);
+                }
+            };
+            EmptyVoxels const e = list_lowest || list_open
+                                      ? doses_.visit(begin, end, dosed, list)
+                                      : doses_.visit(begin, end, dosed, [](std::size_t) {});
+            empty_bin_volume += e.volume_cm3;
             p.at_level[empty_bin] += empty_bin_volume;
+            if (e.count == 0)
+                return;
+            for (auto const& [f, above] : empty_figures)
+            {
+                if (above)
+                    p.figures[f].above += e.volume_cm3;
+                else if (!list_open)
+                    add_open_count(p.figures[f], e.count); // more than the lists hold
+            }
+            if (empty_lowest && !list_lowest)
+            {
+                p.too_many_lowest = true;
+                std::vector<std::size_t>().swap(p.lowest);
+            }
         };
         return parallel_block_sum(
             doses_.size(), threads_, zero, part,
@@ -571,20 +685,20 @@ void add_voxel(VoxelSums& p, double d, double sd, double w, std::vector<double> 
 }
 
 /*!
- * VoxelSums of the voxels' `at(i)` (VoxelDose) and `volume(i)`, i < n, in one pass on
- * all cores. V at a level is a sum of independent Bernoulli volumes, Var = sum w^2 p (1 -
- * p), p the chance that a voxel's dose is at least the level (voxels more than 8 sigma
- * away add nothing). An empty voxel (dose and sigma those of `empty`, sigma 0) adds its
- * volume to the total and to V at the levels its dose reaches, in voxel order as any
- * other voxel, and nothing else but to the extrema, once per block.
+ * VoxelSums of the voxels of `doses` (StructureDoses or ListedDoses), in one pass on all
+ * cores. V at a level is a sum of independent Bernoulli volumes, Var = sum w^2 p (1 - p),
+ * p the chance that a voxel's dose is at least the level (voxels more than 8 sigma away
+ * add nothing). The voxels without energy (the dose and sigma of doses.empty_voxel(),
+ * sigma 0) add their volume to the total and to V at the levels their dose reaches, after
+ * the other voxels of their block, and nothing else but to the extrema.
  */
-template <class At, class Volume>
-VoxelSums voxel_sums(std::size_t n, At const& at, Volume const& volume, VoxelDose const& empty,
-                     std::vector<double> const& levels, int threads)
+template <class Doses>
+VoxelSums voxel_sums(Doses const& doses, std::vector<double> const& levels, int threads)
 {
     VoxelSums zero;
     zero.v_at.assign(levels.size(), 0.0);
     zero.v_at_var.assign(levels.size(), 0.0);
+    VoxelDose const empty = doses.empty_voxel();
     std::vector<std::size_t> reached; // the levels an empty voxel's dose reaches
     for (std::size_t k = 0; k < levels.size(); ++k)
     {
@@ -593,48 +707,76 @@ VoxelSums voxel_sums(std::size_t n, At const& at, Volume const& volume, VoxelDos
     }
     auto const part = [&](std::size_t begin, std::size_t end, VoxelSums& p)
     {
-        bool any_empty = false;
-        for (std::size_t i = begin; i < end; ++i)
+        auto const dosed = [&](std::size_t i)
         {
-            VoxelDose const v = at(i);
-            double const w = volume(i);
+            VoxelDose const v = doses.at(i);
+            double const w = doses.volume(i);
             p.total += w;
-            if (!v.empty)
-            {
-                add_voxel(p, v.dose, v.sigma, w, levels);
-                continue;
-            }
-            any_empty = true;
-            for (std::size_t k : reached)
-                p.v_at[k] += w;
-        }
-        if (any_empty) // its sums' terms are zeros: only the extrema see it
-        {
-            VoxelSums e = zero;
-            add_voxel(e, empty.dose, empty.sigma, 0.0, {});
-            p.add(e);
-        }
+            add_voxel(p, v.dose, v.sigma, w, levels);
+        };
+        EmptyVoxels const e = doses.visit(begin, end, dosed, [](std::size_t) {});
+        if (e.count == 0)
+            return;
+        p.total += e.volume_cm3;
+        for (std::size_t k : reached)
+            p.v_at[k] += e.volume_cm3;
+        VoxelSums x = zero; // its sums' terms are zeros: only the extrema see it
+        add_voxel(x, empty.dose, empty.sigma, 0.0, {});
+        p.add(x);
     };
-    return parallel_block_sum(n, threads, zero, part,
+    return parallel_block_sum(doses.size(), threads, zero, part,
                               [](VoxelSums& total, VoxelSums const& b) { total.add(b); });
 }
 
 /*!
- * The figures without uncertainty of the voxels' `at(i)` (VoxelDose) and `volume(i)`, i <
- * n, all but the curve (the caller's later pass: set_curve or Replicas::scan), and the sums
- * (`sums`) the uncertainty needs; with `draws` (and finite sigmas), also the D_V of their
- * least and largest draws, from the same passes. `empty` as for voxel_sums.
+ * VolumeQuantiles' members when they are the voxels of `Doses`: it visits them itself,
+ * the voxels without energy skipped (their K doses `empty_doses`: the dose of
+ * doses.empty_voxel(), and with K = 3 its least and largest draws).
  */
-template <class At, class Volume>
-DvhFigures nominal_figures(std::size_t n, At const& at, Volume const& volume,
-                           VoxelDose const& empty, std::vector<double> const& v_at_doses,
-                           int threads, VoxelSums& sums, DrawFigures* draws = nullptr)
+template <class Doses, std::size_t K>
+struct DosedVoxels
 {
+    static constexpr bool skips = true;
+    Doses const* doses;
+    std::array<double, K> empty_doses;
+
+    template <class F>
+    SkippedVoxels visit(std::size_t begin, std::size_t end, F& f, bool every) const
+    {
+        if (every)
+        {
+            doses->visit(begin, end, f, f);
+            return {};
+        }
+        EmptyVoxels const e = doses->visit(begin, end, f, [](std::size_t) {});
+        return {e.count, e.volume_cm3};
+    }
+    double skipped_dose(std::size_t k) const { return empty_doses[k]; }
+};
+
+//! A voxel's dose and the least and largest dose it can draw (VolumeQuantiles' K = 3).
+std::array<double, 3> dose_and_draws(VoxelDose const& v)
+{
+    DrawRange const r(v.dose, v.sigma);
+    return {v.dose, r.low, r.high};
+}
+
+/*!
+ * The figures without uncertainty of the voxels of `doses` (StructureDoses or
+ * ListedDoses), all but the curve (the caller's later pass: set_curve or
+ * Replicas::scan), and the sums (`sums`) the uncertainty needs; with `draws` (and
+ * finite sigmas), also the D_V of their least and largest draws, from the same passes.
+ */
+template <class Doses>
+DvhFigures nominal_figures(Doses const& doses, std::vector<double> const& v_at_doses, int threads,
+                           VoxelSums& sums, DrawFigures* draws = nullptr)
+{
+    std::size_t const n = doses.size();
     DvhFigures f;
     f.voxels = n;
     if (n == 0)
         return f;
-    sums = voxel_sums(n, at, volume, empty, v_at_doses, threads);
+    sums = voxel_sums(doses, v_at_doses, threads);
     double const total = sums.total;
     f.volume_cm3 = total;
     f.d_mean.value = sums.weighted / total;
@@ -642,32 +784,27 @@ DvhFigures nominal_figures(std::size_t n, At const& at, Volume const& volume,
     std::vector<double> targets = figure_volumes(total);
     for (double& t : targets)
         t *= 1 - volume_slack;
+    auto const volume = [&](std::size_t i) { return doses.volume(i); };
     std::vector<double> d_v;
     if (draws && sums.finite)
     {
         // With the D_V of the least and largest draws, from the same two passes.
-        DrawRange const e(empty.dose, empty.sigma);
-        std::array<double, 3> const empty_doses{empty.dose, e.low, e.high};
-        auto const doses = [&](std::size_t i)
-        {
-            VoxelDose const v = at(i);
-            if (v.empty)
-                return empty_doses;
-            DrawRange const r(v.dose, v.sigma);
-            return std::array<double, 3>{v.dose, r.low, r.high};
-        };
-        auto const all = make_volume_quantiles(n, std::cref(doses), std::cref(volume), threads)(
-            {targets, targets, targets}, {{{sums.least, sums.largest},
-                                           {sums.low_min, sums.low_max},
-                                           {sums.high_min, sums.high_max}}});
+        auto const three = [&](std::size_t i) { return dose_and_draws(doses.at(i)); };
+        DosedVoxels<Doses, 3> const members{&doses, dose_and_draws(doses.empty_voxel())};
+        auto const all =
+            make_volume_quantiles(n, std::cref(three), std::cref(volume), members, n, threads)(
+                {targets, targets, targets}, {{{sums.least, sums.largest},
+                                               {sums.low_min, sums.low_max},
+                                               {sums.high_min, sums.high_max}}});
         d_v = all[0];
         draws->lows = all[1];
         draws->highs = all[2];
     }
     else
     {
-        auto const dose = [&](std::size_t i) { return at(i).dose; };
-        d_v = make_volume_quantiles(n, std::cref(dose), std::cref(volume),
+        auto const dose = [&](std::size_t i) { return doses.at(i).dose; };
+        DosedVoxels<Doses, 1> const members{&doses, {doses.empty_voxel().dose}};
+        d_v = make_volume_quantiles(n, std::cref(dose), std::cref(volume), members, n,
                                     threads)(targets, {sums.least, sums.largest});
     }
     auto const figures = fixed_figures(f);
@@ -828,14 +965,13 @@ DvhFigures dvh_figures(std::vector<double> const& dose, std::vector<double> cons
 {
     MCDOSE_EXPECT(dose.size() == volume_cm3.size());
     VoxelSums sums;
-    auto const at = [&dose](std::size_t i) { return VoxelDose{dose[i], 0.0, false}; };
-    auto const volume = [&volume_cm3](std::size_t i) { return volume_cm3[i]; };
-    DvhFigures f = nominal_figures(dose.size(), at, volume, VoxelDose{0.0, 0.0, true}, v_at_doses,
-                                   threads, sums);
+    ListedDoses const doses{dose, volume_cm3};
+    DvhFigures f = nominal_figures(doses, v_at_doses, threads, sums);
     if (!dose.empty())
         set_curve(
-            dose.size(), [&dose](std::size_t i) { return dose[i]; }, volume, sums.largest,
-            sums.total, threads, f);
+            dose.size(), [&dose](std::size_t i) { return dose[i]; },
+            [&volume_cm3](std::size_t i) { return volume_cm3[i]; }, sums.largest, sums.total,
+            threads, f);
     return f;
 }
 
@@ -846,10 +982,8 @@ DvhFigures structure_dvh(StructureMask const& s, DoseGridData const& data, doubl
     StructureDoses const doses(s, data, dose_scale);
     VoxelSums sums;
     DrawFigures draws;
-    auto const at = [&doses](std::size_t i) { return doses.at(i); };
     auto const volume = [&doses](std::size_t i) { return doses.volume(i); };
-    DvhFigures f = nominal_figures(doses.size(), at, volume, doses.empty_voxel(), v_at_doses,
-                                   threads, sums, &draws);
+    DvhFigures f = nominal_figures(doses, v_at_doses, threads, sums, &draws);
     f.name = s.name;
     f.origin = s.origin;
     if (doses.size() == 0)
@@ -915,17 +1049,18 @@ RegionSummary summarize_region(DoseGridData const& data, StructureMask const& re
     using Mean = std::pair<double, size_type>; // sum of relative uncertainties, voxels
     auto const part = [&](std::size_t begin, std::size_t end, Mean& m)
     {
-        for (std::size_t i = begin; i < end; ++i)
+        auto const add = [&](std::size_t i)
         {
-            VoxelDose const v = doses.at(i);
-            if (v.empty && !empty_counts)
-                continue;
-            if (kept(i) && v.dose > threshold)
+            if (kept(i) && doses.at(i).dose > threshold)
             {
                 m.first += voxel_relative_uncertainty(data, region.voxel(i));
                 ++m.second;
             }
-        }
+        };
+        if (empty_counts)
+            doses.visit(begin, end, add, add);
+        else
+            doses.visit(begin, end, add, [](std::size_t) {});
     };
     auto const merge = [](Mean& total, Mean const& m)
     {

@@ -19,7 +19,9 @@
 //! Several dose functions of the same voxels (a voxel's dose and the least and
 //! largest doses it can draw) are resolved together: `dose(i)` then gives the K
 //! doses of voxel i at once, and the first level's two passes over all voxels
-//! serve all K.
+//! serve all K. A member type may visit its voxels itself and skip those that share
+//! one set of doses (most of a body in a short run: no energy, dose 0), which then
+//! count by their number and volume per block (SkippedVoxels).
 #pragma once
 
 #include <algorithm>
@@ -42,8 +44,30 @@ struct EveryVoxel
     bool operator()(std::size_t) const { return true; }
 };
 
+//! The members a visit of [begin, end) left out, all of one set of doses: how many, and
+//! their volume (summed as the member type sums it: the same however the blocks are run).
+struct SkippedVoxels
+{
+    std::size_t count{0};
+    double volume{0};
+};
+
 namespace detail
 {
+/*!
+ * Does member type M visit its members itself, skipping some? Such a type has `skips`
+ * and, instead of a predicate, `visit(begin, end, f, every)`: f(i) for its members in
+ * [begin, end) in index order but those it skips (every member with `every`), returning
+ * the skipped ones (none with `every`); and `skipped_dose(k)`: dose k of a skipped voxel.
+ */
+template <class M, class = void>
+struct Skips : std::false_type
+{
+};
+template <class M>
+struct Skips<M, std::void_t<decltype(M::skips)>> : std::true_type
+{
+};
 //! Doses a dose function gives per voxel: 1 for a number, K for std::array<double, K>.
 template <class T>
 struct DoseCount
@@ -165,20 +189,31 @@ class VolumeQuantiles
         }
     };
 
+    static constexpr bool skips = detail::Skips<Member>::value;
+
     //! The members of [0, n), visited by position: position i is voxel i.
     struct AllVoxels
     {
         std::size_t n;
         Member const* member;
         std::size_t size() const { return n; }
-        //! f(i) for the members among the positions [begin, end), in index order.
+        //! f(i) for the members among the positions [begin, end), in index order, but those
+        //! a skipping member type skips (unless `every`); returns those.
         template <class F>
-        void operator()(std::size_t begin, std::size_t end, F& f) const
+        SkippedVoxels operator()(std::size_t begin, std::size_t end, F& f, bool every = false) const
         {
-            for (std::size_t i = begin; i < end; ++i)
+            if constexpr (skips)
             {
-                if ((*member)(i))
-                    f(i);
+                return member->visit(begin, end, f, every);
+            }
+            else
+            {
+                for (std::size_t i = begin; i < end; ++i)
+                {
+                    if ((*member)(i))
+                        f(i);
+                }
+                return {};
             }
         }
     };
@@ -188,12 +223,25 @@ class VolumeQuantiles
         std::vector<std::size_t> const* members;
         std::size_t size() const { return members->size(); }
         template <class F>
-        void operator()(std::size_t begin, std::size_t end, F& f) const
+        SkippedVoxels operator()(std::size_t begin, std::size_t end, F& f, bool = false) const
         {
             for (std::size_t j = begin; j < end; ++j)
                 f((*members)[j]);
+            return {};
         }
     };
+
+    //! The K doses of a skipped voxel (none are skipped without a skipping member type).
+    std::array<double, K> skipped_doses() const
+    {
+        std::array<double, K> d{};
+        if constexpr (skips)
+        {
+            for (std::size_t k = 0; k < K; ++k)
+                d[k] = member_.skipped_dose(k);
+        }
+        return d;
+    }
 
     //! The K doses of voxel i.
     std::array<double, K> doses(std::size_t i) const { return detail::as_doses(dose_(i)); }
@@ -308,6 +356,12 @@ class VolumeQuantiles
     Range dose_range(Set const& set) const
     {
         double const inf = std::numeric_limits<double>::infinity();
+        double const skipped = this->skipped_doses()[0];
+        auto const visit_skipped = [skipped](double& lo, double& hi)
+        {
+            lo = std::min(lo, skipped);
+            hi = std::max(hi, skipped);
+        };
         std::vector<Range> piece(parallel_pieces(set.size(), threads_), {inf, -inf});
         parallel_for_pieces(set.size(), threads_,
                             [&](std::size_t begin, std::size_t end, std::size_t t)
@@ -319,7 +373,8 @@ class VolumeQuantiles
                                     lo = std::min(lo, d);
                                     hi = std::max(hi, d);
                                 };
-                                set(begin, end, visit);
+                                if (set(begin, end, visit).count > 0)
+                                    visit_skipped(lo, hi);
                                 piece[t] = {lo, hi};
                             });
         Range r{inf, -inf};
@@ -339,6 +394,7 @@ class VolumeQuantiles
         std::array<std::size_t, K> ks{};
         for (std::size_t j = 0; j < jn; ++j)
             ks[j] = jobs[j].k;
+        std::array<double, K> const skipped = this->skipped_doses();
         auto part = [&](std::size_t begin, std::size_t end, std::vector<double>& acc)
         {
             // Bin 0 of each job (its least dose, most voxels of a short run) summed apart,
@@ -354,7 +410,13 @@ class VolumeQuantiles
                     (b == 0 ? least[j] : acc[j * (bins + 1) + b]) += w;
                 }
             };
-            set(begin, end, add);
+            // The skipped voxels (only at the first level) after the block's others.
+            SkippedVoxels const s = set(begin, end, add);
+            for (std::size_t j = 0; j < jn && s.count > 0; ++j)
+            {
+                std::size_t const b = bin_of[j](skipped[ks[j]]);
+                (b == 0 ? least[j] : acc[j * (bins + 1) + b]) += s.volume;
+            }
             for (std::size_t j = 0; j < jn; ++j)
                 acc[j * (bins + 1)] += least[j];
         };
@@ -388,6 +450,18 @@ class VolumeQuantiles
             ks[j] = jobs[j].k;
             MCDOSE_EXPECT(group_of_bin[j][0] < 0);
         }
+        // The skipped voxels are visited too where one of their bins is to be listed (a
+        // skipped dose below a job's least: there are none).
+        bool every = false;
+        if constexpr (skips && std::is_same_v<Set, AllVoxels>)
+        {
+            std::array<double, K> const skipped = this->skipped_doses();
+            for (std::size_t j = 0; j < jn; ++j)
+            {
+                double const d = skipped[ks[j]];
+                every = every || (d > bin_of[j].lo && group_of_bin[j][bin_of[j](d)] >= 0);
+            }
+        }
         std::size_t const pieces = parallel_pieces(set.size(), threads_);
         std::vector<Lists> piece(pieces, shape);
         std::vector<Ranges> piece_range(pieces, empty);
@@ -410,7 +484,7 @@ class VolumeQuantiles
                                         r = {std::min(r.first, dj), std::max(r.second, dj)};
                                     }
                                 };
-                                set(begin, end, visit);
+                                set(begin, end, visit, every);
                             });
         Lists members = shape;
         Ranges ranges = empty;
@@ -443,7 +517,7 @@ class VolumeQuantiles
         std::vector<std::pair<double, std::size_t>> set;
         set.reserve(count);
         auto collect = [&](std::size_t i) { set.push_back({this->doses(i)[job.k], i}); };
-        voxels(0, voxels.size(), collect);
+        voxels(0, voxels.size(), collect, true);
         std::sort(set.begin(), set.end(),
                   [](auto const& a, auto const& b)
                   { return a.first > b.first || (a.first == b.first && a.second < b.second); });

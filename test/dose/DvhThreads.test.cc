@@ -1,7 +1,8 @@
 //! The dose report on any number of host threads: every figure of the region
 //! summary and of the DVHs of a few structures bit for bit the same on 1, 2, 5
-//! and 16 threads (fixed blocks of voxels, added in block order), and the sums
-//! within their rounding bound of an independent sum in long double.
+//! and 16 threads (fixed blocks of voxels, added in block order), also where most
+//! voxels have no energy, and the sums within their rounding bound of an
+//! independent sum in long double.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -150,6 +151,33 @@ TEST(DvhThreadsTest, ReportIsTheSameOnAnyNumberOfThreads)
     EXPECT_GT(one.dvhs[1].d_min.sigma, 0.0);
     EXPECT_GT(one.dvhs[2].d2.sigma, 0.0);
     EXPECT_GT(*one.summary->mean_relative, 0.0);
+    std::string const reference = bits(one);
+    for (int threads : {2, 5, 16})
+        EXPECT_EQ(reference, bits(c.report(threads))) << threads << " threads";
+}
+
+TEST(DvhThreadsTest, MostlyEmptyGridIsTheSameOnAnyNumberOfThreads)
+{
+    // A third of the voxels without energy: the top quarter of the grid (whole blocks of
+    // them, added by their number and volume) and every seventh voxel below it (listed
+    // among the others where a figure's draws can reach their dose, 0).
+    ThreadsCase c;
+    for (size_type v = 0; v < c.g.num_voxels(); ++v)
+    {
+        if (c.g.ijk(v)[2] >= 30 || v % 7 == 0)
+            c.edep[v] = c.sigma[v] = 0;
+    }
+    DoseReport const one = c.report(1);
+    for (DvhFigures const& f : one.dvhs)
+    {
+        SCOPED_TRACE(f.name);
+        EXPECT_EQ(0.0, f.d95.value); // more than 5 % of each structure is empty
+        EXPECT_GT(f.d50.value, 0.0);
+        EXPECT_GT(f.d50.sigma, 0.0); // the delta method (body, sphere) and replicas (small)
+    }
+    // Every voxel counts by its volume: the body's is the grid's to rounding.
+    double const grid_cm3 = double(c.g.num_voxels()) * c.g.voxel_volume_cm3();
+    EXPECT_NEAR(grid_cm3, one.dvhs[0].volume_cm3, 1e-12 * grid_cm3);
     std::string const reference = bits(one);
     for (int threads : {2, 5, 16})
         EXPECT_EQ(reference, bits(c.report(threads))) << threads << " threads";
