@@ -2,6 +2,7 @@
 #include "study/RunOutputs.hh"
 
 #include <filesystem>
+#include <future>
 
 #include "core/Assert.hh"
 #include "dose/DoseHdf5.hh"
@@ -46,6 +47,14 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
     StepClock own_clock;
     StepClock& clock = clock_in ? *clock_in : own_clock;
 
+    bool const images = outputs.image_format != "none";
+    auto const write_images = [&]
+    { return write_dose_images(stem, outputs.image_format, data, meta.source_particles); };
+    // The images need nothing of the HDF5 file (nor HDF5): written beside what is left of
+    // it (grids the dose report left, the file's copy out of memory and its write).
+    std::future<std::vector<std::string>> images_beside;
+    if (images && hdf5)
+        images_beside = std::async(std::launch::async, write_images);
     if (outputs.hdf5)
     {
         if (hdf5)
@@ -60,13 +69,10 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
         written.push_back(stem + ".h5");
         clock.mark("hdf5");
     }
-    if (outputs.image_format != "none")
+    if (images)
     {
-        for (auto const& p :
-             write_dose_images(stem, outputs.image_format, data, meta.source_particles))
-        {
+        for (auto const& p : images_beside.valid() ? images_beside.get() : write_images())
             written.push_back(p);
-        }
         clock.mark("images");
     }
     if (outputs.rtdose)

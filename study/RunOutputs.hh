@@ -25,8 +25,10 @@ namespace mcdose
 //! clock's steps (`meta.steps` is set to them before it is written). Returns
 //! the paths written. `hdf5`, when given, is the writer start_hdf5_output
 //! returned for these outputs and data: the `.h5` file is finished from it
-//! (its step "hdf5" is then the part of the file not made in the background);
-//! without it the file is written here whole.
+//! (its step "hdf5" is then the part of the file not made in the background,
+//! and the images are written beside that part: their step "images" is what is
+//! left of them when the file is done); without it the file is written here
+//! whole.
 std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridData const& data,
                                            RunMetadata& meta, DepthDoseCurve const* depth_dose,
                                            StepClock* clock = nullptr,
