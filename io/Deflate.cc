@@ -267,24 +267,43 @@ class RunDeflate
         this->put(c.bits, c.length);
     }
 
-    //! A literal byte, added to the Adler-32 sums (reduced every 2^16 bytes at most).
-    void literal(unsigned char c)
-    {
-        this->symbol(c);
-        a_ += c;
-        b_ += a_;
-        if (++unreduced_ == (std::size_t(1) << 16))
-        {
-            a_ %= adler_mod;
-            b_ %= adler_mod;
-            unreduced_ = 0;
-        }
-    }
-
+    //! `n` literal bytes, added to the Adler-32 sums (reduced every 2^16 bytes at most). The
+    //! bit buffer and the sums are kept in locals meanwhile: the output's bytes could alias
+    //! the members, which the compiler would otherwise store at every byte.
     void literals(unsigned char const* p, std::size_t n)
     {
+        if (out_.size() < at_ + 2 * n + 8) // at most 9 bits a literal, and a flush's bytes
+            out_.resize(std::max<std::size_t>(2 * out_.size(), at_ + 2 * n + 4096));
+        auto const& codes = fixed_codes();
+        unsigned char* out = out_.data();
+        std::size_t at = at_, unreduced = unreduced_;
+        std::uint64_t acc = acc_, a = a_, b = b_;
+        int bits = bits_;
         for (std::size_t k = 0; k < n; ++k)
-            this->literal(p[k]);
+        {
+            unsigned char const c = p[k];
+            acc |= std::uint64_t(codes[c].bits) << bits;
+            bits += codes[c].length;
+            if (bits >= 32) // as put() and flush_bytes()
+            {
+                for (; bits >= 8; bits -= 8, acc >>= 8)
+                    out[at++] = static_cast<unsigned char>(acc);
+            }
+            a += c;
+            b += a;
+            if (++unreduced == (std::size_t(1) << 16))
+            {
+                a %= adler_mod;
+                b %= adler_mod;
+                unreduced = 0;
+            }
+        }
+        at_ = at;
+        unreduced_ = unreduced;
+        acc_ = acc;
+        a_ = a;
+        b_ = b;
+        bits_ = bits;
     }
 
     //! A copy of `length` (3-258) bytes from `distance` (1-8) bytes back.
