@@ -6,8 +6,8 @@
 //! for a given T every time. parallel_for_each hands out single indices as
 //! threads become free, for items of uneven cost that each write only their
 //! own result (then the result depends on neither the thread count nor the order).
-//! parallel_block_sum adds up over fixed blocks of indices, whatever thread computes
-//! each, in block order: a result the same for every thread count.
+//! parallel_block_sum adds up over fixed blocks of indices, each computed by whichever
+//! thread is free next, in block order: a result the same for every thread count.
 #pragma once
 
 #include <algorithm>
@@ -88,14 +88,22 @@ void parallel_for_pieces(size_type n, int threads, F&& f, size_type min_piece = 
     detail::run_team(t_count, piece);
 }
 
-//! Call f(i) for every i in [0, n) on all hardware threads, each index taken by the
-//! next free thread (the calling thread works too). A thread whose f throws takes no
-//! more indices; the first exception is rethrown after all threads have finished.
+//! Call f(i) for every i in [0, n) on `threads` threads (0: all hardware threads), each
+//! index taken by the next free thread (the calling thread works too): work that is
+//! uneven across [0, n) is shared evenly. A thread whose f throws takes no more indices;
+//! the first exception is rethrown after all threads have finished.
 template <class F>
-void parallel_for_each(size_type n, F&& f)
+void parallel_for_each(size_type n, F&& f, int threads = 0)
 {
     std::atomic<size_type> next{0};
-    detail::run_team(std::min<size_type>(n, host_loop_threads(0)),
+    size_type const t_count = std::min<size_type>(n, host_loop_threads(threads));
+    if (t_count <= 1)
+    {
+        for (size_type i = 0; i < n; ++i)
+            f(i);
+        return;
+    }
+    detail::run_team(t_count,
                      [&](size_type)
                      {
                          for (size_type i = next++; i < n; i = next++)
@@ -111,7 +119,8 @@ namespace detail
 {
 /*!
  * The blocks of `block` indices of [0, n), at most `round` (0: all) at a time: part(begin,
- * end, acc) adds a block into `acc`, a fresh copy of `zero`, on any of `threads` threads;
+ * end, acc) adds a block into `acc`, a fresh copy of `zero`, on whichever of `threads`
+ * threads is free next (a grid's work is often where its dose is: a few blocks' worth);
  * then merge_round(acc, count) takes the round's `count` accumulators, in block order.
  */
 template <class T, class Part, class MergeRound>
@@ -124,19 +133,16 @@ void block_rounds(size_type n, int threads, T const& zero, Part&& part, MergeRou
     for (size_type first = 0; first < blocks; first += per_round)
     {
         size_type const count = std::min(per_round, blocks - first);
-        parallel_for_pieces(
-            count, threads,
-            [&](size_type b0, size_type b1, size_type)
+        parallel_for_each(
+            count,
+            [&](size_type b)
             {
-                for (size_type b = b0; b < b1; ++b)
-                {
-                    size_type const begin = (first + b) * block;
-                    if (first > 0)
-                        acc[b] = zero;
-                    part(begin, std::min(n, begin + block), acc[b]);
-                }
+                size_type const begin = (first + b) * block;
+                if (first > 0)
+                    acc[b] = zero;
+                part(begin, std::min(n, begin + block), acc[b]);
             },
-            1);
+            threads);
         merge_round(acc, count);
     }
 }

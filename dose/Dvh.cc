@@ -901,47 +901,51 @@ struct RegionScan
 
 //! The region's voxels that `kept` leaves out, the largest dose outside the region, the
 //! range of the doses kept and D_V of those (V = `target_cm3`; none where too many voxels
-//! can hold it), on all cores (each piece of the grid a thread; counts and maxima combine
-//! in any order, and each piece's hottest voxels hold the hottest V of the whole).
+//! can hold it), on all cores (pieces of the grid taken by whichever thread is free: the
+//! dose, and so the work, is often in a few of them; counts and maxima combine in any
+//! order, and each piece's hottest voxels hold the hottest V of the whole).
 template <class Kept>
 RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
                        StructureDoses const& doses, Kept const& kept, double target_cm3,
                        int threads)
 {
     size_type const n = data.geometry.num_voxels();
-    std::vector<RegionScan> pieces(parallel_pieces(n, threads));
+    size_type const piece_voxels = size_type(1) << 20;
+    std::vector<RegionScan> pieces((n + piece_voxels - 1) / piece_voxels);
     std::vector<HottestVoxels> hottest(pieces.size(), HottestVoxels(target_cm3));
-    parallel_for_pieces(n, threads,
-                        [&](size_type begin, size_type end, size_type t)
-                        {
-                            RegionScan p;
-                            // The region's voxels are ascending: its first at or after `begin`.
-                            size_type next =
-                                region.whole_grid_voxels > 0
-                                    ? begin
-                                    : size_type(std::lower_bound(region.voxels.begin(),
-                                                                 region.voxels.end(), begin) -
-                                                region.voxels.begin());
-                            for (size_type v = begin; v < end; ++v)
-                            {
-                                bool const inside = next < region.size() && region.voxel(next) == v;
-                                bool const keep = inside && kept(next);
-                                double const d = voxel_dose_gy_per_particle(data, v);
-                                if (keep)
-                                {
-                                    p.kept_least = std::min(p.kept_least, d);
-                                    p.kept_largest = std::max(p.kept_largest, d);
-                                    std::size_t const i = next++;
-                                    hottest[t].add(d, i, doses.volume(i), doses);
-                                    continue;
-                                }
-                                next += inside ? 1 : 0;
-                                double& m = inside ? p.low_density_max : p.outside_max;
-                                m = std::max(m, d);
-                                p.low_density_voxels += inside ? 1 : 0;
-                            }
-                            pieces[t] = p;
-                        });
+    parallel_for_each(
+        pieces.size(),
+        [&](size_type t)
+        {
+            size_type const begin = t * piece_voxels, end = std::min(n, begin + piece_voxels);
+            RegionScan p;
+            // The region's voxels are ascending: its first at or after `begin`.
+            size_type next = region.whole_grid_voxels > 0
+                                 ? begin
+                                 : size_type(std::lower_bound(region.voxels.begin(),
+                                                              region.voxels.end(), begin) -
+                                             region.voxels.begin());
+            for (size_type v = begin; v < end; ++v)
+            {
+                bool const inside = next < region.size() && region.voxel(next) == v;
+                bool const keep = inside && kept(next);
+                double const d = voxel_dose_gy_per_particle(data, v);
+                if (keep)
+                {
+                    p.kept_least = std::min(p.kept_least, d);
+                    p.kept_largest = std::max(p.kept_largest, d);
+                    std::size_t const i = next++;
+                    hottest[t].add(d, i, doses.volume(i), doses);
+                    continue;
+                }
+                next += inside ? 1 : 0;
+                double& m = inside ? p.low_density_max : p.outside_max;
+                m = std::max(m, d);
+                p.low_density_voxels += inside ? 1 : 0;
+            }
+            pieces[t] = p;
+        },
+        threads);
     RegionScan all;
     bool too_many = false;
     for (std::size_t t = 0; t < pieces.size(); ++t)

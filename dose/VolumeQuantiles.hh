@@ -462,30 +462,36 @@ class VolumeQuantiles
                 every = every || (d > bin_of[j].lo && group_of_bin[j][bin_of[j](d)] >= 0);
             }
         }
-        std::size_t const pieces = parallel_pieces(set.size(), threads_);
+        // Pieces of bin_block positions, each taken by whichever thread is free (the voxels
+        // to list are often in a few of them), their lists joined in piece order.
+        std::size_t const pieces = (set.size() + bin_block - 1) / bin_block;
         std::vector<Lists> piece(pieces, shape);
         std::vector<Ranges> piece_range(pieces, empty);
-        parallel_for_pieces(set.size(), threads_,
-                            [&](std::size_t begin, std::size_t end, std::size_t t)
-                            {
-                                auto visit = [&](std::size_t i)
-                                {
-                                    auto const& d = this->doses(i);
-                                    for (std::size_t j = 0; j < jn; ++j)
-                                    {
-                                        double const dj = d[ks[j]];
-                                        if (dj == bin_of[j].lo)
-                                            continue; // bin 0: never listed
-                                        int const g = group_of_bin[j][bin_of[j](dj)];
-                                        if (g < 0)
-                                            continue;
-                                        piece[t][j][g].push_back(i);
-                                        auto& r = piece_range[t][j][g];
-                                        r = {std::min(r.first, dj), std::max(r.second, dj)};
-                                    }
-                                };
-                                set(begin, end, visit, every);
-                            });
+        parallel_for_each(
+            pieces,
+            [&](std::size_t t)
+            {
+                std::size_t const begin = t * bin_block;
+                std::size_t const end = std::min(set.size(), begin + bin_block);
+                auto visit = [&](std::size_t i)
+                {
+                    auto const& d = this->doses(i);
+                    for (std::size_t j = 0; j < jn; ++j)
+                    {
+                        double const dj = d[ks[j]];
+                        if (dj == bin_of[j].lo)
+                            continue; // bin 0: never listed
+                        int const g = group_of_bin[j][bin_of[j](dj)];
+                        if (g < 0)
+                            continue;
+                        piece[t][j][g].push_back(i);
+                        auto& r = piece_range[t][j][g];
+                        r = {std::min(r.first, dj), std::max(r.second, dj)};
+                    }
+                };
+                set(begin, end, visit, every);
+            },
+            threads_);
         Lists members = shape;
         Ranges ranges = empty;
         for (std::size_t j = 0; j < jn; ++j)
