@@ -7,7 +7,9 @@
 //! start costs a process (device count, properties, the context, free memory),
 //! and after the copies the pieces of resize_on_all_cores (pages mapped on all
 //! cores, then the vector's fill on one thread; again with transparent huge pages
-//! asked for) and freeing the device grid.
+//! asked for), a grid pinned where it is (cudaHostRegister: the pinning, copies from
+//! the GPU straight into it, the unpinning; with either page size) and freeing the
+//! device grid.
 //!
 //!   bench_host_grid [N=134217728 (512^3)]
 #include <cuda_runtime.h>
@@ -145,6 +147,27 @@ int main(int argc, char** argv)
         t = now_s();
         v.assign(n, 0.0);
         std::printf(", then filled on one thread %.3f s\n", now_s() - t);
+    }
+    for (bool huge : {false, true})
+    {
+        // A grid made as resize_on_all_cores makes it, then pinned where it is: the GPU
+        // copies into it directly, without staging.
+        std::vector<double> v;
+        mcdose::resize_on_all_cores(v, n, 0.0, 0, huge);
+        double t = now_s();
+        if (!ok(cudaHostRegister(v.data(), n * 8, cudaHostRegisterDefault)))
+            continue;
+        std::printf("%s pages pinned in place (cudaHostRegister): %.3f s", huge ? "huge" : "4 KiB",
+                    now_s() - t);
+        for (char const* what : {", copy from the GPU into it", ", again"})
+        {
+            t = now_s();
+            ok(cudaMemcpy(v.data(), d, n * 8, cudaMemcpyDeviceToHost));
+            std::printf("%s %.3f s", what, now_s() - t);
+        }
+        t = now_s();
+        ok(cudaHostUnregister(v.data()));
+        std::printf(", unpinned %.3f s\n", now_s() - t);
     }
     double const t = now_s();
     cudaFree(d);
