@@ -20,6 +20,25 @@ std::string output_stem(OutputInput const& outputs)
 {
     return (std::filesystem::path(outputs.directory) / outputs.name).string();
 }
+
+//! Waits for the images written beside the HDF5 file and removes them (the file failed:
+//! the images appear only with it, as when they are written after it).
+void discard_images(std::future<std::vector<std::string>>& images)
+{
+    if (!images.valid())
+        return;
+    try
+    {
+        for (auto const& p : images.get())
+        {
+            std::error_code ec;
+            std::filesystem::remove(p, ec);
+        }
+    }
+    catch (...) // (their own error comes second)
+    {
+    }
+}
 } // namespace
 
 std::unique_ptr<DoseHdf5Writer> start_hdf5_output(OutputInput const& outputs,
@@ -60,7 +79,15 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
         if (hdf5)
         {
             MCDOSE_EXPECT(hdf5->path() == stem + ".h5");
-            hdf5->finish(meta);
+            try
+            {
+                hdf5->finish(meta);
+            }
+            catch (...)
+            {
+                discard_images(images_beside);
+                throw;
+            }
         }
         else
         {

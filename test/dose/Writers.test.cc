@@ -572,6 +572,41 @@ TEST_F(WritersTest, RunOutputsWritesWhatTheStudyAsks)
     std::vector<std::string> const timed = {"hdf5", "images", "depth_dose_csv", "profile_csv px"};
     EXPECT_EQ(timed, steps);
 }
+
+TEST_F(WritersTest, RunOutputsFinishTheHdf5FileWithTheImagesBeside)
+{
+    // The HDF5 file's grids made beforehand (as beside the dose report), the images written
+    // beside the rest of it: every file, steps in order. Where the HDF5 file fails, the
+    // images made beside it are removed too.
+    OutputInput out;
+    out.directory = path("beside");
+    out.name = "case";
+    out.image_format = "mha";
+    out.depth_dose = false;
+    fs::create_directories(out.directory);
+    auto writer = start_hdf5_output(out, data_, meta_);
+    ASSERT_TRUE(writer);
+    auto const written = write_run_outputs(out, data_, meta_, nullptr, nullptr, writer.get());
+    std::vector<std::string> const expected = {"case.h5", "case_dose.mha", "case_uncertainty.mha",
+                                               "case_summary.json"};
+    ASSERT_EQ(expected.size(), written.size());
+    for (size_type i = 0; i < expected.size(); ++i)
+        EXPECT_TRUE(fs::exists(fs::path(out.directory) / expected[i])) << expected[i];
+    auto const summary = nlohmann::json::parse(slurp(written.back()));
+    std::vector<std::string> steps;
+    for (auto const& st : summary["timing"])
+        steps.push_back(st["step"]);
+    EXPECT_EQ((std::vector<std::string>{"hdf5", "images"}), steps);
+
+    out.directory = path("failed");
+    fs::create_directories(fs::path(out.directory) / "case.h5"); // the file's place is taken
+    auto failing = start_hdf5_output(out, data_, meta_);
+    EXPECT_THROW(write_run_outputs(out, data_, meta_, nullptr, nullptr, failing.get()),
+                 RuntimeError);
+    EXPECT_FALSE(fs::exists(fs::path(out.directory) / "case_dose.mha"));
+    EXPECT_FALSE(fs::exists(fs::path(out.directory) / "case_uncertainty.mha"));
+    EXPECT_FALSE(fs::exists(fs::path(out.directory) / "case_summary.json"));
+}
 } // namespace mcdose
 
 namespace mcdose
