@@ -134,14 +134,6 @@ struct VoxelDose
     double dose, sigma;
 };
 
-//! The voxels without energy among those a pass visited (StructureDoses::visit): how
-//! many, and their volume [cm^3].
-struct EmptyVoxels
-{
-    size_type count{0};
-    double volume_cm3{0};
-};
-
 /*!
  * The voxels of a structure on the dose grid: dose, sigma and volume of its
  * voxel i computed from the grids when asked, so that no per-voxel copy is made.
@@ -159,12 +151,12 @@ class StructureDoses
     std::size_t size() const { return s_.size(); }
     /*!
      * dosed(i) for each voxel i in [begin, end) with energy and empty(i) for each other,
-     * in index order; returns the others' count and volume: the voxel volume times the
+     * in index order; returns the others' count and volume [cm^3]: the voxel volume times the
      * number of them wholly inside plus the others' fractions summed in index order, the
      * same whichever of them a caller lists.
      */
     template <class Dosed, class Empty>
-    EmptyVoxels visit(std::size_t begin, std::size_t end, Dosed&& dosed, Empty&& empty) const
+    SkippedVoxels visit(std::size_t begin, std::size_t end, Dosed&& dosed, Empty&& empty) const
     {
         double const* e = data_.edep_MeV.data();
         size_type whole = 0, count = 0;
@@ -247,7 +239,7 @@ struct ListedDoses
     VoxelDose empty_voxel() const { return {0.0, 0.0}; }
     double volume(std::size_t i) const { return volume_cm3[i]; }
     template <class Dosed, class Empty>
-    EmptyVoxels visit(std::size_t begin, std::size_t end, Dosed&& dosed, Empty&&) const
+    SkippedVoxels visit(std::size_t begin, std::size_t end, Dosed&& dosed, Empty&&) const
     {
         for (std::size_t i = begin; i < end; ++i)
             dosed(i);
@@ -571,17 +563,17 @@ class Replicas
                         add_open(p.figures[f], i);
                 }
             };
-            EmptyVoxels const e = list_lowest || list_open
-                                      ? doses_.visit(begin, end, dosed, list)
-                                      : doses_.visit(begin, end, dosed, [](std::size_t) {});
-            empty_bin_volume += e.volume_cm3;
+            SkippedVoxels const e = list_lowest || list_open
+                                        ? doses_.visit(begin, end, dosed, list)
+                                        : doses_.visit(begin, end, dosed, [](std::size_t) {});
+            empty_bin_volume += e.volume;
             p.at_level[empty_bin] += empty_bin_volume;
             if (e.count == 0)
                 return;
             for (auto const& [f, above] : empty_figures)
             {
                 if (above)
-                    p.figures[f].above += e.volume_cm3;
+                    p.figures[f].above += e.volume;
                 else if (!list_open)
                     add_open_count(p.figures[f], e.count); // more than the lists hold
             }
@@ -714,12 +706,12 @@ VoxelSums voxel_sums(Doses const& doses, std::vector<double> const& levels, int 
             p.total += w;
             add_voxel(p, v.dose, v.sigma, w, levels);
         };
-        EmptyVoxels const e = doses.visit(begin, end, dosed, [](std::size_t) {});
+        SkippedVoxels const e = doses.visit(begin, end, dosed, [](std::size_t) {});
         if (e.count == 0)
             return;
-        p.total += e.volume_cm3;
+        p.total += e.volume;
         for (std::size_t k : reached)
-            p.v_at[k] += e.volume_cm3;
+            p.v_at[k] += e.volume;
         VoxelSums x = zero; // its sums' terms are zeros: only the extrema see it
         add_voxel(x, empty.dose, empty.sigma, 0.0, {});
         p.add(x);
@@ -748,8 +740,7 @@ struct DosedVoxels
             doses->visit(begin, end, f, f);
             return {};
         }
-        EmptyVoxels const e = doses->visit(begin, end, f, [](std::size_t) {});
-        return {e.count, e.volume_cm3};
+        return doses->visit(begin, end, f, [](std::size_t) {});
     }
     double skipped_dose(std::size_t k) const { return empty_doses[k]; }
 };
