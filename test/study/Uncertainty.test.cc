@@ -21,6 +21,7 @@
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
+#include <unistd.h>
 
 #include "dose/DoseData.hh"
 #include "study/StudyInput.hh"
@@ -131,7 +132,11 @@ class UncertaintyTest : public ::testing::Test
     fs::path cache_;
     void SetUp() override
     {
-        cache_ = fs::temp_directory_path() / "mcdose_uncertainty_test";
+        // One directory per test and process: ctest runs the tests of this file at once.
+        cache_ = fs::temp_directory_path() /
+                 ("mcdose_uncertainty_test_" +
+                  std::string(::testing::UnitTest::GetInstance()->current_test_info()->name()) +
+                  "_" + std::to_string(::getpid()));
         fs::remove_all(cache_);
         fs::create_directories(cache_);
     }
