@@ -5,10 +5,12 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <condition_variable>
 #include <cstdint>
 #include <fstream>
 #include <future>
 #include <memory>
+#include <mutex>
 #include <vector>
 
 #include <H5Cpp.h>
@@ -115,13 +117,6 @@ struct GridPhaseStopped
 {
 };
 
-/*!
- * A 3D dataset (nz, ny, nx), chunked by z-slice and deflated, written one
- * z-slice at a time: `fill(k, slice)` writes the nx * ny values of slice k, so
- * a derived grid (dose, uncertainty) never exists whole in memory. As many
- * slices as there are cores are filled and compressed at once, each on its
- * own thread, and written in order as raw chunks (H5Dwrite_chunk).
- */
 //! A dataset's creation properties without its modification time, which HDF5 would
 //! otherwise record: the same run's file is then the same bytes whenever it is written.
 H5::DSetCreatPropList untimed_dataset()
@@ -131,6 +126,16 @@ H5::DSetCreatPropList untimed_dataset()
     return props;
 }
 
+/*!
+ * A 3D dataset (nz, ny, nx), chunked by z-slice and deflated, written one
+ * z-slice at a time: `fill(k, slice)` writes the nx * ny values of slice k, so
+ * a derived grid (dose, uncertainty) never exists whole in memory. Each thread
+ * fills and compresses the next slice no thread has taken, and whichever thread
+ * finishes one writes the compressed slices that are next in order as raw chunks
+ * (H5Dwrite_chunk): no thread waits for the others' slices (a short run's dose is
+ * in a few of them, which take the longest) unless it is a window of slices ahead
+ * of the writing.
+ */
 template <class T, class Fill>
 H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredType const& type,
                                 char const* units, Fill&& fill)
@@ -143,29 +148,69 @@ H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredT
     props.setChunk(3, chunk);
     props.setDeflate(deflate_level);
     H5::DataSet ds = out.file.createDataSet(name, type, space, props);
-    size_type const per_slice = dims[1] * dims[2];
-    size_type const team = std::min<size_type>(dims[0], host_loop_threads(0));
-    std::vector<std::vector<T>> slices(team, std::vector<T>(per_slice));
-    std::vector<PackedChunk> packed(team);
-    for (hsize_t k0 = 0; k0 < dims[0]; k0 += team)
+    size_type const nz = dims[0], per_slice = dims[1] * dims[2];
+    size_type const team = std::min<size_type>(nz, host_loop_threads(0));
+    size_type const window = 2 * team; // compressed slices held at most
+    std::vector<std::vector<T>> slices(team, std::vector<T>(per_slice)); // one per thread
+    std::vector<PackedChunk> packed(window);                             // slice k: k % window
+    std::vector<char> ready(window, 0);
+    std::mutex mutex;
+    std::condition_variable written_more;
+    size_type written = 0; // the slices before it are in the file
+    bool failed = false;
+    std::atomic<size_type> next{0};
+    // The compressed slices next in order, written under `mutex` (one writer at a time).
+    auto const write_ready = [&]
     {
-        if (out.stop)
-            throw GridPhaseStopped{};
-        size_type const m = std::min<size_type>(team, dims[0] - k0);
-        parallel_for_each(m,
-                          [&](size_type s)
-                          {
-                              fill(size_type(k0 + s), slices[s].data());
-                              packed[s].pack(slices[s].data(), per_slice * sizeof(T), sizeof(T));
-                          });
-        for (size_type s = 0; s < m; ++s)
+        for (; written < nz && ready[written % window]; ++written)
         {
-            hsize_t const offset[3] = {k0 + s, 0, 0};
-            MCDOSE_VALIDATE(H5Dwrite_chunk(ds.getId(), H5P_DEFAULT, packed[s].filter_mask, offset,
-                                           packed[s].bytes.size(), packed[s].bytes.data()) >= 0,
-                            << "HDF5 could not write slice " << k0 + s << " of '" << name << "'");
+            PackedChunk const& p = packed[written % window];
+            hsize_t const offset[3] = {written, 0, 0};
+            MCDOSE_VALIDATE(H5Dwrite_chunk(ds.getId(), H5P_DEFAULT, p.filter_mask, offset,
+                                           p.bytes.size(), p.bytes.data()) >= 0,
+                            << "HDF5 could not write slice " << written << " of '" << name << "'");
+            ready[written % window] = 0;
         }
-    }
+    };
+    auto const slices_of_thread = [&](size_type t)
+    {
+        for (size_type k = next++; k < nz; k = next++)
+        {
+            {
+                std::unique_lock<std::mutex> lock(mutex);
+                written_more.wait(lock, [&] { return failed || k < written + window; });
+                if (failed)
+                    return;
+            }
+            if (out.stop)
+                throw GridPhaseStopped{};
+            fill(k, slices[t].data());
+            packed[k % window].pack(slices[t].data(), per_slice * sizeof(T), sizeof(T));
+            std::lock_guard<std::mutex> lock(mutex);
+            if (failed)
+                return;
+            ready[k % window] = 1;
+            write_ready();
+            written_more.notify_all();
+        }
+    };
+    parallel_for_each(team,
+                      [&](size_type t)
+                      {
+                          try
+                          {
+                              slices_of_thread(t);
+                          }
+                          catch (...)
+                          {
+                              {
+                                  std::lock_guard<std::mutex> lock(mutex);
+                                  failed = true;
+                              }
+                              written_more.notify_all();
+                              throw;
+                          }
+                      });
     attr_string(ds, "units", units);
     attr_geometry(ds, g);
     return ds;
