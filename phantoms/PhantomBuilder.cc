@@ -7,6 +7,7 @@
 
 #include "core/Assert.hh"
 #include "core/HostMemory.hh"
+#include "core/ParallelFor.hh"
 #include "io/ImageIO.hh"
 #include "io/InputError.hh"
 
@@ -201,8 +202,15 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
         fill_density(sp.background, nominal, in.study_file, in.pointer + "/background");
     std::vector<MaterialIndex> material;
     std::vector<float> density;
-    resize_on_all_cores(material, g.num_voxels(), bg_mat);
-    resize_on_all_cores(density, g.num_voxels(), bg_rho);
+    // The two grids at once: each is filled on one thread once its pages are mapped.
+    parallel_for_each(2,
+                      [&](size_type k)
+                      {
+                          if (k == 0)
+                              resize_on_all_cores(material, g.num_voxels(), bg_mat);
+                          else
+                              resize_on_all_cores(density, g.num_voxels(), bg_rho);
+                      });
 
     for (std::size_t si = 0; si < sp.shapes.size(); ++si)
     {
