@@ -23,6 +23,31 @@ void validate_dose_data(DoseGridData const& data)
                         data.material_dose_factor.size() >= data.material_names.size(),
                     << "internal: " << data.material_dose_factor.size()
                     << " dose-to-water factors for " << data.material_names.size() << " materials");
+    MCDOSE_VALIDATE(data.has_energy.empty() || data.has_energy.size() == mask_words(n),
+                    << "internal: an energy mask of " << data.has_energy.size()
+                    << " words for a grid of " << n << " voxels");
+}
+
+std::vector<std::uint64_t> energy_mask(Span<double const> edep_MeV)
+{
+    size_type const n = edep_MeV.size();
+    std::vector<std::uint64_t> mask(mask_words(n));
+    parallel_for_pieces(
+        mask.size(), 0,
+        [&](size_type w0, size_type w1, size_type)
+        {
+            for (size_type w = w0; w < w1; ++w)
+            {
+                size_type const first = 64 * w;
+                size_type const bits = std::min<size_type>(64, n - first);
+                std::uint64_t word = 0;
+                for (size_type b = 0; b < bits; ++b)
+                    word |= std::uint64_t(edep_MeV[first + b] != 0) << b;
+                mask[w] = word;
+            }
+        },
+        size_type(4096));
+    return mask;
 }
 
 std::vector<double> dose_gy_per_particle(DoseGridData const& data)

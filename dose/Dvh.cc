@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <cstdint>
 #include <functional>
 #include <limits>
 #include <optional>
 #include <random>
+#include <type_traits>
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
@@ -128,6 +130,13 @@ std::array<FigureWithSigma*, 5> fixed_figures(DvhFigures& f)
     return {&f.d_003cc, &f.d98, &f.d95, &f.d50, &f.d2};
 }
 
+//! visit()'s `empty` where the voxels without energy need no visit: they are then
+//! skipped without reading each (by the energy mask, where the data carry one).
+struct IgnoreVoxel
+{
+    void operator()(std::size_t) const {}
+};
+
 //! A voxel's dose and 1 sigma.
 struct VoxelDose
 {
@@ -158,6 +167,11 @@ class StructureDoses
     template <class Dosed, class Empty>
     SkippedVoxels visit(std::size_t begin, std::size_t end, Dosed&& dosed, Empty&& empty) const
     {
+        if constexpr (std::is_same_v<std::decay_t<Empty>, IgnoreVoxel>)
+        {
+            if (s_.whole_grid_voxels > 0 && !data_.has_energy.empty())
+                return this->visit_mask(begin, end, dosed);
+        }
         double const* e = data_.edep_MeV.data();
         size_type whole = 0, count = 0;
         double partial = 0;
@@ -198,6 +212,14 @@ class StructureDoses
     //! The voxels without energy in [begin, end).
     size_type empty_count(std::size_t begin, std::size_t end) const
     {
+        if (s_.whole_grid_voxels > 0 && !data_.has_energy.empty())
+        {
+            size_type dosed = 0;
+            for_mask_words(begin, end,
+                           [&](std::size_t, std::uint64_t bits)
+                           { dosed += size_type(__builtin_popcountll(bits)); });
+            return (end - begin) - dosed;
+        }
         double const* e = data_.edep_MeV.data();
         size_type count = 0;
         for (std::size_t i = begin; i < end; ++i)
@@ -220,6 +242,39 @@ class StructureDoses
     double volume(std::size_t i) const { return voxel_cm3_ * s_.fraction_at(i); }
 
   private:
+    //! f(first, bits) for each word of the energy mask over [begin, end): `bits` those of
+    //! voxels first + b in [begin, end).
+    template <class F>
+    void for_mask_words(std::size_t begin, std::size_t end, F&& f) const
+    {
+        std::uint64_t const* m = data_.has_energy.data();
+        for (std::size_t w = begin / 64; 64 * w < end; ++w)
+        {
+            std::size_t const first = 64 * w;
+            std::uint64_t bits = m[w];
+            if (first < begin)
+                bits &= ~std::uint64_t(0) << (begin - first);
+            if (end - first < 64)
+                bits &= (std::uint64_t(1) << (end - first)) - 1;
+            f(first, bits);
+        }
+    }
+    //! visit() of the whole grid by its energy mask, voxels without energy ignored.
+    template <class Dosed>
+    SkippedVoxels visit_mask(std::size_t begin, std::size_t end, Dosed& dosed) const
+    {
+        size_type with_energy = 0;
+        for_mask_words(begin, end,
+                       [&](std::size_t first, std::uint64_t bits)
+                       {
+                           with_energy += size_type(__builtin_popcountll(bits));
+                           for (; bits != 0; bits &= bits - 1)
+                               dosed(first + std::size_t(__builtin_ctzll(bits)));
+                       });
+        size_type const whole = (end - begin) - with_energy;
+        return {whole, voxel_cm3_ * double(whole)};
+    }
+
     StructureMask const& s_;
     DoseGridData const& data_;
     double scale_;
@@ -565,7 +620,7 @@ class Replicas
             };
             SkippedVoxels const e = list_lowest || list_open
                                         ? doses_.visit(begin, end, dosed, list)
-                                        : doses_.visit(begin, end, dosed, [](std::size_t) {});
+                                        : doses_.visit(begin, end, dosed, IgnoreVoxel{});
             empty_bin_volume += e.volume;
             p.at_level[empty_bin] += empty_bin_volume;
             if (e.count == 0)
@@ -706,7 +761,7 @@ VoxelSums voxel_sums(Doses const& doses, std::vector<double> const& levels, int 
             p.total += w;
             add_voxel(p, v.dose, v.sigma, w, levels);
         };
-        SkippedVoxels const e = doses.visit(begin, end, dosed, [](std::size_t) {});
+        SkippedVoxels const e = doses.visit(begin, end, dosed, IgnoreVoxel{});
         if (e.count == 0)
             return;
         p.total += e.volume;
@@ -740,7 +795,7 @@ struct DosedVoxels
             doses->visit(begin, end, f, f);
             return {};
         }
-        return doses->visit(begin, end, f, [](std::size_t) {});
+        return doses->visit(begin, end, f, IgnoreVoxel{});
     }
     double skipped_dose(std::size_t k) const { return empty_doses[k]; }
 };
@@ -904,6 +959,10 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
     size_type const piece_voxels = size_type(1) << 20;
     std::vector<RegionScan> pieces((n + piece_voxels - 1) / piece_voxels);
     std::vector<HottestVoxels> hottest(pieces.size(), HottestVoxels(target_cm3));
+    // By the energy mask where the data carry one (no read of the energy of a voxel without).
+    std::uint64_t const* mask = data.has_energy.empty() ? nullptr : data.has_energy.data();
+    auto const has_energy = [mask](size_type v)
+    { return !mask || ((mask[v / 64] >> (v % 64)) & 1) != 0; };
     parallel_for_each(
         pieces.size(),
         [&](size_type t)
@@ -920,7 +979,7 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
             {
                 bool const inside = next < region.size() && region.voxel(next) == v;
                 bool const keep = inside && kept(next);
-                double const d = voxel_dose_gy_per_particle(data, v);
+                double const d = has_energy(v) ? voxel_dose_gy_per_particle(data, v) : 0.0;
                 if (keep)
                 {
                     p.kept_least = std::min(p.kept_least, d);
@@ -1055,7 +1114,7 @@ RegionSummary summarize_region(DoseGridData const& data, StructureMask const& re
         if (empty_counts)
             doses.visit(begin, end, add, add);
         else
-            doses.visit(begin, end, add, [](std::size_t) {});
+            doses.visit(begin, end, add, IgnoreVoxel{});
     };
     auto const merge = [](Mean& total, Mean const& m)
     {

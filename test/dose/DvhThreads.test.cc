@@ -1,8 +1,8 @@
 //! The dose report on any number of host threads: every figure of the region
 //! summary and of the DVHs of a few structures bit for bit the same on 1, 2, 5
 //! and 16 threads (fixed blocks of voxels, added in block order), also where most
-//! voxels have no energy, and the sums within their rounding bound of an
-//! independent sum in long double.
+//! voxels have no energy and where the mask of those with energy skips them, and the sums within
+//! their rounding bound of an independent sum in long double.
 #include <cmath>
 #include <cstdint>
 #include <cstring>
@@ -19,7 +19,7 @@ namespace mcdose
 {
 namespace
 {
-//! A 96 x 96 x 40 grid (368,640 voxels: several blocks of every block sum) with a
+//! A 96 x 96 x 40 grid (or `dims`; 368,640 voxels: several blocks of every block sum) with a
 //! smooth peak, noisy 1-21 % sigmas, a slab of air and a corner of zero dose.
 struct ThreadsCase
 {
@@ -29,9 +29,9 @@ struct ThreadsCase
     std::vector<MaterialIndex> mat;
     StructureMask body, sphere, small;
 
-    ThreadsCase()
+    explicit ThreadsCase(Int3 dims = {{96, 96, 40}})
     {
-        g.dims = {{96, 96, 40}};
+        g.dims = dims;
         g.spacing_cm = {{0.2, 0.2, 0.25}};
         size_type const n = g.num_voxels();
         edep.resize(n);
@@ -83,9 +83,13 @@ struct ThreadsCase
                               make_span(std::as_const(rho)), make_span(std::as_const(mat)));
     }
 
-    DoseReport report(int threads) const
+    //! With `mask`, the data carry the mask of the voxels with energy (as a run's do).
+    DoseReport report(int threads, bool mask = false) const
     {
-        DoseGridData const d = data();
+        DoseGridData d = data();
+        std::vector<std::uint64_t> const has_energy =
+            mask ? energy_mask(d.edep_MeV) : std::vector<std::uint64_t>{};
+        d.has_energy = make_span(has_energy);
         DoseReport r;
         r.summary = summarize_region(d, body, 0.05, 0.5, threads);
         double const peak = voxel_dose_gy_per_particle(d, g.linear_index({{48, 40, 20}}));
@@ -181,6 +185,28 @@ TEST(DvhThreadsTest, MostlyEmptyGridIsTheSameOnAnyNumberOfThreads)
     std::string const reference = bits(one);
     for (int threads : {2, 5, 16})
         EXPECT_EQ(reference, bits(c.report(threads))) << threads << " threads";
+}
+
+TEST(DvhThreadsTest, EnergyMaskGivesTheSameFigures)
+{
+    // The passes that skip the voxels without energy by the mask of those with energy
+    // give the figures of the passes that read each voxel's energy, bit for bit: the
+    // body (the whole grid, visited by the mask) and the listed structures. A grid of
+    // 377,815 voxels: its mask's last word is a part of one.
+    ThreadsCase c(Int3{{97, 95, 41}});
+    for (size_type v = 0; v < c.g.num_voxels(); ++v)
+    {
+        if (c.g.ijk(v)[2] >= 30 || v % 7 == 0 || (v / 64) % 5 == 0)
+            c.edep[v] = c.sigma[v] = 0;
+    }
+    std::vector<std::uint64_t> const mask = energy_mask(make_span(std::as_const(c.edep)));
+    ASSERT_EQ(mask_words(c.g.num_voxels()), mask.size());
+    size_type wrong = 0;
+    for (size_type v = 0; v < c.g.num_voxels(); ++v)
+        wrong += (c.edep[v] != 0) != (((mask[v / 64] >> (v % 64)) & 1) != 0) ? 1 : 0;
+    EXPECT_EQ(0u, wrong);
+    for (int threads : {1, 5})
+        EXPECT_EQ(bits(c.report(threads)), bits(c.report(threads, true))) << threads << " threads";
 }
 
 TEST(DvhThreadsTest, SumsWithinTheirRoundingBound)
