@@ -4,6 +4,8 @@
 #include <filesystem>
 #include <future>
 
+#include <unistd.h>
+
 #include "core/Assert.hh"
 #include "dose/DoseHdf5.hh"
 #include "dose/DoseImages.hh"
@@ -21,59 +23,95 @@ std::string output_stem(OutputInput const& outputs)
     return (std::filesystem::path(outputs.directory) / outputs.name).string();
 }
 
-//! Waits for the images written beside the HDF5 file and removes them (the file failed:
-//! the images appear only with it, as when they are written after it).
-void discard_images(std::future<std::vector<std::string>>& images)
+//! outputs.directory, created if missing.
+void make_output_directory(OutputInput const& outputs)
 {
-    if (!images.valid())
-        return;
-    try
-    {
-        for (auto const& p : images.get())
-        {
-            std::error_code ec;
-            std::filesystem::remove(p, ec);
-        }
-    }
-    catch (...) // (their own error comes second)
-    {
-    }
-}
-} // namespace
-
-std::unique_ptr<DoseHdf5Writer> start_hdf5_output(OutputInput const& outputs,
-                                                  DoseGridData const& data,
-                                                  RunMetadata const& grid_meta)
-{
-    if (!outputs.hdf5)
-        return nullptr;
-    return std::make_unique<DoseHdf5Writer>(output_stem(outputs) + ".h5", data, grid_meta,
-                                            DoseHdf5Writer::Start::background);
-}
-
-std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridData const& data,
-                                           RunMetadata& meta, DepthDoseCurve const* depth_dose,
-                                           StepClock* clock_in, DoseHdf5Writer* hdf5)
-{
-    MCDOSE_EXPECT(!hdf5 || outputs.hdf5);
-    validate_dose_data(data);
     std::error_code ec;
     std::filesystem::create_directories(outputs.directory, ec);
     MCDOSE_VALIDATE(!ec, << "cannot create output directory '" << outputs.directory
                          << "': " << ec.message() << "; check outputs.directory");
+}
+
+} // namespace
+
+StartedOutputs::StartedOutputs(OutputInput const& outputs, DoseGridData const& data,
+                               RunMetadata const& grid_meta)
+{
+    make_output_directory(outputs);
+    if (outputs.hdf5)
+    {
+        hdf5_ = std::make_unique<DoseHdf5Writer>(output_stem(outputs) + ".h5", data, grid_meta,
+                                                 DoseHdf5Writer::Start::background);
+    }
+    if (outputs.image_format == "none")
+        return;
+    // The images need nothing of the HDF5 file (nor HDF5): `<name>.tmp.<pid>_dose.<ext>`
+    // and `..._uncertainty.<ext>` until they are taken.
+    stem_ = output_stem(outputs);
+    staged_stem_ = stem_ + ".tmp." + std::to_string(::getpid());
+    for (char const* kind : {"_dose.", "_uncertainty."})
+    {
+        staged_paths_.push_back(staged_stem_ + kind + outputs.image_format);
+        staged_.push_back(std::make_unique<TemporaryFile>(staged_paths_.back()));
+    }
+    images_ = std::async(std::launch::async, [stem = staged_stem_, format = outputs.image_format,
+                                              &data, particles = grid_meta.source_particles]
+                         { return write_dose_images(stem, format, data, particles); });
+}
+
+StartedOutputs::~StartedOutputs()
+{
+    this->discard_images();
+}
+
+std::vector<std::string> StartedOutputs::take_images()
+{
+    std::vector<std::string> paths;
+    try
+    {
+        for (std::string const& staged : images_.get())
+        {
+            MCDOSE_ASSERT(staged.compare(0, staged_stem_.size(), staged_stem_) == 0);
+            paths.push_back(stem_ + staged.substr(staged_stem_.size()));
+            std::error_code ec;
+            std::filesystem::rename(staged, paths.back(), ec);
+            MCDOSE_VALIDATE(!ec, << "cannot move the image '" << staged << "' to '" << paths.back()
+                                 << "': " << ec.message() << "; check the output directory");
+        }
+    }
+    catch (...)
+    {
+        this->discard_images();
+        throw;
+    }
+    return paths;
+}
+
+void StartedOutputs::discard_images() noexcept
+{
+    if (images_.valid())
+        images_.wait();
+    for (std::string const& p : staged_paths_)
+    {
+        std::error_code ec;
+        std::filesystem::remove(p, ec);
+    }
+}
+
+std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridData const& data,
+                                           RunMetadata& meta, DepthDoseCurve const* depth_dose,
+                                           StepClock* clock_in, StartedOutputs* started)
+{
+    DoseHdf5Writer* const hdf5 = started ? started->hdf5() : nullptr;
+    MCDOSE_EXPECT(!started || bool(hdf5) == outputs.hdf5);
+    MCDOSE_EXPECT(!started || started->has_images() == (outputs.image_format != "none"));
+    validate_dose_data(data);
+    make_output_directory(outputs);
     std::string const stem = output_stem(outputs);
     std::vector<std::string> written;
     StepClock own_clock;
     StepClock& clock = clock_in ? *clock_in : own_clock;
 
-    bool const images = outputs.image_format != "none";
-    auto const write_images = [&]
-    { return write_dose_images(stem, outputs.image_format, data, meta.source_particles); };
-    // The images need nothing of the HDF5 file (nor HDF5): written beside what is left of
-    // it (grids the dose report left, the file's copy out of memory and its write).
-    std::future<std::vector<std::string>> images_beside;
-    if (images && hdf5)
-        images_beside = std::async(std::launch::async, write_images);
     if (outputs.hdf5)
     {
         if (hdf5)
@@ -85,7 +123,7 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
             }
             catch (...)
             {
-                discard_images(images_beside);
+                started->discard_images();
                 throw;
             }
         }
@@ -96,9 +134,11 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
         written.push_back(stem + ".h5");
         clock.mark("hdf5");
     }
-    if (images)
+    if (outputs.image_format != "none")
     {
-        for (auto const& p : images_beside.valid() ? images_beside.get() : write_images())
+        for (auto const& p :
+             started ? started->take_images()
+                     : write_dose_images(stem, outputs.image_format, data, meta.source_particles))
             written.push_back(p);
         clock.mark("images");
     }

@@ -2,10 +2,12 @@
 //! Write every output a study asks for (its "outputs" section).
 #pragma once
 
+#include <future>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/AtomicFile.hh"
 #include "dose/DoseData.hh"
 #include "dose/DoseHdf5.hh"
 #include "dose/ProfileCsv.hh"
@@ -14,6 +16,45 @@
 
 namespace mcdose
 {
+/*!
+ * The outputs made from the final grids alone, started beside the dose report (which
+ * they do not need): the HDF5 file's grid datasets (its DoseHdf5Writer, from
+ * `grid_meta`'s version, completeness, dose quantity and particle count) where
+ * outputs.hdf5 is on, and the dose and uncertainty images where outputs.image_format
+ * is not "none", each on a thread of its own. write_run_outputs finishes them; until
+ * then the caller must not use HDF5. Nothing of them is in place before then: the HDF5
+ * file is built in memory, and the images are written under temporary names (removed
+ * on a signal, as every temporary) and moved to their own when taken; outputs
+ * abandoned (e.g. by a failed report) leave nothing. `data` must outlive this.
+ */
+class StartedOutputs
+{
+  public:
+    StartedOutputs(OutputInput const& outputs, DoseGridData const& data,
+                   RunMetadata const& grid_meta);
+    StartedOutputs(StartedOutputs const&) = delete;
+    StartedOutputs& operator=(StartedOutputs const&) = delete;
+    ~StartedOutputs();
+
+    //! The HDF5 file's writer (null without an HDF5 file).
+    DoseHdf5Writer* hdf5() const { return hdf5_.get(); }
+    //! Are the images under way (and not taken yet)?
+    bool has_images() const { return images_.valid(); }
+    //! The images, waited for (their error, if any, thrown here) and moved to their
+    //! names; returns those. Once.
+    std::vector<std::string> take_images();
+    //! Waits for the images and removes them (the outputs failed).
+    void discard_images() noexcept;
+
+  private:
+    std::unique_ptr<DoseHdf5Writer> hdf5_;
+    std::string stem_;        //!< the images' paths without their endings
+    std::string staged_stem_; //!< the same, of the temporary names
+    std::vector<std::unique_ptr<TemporaryFile>> staged_; //!< the temporaries, listed
+    std::vector<std::string> staged_paths_;
+    std::future<std::vector<std::string>> images_;
+};
+
 //! Write, into outputs.directory (created if missing), the files named
 //! `<name>.h5`, `<name>_dose.<fmt>`, `<name>_uncertainty.<fmt>`, the RT Dose
 //! files `<name>_dose.dcm` and `<name>_uncertainty.dcm`,
@@ -23,23 +64,14 @@ namespace mcdose
 //! set. Each file is written atomically. Each writer's time is booked as a
 //! step on `clock` (a clock of its own when null), and the summary reports the
 //! clock's steps (`meta.steps` is set to them before it is written). Returns
-//! the paths written. `hdf5`, when given, is the writer start_hdf5_output
-//! returned for these outputs and data: the `.h5` file is finished from it
-//! (its step "hdf5" is then the part of the file not made in the background,
-//! and the images are written beside that part: their step "images" is what is
-//! left of them when the file is done); without it the file is written here
-//! whole.
+//! the paths written. `started`, when given, holds what was started for these
+//! outputs and data: the `.h5` file is finished from its writer (the step "hdf5"
+//! is then the part of the file not made beforehand) and the images are taken
+//! from it (the step "images" is what is left of them when the file is done);
+//! without it both are written here whole. Where the HDF5 file fails, the images
+//! started beside it are removed.
 std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridData const& data,
                                            RunMetadata& meta, DepthDoseCurve const* depth_dose,
                                            StepClock* clock = nullptr,
-                                           DoseHdf5Writer* hdf5 = nullptr);
-
-//! The writer of `outputs`' HDF5 file `<name>.h5` with its grid datasets under
-//! way on a thread of its own (DoseHdf5Writer, from `grid_meta`'s version,
-//! completeness, dose quantity and particle count), or null when outputs.hdf5 is
-//! off. Nothing is written to disk before write_run_outputs finishes it; until
-//! then the caller must not use HDF5. `data` must outlive the writer.
-std::unique_ptr<DoseHdf5Writer> start_hdf5_output(OutputInput const& outputs,
-                                                  DoseGridData const& data,
-                                                  RunMetadata const& grid_meta);
+                                           StartedOutputs* started = nullptr);
 } // namespace mcdose

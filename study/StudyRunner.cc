@@ -605,22 +605,30 @@ struct EnergyPerParticle
 {
     std::vector<double> edep_MeV;
     std::vector<double> sigma_MeV;
+    std::vector<std::uint64_t> has_energy; //!< energy_mask of edep_MeV
 };
 
-//! The run's final grids scaled in place (no second copy of either grid).
+//! The run's final grids scaled in place (no second copy of either grid; the pages of
+//! voxels without energy are only read), and the mask of the voxels with energy.
 EnergyPerParticle energy_per_particle(DoseResult&& dose, std::uint64_t histories)
 {
     double const per = per_history(histories);
-    EnergyPerParticle result{std::move(dose.energy_MeV), std::move(dose.energy_sigma_MeV)};
+    EnergyPerParticle result{std::move(dose.energy_MeV), std::move(dose.energy_sigma_MeV), {}};
     parallel_for_pieces(result.edep_MeV.size(), 0,
                         [&](size_type begin, size_type end, size_type)
                         {
+                            auto const scale = [per](double& x)
+                            {
+                                if (x != 0)
+                                    x *= per;
+                            };
                             for (size_type v = begin; v < end; ++v)
                             {
-                                result.edep_MeV[v] *= per;
-                                result.sigma_MeV[v] *= per;
+                                scale(result.edep_MeV[v]);
+                                scale(result.sigma_MeV[v]);
                             }
                         });
+    result.has_energy = energy_mask(make_span(std::as_const(result.edep_MeV)));
     return result;
 }
 
@@ -632,6 +640,7 @@ DoseGridData make_dose_grid_data(Phantom const& phantom, EnergyPerParticle const
     DoseGridData data = dose_grid_view(phantom, energy.edep_MeV, energy.sigma_MeV);
     data.material_names = phantom.material_names;
     data.material_dose_factor = to_water.factors;
+    data.has_energy = make_span(energy.has_energy);
     return data;
 }
 
@@ -741,14 +750,14 @@ std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult& run,
 }
 
 //! Write the files the study's outputs section asks for, then the manifest
-//! listing them; returns their paths. `hdf5`: the HDF5 file's writer started by
-//! start_hdf5_output (null when the study writes no HDF5 file).
+//! listing them; returns their paths. `started`: the outputs started beside the dose
+//! report (StartedOutputs).
 std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridData const& data,
                                        RunMetadata& meta, TransportRunResult& run,
                                        TransportRunOptions const& run_options, int depth_axis,
                                        std::vector<std::string>& warnings,
                                        std::string const& phase_space_file, StepClock& clock,
-                                       DoseHdf5Writer* hdf5)
+                                       StartedOutputs* started)
 {
     OutputInput outputs = outputs_in;
     std::optional<DepthDoseCurve> curve;
@@ -765,7 +774,7 @@ std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridDa
         }
         clock.mark("depth_dose_curve");
     }
-    auto files = write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr, &clock, hdf5);
+    auto files = write_run_outputs(outputs, data, meta, curve ? &*curve : nullptr, &clock, started);
     if (!phase_space_file.empty())
         files.push_back(phase_space_file); // written during the run
     write_output_manifest(outputs, files, meta.complete);
@@ -904,9 +913,10 @@ RunMetadata run_metadata(RunFacts const& f, StudyRunSummary const& summary,
 /*!
  * After the transport: the dose per source particle, the dose report and, where
  * this rank writes (`prepared`), the outputs; each step booked on `clock`. The
- * HDF5 file's grid datasets need nothing of the dose report: they are made on a
- * thread of their own while the report runs (which uses no HDF5), so the step
- * "hdf5" books only what is left of the file when the report is done.
+ * HDF5 file's grid datasets and the images need nothing of the dose report: they
+ * are started on threads of their own while the report runs (which uses no HDF5),
+ * so the steps "hdf5" and "images" book only what is left of them when the report
+ * is done.
  */
 void finish_run(RunFacts const& f, StudyRunOptions const& options,
                 std::optional<PreparedOutputs> const& prepared, TransportRunResult& run,
@@ -919,9 +929,9 @@ void finish_run(RunFacts const& f, StudyRunOptions const& options,
     clock.mark("dose_grids");
     if (options.on_dose)
         options.on_dose(data, study);
-    std::unique_ptr<DoseHdf5Writer> const hdf5 =
-        prepared ? start_hdf5_output(prepared->outputs, data,
-                                     run_metadata(f, summary, run, clock.total_s()))
+    std::unique_ptr<StartedOutputs> const started =
+        prepared ? std::make_unique<StartedOutputs>(prepared->outputs, data,
+                                                    run_metadata(f, summary, run, clock.total_s()))
                  : nullptr;
     summary.report =
         make_dose_report(study, f.structures, f.stop_region, data, f.bounds.source_particles);
@@ -932,7 +942,7 @@ void finish_run(RunFacts const& f, StudyRunOptions const& options,
         RunMetadata meta = run_metadata(f, summary, run, clock.total_s());
         summary.files =
             write_outputs(prepared->outputs, data, meta, run, f.run_options, f.depth_axis,
-                          summary.warnings, f.phase_space_file, clock, hdf5.get());
+                          summary.warnings, f.phase_space_file, clock, started.get());
         clock.mark("summary_and_manifest");
     }
     summary.steps = clock.steps();

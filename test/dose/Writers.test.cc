@@ -1,8 +1,10 @@
 //! Writers: what is written reads back with the stable names, units and geometry;
 //! a failed write leaves no file.
+#include <chrono>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <random>
 #include <sstream>
 #include <thread>
@@ -573,20 +575,21 @@ TEST_F(WritersTest, RunOutputsWritesWhatTheStudyAsks)
     EXPECT_EQ(timed, steps);
 }
 
-TEST_F(WritersTest, RunOutputsFinishTheHdf5FileWithTheImagesBeside)
+TEST_F(WritersTest, RunOutputsFinishWhatWasStartedBeforehand)
 {
-    // The HDF5 file's grids made beforehand (as beside the dose report), the images written
-    // beside the rest of it: every file, steps in order. Where the HDF5 file fails, the
-    // images made beside it are removed too.
+    // The HDF5 file's grids and the images started beforehand (as beside the dose report),
+    // then finished: every file, steps in order. Where the HDF5 file fails, the images
+    // started beside it are removed too, and so are images whose outputs were abandoned.
     OutputInput out;
     out.directory = path("beside");
     out.name = "case";
     out.image_format = "mha";
     out.depth_dose = false;
     fs::create_directories(out.directory);
-    auto writer = start_hdf5_output(out, data_, meta_);
-    ASSERT_TRUE(writer);
-    auto const written = write_run_outputs(out, data_, meta_, nullptr, nullptr, writer.get());
+    auto started = std::make_unique<StartedOutputs>(out, data_, meta_);
+    ASSERT_TRUE(started->hdf5());
+    ASSERT_TRUE(started->has_images());
+    auto const written = write_run_outputs(out, data_, meta_, nullptr, nullptr, started.get());
     std::vector<std::string> const expected = {"case.h5", "case_dose.mha", "case_uncertainty.mha",
                                                "case_summary.json"};
     ASSERT_EQ(expected.size(), written.size());
@@ -600,12 +603,26 @@ TEST_F(WritersTest, RunOutputsFinishTheHdf5FileWithTheImagesBeside)
 
     out.directory = path("failed");
     fs::create_directories(fs::path(out.directory) / "case.h5"); // the file's place is taken
-    auto failing = start_hdf5_output(out, data_, meta_);
+    auto failing = std::make_unique<StartedOutputs>(out, data_, meta_);
     EXPECT_THROW(write_run_outputs(out, data_, meta_, nullptr, nullptr, failing.get()),
                  RuntimeError);
     EXPECT_FALSE(fs::exists(fs::path(out.directory) / "case_dose.mha"));
     EXPECT_FALSE(fs::exists(fs::path(out.directory) / "case_uncertainty.mha"));
     EXPECT_FALSE(fs::exists(fs::path(out.directory) / "case_summary.json"));
+
+    // Started, then abandoned (the dose report failed): the images are written under
+    // temporary names, never under their own, and nothing is left.
+    out.directory = path("abandoned");
+    {
+        StartedOutputs const abandoned(out, data_, meta_);
+        std::string const staged = path("abandoned/case") + ".tmp." + std::to_string(::getpid());
+        for (int i = 0; i < 1000 && !fs::exists(staged + "_uncertainty.mha"); ++i)
+            std::this_thread::sleep_for(std::chrono::milliseconds(10));
+        EXPECT_TRUE(fs::exists(staged + "_dose.mha"));
+        EXPECT_TRUE(fs::exists(staged + "_uncertainty.mha"));
+        EXPECT_FALSE(fs::exists(path("abandoned/case_dose.mha")));
+    }
+    EXPECT_TRUE(fs::is_empty(out.directory));
 }
 } // namespace mcdose
 
