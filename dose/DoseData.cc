@@ -39,11 +39,8 @@ std::vector<std::uint64_t> energy_mask(Span<double const> edep_MeV)
             for (size_type w = w0; w < w1; ++w)
             {
                 size_type const first = 64 * w;
-                size_type const bits = std::min<size_type>(64, n - first);
-                std::uint64_t word = 0;
-                for (size_type b = 0; b < bits; ++b)
-                    word |= std::uint64_t(edep_MeV[first + b] != 0) << b;
-                mask[w] = word;
+                mask[w] =
+                    energy_mask_word(edep_MeV.data() + first, std::min<size_type>(64, n - first));
             }
         },
         size_type(4096));

@@ -6,6 +6,7 @@
 //! linear order (i fastest; see core/GridGeometry.hh).
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -46,6 +47,16 @@ struct DoseGridData
 inline size_type mask_words(size_type voxels)
 {
     return (voxels + 63) / 64;
+}
+
+//! The word of the energy mask of `count` (at most 64) voxels from `edep_MeV`: bit b set
+//! where edep_MeV[b] != 0.
+inline std::uint64_t energy_mask_word(double const* edep_MeV, size_type count)
+{
+    std::uint64_t word = 0;
+    for (size_type b = 0; b < count; ++b)
+        word |= std::uint64_t(edep_MeV[b] != 0) << b;
+    return word;
 }
 
 //! The mask of the voxels with energy (DoseGridData::has_energy), made on all cores.
@@ -143,6 +154,12 @@ inline char const* dose_unit(RunMetadata const& meta)
     return meta.source_particles ? "Gy" : "Gy per source particle";
 }
 
+//! The dose of every voxel without energy (voxel_dose_gy_per_particle).
+inline constexpr double dose_without_energy = 0.0;
+//! The relative uncertainty of every voxel without energy (voxel_relative_uncertainty): the
+//! convention that such a voxel carries no information.
+inline constexpr double relative_uncertainty_without_energy = 1.0;
+
 //! Dose [Gy per source particle] of voxel v = edep / (density * voxel
 //! volume), times the voxel material's dose-to-water factor when the data
 //! carry them; 0 where the voxel has no mass. The writers compute it voxel by
@@ -153,7 +170,7 @@ inline double voxel_dose_gy_per_particle(DoseGridData const& data, size_type v)
 {
     double const e = data.edep_MeV[v];
     if (e == 0)
-        return 0.0;
+        return dose_without_energy;
     double const mass_g = double(data.density_g_cm3[v]) * data.geometry.voxel_volume_cm3();
     // D = E / m; 1 MeV/g = gray_per_MeV_g Gy.
     double const factor =
@@ -165,7 +182,32 @@ inline double voxel_dose_gy_per_particle(DoseGridData const& data, size_type v)
 inline double voxel_relative_uncertainty(DoseGridData const& data, size_type v)
 {
     double const e = data.edep_MeV[v];
-    return e > 0 ? data.edep_sigma_MeV[v] / e : 1.0;
+    return e > 0 ? data.edep_sigma_MeV[v] / e : relative_uncertainty_without_energy;
+}
+
+/*!
+ * out[v - begin] = T(value(v)) for v in [begin, end), where `value` gives `empty` for every
+ * voxel without energy: by the data's energy mask, where they carry one, the runs of 64
+ * voxels without energy are given `empty` without reading them (a writer's pass over a
+ * mostly empty grid).
+ */
+template <class T, class Value>
+void fill_voxel_values(DoseGridData const& data, size_type begin, size_type end, T* out, T empty,
+                       Value&& value)
+{
+    std::uint64_t const* mask = data.has_energy.empty() ? nullptr : data.has_energy.data();
+    for (size_type v = begin; v < end;)
+    {
+        size_type const stop = mask ? std::min(end, (v / 64 + 1) * 64) : end;
+        if (mask && mask[v / 64] == 0)
+        {
+            std::fill(out + (v - begin), out + (stop - begin), empty);
+            v = stop;
+            continue;
+        }
+        for (; v < stop; ++v)
+            out[v - begin] = static_cast<T>(value(v));
+    }
 }
 
 //! Largest dose of the grid [Gy per source particle] (0 for an empty grid).

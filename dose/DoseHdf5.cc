@@ -216,16 +216,25 @@ H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredT
     return ds;
 }
 
-//! A dataset of one value per voxel, value_of(v), a slice per thread (write_volume_slices).
+//! A dataset of one value per voxel, value_of(v), a slice per thread (write_volume_slices);
+//! with `data`, value_of gives `empty` for every voxel without energy, and the data's
+//! energy mask spares reading those (fill_voxel_values).
 template <class T, class ValueOf>
 H5::DataSet write_voxel_values(GridFile const& out, char const* name, H5::PredType const& type,
-                               char const* units, ValueOf&& value_of)
+                               char const* units, ValueOf&& value_of,
+                               DoseGridData const* data = nullptr, T empty = T{})
 {
     size_type const per_slice = size_type(out.g.dims[0]) * size_type(out.g.dims[1]);
     return write_volume_slices<T>(out, name, type, units,
                                   [&](size_type k, T* slice)
                                   {
                                       size_type const first = k * per_slice;
+                                      if (data)
+                                      {
+                                          fill_voxel_values(*data, first, first + per_slice, slice,
+                                                            empty, value_of);
+                                          return;
+                                      }
                                       for (size_type i = 0; i < per_slice; ++i)
                                           slice[i] = static_cast<T>(value_of(first + i));
                                   });
@@ -402,15 +411,18 @@ void write_material_dataset(GridFile const& out, DoseGridData const& data, RunMe
 void write_grid_datasets(GridFile const& out, DoseGridData const& data, RunMetadata const& meta)
 {
     auto const dose = [&](size_type v) { return voxel_dose_gy_per_particle(data, v); };
-    auto per_particle = write_voxel_values<double>(out, "dose", H5::PredType::NATIVE_DOUBLE,
-                                                   "Gy per source particle", dose);
+    auto per_particle =
+        write_voxel_values<double>(out, "dose", H5::PredType::NATIVE_DOUBLE,
+                                   "Gy per source particle", dose, &data, dose_without_energy);
     attr_string(per_particle, "quantity", meta.quantity.name());
     per_particle.close();
     if (meta.source_particles)
     {
         double const particles = *meta.source_particles;
-        auto ds = write_voxel_values<double>(out, "dose_Gy", H5::PredType::NATIVE_DOUBLE, "Gy",
-                                             [&](size_type v) { return dose(v) * particles; });
+        auto ds = write_voxel_values<double>(
+            out, "dose_Gy", H5::PredType::NATIVE_DOUBLE, "Gy",
+            [&](size_type v) { return dose(v) * particles; }, &data,
+            dose_without_energy * particles);
         attr_double(ds, "source_particles", particles);
         attr_string(ds, "quantity", meta.quantity.name());
         attr_string(ds, "source_particles_from", meta.absolute.description);
@@ -418,9 +430,11 @@ void write_grid_datasets(GridFile const& out, DoseGridData const& data, RunMetad
             attr_double(ds, "monitor_units", meta.absolute.monitor_units);
         ds.close();
     }
-    write_voxel_values<double>(out, "dose_uncertainty", H5::PredType::NATIVE_DOUBLE,
-                               "relative (1 sigma); 1 where no energy was deposited",
-                               [&](size_type v) { return voxel_relative_uncertainty(data, v); });
+    write_voxel_values<double>(
+        out, "dose_uncertainty", H5::PredType::NATIVE_DOUBLE,
+        "relative (1 sigma); 1 where no energy was deposited",
+        [&](size_type v) { return voxel_relative_uncertainty(data, v); }, &data,
+        relative_uncertainty_without_energy);
     write_voxel_values<double>(out, "edep", H5::PredType::NATIVE_DOUBLE, "MeV per source particle",
                                [&](size_type v) { return data.edep_MeV[v]; });
     write_voxel_values<float>(out, "density", H5::PredType::NATIVE_FLOAT, "g/cm^3",

@@ -15,23 +15,23 @@ std::vector<std::string> write_dose_images(std::string const& stem, std::string 
     validate_dose_data(data);
     double const scale = source_particles ? *source_particles : 1.0;
     // Images are float: 7 significant digits are ample for display and overlay. Each is
-    // filled from the final grids piece by piece as it is written (io/ImageIO.hh).
-    auto filled = [](auto value_of)
+    // filled from the final grids piece by piece as it is written (io/ImageIO.hh), the
+    // voxels without energy by the energy mask where the data carry one.
+    auto filled = [&data](double empty, auto value_of)
     {
-        return [value_of](size_type begin, size_type end, float* out)
-        {
-            for (size_type v = begin; v < end; ++v)
-                out[v - begin] = static_cast<float>(value_of(v));
-        };
+        return [&data, empty, value_of](size_type begin, size_type end, float* out)
+        { fill_voxel_values(data, begin, end, out, static_cast<float>(empty), value_of); };
     };
     std::string const dose_path = stem + "_dose." + extension;
     MCDOSE_VALIDATE(is_writable_image_path(dose_path),
                     << "image format '" << extension << "' is not supported; use mha, nrrd or nii");
     write_image(dose_path, data.geometry,
-                filled([&](size_type v) { return voxel_dose_gy_per_particle(data, v) * scale; }));
+                filled(dose_without_energy * scale,
+                       [&](size_type v) { return voxel_dose_gy_per_particle(data, v) * scale; }));
     std::string const unc_path = stem + "_uncertainty." + extension;
     write_image(unc_path, data.geometry,
-                filled([&](size_type v) { return voxel_relative_uncertainty(data, v); }));
+                filled(relative_uncertainty_without_energy,
+                       [&](size_type v) { return voxel_relative_uncertainty(data, v); }));
     return {dose_path, unc_path};
 }
 } // namespace mcdose

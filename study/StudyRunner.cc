@@ -609,26 +609,35 @@ struct EnergyPerParticle
 };
 
 //! The run's final grids scaled in place (no second copy of either grid; the pages of
-//! voxels without energy are only read), and the mask of the voxels with energy.
+//! voxels without energy are only read), and the mask of the voxels with energy, in one
+//! pass on all cores.
 EnergyPerParticle energy_per_particle(DoseResult&& dose, std::uint64_t histories)
 {
     double const per = per_history(histories);
     EnergyPerParticle result{std::move(dose.energy_MeV), std::move(dose.energy_sigma_MeV), {}};
-    parallel_for_pieces(result.edep_MeV.size(), 0,
-                        [&](size_type begin, size_type end, size_type)
-                        {
-                            auto const scale = [per](double& x)
-                            {
-                                if (x != 0)
-                                    x *= per;
-                            };
-                            for (size_type v = begin; v < end; ++v)
-                            {
-                                scale(result.edep_MeV[v]);
-                                scale(result.sigma_MeV[v]);
-                            }
-                        });
-    result.has_energy = energy_mask(make_span(std::as_const(result.edep_MeV)));
+    size_type const n = result.edep_MeV.size();
+    result.has_energy.resize(mask_words(n));
+    parallel_for_pieces(
+        result.has_energy.size(), 0,
+        [&](size_type w0, size_type w1, size_type)
+        {
+            auto const scale = [per](double& x)
+            {
+                if (x != 0)
+                    x *= per;
+            };
+            for (size_type w = w0; w < w1; ++w)
+            {
+                size_type const first = 64 * w, count = std::min<size_type>(64, n - first);
+                for (size_type v = first; v < first + count; ++v)
+                {
+                    scale(result.edep_MeV[v]);
+                    scale(result.sigma_MeV[v]);
+                }
+                result.has_energy[w] = energy_mask_word(result.edep_MeV.data() + first, count);
+            }
+        },
+        size_type(1024));
     return result;
 }
 

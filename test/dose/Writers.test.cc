@@ -547,6 +547,46 @@ TEST_F(WritersTest, Hdf5GridsInTheBackgroundMakeTheSameFile)
     EXPECT_FALSE(fs::exists(path("bad.h5")));
 }
 
+TEST_F(WritersTest, EnergyMaskWritesTheSameFiles)
+{
+    // The writers fill the voxels without energy by the data's energy mask (no read of
+    // their energy) and write the same bytes as without it: the HDF5 file (with dose in
+    // Gy too) and both images. Slices of 1200 voxels: the mask's words straddle them.
+    GridGeometry const g =
+        make_axis_aligned_geometry(Int3{{40, 30, 7}}, Real3{{0.2, 0.2, 0.3}}, Real3{{0, 0, 0}});
+    size_type const n = g.num_voxels();
+    std::vector<double> edep(n, 0.0), sigma(n, 0.0);
+    std::vector<float> rho(n, 1.0f);
+    std::vector<MaterialIndex> mat(n, 0);
+    for (size_type v = 0; v < n; ++v)
+    {
+        if (v % 401 == 0 || (v > 3000 && v < 3300))
+        {
+            edep[v] = 1e-3 * double(v % 13 + 1);
+            sigma[v] = 0.1 * edep[v];
+        }
+    }
+    DoseGridData data =
+        dose_grid_view(g, make_span(std::as_const(edep)), make_span(std::as_const(sigma)),
+                       make_span(std::as_const(rho)), make_span(std::as_const(mat)));
+    data.material_names = {"water"};
+    RunMetadata meta = meta_;
+    meta.source_particles = 2.5e9;
+    write_dose_hdf5(path("plain.h5"), data, meta);
+    write_dose_images(path("plain"), "mha", data, meta.source_particles);
+    std::vector<std::uint64_t> const mask = energy_mask(data.edep_MeV);
+    size_type empty_words = 0;
+    for (std::uint64_t w : mask)
+        empty_words += w == 0 ? 1 : 0;
+    ASSERT_GT(empty_words, mask.size() / 2); // the masked fill is exercised
+    data.has_energy = make_span(mask);
+    write_dose_hdf5(path("masked.h5"), data, meta);
+    write_dose_images(path("masked"), "mha", data, meta.source_particles);
+    EXPECT_EQ(slurp(path("plain.h5")), slurp(path("masked.h5")));
+    EXPECT_EQ(slurp(path("plain_dose.mha")), slurp(path("masked_dose.mha")));
+    EXPECT_EQ(slurp(path("plain_uncertainty.mha")), slurp(path("masked_uncertainty.mha")));
+}
+
 TEST_F(WritersTest, RunOutputsWritesWhatTheStudyAsks)
 {
     OutputInput out;

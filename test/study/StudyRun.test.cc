@@ -4,12 +4,14 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
 
 #include <gtest/gtest.h>
 
 #include "TestMacros.hh"
+#include "dose/DoseData.hh"
 #include "study/StudyInput.hh"
 #include "validation/DepthDoseComparison.hh"
 
@@ -58,7 +60,16 @@ TEST(StudyRunTest, FixedHistoriesWritesOutputsAndClosesBalance)
                                          (dir / "study.json").string());
     StudyRunOptions opts;
     opts.cpu_threads = 2;
+    std::vector<std::uint64_t> mask, expected;
+    opts.on_dose = [&](DoseGridData const& d, StudyInput const&)
+    {
+        mask.assign(d.has_energy.begin(), d.has_energy.end());
+        expected = energy_mask(d.edep_MeV);
+    };
     auto const s = run_study(study, opts);
+    // The run's dose data carry the mask of its voxels with energy.
+    ASSERT_FALSE(mask.empty());
+    EXPECT_EQ(expected, mask);
     EXPECT_EQ(20000u, s.histories);
     EXPECT_TRUE(s.complete);
     EXPECT_EQ("cpu", s.backend);
