@@ -38,8 +38,8 @@ struct DoseGridData
     std::vector<double> material_dose_factor;
     //! Optional: which voxels have energy, bit v % 64 of word v / 64 set where
     //! edep_MeV[v] != 0 (energy_mask). Most of a large grid gets no energy in a short
-    //! run; the dose report's passes then read a bit of those voxels instead of 8 bytes.
-    //! Empty: the passes read edep_MeV.
+    //! run; the dose report's passes and the writers then read a bit of those voxels
+    //! instead of 8 bytes. Empty: they read edep_MeV.
     Span<std::uint64_t const> has_energy;
 };
 

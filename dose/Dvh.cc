@@ -979,7 +979,8 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
             {
                 bool const inside = next < region.size() && region.voxel(next) == v;
                 bool const keep = inside && kept(next);
-                double const d = has_energy(v) ? voxel_dose_gy_per_particle(data, v) : 0.0;
+                double const d =
+                    has_energy(v) ? voxel_dose_gy_per_particle(data, v) : dose_without_energy;
                 if (keep)
                 {
                     p.kept_least = std::min(p.kept_least, d);

@@ -31,7 +31,6 @@ void make_output_directory(OutputInput const& outputs)
     MCDOSE_VALIDATE(!ec, << "cannot create output directory '" << outputs.directory
                          << "': " << ec.message() << "; check outputs.directory");
 }
-
 } // namespace
 
 StartedOutputs::StartedOutputs(OutputInput const& outputs, DoseGridData const& data,
