@@ -196,8 +196,13 @@ TEST(DvhThreadsTest, EnergyMaskGivesTheSameFigures)
     ThreadsCase c(Int3{{97, 95, 41}});
     for (size_type v = 0; v < c.g.num_voxels(); ++v)
     {
-        if (c.g.ijk(v)[2] >= 30 || v % 7 == 0 || (v / 64) % 5 == 0)
+        int const k = c.g.ijk(v)[2];
+        if (k >= 30 || v % 7 == 0 || (v / 64) % 5 == 0)
             c.edep[v] = c.sigma[v] = 0;
+        // Low-density voxels among those without energy, after the hottest are found: all
+        // of some runs of 64, a third of others.
+        if (k == 35 || (k == 36 && v % 3 == 0))
+            c.rho[v] = 0.0012f;
     }
     std::vector<std::uint64_t> const mask = energy_mask(make_span(std::as_const(c.edep)));
     ASSERT_EQ(mask_words(c.g.num_voxels()), mask.size());
