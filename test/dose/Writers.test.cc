@@ -4,6 +4,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <random>
 #include <sstream>
@@ -649,6 +650,8 @@ TEST_F(WritersTest, RunOutputsFinishWhatWasStartedBeforehand)
     EXPECT_FALSE(fs::exists(fs::path(out.directory) / "case_dose.mha"));
     EXPECT_FALSE(fs::exists(fs::path(out.directory) / "case_uncertainty.mha"));
     EXPECT_FALSE(fs::exists(fs::path(out.directory) / "case_summary.json"));
+    // Nor under their temporary names: only what took the file's place is there.
+    EXPECT_EQ(1, std::distance(fs::directory_iterator(out.directory), fs::directory_iterator{}));
 
     // Started, then abandoned (the dose report failed): the images are written under
     // temporary names, never under their own, and nothing is left.
