@@ -154,7 +154,7 @@ class StructureDoses
   public:
     StructureDoses(StructureMask const& s, DoseGridData const& data, double scale)
         : s_(s), data_(data), scale_(scale), voxel_cm3_(data.geometry.voxel_volume_cm3()),
-          empty_dose_(0.0 * scale)
+          empty_dose_(0.0 * scale), by_mask_(s.whole_grid_voxels > 0 && !data.has_energy.empty())
     {
     }
     std::size_t size() const { return s_.size(); }
@@ -162,16 +162,15 @@ class StructureDoses
      * dosed(i) for each voxel i in [begin, end) with energy and empty(i) for each other,
      * in index order; returns the others' count and volume [cm^3]: the voxel volume times the
      * number of them wholly inside plus the others' fractions summed in index order, the
-     * same whichever of them a caller lists.
+     * same whichever of them a caller lists. The whole grid is visited by the data's energy
+     * mask where they carry one (without reading the energy of each voxel, nor visiting
+     * those without energy where `empty` is IgnoreVoxel).
      */
     template <class Dosed, class Empty>
     SkippedVoxels visit(std::size_t begin, std::size_t end, Dosed&& dosed, Empty&& empty) const
     {
-        if constexpr (std::is_same_v<std::decay_t<Empty>, IgnoreVoxel>)
-        {
-            if (s_.whole_grid_voxels > 0 && !data_.has_energy.empty())
-                return this->visit_mask(begin, end, dosed);
-        }
+        if (by_mask_)
+            return this->visit_mask(begin, end, dosed, empty);
         double const* e = data_.edep_MeV.data();
         size_type whole = 0, count = 0;
         double partial = 0;
@@ -212,14 +211,8 @@ class StructureDoses
     //! The voxels without energy in [begin, end).
     size_type empty_count(std::size_t begin, std::size_t end) const
     {
-        if (s_.whole_grid_voxels > 0 && !data_.has_energy.empty())
-        {
-            size_type dosed = 0;
-            for_mask_words(begin, end,
-                           [&](std::size_t, std::uint64_t bits)
-                           { dosed += size_type(__builtin_popcountll(bits)); });
-            return (end - begin) - dosed;
-        }
+        if (by_mask_)
+            return this->visit_mask(begin, end, IgnoreVoxel{}, IgnoreVoxel{}).count;
         double const* e = data_.edep_MeV.data();
         size_type count = 0;
         for (std::size_t i = begin; i < end; ++i)
@@ -242,35 +235,38 @@ class StructureDoses
     double volume(std::size_t i) const { return voxel_cm3_ * s_.fraction_at(i); }
 
   private:
-    //! f(first, bits) for each word of the energy mask over [begin, end): `bits` those of
-    //! voxels first + b in [begin, end).
-    template <class F>
-    void for_mask_words(std::size_t begin, std::size_t end, F&& f) const
+    //! visit() of the whole grid by its energy mask, word by word: dosed(i) for the set bits,
+    //! empty(i) for the others unless it is IgnoreVoxel, in index order.
+    template <class Dosed, class Empty>
+    SkippedVoxels visit_mask(std::size_t begin, std::size_t end, Dosed&& dosed, Empty&& empty) const
     {
-        std::uint64_t const* m = data_.has_energy.data();
+        std::uint64_t const* mask = data_.has_energy.data();
+        size_type with_energy = 0;
         for (std::size_t w = begin / 64; 64 * w < end; ++w)
         {
-            std::size_t const first = 64 * w;
-            std::uint64_t bits = m[w];
-            if (first < begin)
-                bits &= ~std::uint64_t(0) << (begin - first);
-            if (end - first < 64)
-                bits &= (std::uint64_t(1) << (end - first)) - 1;
-            f(first, bits);
+            std::size_t const first = std::max(begin, 64 * w);
+            std::size_t const last = std::min(end, 64 * w + 64);
+            // The word's bits of [first, last), at their places.
+            std::uint64_t bits = mask[w] >> (first % 64);
+            if (last - first < 64)
+                bits &= (std::uint64_t(1) << (last - first)) - 1;
+            with_energy += size_type(__builtin_popcountll(bits));
+            if constexpr (std::is_same_v<std::decay_t<Empty>, IgnoreVoxel>)
+            {
+                for (; bits != 0; bits &= bits - 1)
+                    dosed(first + std::size_t(__builtin_ctzll(bits)));
+            }
+            else
+            {
+                for (std::size_t i = first; i < last; ++i, bits >>= 1)
+                {
+                    if ((bits & 1) != 0)
+                        dosed(i);
+                    else
+                        empty(i);
+                }
+            }
         }
-    }
-    //! visit() of the whole grid by its energy mask, voxels without energy ignored.
-    template <class Dosed>
-    SkippedVoxels visit_mask(std::size_t begin, std::size_t end, Dosed& dosed) const
-    {
-        size_type with_energy = 0;
-        for_mask_words(begin, end,
-                       [&](std::size_t first, std::uint64_t bits)
-                       {
-                           with_energy += size_type(__builtin_popcountll(bits));
-                           for (; bits != 0; bits &= bits - 1)
-                               dosed(first + std::size_t(__builtin_ctzll(bits)));
-                       });
         size_type const whole = (end - begin) - with_energy;
         return {whole, voxel_cm3_ * double(whole)};
     }
@@ -280,6 +276,7 @@ class StructureDoses
     double scale_;
     double voxel_cm3_;
     double empty_dose_;
+    bool by_mask_; //!< the whole grid, and the data carry the energy mask
 };
 
 //! Voxels given by their doses and volumes (dvh_figures), all with a dose: StructureDoses'

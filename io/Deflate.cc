@@ -239,17 +239,30 @@ class RunDeflate
         return codes;
     }
 
+    //! Room for `bytes` more output bytes.
+    void reserve(std::size_t bytes)
+    {
+        if (out_.size() < at_ + bytes)
+            out_.resize(std::max<std::size_t>(2 * out_.size(), at_ + bytes + 4096));
+    }
+
     void byte(unsigned char c)
     {
-        if (at_ == out_.size())
-            out_.resize(std::max<std::size_t>(2 * out_.size(), at_ + 4096));
+        this->reserve(1);
         out_[at_++] = c;
+    }
+
+    //! Moves the whole bytes of the bit buffer `acc` (`bits` bits) to out[at...].
+    static void drain(std::uint64_t& acc, int& bits, unsigned char* out, std::size_t& at)
+    {
+        for (; bits >= 8; bits -= 8, acc >>= 8)
+            out[at++] = static_cast<unsigned char>(acc);
     }
 
     void flush_bytes()
     {
-        for (; bits_ >= 8; bits_ -= 8, acc_ >>= 8)
-            this->byte(static_cast<unsigned char>(acc_));
+        this->reserve(8);
+        drain(acc_, bits_, out_.data(), at_);
     }
 
     //! `count` bits of `value`, least significant first.
@@ -272,8 +285,7 @@ class RunDeflate
     //! the members, which the compiler would otherwise store at every byte.
     void literals(unsigned char const* p, std::size_t n)
     {
-        if (out_.size() < at_ + 2 * n + 8) // at most 9 bits a literal, and a flush's bytes
-            out_.resize(std::max<std::size_t>(2 * out_.size(), at_ + 2 * n + 4096));
+        this->reserve(2 * n + 8); // at most 9 bits a literal, and a flush's bytes
         auto const& codes = fixed_codes();
         unsigned char* out = out_.data();
         std::size_t at = at_, unreduced = unreduced_;
@@ -284,11 +296,8 @@ class RunDeflate
             unsigned char const c = p[k];
             acc |= std::uint64_t(codes[c].bits) << bits;
             bits += codes[c].length;
-            if (bits >= 32) // as put() and flush_bytes()
-            {
-                for (; bits >= 8; bits -= 8, acc >>= 8)
-                    out[at++] = static_cast<unsigned char>(acc);
-            }
+            if (bits >= 32) // as put()
+                drain(acc, bits, out, at);
             a += c;
             b += a;
             if (++unreduced == (std::size_t(1) << 16))
