@@ -1,11 +1,15 @@
 //! \file validation/crosscheck/gemm/DeviceGemm.cu
 //! cuBLAS calls of the MGEMM study (host API only; no kernels of our own).
+//! cuBLAS is loaded when a study first calls it, not when the program starts:
+//! its libraries (over half a gigabyte with cuBLASLt) take a tenth of a second
+//! or more to load and initialise, which every other command would pay.
 #include "DeviceGemm.hh"
 
 #include <algorithm>
 #include <vector>
 
 #include <cublas_v2.h>
+#include <dlfcn.h>
 
 #include "core/DeviceBuffer.hh"
 #include "core/DeviceCall.hh"
@@ -15,11 +19,71 @@ namespace mcdose::crosscheck
 {
 namespace
 {
+// cublas_v2.h maps the API names onto versioned symbols (cublasCreate ->
+// cublasCreate_v2): the symbol to look up is the expanded name (and the
+// library's version the expanded CUBLAS_VER_MAJOR).
+#define MCDOSE_CUBLAS_NAME(NAME) MCDOSE_CUBLAS_NAME_EXPANDED(NAME)
+#define MCDOSE_CUBLAS_NAME_EXPANDED(NAME) #NAME
+
+//! The cuBLAS entry points the study uses, resolved from the library of the
+//! toolkit's major version (the one whose headers this file was built with).
+struct CublasLibrary
+{
+    decltype(&cublasCreate) create{};
+    decltype(&cublasDestroy) destroy{};
+    decltype(&cublasGetStatusString) status_string{};
+    decltype(&cublasDgemm) dgemm{};
+    decltype(&cublasSgemm) sgemm{};
+    // cublasGemmEx is overloaded (an inline wrapper takes the old compute type).
+    using GemmEx = cublasStatus_t (*)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int,
+                                      int, int, void const*, void const*, cudaDataType, int,
+                                      void const*, cudaDataType, int, void const*, void*,
+                                      cudaDataType, int, cublasComputeType_t, cublasGemmAlgo_t);
+    decltype(static_cast<GemmEx>(&cublasGemmEx)) gemm_ex{};
+
+    static CublasLibrary const& get()
+    {
+        static CublasLibrary const library = load();
+        return library;
+    }
+
+  private:
+    static CublasLibrary load()
+    {
+        char const* const name = "libcublas.so." MCDOSE_CUBLAS_NAME(CUBLAS_VER_MAJOR);
+        // Kept loaded for the process: the handle below is never destroyed.
+        void* const lib = dlopen(name, RTLD_NOW | RTLD_LOCAL);
+        MCDOSE_VALIDATE(lib, << "the GEMM cross-check needs cuBLAS (" << name
+                             << "), which could not be loaded: " << dlerror()
+                             << ". Install the CUDA toolkit's cuBLAS of this major version or "
+                                "add its directory to LD_LIBRARY_PATH");
+        CublasLibrary l;
+        l.create = resolve<decltype(l.create)>(lib, MCDOSE_CUBLAS_NAME(cublasCreate), name);
+        l.destroy = resolve<decltype(l.destroy)>(lib, MCDOSE_CUBLAS_NAME(cublasDestroy), name);
+        l.status_string = resolve<decltype(l.status_string)>(
+            lib, MCDOSE_CUBLAS_NAME(cublasGetStatusString), name);
+        l.dgemm = resolve<decltype(l.dgemm)>(lib, MCDOSE_CUBLAS_NAME(cublasDgemm), name);
+        l.sgemm = resolve<decltype(l.sgemm)>(lib, MCDOSE_CUBLAS_NAME(cublasSgemm), name);
+        l.gemm_ex = resolve<decltype(l.gemm_ex)>(lib, MCDOSE_CUBLAS_NAME(cublasGemmEx), name);
+        return l;
+    }
+
+    template <class F>
+    static F resolve(void* lib, char const* symbol, char const* library)
+    {
+        void* const f = dlsym(lib, symbol);
+        MCDOSE_VALIDATE(f, << library << " has no " << symbol
+                           << ": it is not the cuBLAS this program was built against (CUDA "
+                           << CUBLAS_VER_MAJOR << ")");
+        return reinterpret_cast<F>(f);
+    }
+};
+
 void check_cublas(cublasStatus_t status, char const* call)
 {
     MCDOSE_VALIDATE(status == CUBLAS_STATUS_SUCCESS,
                     << "cuBLAS call " << call << " failed with status " << int(status) << " ("
-                    << cublasGetStatusString(status) << ")");
+                    << CublasLibrary::get().status_string(status) << ")");
 }
 #define MCDOSE_CUBLAS_CALL(STMT) check_cublas((STMT), #STMT)
 
@@ -27,8 +91,8 @@ void check_cublas(cublasStatus_t status, char const* call)
 class CublasHandle
 {
   public:
-    CublasHandle() { MCDOSE_CUBLAS_CALL(cublasCreate(&h_)); }
-    ~CublasHandle() { cublasDestroy(h_); }
+    CublasHandle() { MCDOSE_CUBLAS_CALL(CublasLibrary::get().create(&h_)); }
+    ~CublasHandle() { CublasLibrary::get().destroy(h_); }
     CublasHandle(CublasHandle const&) = delete;
     CublasHandle& operator=(CublasHandle const&) = delete;
     operator cublasHandle_t() const { return h_; }
@@ -90,10 +154,10 @@ void gemm_ex(cublasHandle_t h, DeviceBuffer<float> const& a, DeviceBuffer<float>
              cublasComputeType_t compute)
 {
     float const alpha = 1.0f;
-    MCDOSE_CUBLAS_CALL(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n), as_int(k),
-                                    &alpha, a.data(), CUDA_R_32F, as_int(m), b.data(), CUDA_R_32F,
-                                    as_int(k), &beta, c.data(), CUDA_R_32F, as_int(m), compute,
-                                    CUBLAS_GEMM_DEFAULT));
+    MCDOSE_CUBLAS_CALL(CublasLibrary::get().gemm_ex(
+        h, CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n), as_int(k), &alpha, a.data(), CUDA_R_32F,
+        as_int(m), b.data(), CUDA_R_32F, as_int(k), &beta, c.data(), CUDA_R_32F, as_int(m), compute,
+        CUBLAS_GEMM_DEFAULT));
 }
 } // namespace
 
@@ -108,9 +172,9 @@ Matrix<double> device_dgemm(Matrix<double> const& a, Matrix<double> const& b, in
     time_calls(
         [&]
         {
-            MCDOSE_CUBLAS_CALL(cublasDgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n),
-                                           as_int(k), &alpha, da.data(), as_int(m), db.data(),
-                                           as_int(k), &beta, dc.data(), as_int(m)));
+            MCDOSE_CUBLAS_CALL(CublasLibrary::get().dgemm(
+                h, CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n), as_int(k), &alpha, da.data(),
+                as_int(m), db.data(), as_int(k), &beta, dc.data(), as_int(m)));
         },
         repeats, timing);
     return download(dc, m, n);
@@ -133,9 +197,9 @@ Matrix<float> device_sgemm(Matrix<float> const& a, Matrix<float> const& b, bool 
             else
             {
                 float const alpha = 1, beta = 0;
-                MCDOSE_CUBLAS_CALL(cublasSgemm(h, CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n),
-                                               as_int(k), &alpha, da.data(), as_int(m), db.data(),
-                                               as_int(k), &beta, dc.data(), as_int(m)));
+                MCDOSE_CUBLAS_CALL(CublasLibrary::get().sgemm(
+                    h, CUBLAS_OP_N, CUBLAS_OP_N, as_int(m), as_int(n), as_int(k), &alpha, da.data(),
+                    as_int(m), db.data(), as_int(k), &beta, dc.data(), as_int(m)));
             }
         },
         repeats, timing);
