@@ -7,20 +7,23 @@
 //! resize_on_all_cores reserves the memory, has the kernel map its pages from
 //! all cores (madvise MADV_POPULATE_WRITE on disjoint pieces, Linux 5.14 or later;
 //! without it the pages are mapped at the fill, as before), then fills it.
-//! It can ask for 2 MiB pages; GridsAhead does all that on a thread of its own
-//! while the caller goes on.
+//! It can ask for 2 MiB pages. A grid mostly left at zero is better made as a
+//! ZeroedArray, whose pages are mapped only where written.
 #pragma once
 
 #include <algorithm>
 #include <cstdint>
-#include <future>
-#include <system_error>
+#include <cstdlib>
+#include <new>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "core/ParallelFor.hh"
+#include "core/Span.hh"
 #include "core/Types.hh"
 
 namespace mcdose
@@ -91,57 +94,52 @@ void resize_on_all_cores(std::vector<T>& v, std::size_t n, T const& value = T{},
 }
 
 /*!
- * `count` grids of n copies of `value` (resize_on_all_cores, the grids side by side)
- * made on a thread of their own while the caller goes on; take() hands them over,
- * waiting for them if need be. A GPU run's result grids are made so while it sets up
- * and transports, when the host cores are mostly idle, instead of after it. They ask for
- * huge pages: the mapping then holds up the caller's own work less (on an H200 host the
- * tables' step beside it took half as long), and a fragmented host's slower compaction
- * delays only the grids. Without a thread they are made at take(); a GridsAhead destroyed
- * before take() (a run that failed) first waits for its thread.
+ * n values of zero (T trivially copyable, all bits zero) whose memory is mapped where it
+ * is first written: a large array is the kernel's zero pages until then (calloc of an
+ * mmap'd block), so a grid written at few voxels costs time and memory only for the pages
+ * written. A std::vector writes every value, mapping every page. Move-only.
  */
 template <class T>
-class GridsAhead
+class ZeroedArray
 {
+    static_assert(std::is_trivially_copyable<T>::value, "ZeroedArray holds plain values");
+
   public:
-    GridsAhead(std::size_t count, std::size_t n, T value = T{}, int threads = 0)
-        : count_(count), n_(n), value_(value), threads_(threads)
+    ZeroedArray() = default;
+    explicit ZeroedArray(std::size_t n) : size_(n)
     {
-        try
-        {
-            ready_ = std::async(std::launch::async, [this] { return this->make(); });
-        }
-        catch (std::system_error const&)
-        {
-        }
+        if (n == 0)
+            return;
+        data_ = static_cast<T*>(std::calloc(n, sizeof(T)));
+        if (!data_)
+            throw std::bad_alloc();
     }
-    GridsAhead(GridsAhead const&) = delete;
-    GridsAhead& operator=(GridsAhead const&) = delete;
-
-    std::size_t count() const { return count_; }
-    std::size_t grid_size() const { return n_; }
-
-    //! The grids, waited for (made here where no thread could be started). Once.
-    std::vector<std::vector<T>> take()
+    ZeroedArray(ZeroedArray&& other) noexcept { this->swap(other); }
+    ZeroedArray& operator=(ZeroedArray&& other) noexcept
     {
-        if (ready_.valid())
-            return ready_.get();
-        return this->make();
+        ZeroedArray tmp(std::move(other));
+        this->swap(tmp);
+        return *this;
     }
+    ZeroedArray(ZeroedArray const&) = delete;
+    ZeroedArray& operator=(ZeroedArray const&) = delete;
+    ~ZeroedArray() { std::free(data_); }
+
+    void swap(ZeroedArray& other) noexcept
+    {
+        std::swap(data_, other.data_);
+        std::swap(size_, other.size_);
+    }
+    std::size_t size() const { return size_; }
+    T* data() { return data_; }
+    T const* data() const { return data_; }
+    T& operator[](std::size_t i) { return data_[i]; }
+    T const& operator[](std::size_t i) const { return data_[i]; }
+    Span<T> span() { return {data_, size_}; }
+    Span<T const> span() const { return {data_, size_}; }
 
   private:
-    std::vector<std::vector<T>> make() const
-    {
-        std::vector<std::vector<T>> grids(count_);
-        parallel_for_each(count_, [&](size_type k)
-                          { resize_on_all_cores(grids[k], n_, value_, threads_, true); });
-        return grids;
-    }
-
-    std::size_t count_;
-    std::size_t n_;
-    T value_;
-    int threads_;
-    std::future<std::vector<std::vector<T>>> ready_;
+    T* data_{nullptr};
+    std::size_t size_{0};
 };
 } // namespace mcdose

@@ -28,25 +28,6 @@ void validate_dose_data(DoseGridData const& data)
                     << " words for a grid of " << n << " voxels");
 }
 
-std::vector<std::uint64_t> energy_mask(Span<double const> edep_MeV)
-{
-    size_type const n = edep_MeV.size();
-    std::vector<std::uint64_t> mask(mask_words(n));
-    parallel_for_pieces(
-        mask.size(), 0,
-        [&](size_type w0, size_type w1, size_type)
-        {
-            for (size_type w = w0; w < w1; ++w)
-            {
-                size_type const first = 64 * w;
-                mask[w] =
-                    energy_mask_word(edep_MeV.data() + first, std::min<size_type>(64, n - first));
-            }
-        },
-        size_type(4096));
-    return mask;
-}
-
 std::vector<double> dose_gy_per_particle(DoseGridData const& data)
 {
     validate_dose_data(data);

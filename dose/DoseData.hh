@@ -20,6 +20,7 @@
 #include "io/DicomReference.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "tally/EnergyBalance.hh"
+#include "tally/EnergyMask.hh"
 
 namespace mcdose
 {
@@ -37,30 +38,11 @@ struct DoseGridData
     //! material index. Empty: dose to the medium of each voxel.
     std::vector<double> material_dose_factor;
     //! Optional: which voxels have energy, bit v % 64 of word v / 64 set where
-    //! edep_MeV[v] != 0 (energy_mask). Most of a large grid gets no energy in a short
+    //! edep_MeV[v] != 0 (tally/EnergyMask.hh). Most of a large grid gets no energy in a short
     //! run; the dose report's passes and the writers then read a bit of those voxels
     //! instead of 8 bytes. Empty: they read edep_MeV.
     Span<std::uint64_t const> has_energy;
 };
-
-//! Words of a mask of one bit per voxel of a grid of `voxels`.
-inline size_type mask_words(size_type voxels)
-{
-    return (voxels + 63) / 64;
-}
-
-//! The word of the energy mask of `count` (at most 64) voxels from `edep_MeV`: bit b set
-//! where edep_MeV[b] != 0.
-inline std::uint64_t energy_mask_word(double const* edep_MeV, size_type count)
-{
-    std::uint64_t word = 0;
-    for (size_type b = 0; b < count; ++b)
-        word |= std::uint64_t(edep_MeV[b] != 0) << b;
-    return word;
-}
-
-//! The mask of the voxels with energy (DoseGridData::has_energy), made on all cores.
-std::vector<std::uint64_t> energy_mask(Span<double const> edep_MeV);
 
 //! The dose data of a grid as views of the caller's per-voxel arrays (which must outlive
 //! it), without material names or dose-to-water factors.

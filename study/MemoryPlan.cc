@@ -24,6 +24,9 @@ namespace
 constexpr double phantom_bytes = 2 + 4; // material index (uint16) + density (float)
 constexpr double totals_bytes = 3 * 8;  // double-double total + sum of squares
 constexpr double result_bytes = 2 * 8;  // energy and sigma grids (double)
+// From the GPU: the mask of the voxels with energy and a count per mask word (8 bytes per
+// 64 voxels each) beside their values (at most the two grids).
+constexpr double result_mask_bytes = 2 * 8.0 / 64;
 constexpr double history_bytes = 2 * 8; // history squares of the batch and the run (uint64)
 // NRRD and NIfTI (ITK): one float image buffer (reused) and the image read back to check
 // it. A MetaImage is filled and written piece by piece: nothing per voxel.
@@ -147,8 +150,8 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
         plan.device.push_back({"phantom", phantom_bytes * n});
         plan.device.push_back({"batch grid", w * n});
         if (in_place)
-            plan.device.push_back(
-                {"running totals and final grids", (totals_bytes + result_bytes) * n});
+            plan.device.push_back({"running totals and final grids",
+                                   (totals_bytes + result_bytes + result_mask_bytes) * n});
         plan.device.push_back({"tables, RNG states and stacks", device_fixed_bytes});
         if (phase_space.device_bytes > 0)
             plan.device.push_back({"phase-space particles", phase_space.device_bytes});

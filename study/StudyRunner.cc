@@ -17,7 +17,6 @@
 #include "core/Constants.hh"
 #include "core/Device.hh"
 #include "core/Hash.hh"
-#include "core/HostMemory.hh"
 #include "core/KernelImage.hh"
 #include "core/ParallelFor.hh"
 #include "dose/DoseHdf5.hh"
@@ -300,11 +299,11 @@ TransportRunOptions make_run_options(StudyInput const& study, StudyRunOptions co
 }
 
 //! Energy per voxel and its 1 sigma on the phantom's grid (spans into the arguments).
-DoseGridData dose_grid_view(Phantom const& phantom, std::vector<double> const& edep_MeV,
-                            std::vector<double> const& sigma_MeV)
+DoseGridData dose_grid_view(Phantom const& phantom, Span<double const> edep_MeV,
+                            Span<double const> sigma_MeV)
 {
-    return mcdose::dose_grid_view(phantom.grid.geometry(), make_span(edep_MeV),
-                                  make_span(sigma_MeV), make_span(phantom.grid.density_g_cm3()),
+    return mcdose::dose_grid_view(phantom.grid.geometry(), edep_MeV, sigma_MeV,
+                                  make_span(phantom.grid.density_g_cm3()),
                                   make_span(phantom.grid.material()));
 }
 
@@ -358,7 +357,8 @@ void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom
         if (p.batches_done < 10)
             return true;
         DoseResult const r = p.tally->result();
-        DoseGridData const d = dose_grid_view(phantom, r.energy_MeV, r.energy_sigma_MeV);
+        DoseGridData const d =
+            dose_grid_view(phantom, make_span(r.energy_MeV), make_span(r.energy_sigma_MeV));
         auto const u = summarize_region(d, region, low_density, fraction).mean_relative;
         if (u && *u <= target)
         {
@@ -600,53 +600,48 @@ double per_history(std::uint64_t histories)
     return histories > 0 ? 1.0 / double(histories) : 0.0;
 }
 
-//! Energy deposited per source particle and its uncertainty, per voxel [MeV].
-struct EnergyPerParticle
-{
-    std::vector<double> edep_MeV;
-    std::vector<double> sigma_MeV;
-    std::vector<std::uint64_t> has_energy; //!< energy_mask of edep_MeV
-};
-
-//! The run's final grids scaled in place (no second copy of either grid; the pages of
-//! voxels without energy are only read), and the mask of the voxels with energy, in one
-//! pass on all cores.
-EnergyPerParticle energy_per_particle(DoseResult&& dose, std::uint64_t histories)
+/*!
+ * The run's grids per source particle [MeV], scaled in place, and the mask of the voxels
+ * with energy: only the voxels of the run's mask are read and scaled (the pages of the
+ * others are not touched), on all cores; a voxel whose scaled energy is 0 (an underflow)
+ * leaves the mask.
+ */
+DoseGrids energy_per_particle(DoseGrids&& grids, std::uint64_t histories)
 {
     double const per = per_history(histories);
-    EnergyPerParticle result{std::move(dose.energy_MeV), std::move(dose.energy_sigma_MeV), {}};
-    size_type const n = result.edep_MeV.size();
-    result.has_energy.resize(mask_words(n));
+    Span<double> const edep = grids.energy_MeV.span(), sigma = grids.energy_sigma_MeV.span();
+    std::vector<std::uint64_t>& mask = grids.has_energy;
     parallel_for_pieces(
-        result.has_energy.size(), 0,
+        mask.size(), 0,
         [&](size_type w0, size_type w1, size_type)
         {
-            auto const scale = [per](double& x)
-            {
-                if (x != 0)
-                    x *= per;
-            };
             for (size_type w = w0; w < w1; ++w)
             {
-                size_type const first = 64 * w, count = std::min<size_type>(64, n - first);
-                for (size_type v = first; v < first + count; ++v)
+                std::uint64_t word = mask[w];
+                for (std::uint64_t bits = word; bits; bits &= bits - 1)
                 {
-                    scale(result.edep_MeV[v]);
-                    scale(result.sigma_MeV[v]);
+                    int const b = __builtin_ctzll(bits);
+                    size_type const v = 64 * w + size_type(b);
+                    edep[v] *= per;
+                    if (sigma[v] != 0)
+                        sigma[v] *= per;
+                    if (edep[v] == 0)
+                        word &= ~(std::uint64_t(1) << b);
                 }
-                result.has_energy[w] = energy_mask_word(result.edep_MeV.data() + first, count);
+                mask[w] = word;
             }
         },
         size_type(1024));
-    return result;
+    return std::move(grids);
 }
 
 //! The dose grid the writers see (spans into `phantom` and `energy`), with the
 //! dose-to-water factors when the study asks for dose to water.
-DoseGridData make_dose_grid_data(Phantom const& phantom, EnergyPerParticle const& energy,
+DoseGridData make_dose_grid_data(Phantom const& phantom, DoseGrids const& energy,
                                  DoseToWater const& to_water)
 {
-    DoseGridData data = dose_grid_view(phantom, energy.edep_MeV, energy.sigma_MeV);
+    DoseGridData data =
+        dose_grid_view(phantom, energy.energy_MeV.span(), energy.energy_sigma_MeV.span());
     data.material_names = phantom.material_names;
     data.material_dose_factor = to_water.factors;
     data.has_energy = make_span(energy.has_energy);
@@ -932,7 +927,8 @@ void finish_run(RunFacts const& f, StudyRunOptions const& options,
                 StepClock& clock, StudyRunSummary& summary)
 {
     StudyInput const& study = f.study;
-    EnergyPerParticle const energy = energy_per_particle(std::move(run.dose), run.histories);
+    DoseGrids const energy =
+        energy_per_particle(std::move(*f.run_options.result_grids), run.histories);
     DoseGridData const data = make_dose_grid_data(f.study_phantom.phantom, energy, f.to_water);
     summary.dose_description = describe_dose(f.to_water.quantity, study, f.bounds.source_particles);
     clock.mark("dose_grids");
@@ -1004,11 +1000,9 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     TransportRunOptions run_options =
         make_run_options(study, options, backend, gpus, histories, bounds.max_primary_MeV);
     set_batches_per_launch(study, options, memory, gpus, run_options);
-    // A GPU run's host cores are mostly idle from here to the end of its transport: a large
-    // result's host grids are mapped meanwhile (the CPU backend's threads are busy).
-    size_type const voxels = geometry.num_voxels();
-    if (gpu && voxels * sizeof(double) >= prefault_min_bytes)
-        run_options.result_grids = std::make_shared<GridsAhead<double>>(2, voxels);
+    // The result's grids: their pages are mapped where the run writes them (from the GPU,
+    // only those of the voxels with energy).
+    run_options.result_grids = std::make_shared<DoseGrids>(geometry.num_voxels());
     std::string stop_reason = "histories";
     if (histories == 0)
         add_target_uncertainty_rule(study, phantom, stop_region, stop_reason, run_options);

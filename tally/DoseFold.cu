@@ -2,13 +2,18 @@
 //! Kernels of the device batch fold (launch code only: the per-voxel
 //! arithmetic is tally/detail/BatchFold.hh, shared with the host threads).
 #include <algorithm>
+#include <cstddef>
 #include <limits>
 #include <type_traits>
 
+#include <cub/device/device_scan.cuh>
+
+#include "core/DeviceBuffer.hh"
 #include "core/DeviceCall.hh"
 #include "tally/AtomicPolicies.hh"
 #include "tally/DoseFold.hh"
 #include "tally/DoseTallyView.hh"
+#include "tally/EnergyMask.hh"
 #include "tally/detail/BatchFold.hh"
 
 namespace mcdose
@@ -114,16 +119,89 @@ MCDOSE_KERNEL void fold_batches_kernel(DeviceBatchGrids grids, size_type voxels,
     }
 }
 
+//! The final energy and uncertainty of voxel v.
+struct VoxelResult
+{
+    double energy;
+    double sigma;
+};
+
+MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE VoxelResult voxel_result(double const* hi,
+                                                                   double const* lo,
+                                                                   double const* sum_sq,
+                                                                   size_type v, double batches)
+{
+    detail::VoxelTotals const t{hi[v], lo[v], sum_sq[v]};
+    return {detail::total_energy(t), batches < 2 ? __longlong_as_double(0x7ff8000000000000LL)
+                                                 : detail::batch_sigma(t, batches)};
+}
+
 MCDOSE_KERNEL void batch_result_kernel(double const* hi, double const* lo, double const* sum_sq,
-                                       size_type voxels, double batches, double nan, double* energy,
+                                       size_type voxels, double batches, double* energy,
                                        double* sigma)
 {
     size_type const stride = size_type(gridDim.x) * blockDim.x;
     for (size_type v = size_type(blockIdx.x) * blockDim.x + threadIdx.x; v < voxels; v += stride)
     {
-        detail::VoxelTotals const t{hi[v], lo[v], sum_sq[v]};
-        energy[v] = detail::total_energy(t);
-        sigma[v] = batches < 2 ? nan : detail::batch_sigma(t, batches);
+        VoxelResult const r = voxel_result(hi, lo, sum_sq, v, batches);
+        energy[v] = r.energy;
+        sigma[v] = r.sigma;
+    }
+}
+
+//! The mask as 32-bit halves of its words (little-endian: half 2w is bits 0-31 of word
+//! w), one warp per half; `odd` set where a voxel without energy has an uncertainty
+//! other than +0.
+MCDOSE_KERNEL void result_mask_kernel(double const* hi, double const* lo, double const* sum_sq,
+                                      size_type voxels, double batches, std::uint32_t* halves,
+                                      size_type half_count, unsigned* odd)
+{
+    unsigned const lane = threadIdx.x & 31u;
+    size_type const warps = size_type(gridDim.x) * (blockDim.x / 32);
+    for (size_type h = (size_type(blockIdx.x) * blockDim.x + threadIdx.x) / 32; h < half_count;
+         h += warps)
+    {
+        size_type const v = 32 * h + lane;
+        bool has = false;
+        if (v < voxels)
+        {
+            VoxelResult const r = voxel_result(hi, lo, sum_sq, v, batches);
+            has = r.energy != 0;
+            if (!has && __double_as_longlong(r.sigma) != 0)
+                atomicOr(odd, 1u);
+        }
+        unsigned const bits = __ballot_sync(full_warp, has);
+        if (lane == 0)
+            halves[h] = bits;
+    }
+}
+
+MCDOSE_KERNEL void mask_counts_kernel(std::uint64_t const* mask, size_type words,
+                                      std::uint64_t* counts)
+{
+    size_type const stride = size_type(gridDim.x) * blockDim.x;
+    for (size_type w = size_type(blockIdx.x) * blockDim.x + threadIdx.x; w < words; w += stride)
+        counts[w] = std::uint64_t(__popcll(mask[w]));
+}
+
+MCDOSE_KERNEL void result_voxels_kernel(double const* hi, double const* lo, double const* sum_sq,
+                                        size_type words, double batches, std::uint64_t const* mask,
+                                        std::uint64_t const* offsets, double* energy, double* sigma)
+{
+    size_type const stride = size_type(gridDim.x) * blockDim.x;
+    for (size_type w = size_type(blockIdx.x) * blockDim.x + threadIdx.x; w < words; w += stride)
+    {
+        std::uint64_t bits = mask[w];
+        size_type o = offsets[w];
+        while (bits)
+        {
+            size_type const v = 64 * w + size_type(__ffsll(static_cast<long long>(bits)) - 1);
+            bits &= bits - 1;
+            VoxelResult const r = voxel_result(hi, lo, sum_sq, v, batches);
+            energy[o] = r.energy;
+            sigma[o] = r.sigma;
+            ++o;
+        }
     }
 }
 
@@ -157,8 +235,48 @@ void batch_result_device(double const* hi, double const* lo, double const* sum_s
                          std::uint64_t batches, double* energy_MeV, double* sigma_MeV)
 {
     batch_result_kernel<<<blocks_for(voxels), block_threads>>>(
-        hi, lo, sum_sq, voxels, double(batches), std::numeric_limits<double>::quiet_NaN(),
-        energy_MeV, sigma_MeV);
+        hi, lo, sum_sq, voxels, double(batches), energy_MeV, sigma_MeV);
+    MCDOSE_CUDA_CHECK_LAUNCH();
+}
+
+std::optional<size_type> result_mask_device(double const* hi, double const* lo,
+                                            double const* sum_sq, size_type voxels,
+                                            std::uint64_t batches, std::uint64_t* mask,
+                                            std::uint64_t* offsets)
+{
+    size_type const words = mask_words(voxels);
+    if (words == 0)
+        return size_type(0);
+    DeviceBuffer<unsigned> odd(1);
+    odd.zero();
+    size_type const halves = 2 * words;
+    result_mask_kernel<<<blocks_for(32 * halves), block_threads>>>(
+        hi, lo, sum_sq, voxels, double(batches), reinterpret_cast<std::uint32_t*>(mask), halves,
+        odd.data());
+    MCDOSE_CUDA_CHECK_LAUNCH();
+    if (odd.to_host()[0] != 0)
+        return std::nullopt;
+    mask_counts_kernel<<<blocks_for(words), block_threads>>>(mask, words, offsets);
+    MCDOSE_CUDA_CHECK_LAUNCH();
+    std::uint64_t last[2];
+    device_copy_to_host(&last[0], offsets + words - 1, sizeof(std::uint64_t));
+    std::size_t scratch_bytes = 0;
+    MCDOSE_CUDA_CALL(cub::DeviceScan::ExclusiveSum(nullptr, scratch_bytes, offsets, words));
+    DeviceBuffer<std::byte> scratch(std::max<std::size_t>(scratch_bytes, 1));
+    MCDOSE_CUDA_CALL(cub::DeviceScan::ExclusiveSum(scratch.data(), scratch_bytes, offsets, words));
+    device_copy_to_host(&last[1], offsets + words - 1, sizeof(std::uint64_t));
+    return size_type(last[0] + last[1]);
+}
+
+void result_voxels_device(double const* hi, double const* lo, double const* sum_sq,
+                          size_type voxels, std::uint64_t batches, std::uint64_t const* mask,
+                          std::uint64_t const* offsets, double* energy_MeV, double* sigma_MeV)
+{
+    size_type const words = mask_words(voxels);
+    if (words == 0)
+        return;
+    result_voxels_kernel<<<blocks_for(words), block_threads>>>(
+        hi, lo, sum_sq, words, double(batches), mask, offsets, energy_MeV, sigma_MeV);
     MCDOSE_CUDA_CHECK_LAUNCH();
 }
 } // namespace mcdose

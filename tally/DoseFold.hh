@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 
 #include "core/Assert.hh"
 #include "core/Config.hh"
@@ -71,7 +72,35 @@ void fold_batches_device(TallyMethod m, double quantum_MeV, DeviceBatchGrids con
 //! uncertainty (NaN with fewer than 2 batches), one double per voxel each.
 void batch_result_device(double const* hi, double const* lo, double const* sum_sq, size_type voxels,
                          std::uint64_t batches, double* energy_MeV, double* sigma_MeV);
+/*!
+ * The mask of the voxels with energy of those grids (tally/EnergyMask.hh), computed from
+ * the totals into `mask` (mask_words(voxels) words), and the number of such voxels before
+ * each word into `offsets` (as many words). Returns the number of voxels with energy, or
+ * nothing where a voxel without energy has an uncertainty other than +0 (fewer than 2
+ * batches: NaN), so that the voxels with energy alone do not give the grids.
+ */
+std::optional<size_type> result_mask_device(double const* hi, double const* lo,
+                                            double const* sum_sq, size_type voxels,
+                                            std::uint64_t batches, std::uint64_t* mask,
+                                            std::uint64_t* offsets);
+//! The energies and uncertainties of batch_result_device of the voxels of `mask`, word w's
+//! at offsets[w] onward of `energy_MeV` and `sigma_MeV` (result_mask_device's arrays).
+void result_voxels_device(double const* hi, double const* lo, double const* sum_sq,
+                          size_type voxels, std::uint64_t batches, std::uint64_t const* mask,
+                          std::uint64_t const* offsets, double* energy_MeV, double* sigma_MeV);
 #else
+inline std::optional<size_type> result_mask_device(double const*, double const*, double const*,
+                                                   size_type, std::uint64_t, std::uint64_t*,
+                                                   std::uint64_t*)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+inline void result_voxels_device(double const*, double const*, double const*, size_type,
+                                 std::uint64_t, std::uint64_t const*, std::uint64_t const*, double*,
+                                 double*)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
 inline void fold_batches_device(TallyMethod, double, DeviceBatchGrids const&, size_type,
                                 DeviceTotals, SlabSpec const&, std::uint64_t*)
 {

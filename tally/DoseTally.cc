@@ -12,6 +12,7 @@
 #include "core/DeviceMemory.hh"
 #include "core/HostMemory.hh"
 #include "core/ParallelFor.hh"
+#include "tally/EnergyMask.hh"
 #include "tally/accum/FixedPoint.hh"
 #include "tally/detail/BatchFold.hh"
 
@@ -523,7 +524,96 @@ std::vector<double> DoseTally::history_slab_sum_sq() const
     return sq;
 }
 
-DoseResult DoseTally::result(GridsAhead<double>* ahead) const
+namespace
+{
+/*!
+ * Write the values of the voxels of `mask`, in voxel order in device memory (`values`:
+ * the energies and the uncertainties), into those voxels of `grids`, a chunk of at most
+ * 2^22 values of each (32 MiB) at a time: copied to host buffers, then written by the
+ * host threads, each a piece of 4096 mask words.
+ */
+void write_device_voxels(Span<std::uint64_t const> mask, DeviceBuffer<double> const* values[2],
+                         Span<double> grids[2], int threads)
+{
+    constexpr size_type piece_words = 4096;
+    constexpr size_type chunk_values = size_type(1) << 22;
+    size_type const words = mask.size();
+    size_type const pieces = (words + piece_words - 1) / piece_words;
+    // first[p]: the values before piece p.
+    std::vector<size_type> first(pieces + 1, 0);
+    parallel_for_each(
+        pieces,
+        [&](size_type p)
+        {
+            size_type count = 0;
+            for (size_type w = p * piece_words; w < std::min(words, (p + 1) * piece_words); ++w)
+                count += size_type(__builtin_popcountll(mask[w]));
+            first[p + 1] = count;
+        },
+        threads);
+    for (size_type p = 0; p < pieces; ++p)
+        first[p + 1] += first[p];
+    std::vector<double> buffers[2];
+    for (size_type p0 = 0; p0 < pieces;)
+    {
+        size_type p1 = p0 + 1;
+        while (p1 < pieces && first[p1 + 1] - first[p0] <= chunk_values)
+            ++p1;
+        size_type const o0 = first[p0], n = first[p1] - o0;
+        for (int k = 0; k < 2; ++k)
+        {
+            buffers[k].resize(n);
+            if (n > 0)
+                device_copy_to_host_parallel(buffers[k].data(), values[k]->data() + o0,
+                                             n * sizeof(double), threads);
+        }
+        parallel_for_each(
+            p1 - p0,
+            [&](size_type i)
+            {
+                size_type const p = p0 + i;
+                size_type o = first[p] - o0;
+                for (size_type w = p * piece_words; w < std::min(words, (p + 1) * piece_words); ++w)
+                {
+                    for (std::uint64_t bits = mask[w]; bits; bits &= bits - 1)
+                    {
+                        size_type const v = 64 * w + size_type(__builtin_ctzll(bits));
+                        grids[0][v] = buffers[0][o];
+                        grids[1][v] = buffers[1][o];
+                        ++o;
+                    }
+                }
+            },
+            threads);
+        p0 = p1;
+    }
+}
+} // namespace
+
+bool DoseTally::result_voxels_into(DoseGrids& into) const
+{
+    size_type const words = mask_words(voxels_);
+    DeviceBuffer<std::uint64_t> mask(words), offsets(words);
+    std::optional<size_type> const count =
+        result_mask_device(device_hi_.data(), device_lo_.data(), device_sum_sq_.data(), voxels_,
+                           batches_, mask.data(), offsets.data());
+    if (!count)
+        return false;
+    DeviceBuffer<double> energy(*count), sigma(*count);
+    if (*count > 0)
+    {
+        result_voxels_device(device_hi_.data(), device_lo_.data(), device_sum_sq_.data(), voxels_,
+                             batches_, mask.data(), offsets.data(), energy.data(), sigma.data());
+    }
+    into.has_energy.resize(words);
+    mask.copy_to_host_parallel(make_span(into.has_energy), host_threads_);
+    DeviceBuffer<double> const* values[2] = {&energy, &sigma};
+    Span<double> grids[2] = {into.energy_MeV.span(), into.energy_sigma_MeV.span()};
+    write_device_voxels(make_span(into.has_energy), values, grids, host_threads_);
+    return true;
+}
+
+DoseResult DoseTally::result(DoseGrids* into) const
 {
     // The batch estimator assumes equal batches; batch_history_range gives
     // sizes within one history of each other, so allow exactly that.
@@ -535,12 +625,28 @@ DoseResult DoseTally::result(GridsAhead<double>* ahead) const
     r.batches = batches_;
     r.histories = histories_;
     r.history_moments = history_moments_;
-    // Both grids made at once, each on a thread of its own (a new vector is filled on one
-    // thread, after its pages are mapped on all cores: core/HostMemory.hh), or taken from
-    // `ahead`; from the GPU, both are computed there first and each thread copies its grid
-    // into its vector.
-    std::vector<double>* grids[2] = {&r.energy_MeV, &r.energy_sigma_MeV};
+    if (into)
+    {
+        MCDOSE_VALIDATE(
+            into->energy_MeV.size() == voxels_ && into->energy_sigma_MeV.size() == voxels_,
+            << "result grids of " << into->energy_MeV.size() << " and "
+            << into->energy_sigma_MeV.size() << " voxels for a tally of " << voxels_);
+    }
     bool const from_device = on_device() && !device_hi_.empty();
+    // From the GPU with at least 2 batches, only the voxels with energy cross.
+    if (from_device && into && batches_ >= 2 && this->result_voxels_into(*into))
+        return r;
+    // Otherwise both grids are written whole: into `into`'s, or into the result's, made at
+    // once, each on a thread of its own (a new vector is filled on one thread, after its
+    // pages are mapped on all cores: core/HostMemory.hh); from the GPU, both are computed
+    // there first and each thread copies its grid.
+    std::vector<double>* vectors[2] = {&r.energy_MeV, &r.energy_sigma_MeV};
+    Span<double> grids[2];
+    if (into)
+    {
+        grids[0] = into->energy_MeV.span();
+        grids[1] = into->energy_sigma_MeV.span();
+    }
     DeviceBuffer<double> device_grids[2];
     int const device = from_device ? active_device() : -1;
     if (from_device)
@@ -550,37 +656,36 @@ DoseResult DoseTally::result(GridsAhead<double>* ahead) const
         batch_result_device(device_hi_.data(), device_lo_.data(), device_sum_sq_.data(), voxels_,
                             batches_, device_grids[0].data(), device_grids[1].data());
     }
-    if (ahead)
-    {
-        MCDOSE_VALIDATE(ahead->count() == 2 && ahead->grid_size() == voxels_,
-                        << "result grids made ahead: " << ahead->count() << " of "
-                        << ahead->grid_size() << " voxels for a tally of 2 of " << voxels_);
-        std::vector<std::vector<double>> made = ahead->take();
-        r.energy_MeV.swap(made[0]);
-        r.energy_sigma_MeV.swap(made[1]);
-    }
     parallel_for_each(2,
                       [&](size_type k)
                       {
-                          if (grids[k]->size() != voxels_)
-                              resize_on_all_cores(*grids[k], voxels_, 0.0, host_threads_);
+                          if (!into)
+                          {
+                              resize_on_all_cores(*vectors[k], voxels_, 0.0, host_threads_);
+                              grids[k] = make_span(*vectors[k]);
+                          }
                           if (from_device)
                           {
                               activate_device(device);
-                              device_grids[k].copy_to_host_parallel(make_span(*grids[k]),
-                                                                    host_threads_);
+                              device_grids[k].copy_to_host_parallel(grids[k], host_threads_);
                           }
                       });
-    if (from_device)
-        return r;
-    if (on_device())
+    if (on_device() && !from_device)
     {
-        // Nothing folded yet: no totals on the device (and grids made ahead hold their fill).
-        std::fill(r.energy_MeV.begin(), r.energy_MeV.end(), 0.0);
-        std::fill(r.energy_sigma_MeV.begin(), r.energy_sigma_MeV.end(),
-                  std::numeric_limits<double>::quiet_NaN());
-        return r;
+        // Nothing folded yet: no totals on the device (the energies are zero already).
+        std::fill(grids[1].begin(), grids[1].end(), std::numeric_limits<double>::quiet_NaN());
     }
+    else if (!on_device())
+    {
+        this->host_result(grids[0], grids[1]);
+    }
+    if (into)
+        into->has_energy = energy_mask(grids[0], host_threads_);
+    return r;
+}
+
+void DoseTally::host_result(Span<double> energy, Span<double> sigma) const
+{
     // The same estimator over histories instead of batches: s^2 = N/(N-1) (sum x^2 - E^2/N).
     std::uint64_t const samples = history_moments_ ? histories_ : batches_;
     double const n = double(samples);
@@ -595,12 +700,10 @@ DoseResult DoseTally::result(GridsAhead<double>* ahead) const
                                         ? FxPolicy::decode(history_sq_total_[i], sq_quantum)
                                         : sum_sq_[i];
                                 detail::VoxelTotals const t{total_hi_[i], total_lo_[i], sum_sq};
-                                r.energy_MeV[i] = detail::total_energy(t);
-                                r.energy_sigma_MeV[i] =
-                                    samples < 2 ? std::numeric_limits<double>::quiet_NaN()
-                                                : detail::batch_sigma(t, n);
+                                energy[i] = detail::total_energy(t);
+                                sigma[i] = samples < 2 ? std::numeric_limits<double>::quiet_NaN()
+                                                       : detail::batch_sigma(t, n);
                             }
                         });
-    return r;
 }
 } // namespace mcdose

@@ -13,6 +13,8 @@
 
 #include "core/Assert.hh"
 #include "core/DeviceBuffer.hh"
+#include "core/HostMemory.hh"
+#include "core/Span.hh"
 #include "core/Types.hh"
 #include "tally/DoseFold.hh"
 #include "tally/DoseTallyView.hh"
@@ -20,9 +22,6 @@
 
 namespace mcdose
 {
-template <class T>
-class GridsAhead; // core/HostMemory.hh
-
 //! Histories [begin, end) of one batch.
 struct HistoryRange
 {
@@ -54,6 +53,22 @@ struct DoseResult
     std::uint64_t batches{0};
     std::uint64_t histories{0};
     bool history_moments{false}; //!< the uncertainty is history by history
+};
+
+/*!
+ * A result's two grids where the caller keeps them (DoseTally::result), each made as zero
+ * values whose memory is mapped where first written (core/HostMemory.hh), with the mask
+ * of the voxels with energy (tally/EnergyMask.hh). From the GPU, where every voxel
+ * without energy has uncertainty 0, only the mask and the values of the voxels with
+ * energy cross to the host and only their pages are written.
+ */
+struct DoseGrids
+{
+    explicit DoseGrids(size_type voxels) : energy_MeV(voxels), energy_sigma_MeV(voxels) {}
+
+    ZeroedArray<double> energy_MeV;        //!< as DoseResult's
+    ZeroedArray<double> energy_sigma_MeV;  //!< as DoseResult's
+    std::vector<std::uint64_t> has_energy; //!< mask of energy_MeV[v] != 0
 };
 
 //! The folded part of a tally (what a checkpoint stores to resume a run).
@@ -156,9 +171,10 @@ class DoseTally
     void restore(DoseTallyTotals totals);
     //! Totals and uncertainty over the folded batches (computed where the
     //! totals are; only these two grids cross to the host). With history
-    //! moments the uncertainty is the history-by-history one. `ahead`: two
-    //! grids of this tally's voxels made beforehand, which the result takes.
-    DoseResult result(GridsAhead<double>* ahead = nullptr) const;
+    //! moments the uncertainty is the history-by-history one. With `into` (grids
+    //! of this tally's voxels) the grids and their mask are written there and the
+    //! result's own grids are left empty.
+    DoseResult result(DoseGrids* into = nullptr) const;
     bool history_moments() const { return history_moments_; }
     //! With history moments and slab sums: each slab's sum over histories of
     //! (the history's energy in the slab)^2 [MeV^2] over the folded batches
@@ -229,6 +245,11 @@ class DoseTally
     //! One grid of fold_words on the host threads (with the batch's history squares).
     void fold_host_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched);
     void count_batch(std::uint64_t histories);
+    //! result() from the GPU as the voxels with energy: false (nothing written) where a
+    //! voxel without energy has an uncertainty other than 0.
+    bool result_voxels_into(DoseGrids& into) const;
+    //! The final grids from the host totals (CPU backend).
+    void host_result(Span<double> energy, Span<double> sigma) const;
 };
 
 //---------------------------------------------------------------------------//

@@ -29,21 +29,34 @@ TEST(HostMemoryTest, ResizeOnAllCoresFillsLargeAndSmallGrids)
     }
 }
 
-TEST(HostMemoryTest, GridsAheadHandsOverFilledGrids)
+TEST(HostMemoryTest, ZeroedArrayIsZeroWhereNotWritten)
 {
-    std::size_t const large = prefault_min_bytes / sizeof(double) + 3;
-    for (std::size_t n : {std::size_t(5), large})
+    std::size_t const large = prefault_min_bytes / sizeof(double) + 3; // from zero pages
+    for (std::size_t n : {std::size_t(0), std::size_t(5), large})
     {
-        GridsAhead<double> ahead(2, n, -1.5, 2);
-        EXPECT_EQ(2u, ahead.count());
-        EXPECT_EQ(n, ahead.grid_size());
-        std::vector<std::vector<double>> const grids = ahead.take();
-        ASSERT_EQ(2u, grids.size());
-        for (auto const& g : grids)
+        ZeroedArray<double> a(n);
+        ASSERT_EQ(n, a.size());
+        ASSERT_EQ(n, a.span().size());
+        if (n == 0)
         {
-            ASSERT_EQ(n, g.size());
-            EXPECT_TRUE(all_equal(g, -1.5)) << n;
+            EXPECT_EQ(nullptr, a.data());
+            continue;
         }
+        a[n / 2] = 3.5;
+        std::size_t nonzero = 0;
+        for (double x : a.span())
+            nonzero += x != 0;
+        EXPECT_EQ(1u, nonzero) << n;
+        EXPECT_EQ(3.5, a[n / 2]);
+        // Moved, not copied: the values go with the memory.
+        ZeroedArray<double> b(std::move(a));
+        EXPECT_EQ(0u, a.size());
+        EXPECT_EQ(nullptr, a.data());
+        ASSERT_EQ(n, b.size());
+        EXPECT_EQ(3.5, b[n / 2]);
+        a = std::move(b);
+        EXPECT_EQ(3.5, a[n / 2]);
+        EXPECT_EQ(0u, b.size());
     }
 }
 } // namespace

@@ -142,23 +142,31 @@ TEST(DoseTallyTest, OneBatchHasNoUncertainty)
     EXPECT_EQ(0.0, tally.batch_energy_MeV()[0]);
 }
 
-TEST(DoseTallyTest, ResultTakesGridsMadeAhead)
+TEST(DoseTallyTest, ResultIntoCallersGridsWithTheirMask)
 {
-    DoseTally tally({TallyMethod::hb, 3, 10.0, Backend::cpu});
+    DoseTally tally({TallyMethod::hb, 70, 10.0, Backend::cpu});
     for (double e : {1.0, 2.0, 4.0})
     {
         tally.view<HbPolicy>().deposit(1, e);
         tally.view<HbPolicy>().deposit(2, 0.5);
+        tally.view<HbPolicy>().deposit(69, 0.25); // in the mask's second word
         tally.end_batch(1);
     }
     DoseResult const made_here = tally.result();
-    // Grids made ahead of another value: every voxel is overwritten.
-    GridsAhead<double> ahead(2, 3, 9.0);
-    DoseResult const taken = tally.result(&ahead);
-    EXPECT_EQ(made_here.energy_MeV, taken.energy_MeV);
-    EXPECT_EQ(made_here.energy_sigma_MeV, taken.energy_sigma_MeV);
-    EXPECT_EQ(7.0, taken.energy_MeV[1]);
-    GridsAhead<double> wrong(2, 4);
+    DoseGrids into(70);
+    DoseResult const written = tally.result(&into);
+    EXPECT_TRUE(written.energy_MeV.empty());
+    EXPECT_TRUE(written.energy_sigma_MeV.empty());
+    EXPECT_EQ(made_here.batches, written.batches);
+    EXPECT_EQ(made_here.histories, written.histories);
+    for (size_type v = 0; v < 70; ++v)
+    {
+        EXPECT_EQ(made_here.energy_MeV[v], into.energy_MeV[v]) << v;
+        EXPECT_EQ(made_here.energy_sigma_MeV[v], into.energy_sigma_MeV[v]) << v;
+    }
+    EXPECT_EQ(7.0, into.energy_MeV[1]);
+    EXPECT_EQ((std::vector<std::uint64_t>{0b110, 0b100000}), into.has_energy);
+    DoseGrids wrong(71);
     EXPECT_THROW(tally.result(&wrong), RuntimeError);
 }
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstring>
 #include <random>
+#include <string>
 #include <utility>
 
 #include <gtest/gtest.h>
@@ -14,8 +15,8 @@
 #include "AccumKernels.hh"
 
 #include "TestMacros.hh"
-#include "core/HostMemory.hh"
 #include "tally/DoseTally.hh"
+#include "tally/EnergyMask.hh"
 #include "tally/bench/TallyBenchmark.hh"
 
 namespace mcdose::test
@@ -178,6 +179,13 @@ TEST(TallyDeviceTest, BenchmarkKernelMatchesExactReference)
         }
     }
 }
+std::uint64_t bits_of(double x)
+{
+    std::uint64_t b;
+    std::memcpy(&b, &x, sizeof b);
+    return b;
+}
+
 //! Batch words of method m for `voxels` voxels: FX int64 units, or doubles
 //! (HB's storage) with a wide spread of magnitudes.
 std::vector<std::uint64_t> random_batch_words(TallyMethod m, size_type voxels, std::uint64_t seed)
@@ -195,6 +203,26 @@ std::vector<std::uint64_t> random_batch_words(TallyMethod m, size_type voxels, s
         std::memcpy(&w, &e, sizeof e);
     }
     return words;
+}
+
+//! `device`'s result written into grids of its own equals `host` bit for bit, with the
+//! mask of its voxels with energy.
+void expect_grids_equal(DoseResult const& host, DoseTally const& device, std::string const& what)
+{
+    size_type const voxels = host.energy_MeV.size();
+    DoseGrids into(voxels);
+    DoseResult const r = device.result(&into);
+    EXPECT_TRUE(r.energy_MeV.empty()) << what;
+    EXPECT_EQ(host.batches, r.batches) << what;
+    size_type energy_differs = 0, sigma_differs = 0;
+    for (size_type v = 0; v < voxels; ++v)
+    {
+        energy_differs += bits_of(host.energy_MeV[v]) != bits_of(into.energy_MeV[v]);
+        sigma_differs += bits_of(host.energy_sigma_MeV[v]) != bits_of(into.energy_sigma_MeV[v]);
+    }
+    EXPECT_EQ(0u, energy_differs) << what;
+    EXPECT_EQ(0u, sigma_differs) << what;
+    EXPECT_EQ(energy_mask(make_span(host.energy_MeV)), into.has_energy) << what;
 }
 
 /*!
@@ -222,12 +250,15 @@ TEST(TallyDeviceTest, DeviceFoldEqualsHostFold)
             DoseTallyInput const input{m, voxels, 1e13, Backend::gpu};
             DoseTally device(input, fold);
             {
-                // Before any batch is folded: no energy and no uncertainty, whatever the
-                // grids made ahead were filled with.
-                GridsAhead<double> filled(2, voxels, 5.0);
-                DoseResult const none = device.result(&filled);
+                // Before any batch is folded: no energy and no uncertainty.
+                DoseResult const none = device.result();
                 EXPECT_EQ(std::vector<double>(voxels, 0.0), none.energy_MeV);
                 EXPECT_TRUE(std::isnan(none.energy_sigma_MeV.front()));
+                DoseGrids into(voxels);
+                device.result(&into);
+                EXPECT_EQ(0.0, into.energy_MeV[voxels - 1]);
+                EXPECT_TRUE(std::isnan(into.energy_sigma_MeV[0]));
+                EXPECT_EQ(std::vector<std::uint64_t>(mask_words(voxels), 0), into.has_energy);
             }
             for (int b = 0; b < 5; ++b)
             {
@@ -264,10 +295,49 @@ TEST(TallyDeviceTest, DeviceFoldEqualsHostFold)
             EXPECT_EQ(hr.energy_MeV, dr.energy_MeV) << to_cstring(m);
             EXPECT_EQ(hr.energy_sigma_MeV, dr.energy_sigma_MeV) << to_cstring(m);
             EXPECT_EQ(5u, dr.batches);
-            GridsAhead<double> ahead(2, hr.energy_MeV.size(), -1.0);
-            DoseResult const taken = device.result(&ahead);
-            EXPECT_EQ(dr.energy_MeV, taken.energy_MeV) << to_cstring(m);
-            EXPECT_EQ(dr.energy_sigma_MeV, taken.energy_sigma_MeV) << to_cstring(m);
+            expect_grids_equal(hr, device, to_cstring(m));
+        }
+    }
+}
+
+/*!
+ * A GPU result written into the caller's grids crosses as its voxels with energy (their
+ * mask, then their values a chunk at a time): the same grids, bit for bit, as the host
+ * fold's, with a mostly empty grid, a grid with energy in more voxels than one chunk
+ * holds, a grid whose size is not a multiple of 64, and one batch (no uncertainty: the
+ * grids cross whole).
+ */
+TEST(TallyDeviceTest, ResultVoxelsEqualHostGrids)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    size_type const voxels = 5000003;
+    for (TallyMethod m : {TallyMethod::fx, TallyMethod::hb})
+    {
+        for (double dosed : {0.01, 0.9})
+        {
+            for (int batches : {1, 3})
+            {
+                DoseTally host({m, voxels, 1e13, Backend::cpu});
+                DoseTally device({m, voxels, 1e13, Backend::gpu});
+                std::mt19937_64 pick(17);
+                for (int b = 0; b < batches; ++b)
+                {
+                    auto words = random_batch_words(m, voxels, 31 * b + 1);
+                    for (auto& w : words)
+                    {
+                        if (double(pick() >> 11) * 0x1p-53 >= dosed)
+                            w = 0;
+                    }
+                    host.set_batch_words(words);
+                    device.set_batch_words(words);
+                    host.end_batch(100);
+                    device.end_batch(100);
+                }
+                std::string const what = std::string(to_cstring(m)) + ", dosed " +
+                                         std::to_string(dosed) + ", batches " +
+                                         std::to_string(batches);
+                expect_grids_equal(host.result(), device, what);
+            }
         }
     }
 }

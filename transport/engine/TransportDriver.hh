@@ -31,7 +31,6 @@
 #include "core/Comm.hh"
 #include "core/Device.hh"
 #include "core/DeviceBuffer.hh"
-#include "core/HostMemory.hh"
 #include "rng/Rng.hh"
 #include "rng/SplitMix64.hh"
 #include "tally/BatchReduction.hh"
@@ -133,9 +132,10 @@ struct TransportRunOptions
     //! about a second rather than at the end of a batch). The GPU backend
     //! stops at the next batch boundary (on_batch).
     std::function<bool()> stop_requested;
-    //! The result's two host grids (energy and its uncertainty), made while the run sets
-    //! up and transports (core/HostMemory.hh); null: made when the run ends.
-    std::shared_ptr<GridsAhead<double>> result_grids;
+    //! Where the result's two host grids (energy and its uncertainty) and their mask go
+    //! (DoseTally::result; TransportRunResult::dose's grids are then empty); null: into
+    //! TransportRunResult::dose.
+    std::shared_ptr<DoseGrids> result_grids;
 };
 
 struct TransportRunResult

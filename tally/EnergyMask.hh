@@ -1,0 +1,35 @@
+//! \file tally/EnergyMask.hh
+//! The mask of the voxels with energy: one bit per voxel, bit v % 64 of word v / 64 set
+//! where the voxel's energy is not 0. Most of a large grid gets no energy in a short run:
+//! a GPU result crosses to the host as this mask and the values of its voxels
+//! (DoseTally::result), and the dose report and writers read a bit of the others
+//! instead of 8 bytes (dose/DoseData.hh).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "core/Span.hh"
+#include "core/Types.hh"
+
+namespace mcdose
+{
+//! Words of a mask of one bit per voxel of a grid of `voxels`.
+inline size_type mask_words(size_type voxels)
+{
+    return (voxels + 63) / 64;
+}
+
+//! The word of the energy mask of `count` (at most 64) voxels from `edep_MeV`: bit b set
+//! where edep_MeV[b] != 0.
+inline std::uint64_t energy_mask_word(double const* edep_MeV, size_type count)
+{
+    std::uint64_t word = 0;
+    for (size_type b = 0; b < count; ++b)
+        word |= std::uint64_t(edep_MeV[b] != 0) << b;
+    return word;
+}
+
+//! The mask of the voxels with energy of a grid, made on `threads` host threads (0: all).
+std::vector<std::uint64_t> energy_mask(Span<double const> edep_MeV, int threads = 0);
+} // namespace mcdose
