@@ -3,7 +3,6 @@
 //! arithmetic is tally/detail/BatchFold.hh, shared with the host threads).
 #include <algorithm>
 #include <cstddef>
-#include <limits>
 #include <type_traits>
 
 #include <cub/device/device_scan.cuh>
@@ -162,17 +161,21 @@ MCDOSE_KERNEL void result_mask_kernel(double const* hi, double const* lo, double
          h += warps)
     {
         size_type const v = 32 * h + lane;
-        bool has = false;
+        bool has = false, stray = false;
         if (v < voxels)
         {
             VoxelResult const r = voxel_result(hi, lo, sum_sq, v, batches);
             has = r.energy != 0;
-            if (!has && __double_as_longlong(r.sigma) != 0)
-                atomicOr(odd, 1u);
+            stray = !has && __double_as_longlong(r.sigma) != 0;
         }
         unsigned const bits = __ballot_sync(full_warp, has);
+        bool const any_stray = __any_sync(full_warp, stray);
         if (lane == 0)
+        {
             halves[h] = bits;
+            if (any_stray)
+                atomicOr(odd, 1u);
+        }
     }
 }
 

@@ -21,8 +21,8 @@ TEST(MemoryPlanTest, PerVoxelBytesFollowTheRun)
     study.outputs.image_format = "mha";
     size_type const voxels = 1000000;
     // One GPU folding in place: phantom 6, FX grid 8, totals 24 and final grids 16 B per
-    // voxel on the device, with the final grids' mask and counts (0.25 B); the host keeps the phantom and the final grids (MetaImages are
-    // filled and written piece by piece).
+    // voxel on the device, with the final grids' mask and counts (0.25 B); the host keeps the
+    // phantom and the final grids (MetaImages are filled and written piece by piece).
     MemoryPlan const gpu = plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1});
     EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16 + 0.25) * 1e6 + 1e9, gpu.device_bytes());
     EXPECT_DOUBLE_EQ((6 + 16) * 1e6 + 256e6, gpu.host_bytes());
