@@ -605,7 +605,7 @@ bool DoseTally::result_voxels_into(DoseGrids& into) const
         result_voxels_device(device_hi_.data(), device_lo_.data(), device_sum_sq_.data(), voxels_,
                              batches_, mask.data(), offsets.data(), energy.data(), sigma.data());
     }
-    into.has_energy.resize(words);
+    resize_on_all_cores(into.has_energy, words, std::uint64_t(0), host_threads_);
     mask.copy_to_host_parallel(make_span(into.has_energy), host_threads_);
     DeviceBuffer<double> const* values[2] = {&energy, &sigma};
     Span<double> grids[2] = {into.energy_MeV.span(), into.energy_sigma_MeV.span()};
