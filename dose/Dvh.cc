@@ -253,8 +253,7 @@ class StructureDoses
             with_energy += size_type(__builtin_popcountll(bits));
             if constexpr (std::is_same_v<std::decay_t<Empty>, IgnoreVoxel>)
             {
-                for (; bits != 0; bits &= bits - 1)
-                    dosed(first + std::size_t(__builtin_ctzll(bits)));
+                for_each_set_bit(bits, first, dosed);
             }
             else
             {
@@ -958,8 +957,7 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
     std::vector<HottestVoxels> hottest(pieces.size(), HottestVoxels(target_cm3));
     // By the energy mask where the data carry one (no read of the energy of a voxel without).
     std::uint64_t const* mask = data.has_energy.empty() ? nullptr : data.has_energy.data();
-    auto const has_energy = [mask](size_type v)
-    { return !mask || ((mask[v / 64] >> (v % 64)) & 1) != 0; };
+    auto const has_energy = [mask](size_type v) { return !mask || mask_bit(mask, v); };
     parallel_for_each(
         pieces.size(),
         [&](size_type t)

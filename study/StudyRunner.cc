@@ -32,6 +32,7 @@
 #include "study/RunOutputs.hh"
 #include "study/StudyChecks.hh"
 #include "study/StudyMaterials.hh"
+#include "tally/EnergyMask.hh"
 #include "transport/engine/TransportInstantiate.hh"
 
 namespace mcdose
@@ -617,18 +618,15 @@ DoseGrids energy_per_particle(DoseGrids&& grids, std::uint64_t histories)
         {
             for (size_type w = w0; w < w1; ++w)
             {
-                std::uint64_t word = mask[w];
-                for (std::uint64_t bits = word; bits; bits &= bits - 1)
-                {
-                    int const b = __builtin_ctzll(bits);
-                    size_type const v = 64 * w + size_type(b);
-                    edep[v] *= per;
-                    if (sigma[v] != 0)
-                        sigma[v] *= per;
-                    if (edep[v] == 0)
-                        word &= ~(std::uint64_t(1) << b);
-                }
-                mask[w] = word;
+                for_each_set_bit(mask[w], 64 * w,
+                                 [&](size_type v)
+                                 {
+                                     edep[v] *= per;
+                                     if (sigma[v] != 0)
+                                         sigma[v] *= per;
+                                     if (edep[v] == 0)
+                                         mask[w] &= ~(std::uint64_t(1) << (v % 64));
+                                 });
             }
         },
         size_type(1024));

@@ -125,14 +125,21 @@ struct VoxelResult
     double sigma;
 };
 
+//! The uncertainty of totals `t` (quiet NaN with fewer than 2 batches).
+MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE double voxel_sigma(detail::VoxelTotals const& t,
+                                                             double batches)
+{
+    return batches < 2 ? __longlong_as_double(0x7ff8000000000000LL)
+                       : detail::batch_sigma(t, batches);
+}
+
 MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE VoxelResult voxel_result(double const* hi,
                                                                    double const* lo,
                                                                    double const* sum_sq,
                                                                    size_type v, double batches)
 {
     detail::VoxelTotals const t{hi[v], lo[v], sum_sq[v]};
-    return {detail::total_energy(t), batches < 2 ? __longlong_as_double(0x7ff8000000000000LL)
-                                                 : detail::batch_sigma(t, batches)};
+    return {detail::total_energy(t), voxel_sigma(t, batches)};
 }
 
 MCDOSE_KERNEL void batch_result_kernel(double const* hi, double const* lo, double const* sum_sq,
@@ -164,9 +171,10 @@ MCDOSE_KERNEL void result_mask_kernel(double const* hi, double const* lo, double
         bool has = false, stray = false;
         if (v < voxels)
         {
-            VoxelResult const r = voxel_result(hi, lo, sum_sq, v, batches);
-            has = r.energy != 0;
-            stray = !has && __double_as_longlong(r.sigma) != 0;
+            // The uncertainty (a division and a square root) only where there is no energy.
+            detail::VoxelTotals const t{hi[v], lo[v], sum_sq[v]};
+            has = detail::total_energy(t) != 0;
+            stray = !has && __double_as_longlong(voxel_sigma(t, batches)) != 0;
         }
         unsigned const bits = __ballot_sync(full_warp, has);
         bool const any_stray = __any_sync(full_warp, stray);

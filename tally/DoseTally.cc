@@ -575,13 +575,13 @@ void write_device_voxels(Span<std::uint64_t const> mask, DeviceBuffer<double> co
                 size_type o = first[p] - o0;
                 for (size_type w = p * piece_words; w < std::min(words, (p + 1) * piece_words); ++w)
                 {
-                    for (std::uint64_t bits = mask[w]; bits; bits &= bits - 1)
-                    {
-                        size_type const v = 64 * w + size_type(__builtin_ctzll(bits));
-                        grids[0][v] = buffers[0][o];
-                        grids[1][v] = buffers[1][o];
-                        ++o;
-                    }
+                    for_each_set_bit(mask[w], 64 * w,
+                                     [&](size_type v)
+                                     {
+                                         grids[0][v] = buffers[0][o];
+                                         grids[1][v] = buffers[1][o];
+                                         ++o;
+                                     });
                 }
             },
             threads);

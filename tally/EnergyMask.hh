@@ -30,6 +30,21 @@ inline std::uint64_t energy_mask_word(double const* edep_MeV, size_type count)
     return word;
 }
 
+//! Is voxel v's bit set in `mask`?
+inline bool mask_bit(std::uint64_t const* mask, size_type v)
+{
+    return ((mask[v / 64] >> (v % 64)) & 1) != 0;
+}
+
+//! f(first + b) for each set bit b of `word`, in increasing order (the voxels with energy
+//! of a mask word whose bit 0 is voxel `first`).
+template <class F>
+inline void for_each_set_bit(std::uint64_t word, size_type first, F&& f)
+{
+    for (; word != 0; word &= word - 1)
+        f(first + size_type(__builtin_ctzll(word)));
+}
+
 //! The mask of the voxels with energy of a grid, made on `threads` host threads (0: all).
 std::vector<std::uint64_t> energy_mask(Span<double const> edep_MeV, int threads = 0);
 } // namespace mcdose
