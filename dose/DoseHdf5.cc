@@ -435,8 +435,9 @@ void write_grid_datasets(GridFile const& out, DoseGridData const& data, RunMetad
         "relative (1 sigma); 1 where no energy was deposited",
         [&](size_type v) { return voxel_relative_uncertainty(data, v); }, &data,
         relative_uncertainty_without_energy);
-    write_voxel_values<double>(out, "edep", H5::PredType::NATIVE_DOUBLE, "MeV per source particle",
-                               [&](size_type v) { return data.edep_MeV[v]; });
+    write_voxel_values<double>(
+        out, "edep", H5::PredType::NATIVE_DOUBLE, "MeV per source particle",
+        [&](size_type v) { return data.edep_MeV[v]; }, &data, 0.0);
     write_voxel_values<float>(out, "density", H5::PredType::NATIVE_FLOAT, "g/cm^3",
                               [&](size_type v) { return data.density_g_cm3[v]; });
     write_material_dataset(out, data, meta);

@@ -202,14 +202,16 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
         fill_density(sp.background, nominal, in.study_file, in.pointer + "/background");
     std::vector<MaterialIndex> material;
     std::vector<float> density;
-    // The two grids at once: each is filled on one thread once its pages are mapped.
+    // The two grids at once: each is filled on one thread once its pages are mapped, in
+    // 2 MiB pages where the kernel has them (every page is written: no memory is lost, and
+    // a page first written costs a fault: 512 times fewer).
     parallel_for_each(2,
                       [&](size_type k)
                       {
                           if (k == 0)
-                              resize_on_all_cores(material, g.num_voxels(), bg_mat);
+                              resize_on_all_cores(material, g.num_voxels(), bg_mat, 0, true);
                           else
-                              resize_on_all_cores(density, g.num_voxels(), bg_rho);
+                              resize_on_all_cores(density, g.num_voxels(), bg_rho, 0, true);
                       });
 
     for (std::size_t si = 0; si < sp.shapes.size(); ++si)

@@ -122,6 +122,7 @@ StudyPhantom build_phantom_and_materials(StudyInput const& study,
 //! ranks share a node (rank-local index modulo the visible devices); else all.
 std::vector<int> resolve_gpus(std::string const& spec, Comm const& comm)
 {
+    resolve_backend(Backend::gpu); // a usable GPU, or the error that says what to do
     int const visible = device_count();
     std::vector<int> const gpus = !spec.empty() || comm.local_size() == 1
                                       ? select_gpus(spec, visible)
@@ -130,42 +131,6 @@ std::vector<int> resolve_gpus(std::string const& spec, Comm const& comm)
     for (int g : gpus)
         require_device_code(g);
     return gpus;
-}
-
-/*!
- * The phantom and the GPUs of this process, the memory each needs checked before it is
- * allocated (`memory` gets the voxels and the GPUs). CUDA's start (the driver, each GPU's
- * context and code: 0.2-0.35 s on an H100 host) runs on a thread of its own while the
- * phantom is built, so the phantom's host memory is planned with one GPU's share; the
- * GPUs found are checked after it (and the host again for the replicas of several).
- */
-std::pair<StudyPhantom, std::vector<int>>
-phantom_and_gpus(StudyInput const& study, StudyRunOptions const& options, Comm const& comm,
-                 MemoryPlanInput& memory, std::vector<std::string>* warnings)
-{
-    bool const gpu = memory.backend == Backend::gpu;
-    std::future<std::vector<int>> started;
-    if (gpu)
-        started = std::async(std::launch::async, [&] { return resolve_gpus(options.gpus, comm); });
-    memory.gpus = gpu ? 1 : 0;
-    // A shape phantom's grid is in the study: refused before anything is allocated.
-    std::optional<size_type> const grid = study_grid_voxels(study);
-    if (grid)
-    {
-        memory.voxels = *grid;
-        check_host_memory(study, memory);
-    }
-    StudyPhantom phantom = build_phantom_and_materials(study, warnings);
-    std::vector<int> gpus = gpu ? started.get() : std::vector<int>{};
-    memory.gpus = gpus.size();
-    if (!grid || gpus.size() > 1)
-    {
-        // An image phantom's grid is known once the image is read.
-        memory.voxels = phantom.phantom.grid.geometry().num_voxels();
-        check_host_memory(study, memory);
-    }
-    check_gpu_memory(study, memory, gpus);
-    return {std::move(phantom), std::move(gpus)};
 }
 
 //! The study's physics options, with tables up to just above the largest source energy.
@@ -187,6 +152,66 @@ TransportOptions make_transport_options(PhysicsInput const& physics, double max_
     electron_options.discard_brems_photons = physics.discard_brems_photons;
     // Tables start at 1 keV (the default emin), the lowest cut-off the study accepts.
     return transport_options;
+}
+
+/*!
+ * The phantom, the GPUs and the physics tables of this process, started together (the
+ * phantom on the heap: the tables' thread reads it; the tables waited for before the
+ * phantom is freed).
+ */
+struct StartedRun
+{
+    std::unique_ptr<StudyPhantom const> phantom;
+    std::vector<int> gpus;
+    std::future<TableCacheResult> tables;
+};
+
+/*!
+ * The phantom and the GPUs of this process, the memory each needs checked before it is
+ * allocated (`memory` gets the voxels and the GPUs), and the physics tables started.
+ * CUDA's start (the driver, each GPU's context and code: 0.3-0.45 s on an H200 host) runs
+ * on a thread of its own while the phantom is built, so the phantom's host memory is
+ * planned with one GPU's share; the GPUs found are checked after it (and the host again
+ * for the replicas of several). The tables need only the phantom and the study: they are
+ * built (or read from the cache) on a thread of their own from when the phantom is ready,
+ * while the GPUs finish starting and the set-up's next steps run.
+ */
+StartedRun phantom_gpus_and_tables(StudyInput const& study, StudyRunOptions const& options,
+                                   Comm const& comm, TransportOptions const& transport_options,
+                                   MemoryPlanInput& memory, std::vector<std::string>* warnings)
+{
+    bool const gpu = memory.backend == Backend::gpu;
+    std::future<std::vector<int>> started;
+    if (gpu)
+        started = std::async(std::launch::async, [&] { return resolve_gpus(options.gpus, comm); });
+    memory.gpus = gpu ? 1 : 0;
+    // A shape phantom's grid is in the study: refused before anything is allocated.
+    std::optional<size_type> const grid = study_grid_voxels(study);
+    if (grid)
+    {
+        memory.voxels = *grid;
+        check_host_memory(study, memory);
+    }
+    StartedRun run;
+    run.phantom =
+        std::make_unique<StudyPhantom const>(build_phantom_and_materials(study, warnings));
+    run.tables = std::async(
+        std::launch::async,
+        [p = run.phantom.get(), transport_options, cache = options.table_cache]
+        {
+            return load_or_build_transport_tables(
+                transport_table_inputs(p->materials, p->phantom.grid, transport_options), cache);
+        });
+    run.gpus = gpu ? started.get() : std::vector<int>{};
+    memory.gpus = run.gpus.size();
+    if (!grid || run.gpus.size() > 1)
+    {
+        // An image phantom's grid is known once the image is read.
+        memory.voxels = run.phantom->phantom.grid.geometry().num_voxels();
+        check_host_memory(study, memory);
+    }
+    check_gpu_memory(study, memory, run.gpus);
+    return run;
 }
 
 //! Per-GPU copy of the read-only data of every GPU after the first: each
@@ -962,14 +987,22 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     bool const writes = options.write_outputs && comm.rank() == 0;
 
     std::uint64_t const histories = resolve_histories(study, options);
-    Backend const backend = resolve_backend(study.backend);
+    // "gpu": whether a GPU is usable is found where the GPUs start, beside the phantom's
+    // build (CUDA's driver start alone takes about 0.1 s); "auto" looks now.
+    Backend const backend = study.backend == Backend::gpu && MCDOSE_USE_CUDA
+                                ? Backend::gpu
+                                : resolve_backend(study.backend);
     bool const gpu = backend == Backend::gpu;
     MemoryPlanInput memory{0, backend, 0, options.cpu_groups, comm.size()};
     memory.source_particles_ahead = source_particles_ahead(study, options, backend);
     memory.phase_space_piece = phase_space_piece(study, histories, backend);
-    auto const started_phantom = phantom_and_gpus(study, options, comm, memory, &summary.warnings);
-    StudyPhantom const& study_phantom = started_phantom.first;
-    std::vector<int> const& gpus = started_phantom.second;
+    SourceBounds const bounds = source_bounds(study);
+    TransportOptions const transport_options =
+        make_transport_options(study.physics, bounds.max_kinetic_MeV);
+    StartedRun started_run =
+        phantom_gpus_and_tables(study, options, comm, transport_options, memory, &summary.warnings);
+    StudyPhantom const& study_phantom = *started_run.phantom;
+    std::vector<int> const& gpus = started_run.gpus;
     Phantom const& phantom = study_phantom.phantom;
     GridGeometry const& geometry = phantom.grid.geometry();
     clock.mark("phantom");
@@ -982,7 +1015,6 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
         study.structures, phantom, study.phantom.kind != PhantomKind::shapes, &summary.warnings);
     StructureMask const& stop_region = *structures.find(study.run.stop_on);
     clock.mark("structures");
-    SourceBounds const bounds = source_bounds(study);
     DoseToWater const to_water =
         study_dose_to_water(study, study_phantom.materials, bounds.max_kinetic_MeV);
     summary.warnings.insert(summary.warnings.end(), study.reader_warnings.begin(),
@@ -1014,16 +1046,12 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
             run_options.batch_slabs.dims[a] = size_type(geometry.dims[a]);
     }
 
-    // Before the tables: a phase-space source reads its first pieces meanwhile.
+    // Before the tables are waited for: a phase-space source reads its first pieces meanwhile.
     StudySources sources = make_study_sources(study, phantom, run_options);
     clock.mark("sources");
 
-    TransportOptions const transport_options =
-        make_transport_options(study.physics, bounds.max_kinetic_MeV);
     // The tables once (or from the cache), shared by every GPU's params.
-    TableCacheResult const tables = load_or_build_transport_tables(
-        transport_table_inputs(study_phantom.materials, phantom.grid, transport_options),
-        options.table_cache);
+    TableCacheResult const tables = started_run.tables.get();
     summary.physics_tables = tables.describe();
     summary.warnings.insert(summary.warnings.end(), tables.warnings.begin(), tables.warnings.end());
     TransportParams const physics(tables.tables, phantom.grid, transport_options);
