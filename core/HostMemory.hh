@@ -73,6 +73,57 @@ inline void advise_huge_pages(void* first, std::size_t bytes)
 }
 
 /*!
+ * Ask for 2 MiB pages over each whole 2 MiB page of [first, first + bytes) where at least half
+ * of its 4 KiB pages will be written, before they are mapped: `written(offset)` says whether
+ * the 4 KiB page at `offset` bytes from `first` will be. Where a page is first written
+ * each fault costs far more than the bytes it maps (docs/benchmarks.md): such a stretch is
+ * then mapped in one fault instead of up to 512, and unmapped as fast, for at most twice
+ * the memory of the 4 KiB pages written; sparser stretches keep 4 KiB pages. The
+ * stretches are judged on `threads` host threads (0: all). Returns the bytes advised.
+ */
+template <class Written>
+std::size_t advise_huge_pages_where_written(void* first, std::size_t bytes, Written&& written,
+                                            int threads = 0)
+{
+    constexpr std::size_t huge = std::size_t(2) << 20, page = 4096;
+    auto const base = reinterpret_cast<std::uintptr_t>(first);
+    std::uintptr_t const begin = (base + huge - 1) / huge * huge;
+    std::uintptr_t const end = (base + bytes) / huge * huge;
+    if (end <= begin)
+        return 0;
+    size_type const stretches = (end - begin) / huge;
+    std::vector<char> dense(stretches, 0);
+    parallel_for_pieces(
+        stretches, threads,
+        [&](size_type s0, size_type s1, size_type)
+        {
+            for (size_type s = s0; s < s1; ++s)
+            {
+                std::size_t const offset = begin + s * huge - base;
+                size_type pages = 0;
+                for (std::size_t p = 0; p < huge; p += page)
+                    pages += written(offset + p) ? 1 : 0;
+                dense[s] = 2 * pages >= huge / page;
+            }
+        },
+        size_type(8));
+    std::size_t advised = 0;
+    for (size_type s = 0; s < stretches;)
+    {
+        size_type run = s;
+        while (run < stretches && dense[run])
+            ++run;
+        if (run > s)
+        {
+            advise_huge_pages(reinterpret_cast<void*>(begin + s * huge), (run - s) * huge);
+            advised += (run - s) * huge;
+        }
+        s = run + 1;
+    }
+    return advised;
+}
+
+/*!
  * `v` = n copies of `value`, a large grid's pages mapped on all cores first; with
  * `huge_pages`, in 2 MiB pages where the kernel has them (fewer faults, but where the
  * host's memory is fragmented the kernel compacts it first, which can take longer than

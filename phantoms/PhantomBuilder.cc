@@ -203,8 +203,8 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
     std::vector<MaterialIndex> material;
     std::vector<float> density;
     // The two grids at once: each is filled on one thread once its pages are mapped, in
-    // 2 MiB pages where the kernel has them (every page is written: no memory is lost, and
-    // a page first written costs a fault: 512 times fewer).
+    // 2 MiB pages where the kernel has them (every page is written, so no memory is lost,
+    // and each 2 MiB costs one fault instead of 512).
     parallel_for_each(2,
                       [&](size_type k)
                       {

@@ -169,7 +169,7 @@ struct StartedRun
 /*!
  * The phantom and the GPUs of this process, the memory each needs checked before it is
  * allocated (`memory` gets the voxels and the GPUs), and the physics tables started.
- * CUDA's start (the driver, each GPU's context and code: 0.3-0.45 s on an H200 host) runs
+ * CUDA's start (the driver, each GPU's context and code: 0.33-0.46 s on H200 hosts) runs
  * on a thread of its own while the phantom is built, so the phantom's host memory is
  * planned with one GPU's share; the GPUs found are checked after it (and the host again
  * for the replicas of several). The tables need only the phantom and the study: they are
@@ -988,7 +988,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
 
     std::uint64_t const histories = resolve_histories(study, options);
     // "gpu": whether a GPU is usable is found where the GPUs start, beside the phantom's
-    // build (CUDA's driver start alone takes about 0.1 s); "auto" looks now.
+    // build (the device count starts CUDA's driver: about 0.1 s); "auto" looks now.
     Backend const backend = study.backend == Backend::gpu && MCDOSE_USE_CUDA
                                 ? Backend::gpu
                                 : resolve_backend(study.backend);

@@ -526,66 +526,6 @@ std::vector<double> DoseTally::history_slab_sum_sq() const
 
 namespace
 {
-//! Whether any voxel of [begin, end) is in `mask`.
-bool any_in_mask(Span<std::uint64_t const> mask, size_type begin, size_type end)
-{
-    for (size_type w = begin / 64; w * 64 < end; ++w)
-    {
-        std::uint64_t bits = mask[w];
-        if (w == begin / 64)
-            bits &= ~std::uint64_t(0) << (begin % 64);
-        if ((w + 1) * 64 > end)
-            bits &= ~std::uint64_t(0) >> (64 - end % 64);
-        if (bits != 0)
-            return true;
-    }
-    return false;
-}
-
-/*!
- * Ask for 2 MiB pages over each 2 MiB of `grid` (zero pages until written) where at least
- * half of the 4 KiB pages hold a voxel of `mask`, before they are written: those are then
- * mapped in one fault each instead of up to 512, and unmapped as fast when the grid is
- * freed (where pages are first written, each fault costs far more than the bytes it
- * maps: docs/benchmarks.md), for at most twice the memory of the 4 KiB pages written.
- * Where the voxels with energy are sparser, the pages stay 4 KiB.
- */
-void advise_huge_pages_where_written(Span<double> grid, Span<std::uint64_t const> mask, int threads)
-{
-    constexpr std::size_t huge = std::size_t(2) << 20, page = 4096;
-    constexpr size_type per_page = page / sizeof(double);
-    auto const base = reinterpret_cast<std::uintptr_t>(grid.data());
-    std::uintptr_t const first = (base + huge - 1) / huge * huge;
-    std::uintptr_t const last = (base + grid.size() * sizeof(double)) / huge * huge;
-    if (last <= first || (first - base) % sizeof(double) != 0)
-        return;
-    size_type const regions = (last - first) / huge;
-    std::vector<char> dense(regions, 0);
-    parallel_for_pieces(
-        regions, threads,
-        [&](size_type r0, size_type r1, size_type)
-        {
-            for (size_type r = r0; r < r1; ++r)
-            {
-                size_type const v0 = (first + r * huge - base) / sizeof(double);
-                size_type written = 0;
-                for (size_type v = v0; v < v0 + huge / sizeof(double); v += per_page)
-                    written += any_in_mask(mask, v, v + per_page) ? 1 : 0;
-                dense[r] = 2 * written >= huge / page;
-            }
-        },
-        size_type(8));
-    for (size_type r = 0; r < regions;)
-    {
-        size_type end = r;
-        while (end < regions && dense[end])
-            ++end;
-        if (end > r)
-            advise_huge_pages(reinterpret_cast<void*>(first + r * huge), (end - r) * huge);
-        r = end + 1;
-    }
-}
-
 /*!
  * Write the values of the voxels of `mask`, in voxel order in device memory (`values`:
  * the energies and the uncertainties), into those voxels of `grids`, a chunk of at most
@@ -669,8 +609,21 @@ bool DoseTally::result_voxels_into(DoseGrids& into) const
     mask.copy_to_host_parallel(make_span(into.has_energy), host_threads_);
     DeviceBuffer<double> const* values[2] = {&energy, &sigma};
     Span<double> grids[2] = {into.energy_MeV.span(), into.energy_sigma_MeV.span()};
-    for (Span<double> grid : grids)
-        advise_huge_pages_where_written(grid, make_span(into.has_energy), host_threads_);
+    // Each grid in 2 MiB pages where at least half of a 2 MiB stretch's 4 KiB pages hold a
+    // voxel of the mask (core/HostMemory.hh), before the voxels are written.
+    for (Span<double> const grid : grids)
+    {
+        advise_huge_pages_where_written(
+            grid.data(), grid.size() * sizeof(double),
+            [&](std::size_t offset)
+            {
+                size_type const v0 = offset / sizeof(double);
+                size_type const v1 = std::min<size_type>(
+                    grid.size(), (offset + 4096 + sizeof(double) - 1) / sizeof(double));
+                return any_bit_in(into.has_energy.data(), v0, v1);
+            },
+            host_threads_);
+    }
     write_device_voxels(make_span(into.has_energy), values, grids, host_threads_);
     return true;
 }
@@ -707,7 +660,7 @@ DoseResult DoseTally::result(DoseGrids* into) const
     if (into)
     {
         // Every page is written: 2 MiB pages where the kernel has them (see
-        // advise_huge_pages_where_written).
+        // core/HostMemory.hh advise_huge_pages_where_written).
         grids[0] = into->energy_MeV.span();
         grids[1] = into->energy_sigma_MeV.span();
         for (Span<double> grid : grids)

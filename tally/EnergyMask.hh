@@ -36,6 +36,22 @@ inline bool mask_bit(std::uint64_t const* mask, size_type v)
     return ((mask[v / 64] >> (v % 64)) & 1) != 0;
 }
 
+//! Is any voxel of [begin, end) set in `mask`?
+inline bool any_bit_in(std::uint64_t const* mask, size_type begin, size_type end)
+{
+    for (size_type w = begin / 64; w * 64 < end; ++w)
+    {
+        std::uint64_t bits = mask[w];
+        if (w == begin / 64)
+            bits &= ~std::uint64_t(0) << (begin % 64);
+        if ((w + 1) * 64 > end)
+            bits &= ~std::uint64_t(0) >> (64 - end % 64);
+        if (bits != 0)
+            return true;
+    }
+    return false;
+}
+
 //! f(first + b) for each set bit b of `word`, in increasing order (the voxels with energy
 //! of a mask word whose bit 0 is voxel `first`).
 template <class F>

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdint>
 
 namespace mcdose::test
 {
@@ -58,6 +59,50 @@ TEST(HostMemoryTest, ZeroedArrayIsZeroWhereNotWritten)
         EXPECT_EQ(3.5, a[n / 2]);
         EXPECT_EQ(0u, b.size());
     }
+}
+TEST(HostMemoryTest, HugePagesAskedWhereAtLeastHalfOfAStretchIsWritten)
+{
+    constexpr std::size_t huge = std::size_t(2) << 20, page = 4096, pages = huge / page;
+    ZeroedArray<char> a(6 * huge + 123);
+    auto const base = reinterpret_cast<std::uintptr_t>(a.data());
+    std::uintptr_t const first = (base + huge - 1) / huge * huge; // the first whole stretch
+    // Stretch 0: every page written; 1: exactly half; 2: one page short of half; 3: every
+    // other page (half); 4: none. The bytes before the first and after the last whole
+    // stretch are never asked for.
+    auto const written = [&](std::size_t offset)
+    {
+        EXPECT_EQ(0u, (base + offset) % page);
+        EXPECT_GE(base + offset, first);
+        std::size_t const p = (base + offset - first) / page;
+        std::size_t const stretch = p / pages, in = p % pages;
+        switch (stretch)
+        {
+        case 0:
+            return true;
+        case 1:
+            return in < pages / 2;
+        case 2:
+            return in < pages / 2 - 1;
+        case 3:
+            return in % 2 == 0;
+        default:
+            return false;
+        }
+    };
+    for (int threads : {1, 0})
+    {
+        EXPECT_EQ(3 * huge, advise_huge_pages_where_written(a.data(), a.size(), written, threads))
+            << threads << " threads";
+    }
+    EXPECT_EQ(
+        0u, advise_huge_pages_where_written(a.data(), a.size(), [](std::size_t) { return false; }));
+    // Less than one whole stretch: nothing to ask for.
+    EXPECT_EQ(0u, advise_huge_pages_where_written(reinterpret_cast<void*>(first + page),
+                                                  huge - page, [](std::size_t) { return true; }));
+    // The values stay zero where not written, and are kept where written.
+    a[a.size() / 2] = 7;
+    EXPECT_EQ(7, a[a.size() / 2]);
+    EXPECT_EQ(0, a[a.size() / 3]);
 }
 } // namespace
 } // namespace mcdose::test

@@ -12,6 +12,7 @@
 
 #include "core/HostMemory.hh"
 #include "tally/DoseTally.hh"
+#include "tally/EnergyMask.hh"
 #include "tally/HistoryScratch.hh"
 #include "tally/accum/DoubleWord.hh"
 
@@ -168,6 +169,24 @@ TEST(DoseTallyTest, ResultIntoCallersGridsWithTheirMask)
     EXPECT_EQ((std::vector<std::uint64_t>{0b110, 0b100000}), into.has_energy);
     DoseGrids wrong(71);
     EXPECT_THROW(tally.result(&wrong), RuntimeError);
+}
+
+TEST(EnergyMaskTest, AnyBitInARange)
+{
+    // Voxels 3, 64 and 190 of a mask of three words.
+    std::vector<std::uint64_t> mask(3, 0);
+    for (size_type v : {3, 64, 190})
+        mask[v / 64] |= std::uint64_t(1) << (v % 64);
+    std::uint64_t const* m = mask.data();
+    EXPECT_TRUE(any_bit_in(m, 0, 192));
+    EXPECT_TRUE(any_bit_in(m, 3, 4));
+    EXPECT_FALSE(any_bit_in(m, 4, 64));   // the rest of word 0
+    EXPECT_TRUE(any_bit_in(m, 4, 65));    // into word 1
+    EXPECT_FALSE(any_bit_in(m, 65, 190)); // across the end of word 1 and most of word 2
+    EXPECT_TRUE(any_bit_in(m, 65, 191));
+    EXPECT_FALSE(any_bit_in(m, 191, 192));
+    EXPECT_FALSE(any_bit_in(m, 0, 3));
+    EXPECT_FALSE(any_bit_in(m, 10, 10)); // empty
 }
 
 TEST(DoseTallyTest, UnequalBatchesAreRefused)
