@@ -9,7 +9,11 @@
 //! cores, then the vector's fill on one thread; again with transparent huge pages
 //! asked for), a grid pinned where it is (cudaHostRegister: the pinning, copies from
 //! the GPU straight into it, the unpinning; with either page size) and freeing the
-//! device grid.
+//! device grid. Then what a GPU run's set-up and end cost on the device side: batch
+//! grids of N floats each, as one allocation of 1, 16 and up to 100 of them (allocated,
+//! zeroed, freed); a phantom of N voxels (2-byte materials, 4-byte densities, in 2 MiB
+//! pages) sent to the GPU through the pinned staging of core/DeviceMemory.hh and,
+//! pinned in place, by one copy each; and the release of the device (cudaDeviceReset).
 //!
 //!   bench_host_grid [N=134217728 (512^3)]
 #include <cuda_runtime.h>
@@ -23,6 +27,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/DeviceMemory.hh"
 #include "core/HostMemory.hh"
 
 namespace
@@ -38,6 +43,80 @@ bool ok(cudaError_t e)
     if (e != cudaSuccess)
         std::fprintf(stderr, "CUDA error: %s\n", cudaGetErrorString(e));
     return e == cudaSuccess;
+}
+//! Batch grids of n floats: one allocation of `slots` of them, zeroed, freed (the
+//! largest count is what half the free memory holds, at most 100).
+void batch_grids(std::size_t n)
+{
+    std::size_t free_b = 0, total_b = 0;
+    if (!ok(cudaMemGetInfo(&free_b, &total_b)))
+        return;
+    std::size_t const most = std::min<std::size_t>(100, free_b / 2 / (n * 4));
+    for (std::size_t slots : {std::size_t(1), std::size_t(16), most})
+    {
+        if (slots == 0 || slots > most)
+            continue;
+        std::size_t const bytes = slots * n * 4;
+        void* p = nullptr;
+        double t = now_s();
+        if (!ok(cudaMalloc(&p, bytes)))
+            return;
+        std::printf("%zu batch grids (%.1f GB): allocated %.3f s", slots, bytes * 1e-9,
+                    now_s() - t);
+        t = now_s();
+        ok(cudaMemset(p, 0, bytes));
+        ok(cudaDeviceSynchronize());
+        std::printf(", zeroed %.3f s", now_s() - t);
+        t = now_s();
+        ok(cudaFree(p));
+        std::printf(", freed %.3f s\n", now_s() - t);
+    }
+}
+
+//! A phantom's two grids of n voxels to the GPU: through pinned staging from several
+//! threads (as VoxelGridParams::device_view), then pinned in place and copied at once.
+void phantom_upload(std::size_t n)
+{
+    std::vector<std::uint16_t> material;
+    std::vector<float> density;
+    mcdose::resize_on_all_cores(material, n, std::uint16_t(1), 0, true);
+    mcdose::resize_on_all_cores(density, n, 1.0f, 0, true);
+    std::size_t const bytes[2] = {n * 2, n * 4};
+    void const* host[2] = {material.data(), density.data()};
+    for (int round = 0; round < 2; ++round)
+    {
+        void* dev[2] = {nullptr, nullptr};
+        double const t = now_s();
+        for (int g = 0; g < 2; ++g)
+        {
+            if (!ok(cudaMalloc(&dev[g], bytes[g])))
+                return;
+            mcdose::device_copy_to_device_parallel(dev[g], host[g], bytes[g]);
+        }
+        std::printf("phantom (%.2f GB) to the GPU through pinned staging: %.3f s\n",
+                    (bytes[0] + bytes[1]) * 1e-9, now_s() - t);
+        for (void* p : dev)
+            cudaFree(p);
+    }
+    void* dev[2] = {nullptr, nullptr};
+    double t = now_s();
+    for (int g = 0; g < 2; ++g)
+    {
+        if (!ok(cudaMalloc(&dev[g], bytes[g])) ||
+            !ok(cudaHostRegister(const_cast<void*>(host[g]), bytes[g], cudaHostRegisterDefault)))
+            return;
+    }
+    std::printf("the same allocated and pinned in place: %.3f s", now_s() - t);
+    t = now_s();
+    for (int g = 0; g < 2; ++g)
+        ok(cudaMemcpy(dev[g], host[g], bytes[g], cudaMemcpyHostToDevice));
+    std::printf(", copied %.3f s", now_s() - t);
+    t = now_s();
+    for (int g = 0; g < 2; ++g)
+        ok(cudaHostUnregister(const_cast<void*>(host[g])));
+    std::printf(", unpinned %.3f s\n", now_s() - t);
+    for (void* p : dev)
+        cudaFree(p);
 }
 } // namespace
 
@@ -169,8 +248,13 @@ int main(int argc, char** argv)
         ok(cudaHostUnregister(v.data()));
         std::printf(", unpinned %.3f s\n", now_s() - t);
     }
-    double const t = now_s();
+    double t = now_s();
     cudaFree(d);
     std::printf("device grid freed: %.3f s\n", now_s() - t);
+    batch_grids(n);
+    phantom_upload(n);
+    t = now_s();
+    ok(cudaDeviceReset());
+    std::printf("device released (cudaDeviceReset): %.3f s\n", now_s() - t);
     return 0;
 }

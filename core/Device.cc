@@ -144,6 +144,12 @@ int active_device()
     return index;
 }
 
+void release_device(int index)
+{
+    activate_device(index);
+    MCDOSE_CUDA_CALL(cudaDeviceReset());
+}
+
 std::size_t device_free_bytes(int index)
 {
     activate_device(index);
@@ -169,6 +175,10 @@ void activate_device(int)
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
 int active_device()
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+void release_device(int)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

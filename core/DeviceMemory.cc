@@ -233,8 +233,39 @@ void device_copy_to_host_parallel(void* dst, void const* src, std::size_t bytes,
         { download_through_staging(to + at, from + at, end - at); });
 }
 
+namespace
+{
+/*!
+ * Host [src, src + bytes) to device `dst` from the host memory pinned where it is for the
+ * copy; false, with nothing copied, where the driver cannot pin it (e.g. part of it pinned
+ * already).
+ */
+bool copy_pinned_in_place(void* dst, void const* src, std::size_t bytes)
+{
+    // Pinning reads no byte and writes none: the const_cast leaves the data alone.
+    void* host = const_cast<void*>(src);
+    if (cudaHostRegister(host, bytes, cudaHostRegisterDefault) != cudaSuccess)
+    {
+        cudaGetLastError(); // a failed registration is not a sticky error: clear it
+        return false;
+    }
+    cudaError_t const copied = cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice);
+    cudaError_t const unpinned = cudaHostUnregister(host);
+    MCDOSE_CUDA_CALL(copied);
+    MCDOSE_CUDA_CALL(unpinned);
+    return true;
+}
+} // namespace
+
 void device_copy_to_device_parallel(void* dst, void const* src, std::size_t bytes, int threads)
 {
+    // Up to 1 GiB pinned in place: the lanes' own pinned staging and streams cost more than
+    // pinning (a 512^3 phantom's grids); for larger copies their lanes beside each other
+    // outpace pinning the whole (a 1024^3 phantom's). docs/benchmarks.md.
+    constexpr std::size_t most_pinned_in_place = std::size_t(1) << 30;
+    if (bytes >= parallel_min_bytes && bytes <= most_pinned_in_place &&
+        copy_pinned_in_place(dst, src, bytes))
+        return;
     auto* to = static_cast<char*>(dst);
     auto const* from = static_cast<char const*>(src);
     copy_in_lanes(

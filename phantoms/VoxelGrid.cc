@@ -14,7 +14,8 @@ namespace mcdose
 {
 struct VoxelGridParams::DeviceCopy
 {
-    std::once_flag uploaded;
+    std::mutex mutex;
+    bool uploaded{false};
     DeviceBuffer<MaterialIndex> material;
     DeviceBuffer<float> density;
 };
@@ -86,16 +87,27 @@ VoxelGridView VoxelGridParams::device_view() const
 {
     MCDOSE_EXPECT(device_);
     DeviceCopy& dev = *device_;
-    std::call_once(dev.uploaded,
-                   [&]
-                   {
-                       // A patient-size grid from several threads (core/DeviceMemory.hh).
-                       dev.material = DeviceBuffer<MaterialIndex>(material_.size());
-                       dev.material.copy_to_device_parallel(make_span(material_));
-                       dev.density = DeviceBuffer<float>(density_.size());
-                       dev.density.copy_to_device_parallel(make_span(density_));
-                   });
+    std::lock_guard<std::mutex> lock(dev.mutex);
+    if (!dev.uploaded)
+    {
+        // A patient-size grid pinned where it is (core/DeviceMemory.hh).
+        dev.material = DeviceBuffer<MaterialIndex>(material_.size());
+        dev.material.copy_to_device_parallel(make_span(material_));
+        dev.density = DeviceBuffer<float>(density_.size());
+        dev.density.copy_to_device_parallel(make_span(density_));
+        dev.uploaded = true;
+    }
     return {geometry_, dev.material.device_span(), dev.density.device_span()};
+}
+
+void VoxelGridParams::free_device_copy() const
+{
+    MCDOSE_EXPECT(device_);
+    DeviceCopy& dev = *device_;
+    std::lock_guard<std::mutex> lock(dev.mutex);
+    dev.material = DeviceBuffer<MaterialIndex>();
+    dev.density = DeviceBuffer<float>();
+    dev.uploaded = false;
 }
 
 std::vector<MaterialTotals> material_totals(Phantom const& phantom)

@@ -61,6 +61,9 @@ class VoxelGridParams
     //! View of the device arrays, uploaded on the first call (thread-safe).
     //! Throws "built without CUDA" in a CPU-only build.
     VoxelGridView device_view() const;
+    //! Free the device copy (with its device current), for a run done with it; a later
+    //! device_view uploads it again.
+    void free_device_copy() const;
 
   private:
     struct DeviceCopy;

@@ -240,6 +240,42 @@ std::vector<DeviceReplica> make_device_replicas(StudyPhantom const& study_phanto
     return replicas;
 }
 
+/*!
+ * The transport's device memory (handed over by the run), the device copies of the tables
+ * and of the phantom freed, then the GPUs released (release_device), on a thread of its
+ * own: run_study's outputs need only host memory. Should a call fail, what is left is
+ * released when the process ends.
+ */
+std::future<void> release_gpus(std::shared_ptr<void> transport_memory,
+                               TransportParams const& physics,
+                               std::vector<DeviceReplica> const& replicas,
+                               VoxelGridParams const& grid, std::vector<int> const& gpus)
+{
+    return std::async(
+        std::launch::async,
+        [memory = std::move(transport_memory), &physics, &replicas, &grid, &gpus]() mutable
+        {
+            try
+            {
+                activate_device(gpus.front());
+                memory.reset();
+                physics.free_device_copies();
+                grid.free_device_copy();
+                for (std::size_t i = 0; i < replicas.size(); ++i)
+                {
+                    activate_device(gpus.at(i + 1));
+                    replicas[i].physics->free_device_copies();
+                    replicas[i].grid->free_device_copy();
+                }
+                for (int g : gpus)
+                    release_device(g);
+            }
+            catch (std::exception const&)
+            {
+            }
+        });
+}
+
 std::string hex64(std::uint64_t x)
 {
     std::ostringstream os;
@@ -908,6 +944,15 @@ void describe_phase_space_source(StudyInput const& study, StudyRunSummary& summa
         summary.warnings.push_back(line);
 }
 
+//! The run summary's line on the phase space written (if any).
+void describe_phase_space_output(PhaseSpaceWrite const& write, StudyRunSummary& summary)
+{
+    if (write.path.empty())
+        return;
+    summary.phase_space_output = std::to_string(write.written) +
+                                 " particles crossing the plane written to '" + write.path + "'";
+}
+
 //! What the steps after the transport need from the set-up.
 struct RunFacts
 {
@@ -943,11 +988,12 @@ RunMetadata run_metadata(RunFacts const& f, StudyRunSummary const& summary,
  * HDF5 file's grid datasets and the images need nothing of the dose report: they
  * are started on threads of their own while the report runs (which uses no HDF5),
  * so the steps "hdf5" and "images" book only what is left of them when the report
- * is done.
+ * is done. `release` (if set) starts the GPUs' release once the report is made:
+ * beside the dose grids and the report its driver calls slowed their threads.
  */
 void finish_run(RunFacts const& f, StudyRunOptions const& options,
                 std::optional<PreparedOutputs> const& prepared, TransportRunResult& run,
-                StepClock& clock, StudyRunSummary& summary)
+                std::function<void()> const& release, StepClock& clock, StudyRunSummary& summary)
 {
     StudyInput const& study = f.study;
     DoseGrids const energy =
@@ -964,6 +1010,8 @@ void finish_run(RunFacts const& f, StudyRunOptions const& options,
     summary.report =
         make_dose_report(study, f.structures, f.stop_region, data, f.bounds.source_particles);
     summary.uncertainty_reached = summary.report.summary->mean_relative;
+    if (release)
+        release();
     clock.mark("dose_report");
     if (prepared)
     {
@@ -1030,6 +1078,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     TransportRunOptions run_options =
         make_run_options(study, options, backend, gpus, histories, bounds.max_primary_MeV);
     set_batches_per_launch(study, options, memory, gpus, run_options);
+    run_options.hand_over_device_memory = options.release_gpus;
     // The result's grids: their pages are mapped where the run writes them (from the GPU,
     // only those of the voxels with energy).
     run_options.result_grids = std::make_shared<DoseGrids>(geometry.num_voxels());
@@ -1068,16 +1117,18 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     sources.emplace<0>(); // their memory (a phase space's pieces) freed before the outputs
     clock.mark_parts("transport_setup",
                      {{"transport", run.batches_s}, {"final_grids", run.final_grids_s}});
-    if (!phase_space_write.path.empty())
-    {
-        summary.phase_space_output = std::to_string(phase_space_write.written) +
-                                     " particles crossing the plane written to '" +
-                                     phase_space_write.path + "'";
-    }
+    describe_phase_space_output(phase_space_write, summary);
     if (stop_reason == "interrupted")
         run.complete = false;
-    summarize_run(run, gpus, gpu, summary);
+    summarize_run(run, gpus, gpu, summary); // the GPUs' names: before they are released
     warn_if_no_dose(run, summary);
+    std::future<void> released;
+    std::function<void()> release;
+    if (gpu && options.release_gpus && !gpus.empty())
+        release = [&] {
+            released =
+                release_gpus(std::move(run.device_memory), physics, replicas, phantom.grid, gpus);
+        };
 
     RunFacts const facts{study,
                          study_phantom,
@@ -1090,7 +1141,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
                          started,
                          stop_reason,
                          phase_space_write.path};
-    finish_run(facts, options, prepared, run, clock, summary);
+    finish_run(facts, options, prepared, run, release, clock, summary);
     return summary;
 }
 } // namespace mcdose

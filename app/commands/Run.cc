@@ -130,6 +130,7 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
     opts.checkpoint_interval_s = a.checkpoint_every_s;
     opts.resume_path = a.resume;
     opts.table_cache = {!a.no_table_cache, a.table_cache_dir};
+    opts.release_gpus = true; // the process makes no CUDA call after the study
 
     // Progress on stderr only for interactive runs; Ctrl-C or SIGTERM stops
     // the run (within about a second on the CPU, at the next batch boundary

@@ -61,6 +61,34 @@ TEST(DeviceSmokeTest, ParallelCopiesCopyEveryByte)
         }
     }
 }
+
+// An upload of 32 MiB or more is made from the host memory pinned where it is; from memory
+// the driver cannot pin again (pinned already) through pinned staging: the same bytes
+// either way. A released device then serves a new copy.
+TEST(DeviceSmokeTest, LargeUploadsAndARelease)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    std::size_t const n = (std::size_t(9) << 20) + 5; // 36 MiB and 20 bytes
+    std::vector<std::uint32_t> host(n);
+    for (std::size_t i = 0; i < n; ++i)
+        host[i] = std::uint32_t(i * 2246822519u);
+    {
+        DeviceBuffer<std::uint32_t> up(n);
+        up.copy_to_device_parallel(make_span(host));
+        EXPECT_EQ(host, up.to_host()) << "pinned in place";
+    }
+    std::uint32_t* const pinned = allocate_pinned_words(n);
+    std::copy(host.begin(), host.end(), pinned);
+    {
+        DeviceBuffer<std::uint32_t> up(n);
+        up.copy_to_device_parallel(Span<std::uint32_t const>(pinned, n), 2);
+        EXPECT_EQ(host, up.to_host()) << "pinned already: through staging";
+    }
+    free_pinned_words(pinned);
+    release_device(active_device());
+    DeviceBuffer<std::uint32_t> const again(make_span(host));
+    EXPECT_EQ(host, again.to_host()) << "after the release";
+}
 } // namespace mcdose::test
 
 namespace mcdose::test

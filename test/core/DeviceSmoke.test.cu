@@ -95,4 +95,16 @@ SmokeResult device_saxpy(double a, std::vector<double> const& x, std::vector<dou
     device_synchronize();
     return {dy.to_host(), dflag.to_host()};
 }
+
+std::uint32_t* allocate_pinned_words(std::size_t n)
+{
+    void* p = nullptr;
+    MCDOSE_CUDA_CALL(cudaMallocHost(&p, n * sizeof(std::uint32_t)));
+    return static_cast<std::uint32_t*>(p);
+}
+
+void free_pinned_words(std::uint32_t* words)
+{
+    cudaFreeHost(words);
+}
 } // namespace mcdose::test

@@ -1,6 +1,8 @@
 //! \file test/core/DeviceSmoke.test.hh
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <vector>
 
 #include "core/Assert.hh"
@@ -35,10 +37,20 @@ struct VoteResult
 };
 
 #if MCDOSE_USE_CUDA
+//! `n` words of pinned host memory (cudaMallocHost), and their release.
+std::uint32_t* allocate_pinned_words(std::size_t n);
+void free_pinned_words(std::uint32_t* words);
 VoteResult device_votes(std::vector<int> const& trips);
 SmokeResult device_saxpy(double a, std::vector<double> const& x, std::vector<double> const& y);
 Expm1Result device_fast_expm1(std::vector<double> const& x);
 #else
+inline std::uint32_t* allocate_pinned_words(std::size_t)
+{
+    MCDOSE_NOT_CONFIGURED("CUDA");
+}
+inline void free_pinned_words(std::uint32_t*)
+{
+}
 inline VoteResult device_votes(std::vector<int> const&)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");

@@ -52,5 +52,15 @@ TEST(VoxelGridDeviceTest, LookupsMatchHost)
     // A second call reuses the uploaded copy.
     EXPECT_EQ(phantom.grid.device_view().material.data(),
               phantom.grid.device_view().material.data());
+    // Freed, the copy is uploaded again by the next view.
+    phantom.grid.free_device_copy();
+    auto const again = lookup_on_device(phantom.grid.device_view(), points);
+    ASSERT_EQ(points.size(), again.size());
+    for (std::size_t n = 0; n < points.size(); ++n)
+    {
+        ASSERT_EQ(device[n].voxel, again[n].voxel) << "point " << n;
+        EXPECT_EQ(device[n].material, again[n].material) << "point " << n;
+        EXPECT_EQ(device[n].mass_g, again[n].mass_g) << "point " << n;
+    }
 }
 } // namespace mcdose::test

@@ -285,6 +285,41 @@ void expect_host_and_device_agree(std::string const& name, std::string const& st
     fs::remove_all(dir);
 }
 
+// With release_gpus the GPU is released beside the outputs: the same energy and sigma bit
+// for bit (FX, Philox) as a run that keeps it, and the next run starts it again.
+TEST(StudyRunDeviceTest, ReleasedGpuGivesTheSameDoseAndServesTheNextRun)
+{
+    MCDOSE_SKIP_IF_NO_GPU();
+    fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_release";
+    std::vector<std::vector<double>> edep, sigma;
+    for (bool release : {true, false, true})
+    {
+        fs::remove_all(dir);
+        StudyInput study = parse_study(study_text(R"({"histories": 20000})", dir.string()),
+                                       (dir / "study.json").string());
+        study.backend = Backend::gpu;
+        StudyRunOptions opts;
+        opts.release_gpus = release;
+        opts.on_dose = [&](DoseGridData const& d, StudyInput const&)
+        {
+            edep.emplace_back(d.edep_MeV.begin(), d.edep_MeV.end());
+            sigma.emplace_back(d.edep_sigma_MeV.begin(), d.edep_sigma_MeV.end());
+        };
+        auto const s = run_study(study, opts);
+        EXPECT_EQ("gpu", s.backend);
+        EXPECT_EQ(20000u, s.histories);
+        EXPECT_TRUE(fs::exists(dir / "t_summary.json")) << "release " << release;
+    }
+    ASSERT_EQ(3u, edep.size());
+    EXPECT_GT(*std::max_element(edep[0].begin(), edep[0].end()), 0.0);
+    for (int r : {1, 2})
+    {
+        EXPECT_EQ(edep[0], edep[r]) << "run " << r;
+        EXPECT_EQ(sigma[0], sigma[r]) << "run " << r;
+    }
+    fs::remove_all(dir);
+}
+
 TEST(StudyRunDeviceTest, HostAndDeviceAgree)
 {
     MCDOSE_SKIP_IF_NO_GPU();

@@ -143,10 +143,22 @@ std::vector<double> TransportParams::mu_rho(unsigned m) const
     return {host_->mu_rho.begin() + m * n_, host_->mu_rho.begin() + (m + 1) * n_};
 }
 
+namespace
+{
+//! Guards the params' lazily made copies (view, free_device_copies).
+std::mutex build_mutex;
+} // namespace
+
+void TransportParams::free_device_copies() const
+{
+    std::lock_guard<std::mutex> lock(build_mutex);
+    store_f_[1].reset();
+    store_d_[1].reset();
+}
+
 template <class Real>
 TransportView<Real> TransportParams::view(MemSpace where) const
 {
-    static std::mutex build_mutex;
     std::lock_guard<std::mutex> lock(build_mutex);
     int const slot = where == MemSpace::host ? 0 : 1;
     std::unique_ptr<Store<Real>>* store_ptr;

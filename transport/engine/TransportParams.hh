@@ -63,6 +63,10 @@ class TransportParams
     template <class Real>
     TransportView<Real> view(MemSpace where) const;
 
+    //! Free the device copies of the tables (with their device current), for a run done
+    //! with them; a later device view uploads them again.
+    void free_device_copies() const;
+
   private:
     template <class Real>
     struct Store;
