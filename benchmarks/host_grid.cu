@@ -12,8 +12,9 @@
 //! device grid. Then what a GPU run's set-up and end cost on the device side: batch
 //! grids of N floats each, as one allocation of 1, 16 and up to 100 of them (allocated,
 //! zeroed, freed); a phantom of N voxels (2-byte materials, 4-byte densities, in 2 MiB
-//! pages) sent to the GPU through the pinned staging of core/DeviceMemory.hh and,
-//! pinned in place, by one copy each; and the release of the device (cudaDeviceReset).
+//! pages) sent to the GPU as VoxelGridParams sends it (core/DeviceMemory.hh's
+//! device_copy_to_device_parallel) and, pinned in place, by one copy each; and the release of the
+//! device (cudaDeviceReset).
 //!
 //!   bench_host_grid [N=134217728 (512^3)]
 #include <cuda_runtime.h>
@@ -73,8 +74,9 @@ void batch_grids(std::size_t n)
     }
 }
 
-//! A phantom's two grids of n voxels to the GPU: through pinned staging from several
-//! threads (as VoxelGridParams::device_view), then pinned in place and copied at once.
+//! A phantom's two grids of n voxels to the GPU as VoxelGridParams::device_view sends them
+//! (device_copy_to_device_parallel, the allocations included), then the pieces of a copy
+//! pinned in place: the pinning, the copy, the unpinning.
 void phantom_upload(std::size_t n)
 {
     std::vector<std::uint16_t> material;
@@ -93,7 +95,7 @@ void phantom_upload(std::size_t n)
                 return;
             mcdose::device_copy_to_device_parallel(dev[g], host[g], bytes[g]);
         }
-        std::printf("phantom (%.2f GB) to the GPU through pinned staging: %.3f s\n",
+        std::printf("phantom (%.2f GB) to the GPU (device_copy_to_device_parallel): %.3f s\n",
                     (bytes[0] + bytes[1]) * 1e-9, now_s() - t);
         for (void* p : dev)
             cudaFree(p);

@@ -38,10 +38,11 @@ void activate_device(int index);
 int active_device();
 
 /*!
- * Release device `index` for a process done with it (cudaDeviceReset: its memory,
- * streams and context, which the driver otherwise releases when the process ends, 0.07 s
- * for an H200's after a large run: benchmarks/host_grid.cu). Every pointer, stream and
- * event of it made before is invalid after; the next CUDA call on it starts a new context.
+ * Release device `index` for a process done with it (cudaDeviceReset: its memory, streams
+ * and context, which the driver otherwise releases when the process ends: 0.06-0.07 s on
+ * H100 and H200 machines after a large run, benchmarks/host_grid.cu). Every pointer, stream
+ * and event of it made before is invalid after; the next CUDA call on it starts a new
+ * context.
  */
 void release_device(int index);
 

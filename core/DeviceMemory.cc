@@ -259,8 +259,8 @@ bool copy_pinned_in_place(void* dst, void const* src, std::size_t bytes)
 
 void device_copy_to_device_parallel(void* dst, void const* src, std::size_t bytes, int threads)
 {
-    // Up to 1 GiB pinned in place: the lanes' own pinned staging and streams cost more than
-    // pinning (a 512^3 phantom's grids); for larger copies their lanes beside each other
+    // Up to 1 GiB pinned in place: faster than the lanes, with their own pinned staging and
+    // streams, for a 512^3 phantom's grids; for larger copies the lanes beside each other
     // outpace pinning the whole (a 1024^3 phantom's). docs/benchmarks.md.
     constexpr std::size_t most_pinned_in_place = std::size_t(1) << 30;
     if (bytes >= parallel_min_bytes && bytes <= most_pinned_in_place &&

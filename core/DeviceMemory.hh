@@ -22,11 +22,11 @@ void device_copy_to_host(void* dst, void const* src, std::size_t bytes);
 void device_copy_to_host_parallel(void* dst, void const* src, std::size_t bytes, int threads = 0);
 /*!
  * From the host to the device: a copy of 32 MiB to 1 GiB from the host memory pinned where
- * it is, for that copy (a 512^3 phantom's 0.8 GB in 0.05-0.06 s in 2 MiB pages on H200
- * machines' hosts, against 0.05-0.14 s through pinned staging: benchmarks/host_grid.cu; in
- * a run the staging's set-up costs more); a larger one, or one that cannot be pinned, as
- * above (each thread a DeviceUploadStream): the driver stages a copy from pageable memory
- * one copy at a time for the whole process.
+ * it is, for that copy (a 512^3 phantom's 0.8 GB in 2 MiB pages: 0.05-0.06 s on H100 and
+ * H200 machines' hosts, against 0.12-0.14 s through the lanes below on one of them:
+ * benchmarks/host_grid.cu); a larger one, or one that cannot be pinned, as above (each
+ * thread a DeviceUploadStream): the driver stages a copy from pageable memory one copy at
+ * a time for the whole process.
  */
 void device_copy_to_device_parallel(void* dst, void const* src, std::size_t bytes, int threads = 0);
 void device_copy_within(void* dst, void const* src, std::size_t bytes); //!< device to device

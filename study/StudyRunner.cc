@@ -243,37 +243,44 @@ std::vector<DeviceReplica> make_device_replicas(StudyPhantom const& study_phanto
 /*!
  * The transport's device memory (handed over by the run), the device copies of the tables
  * and of the phantom freed, then the GPUs released (release_device), on a thread of its
- * own: run_study's outputs need only host memory. Should a call fail, what is left is
- * released when the process ends.
+ * own: run_study's outputs need only host memory. Should a call fail, or the thread not
+ * start, what is left is released when the process ends.
  */
 std::future<void> release_gpus(std::shared_ptr<void> transport_memory,
                                TransportParams const& physics,
                                std::vector<DeviceReplica> const& replicas,
-                               VoxelGridParams const& grid, std::vector<int> const& gpus)
+                               VoxelGridParams const& grid, std::vector<int> const& gpus) noexcept
 {
-    return std::async(
-        std::launch::async,
+    auto release =
         [memory = std::move(transport_memory), &physics, &replicas, &grid, &gpus]() mutable
+    {
+        try
         {
-            try
+            activate_device(gpus.front());
+            memory.reset();
+            physics.free_device_copies();
+            grid.free_device_copy();
+            for (std::size_t i = 0; i < replicas.size(); ++i)
             {
-                activate_device(gpus.front());
-                memory.reset();
-                physics.free_device_copies();
-                grid.free_device_copy();
-                for (std::size_t i = 0; i < replicas.size(); ++i)
-                {
-                    activate_device(gpus.at(i + 1));
-                    replicas[i].physics->free_device_copies();
-                    replicas[i].grid->free_device_copy();
-                }
-                for (int g : gpus)
-                    release_device(g);
+                activate_device(gpus.at(i + 1));
+                replicas[i].physics->free_device_copies();
+                replicas[i].grid->free_device_copy();
             }
-            catch (std::exception const&)
-            {
-            }
-        });
+            for (int g : gpus)
+                release_device(g);
+        }
+        catch (std::exception const&)
+        {
+        }
+    };
+    try
+    {
+        return std::async(std::launch::async, std::move(release));
+    }
+    catch (std::exception const&)
+    {
+        return {}; // no thread for it: the GPUs are released when the process ends
+    }
 }
 
 std::string hex64(std::uint64_t x)

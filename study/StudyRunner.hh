@@ -54,11 +54,11 @@ struct StudyRunOptions
     //! Called once with the final dose (per source particle, dose to medium or water as the
     //! study asks) and the run's facts, before the outputs are written (`mcdose calibrate`).
     std::function<void(DoseGridData const&, StudyInput const&)> on_dose;
-    //! GPU runs: once the transport's results are on the host, the GPUs are released
-    //! (their memory and contexts: release_device) on a thread of their own while the
-    //! dose report and the outputs are made, so that the process's end does not wait for
-    //! the driver. Only for a process that makes no more CUDA calls after the study
-    //! (`mcdose run`): device memory the caller made before it is freed too.
+    //! GPU runs: once the dose report is made, the GPUs are released (their memory and
+    //! contexts: release_device) on a thread of their own while the files are finished, so
+    //! that the process's end does not wait for the driver. Only for a process that makes
+    //! no more CUDA calls after the study (`mcdose run`): device memory the caller made
+    //! before it is freed too.
     bool release_gpus{false};
 };
 
