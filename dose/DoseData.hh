@@ -169,26 +169,34 @@ inline double voxel_relative_uncertainty(DoseGridData const& data, size_type v)
 
 /*!
  * out[v - begin] = T(value(v)) for v in [begin, end), where `value` gives `empty` for every
- * voxel without energy: by the data's energy mask, where they carry one, the runs of 64
- * voxels without energy are given `empty` without reading them (a writer's pass over a
- * mostly empty grid).
+ * voxel without energy: by the data's energy mask, where they carry one, the voxels without
+ * energy are given `empty` without reading them, and `value` is asked only for the voxels
+ * of the mask (a writer's pass over a mostly empty grid).
  */
 template <class T, class Value>
 void fill_voxel_values(DoseGridData const& data, size_type begin, size_type end, T* out, T empty,
                        Value&& value)
 {
-    std::uint64_t const* mask = data.has_energy.empty() ? nullptr : data.has_energy.data();
-    for (size_type v = begin; v < end;)
+    if (data.has_energy.empty())
     {
-        size_type const stop = mask ? std::min(end, (v / 64 + 1) * 64) : end;
-        if (mask && mask[v / 64] == 0)
-        {
-            std::fill(out + (v - begin), out + (stop - begin), empty);
-            v = stop;
-            continue;
-        }
-        for (; v < stop; ++v)
+        for (size_type v = begin; v < end; ++v)
             out[v - begin] = static_cast<T>(value(v));
+        return;
+    }
+    std::uint64_t const* mask = data.has_energy.data();
+    std::fill(out, out + (end - begin), empty);
+    for (size_type w = begin / 64; w * 64 < end; ++w)
+    {
+        std::uint64_t bits = mask[w];
+        if (w * 64 < begin)
+            bits &= ~std::uint64_t(0) << (begin - w * 64); // the word's voxels from begin
+        if (end - w * 64 < 64)
+            bits &= (std::uint64_t(1) << (end - w * 64)) - 1; // ... and before end
+        for (; bits != 0; bits &= bits - 1)
+        {
+            size_type const v = w * 64 + size_type(__builtin_ctzll(bits));
+            out[v - begin] = static_cast<T>(value(v));
+        }
     }
 }
 

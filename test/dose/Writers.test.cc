@@ -10,6 +10,7 @@
 #include <sstream>
 #include <thread>
 #include <unistd.h>
+#include <utility>
 
 #include <H5Cpp.h>
 #include <gtest/gtest.h>
@@ -586,6 +587,43 @@ TEST_F(WritersTest, EnergyMaskWritesTheSameFiles)
     EXPECT_EQ(slurp(path("plain.h5")), slurp(path("masked.h5")));
     EXPECT_EQ(slurp(path("plain_dose.mha")), slurp(path("masked_dose.mha")));
     EXPECT_EQ(slurp(path("plain_uncertainty.mha")), slurp(path("masked_uncertainty.mha")));
+}
+
+// With a mask the fill asks for the values of the mask's voxels only and gives the others
+// `empty`, over ranges that start and end inside a word, span several or none.
+TEST(FillVoxelValuesTest, AsksOnlyForTheMasksVoxels)
+{
+    std::vector<double> edep(300, 0.0);
+    for (size_type v : {0, 3, 63, 64, 65, 127, 128, 200, 255, 256, 299})
+        edep[v] = 0.5 + double(v);
+    for (size_type v = 140; v < 180; ++v)
+        edep[v] = 1.0;
+    std::vector<std::uint64_t> const mask = energy_mask(make_span(std::as_const(edep)));
+    DoseGridData data;
+    data.edep_MeV = make_span(std::as_const(edep));
+    data.has_energy = make_span(mask);
+    std::pair<size_type, size_type> const ranges[] = {{0, 300},   {5, 70}, {63, 65},  {64, 128},
+                                                      {130, 131}, {7, 7},  {150, 299}};
+    for (auto const& [begin, end] : ranges)
+    {
+        std::vector<double> out(end - begin, -1.0);
+        size_type asked = 0;
+        fill_voxel_values(data, begin, end, out.data(), 0.0,
+                          [&](size_type v)
+                          {
+                              ++asked;
+                              EXPECT_NE(0.0, edep[v]) << "asked for voxel " << v;
+                              return 2 * edep[v];
+                          });
+        size_type with_energy = 0;
+        for (size_type v = begin; v < end; ++v)
+        {
+            EXPECT_EQ(2 * edep[v], out[v - begin])
+                << "voxel " << v << " of [" << begin << ", " << end << ")";
+            with_energy += edep[v] != 0 ? 1 : 0;
+        }
+        EXPECT_EQ(with_energy, asked) << "[" << begin << ", " << end << ")";
+    }
 }
 
 TEST_F(WritersTest, RunOutputsWritesWhatTheStudyAsks)

@@ -165,7 +165,8 @@ struct TransportRunResult
     //! history's energy in the slab)^2 [MeV^2] (else empty).
     std::vector<double> history_slab_sum_sq;
     //! With TransportRunOptions::hand_over_device_memory and one GPU: its device memory,
-    //! freed when the last owner lets go, with that GPU current. Else null (freed already).
+    //! freed when the last owner lets go (which makes that GPU current on the owner's
+    //! thread). Else null (freed already).
     std::shared_ptr<void> device_memory;
 };
 
@@ -448,6 +449,28 @@ class GroupedTransportRun
 
   private:
     using Group = TransportGroup<Real, Engine, Policy, Source>;
+
+    //! The groups handed over with their device memory (TransportRunResult::device_memory):
+    //! freed with the first group's device current, on whichever thread lets them go.
+    struct HandedOver
+    {
+        std::vector<std::unique_ptr<Group>> groups;
+        explicit HandedOver(std::vector<std::unique_ptr<Group>>&& g) : groups(std::move(g)) {}
+        HandedOver(HandedOver const&) = delete;
+        HandedOver& operator=(HandedOver const&) = delete;
+        ~HandedOver()
+        {
+            // The members are destroyed after this body: with the device current.
+            try
+            {
+                if (!groups.empty() && groups.front()->device >= 0)
+                    activate_device(groups.front()->device);
+            }
+            catch (std::exception const&)
+            {
+            }
+        }
+    };
 
     Inputs const& inputs_;
     TallyMethod method_;
@@ -1058,8 +1081,7 @@ class GroupedTransportRun
             result_.source_particles_ahead += group->sampled_ahead;
         if (options_.hand_over_device_memory && plan_.gpu && groups_.size() == 1)
         {
-            result_.device_memory =
-                std::make_shared<std::vector<std::unique_ptr<Group>>>(std::move(groups_));
+            result_.device_memory = std::make_shared<HandedOver>(std::move(groups_));
             groups_.clear();
         }
         else
