@@ -183,20 +183,12 @@ void fill_voxel_values(DoseGridData const& data, size_type begin, size_type end,
             out[v - begin] = static_cast<T>(value(v));
         return;
     }
-    std::uint64_t const* mask = data.has_energy.data();
     std::fill(out, out + (end - begin), empty);
     for (size_type w = begin / 64; w * 64 < end; ++w)
     {
-        std::uint64_t bits = mask[w];
-        if (w * 64 < begin)
-            bits &= ~std::uint64_t(0) << (begin - w * 64); // the word's voxels from begin
-        if (end - w * 64 < 64)
-            bits &= (std::uint64_t(1) << (end - w * 64)) - 1; // ... and before end
-        for (; bits != 0; bits &= bits - 1)
-        {
-            size_type const v = w * 64 + size_type(__builtin_ctzll(bits));
-            out[v - begin] = static_cast<T>(value(v));
-        }
+        for_each_set_bit(word_bits_in(data.has_energy.data(), w, begin, end),
+                         std::max(begin, 64 * w),
+                         [&](size_type v) { out[v - begin] = static_cast<T>(value(v)); });
     }
 }
 

@@ -246,10 +246,7 @@ class StructureDoses
         {
             std::size_t const first = std::max(begin, 64 * w);
             std::size_t const last = std::min(end, 64 * w + 64);
-            // The word's bits of [first, last), at their places.
-            std::uint64_t bits = mask[w] >> (first % 64);
-            if (last - first < 64)
-                bits &= (std::uint64_t(1) << (last - first)) - 1;
+            std::uint64_t bits = word_bits_in(mask, w, begin, end); // bit 0: voxel first
             with_energy += size_type(__builtin_popcountll(bits));
             if constexpr (std::is_same_v<std::decay_t<Empty>, IgnoreVoxel>)
             {

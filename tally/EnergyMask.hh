@@ -36,17 +36,23 @@ inline bool mask_bit(std::uint64_t const* mask, size_type v)
     return ((mask[v / 64] >> (v % 64)) & 1) != 0;
 }
 
+//! The bits of mask word `w` (voxels 64 w to 64 w + 63) of the voxels in [begin, end), which
+//! must meet the word, shifted so that bit 0 is voxel max(begin, 64 w).
+inline std::uint64_t word_bits_in(std::uint64_t const* mask, size_type w, size_type begin,
+                                  size_type end)
+{
+    size_type const first = begin > 64 * w ? begin : 64 * w;
+    size_type const last = end < 64 * w + 64 ? end : 64 * w + 64;
+    std::uint64_t const bits = mask[w] >> (first % 64);
+    return last - first < 64 ? bits & ((std::uint64_t(1) << (last - first)) - 1) : bits;
+}
+
 //! Is any voxel of [begin, end) set in `mask`?
 inline bool any_bit_in(std::uint64_t const* mask, size_type begin, size_type end)
 {
     for (size_type w = begin / 64; w * 64 < end; ++w)
     {
-        std::uint64_t bits = mask[w];
-        if (w == begin / 64)
-            bits &= ~std::uint64_t(0) << (begin % 64);
-        if ((w + 1) * 64 > end)
-            bits &= ~std::uint64_t(0) >> (64 - end % 64);
-        if (bits != 0)
+        if (word_bits_in(mask, w, begin, end) != 0)
             return true;
     }
     return false;
