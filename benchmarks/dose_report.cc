@@ -10,7 +10,8 @@
 //! Prints one line per step and repeat: seconds of wall time, and the figures,
 //! so that two builds can be compared on the same machine. With DIR, each repeat
 //! also writes the dose and uncertainty images (MetaImage) and the HDF5 dose file
-//! there, timed.
+//! there, timed. With MCDOSE_BENCH_NO_TABLE set in the environment the report and the files
+//! read the grids without the table of the voxels with energy (dose/DoseData.hh), to compare.
 #include <chrono>
 #include <cmath>
 #include <cstdint>
@@ -96,6 +97,13 @@ int main(int argc, char** argv)
     std::vector<std::uint64_t> const mask = energy_mask(data.edep_MeV);
     data.has_energy = make_span(mask);
     std::printf("energy mask in %.3f s\n", seconds_since(t_mask));
+    // and the table of its voxels' doses, unless MCDOSE_BENCH_NO_TABLE is set (to compare)
+    auto const t_table = std::chrono::steady_clock::now();
+    EnergyVoxelTable table;
+    if (!std::getenv("MCDOSE_BENCH_NO_TABLE"))
+        table = energy_voxel_table(data, threads);
+    data.energy_table = table.before.empty() ? nullptr : &table;
+    std::printf("voxel table (%zu voxels) in %.3f s\n", table.dose.size(), seconds_since(t_table));
     StructureMask const body = whole_grid(g);
     for (int r = 0; r < repeats; ++r)
     {

@@ -2,7 +2,11 @@
 #include "dose/DoseData.hh"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <cstdint>
+#include <limits>
+#include <utility>
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
@@ -26,6 +30,67 @@ void validate_dose_data(DoseGridData const& data)
     MCDOSE_VALIDATE(data.has_energy.empty() || data.has_energy.size() == mask_words(n),
                     << "internal: an energy mask of " << data.has_energy.size()
                     << " words for a grid of " << n << " voxels");
+}
+
+EnergyVoxelTable energy_voxel_table(DoseGridData const& data, int threads)
+{
+    validate_dose_data(data);
+    EnergyVoxelTable table;
+    DoseGridData grids = data; // the values from the grids, not from a table the data carry
+    grids.energy_table = nullptr;
+    size_type const n = data.geometry.num_voxels();
+    std::uint64_t const* mask = data.has_energy.data();
+    size_type const words = data.has_energy.size();
+    if (words == 0)
+        return table;
+    // Each piece of words counts its voxels, then fills its part of the table from its
+    // first index on (the pieces are the same in both passes).
+    size_type const min_words = 1024;
+    std::vector<size_type> in_piece(parallel_pieces(words, threads, min_words), 0);
+    parallel_for_pieces(
+        words, threads,
+        [&](size_type w0, size_type w1, size_type piece)
+        {
+            size_type count = 0;
+            for (size_type w = w0; w < w1; ++w)
+                count += size_type(__builtin_popcountll(mask[w]));
+            in_piece[piece] = count;
+        },
+        min_words);
+    size_type total = 0;
+    for (size_type& c : in_piece)
+        total += std::exchange(c, total); // now the piece's first index
+    if (total > n / 16 || total > std::numeric_limits<std::uint32_t>::max())
+        return table;
+    table.before.resize(words);
+    table.dose.resize(total);
+    table.relative_sigma.resize(total);
+    std::atomic<bool> negative{false};
+    parallel_for_pieces(
+        words, threads,
+        [&](size_type w0, size_type w1, size_type piece)
+        {
+            size_type k = in_piece[piece];
+            bool below_zero = false;
+            for (size_type w = w0; w < w1; ++w)
+            {
+                table.before[w] = std::uint32_t(k);
+                for_each_set_bit(mask[w], 64 * w,
+                                 [&](size_type v)
+                                 {
+                                     below_zero = below_zero || grids.edep_MeV[v] < 0;
+                                     table.dose[k] = voxel_dose_gy_per_particle(grids, v);
+                                     table.relative_sigma[k] = voxel_relative_uncertainty(grids, v);
+                                     ++k;
+                                 });
+            }
+            if (below_zero)
+                negative = true;
+        },
+        min_words);
+    if (negative)
+        return EnergyVoxelTable{};
+    return table;
 }
 
 std::vector<double> dose_gy_per_particle(DoseGridData const& data)

@@ -11,6 +11,7 @@
 #include <future>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 #include <H5Cpp.h>
@@ -102,6 +103,18 @@ struct PackedChunk
         bytes.assign(first, first + raw_bytes);
         filter_mask = 1;
     }
+
+    //! pack() of the elements `runs` spell (`raw_bytes` in all) where deflate_zlib_runs makes
+    //! them smaller, without the elements: false where it does not (pack them then).
+    bool pack_runs(std::vector<ElementRun> const& runs, std::size_t raw_bytes, std::size_t element)
+    {
+        std::optional<std::vector<unsigned char>> deflated = deflate_zlib_runs(runs, element);
+        if (!deflated || deflated->size() >= raw_bytes)
+            return false;
+        bytes = std::move(*deflated);
+        filter_mask = 0;
+        return true;
+    }
 };
 
 //! Where the grid datasets go, and the flag that stops their writing between slices.
@@ -128,17 +141,16 @@ H5::DSetCreatPropList untimed_dataset()
 
 /*!
  * A 3D dataset (nz, ny, nx), chunked by z-slice and deflated, written one
- * z-slice at a time: `fill(k, slice)` writes the nx * ny values of slice k, so
- * a derived grid (dose, uncertainty) never exists whole in memory. Each thread
- * fills and compresses the next slice no thread has taken, and whichever thread
- * finishes one writes the compressed slices that are next in order as raw chunks
- * (H5Dwrite_chunk): no thread waits for the others' slices (a short run's dose is
- * in a few of them, which take the longest) unless it is a window of slices ahead
- * of the writing.
+ * z-slice at a time: `pack(k, slice, chunk)` makes slice k's chunk, with `slice` room for
+ * its nx * ny values, so a derived grid (dose, uncertainty) never exists whole in memory. Each
+ * thread fills and compresses the next slice no thread has taken, and whichever thread finishes one
+ * writes the compressed slices that are next in order as raw chunks (H5Dwrite_chunk): no thread
+ * waits for the others' slices (a short run's dose is in a few of them, which take the longest)
+ * unless it is a window of slices ahead of the writing.
  */
-template <class T, class Fill>
+template <class T, class Pack>
 H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredType const& type,
-                                char const* units, Fill&& fill)
+                                char const* units, Pack&& pack)
 {
     GridGeometry const& g = out.g;
     hsize_t const dims[3] = {hsize_t(g.dims[2]), hsize_t(g.dims[1]), hsize_t(g.dims[0])};
@@ -184,8 +196,7 @@ H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredT
             }
             if (out.stop)
                 throw GridPhaseStopped{};
-            fill(k, slices[t].data());
-            packed[k % window].pack(slices[t].data(), per_slice * sizeof(T), sizeof(T));
+            pack(k, slices[t].data(), packed[k % window]);
             std::lock_guard<std::mutex> lock(mutex);
             if (failed)
                 return;
@@ -216,9 +227,60 @@ H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredT
     return ds;
 }
 
+/*!
+ * The chunk of the `count` voxels from `first` whose values are value_of(v) for the voxels
+ * of the data's energy mask and `empty` for the others, from the runs those make (the
+ * empty gaps, each voxel with energy) where they make most of it: without filling the
+ * slice nor scanning it for runs. Else (or without a mask) `slice` is filled and packed.
+ */
+template <class T, class ValueOf>
+void pack_voxel_values(DoseGridData const& data, size_type first, size_type count, T empty,
+                       ValueOf& value_of, T* slice, PackedChunk& chunk)
+{
+    auto const bytes = [](T const& x) { return reinterpret_cast<unsigned char const*>(&x); };
+    if (!data.has_energy.empty())
+    {
+        size_type const end = first + count;
+        std::uint64_t const* mask = data.has_energy.data();
+        size_type with_energy = 0;
+        for (size_type w = first / 64; 64 * w < end; ++w)
+            with_energy += size_type(__builtin_popcountll(word_bits_in(mask, w, first, end)));
+        // Where most voxels have energy their runs cannot make most of the slice.
+        if (4 * with_energy <= count)
+        {
+            std::vector<T> values; // those of the voxels with energy, in order
+            values.reserve(with_energy);
+            std::vector<ElementRun> runs;
+            runs.reserve(2 * with_energy + 1);
+            size_type at = first; // the voxels before it are in the runs
+            for (size_type w = first / 64; 64 * w < end; ++w)
+            {
+                for_each_set_bit(word_bits_in(mask, w, first, end), std::max(first, 64 * w),
+                                 [&](size_type v)
+                                 {
+                                     if (v > at)
+                                         runs.push_back({bytes(empty), v - at});
+                                     values.push_back(static_cast<T>(value_of(v)));
+                                     runs.push_back({nullptr, 1});
+                                     at = v + 1;
+                                 });
+            }
+            if (end > at)
+                runs.push_back({bytes(empty), end - at});
+            std::size_t next = 0; // `values` no longer grows: point the runs at them
+            for (ElementRun& r : runs)
+                r.bytes = r.bytes ? r.bytes : bytes(values[next++]);
+            if (chunk.pack_runs(runs, count * sizeof(T), sizeof(T)))
+                return;
+        }
+    }
+    fill_voxel_values(data, first, first + count, slice, empty, value_of);
+    chunk.pack(slice, count * sizeof(T), sizeof(T));
+}
+
 //! A dataset of one value per voxel, value_of(v), a slice per thread (write_volume_slices);
 //! with `data`, value_of gives `empty` for every voxel without energy, and the data's
-//! energy mask spares reading those (fill_voxel_values).
+//! energy mask spares reading those (pack_voxel_values).
 template <class T, class ValueOf>
 H5::DataSet write_voxel_values(GridFile const& out, char const* name, H5::PredType const& type,
                                char const* units, ValueOf&& value_of,
@@ -226,17 +288,18 @@ H5::DataSet write_voxel_values(GridFile const& out, char const* name, H5::PredTy
 {
     size_type const per_slice = size_type(out.g.dims[0]) * size_type(out.g.dims[1]);
     return write_volume_slices<T>(out, name, type, units,
-                                  [&](size_type k, T* slice)
+                                  [&](size_type k, T* slice, PackedChunk& chunk)
                                   {
                                       size_type const first = k * per_slice;
                                       if (data)
                                       {
-                                          fill_voxel_values(*data, first, first + per_slice, slice,
-                                                            empty, value_of);
+                                          pack_voxel_values(*data, first, per_slice, empty,
+                                                            value_of, slice, chunk);
                                           return;
                                       }
                                       for (size_type i = 0; i < per_slice; ++i)
                                           slice[i] = static_cast<T>(value_of(first + i));
+                                      chunk.pack(slice, per_slice * sizeof(T), sizeof(T));
                                   });
 }
 

@@ -224,6 +224,14 @@ class StructureDoses
     VoxelDose at(std::size_t i) const
     {
         size_type const v = s_.voxel(i);
+        if (EnergyVoxelTable const* table = data_.energy_table) // (no negative energy)
+        {
+            size_type const k = table->index(data_.has_energy.data(), v);
+            if (k == EnergyVoxelTable::none)
+                return this->empty_voxel();
+            double const d = table->dose[k] * scale_;
+            return {d, d * table->relative_sigma[k]};
+        }
         double const e = data_.edep_MeV[v];
         if (e == 0)
             return this->empty_voxel();
@@ -875,10 +883,17 @@ class HottestVoxels
     using Voxel = std::pair<double, std::size_t>;
     explicit HottestVoxels(double target_cm3) : keep_cm3_(target_cm3 * (1 + 1e-6)) {}
 
+    //! Would add() keep voxel i of dose d? If not, nor any later voxel of that dose (as
+    //! long as none is added).
+    bool takes(double d, std::size_t i) const
+    {
+        return !too_many && !(full_ && !hotter({d, i}, voxels.front()));
+    }
+
     //! Adds voxel i of dose d and volume w.
     void add(double d, std::size_t i, double w, StructureDoses const& doses)
     {
-        if (too_many || (full_ && !hotter({d, i}, voxels.front())))
+        if (!this->takes(d, i))
             return;
         voxels.push_back({d, i});
         std::push_heap(voxels.begin(), voxels.end(), hotter);
@@ -955,6 +970,55 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
     // By the energy mask where the data carry one (no read of the energy of a voxel without).
     std::uint64_t const* mask = data.has_energy.empty() ? nullptr : data.has_energy.data();
     auto const has_energy = [mask](size_type v) { return !mask || mask_bit(mask, v); };
+    // Voxel v, the region's voxel `next` or outside it (then before that one).
+    auto const with_energy = [&](size_type v, size_type& next, RegionScan& p, HottestVoxels& hot)
+    {
+        bool const inside = next < region.size() && region.voxel(next) == v;
+        bool const keep = inside && kept(next);
+        double const d = has_energy(v) ? voxel_dose_gy_per_particle(data, v) : dose_without_energy;
+        if (keep)
+        {
+            p.kept_least = std::min(p.kept_least, d);
+            p.kept_largest = std::max(p.kept_largest, d);
+            std::size_t const i = next++;
+            hot.add(d, i, doses.volume(i), doses);
+            return;
+        }
+        next += inside ? 1 : 0;
+        double& m = inside ? p.low_density_max : p.outside_max;
+        m = std::max(m, d);
+        p.low_density_voxels += inside ? 1 : 0;
+    };
+    // The voxels [w0, w1) of a mask word without energy whose dose the hottest voxels
+    // would not take: what with_energy does for each, their dose being the same.
+    auto const without_energy = [&](size_type w0, size_type w1, size_type& next, RegionScan& p)
+    {
+        size_type const first = next;
+        size_type low = 0;
+        if (region.whole_grid_voxels > 0)
+        {
+            for (size_type v = w0; v < w1; ++v)
+                low += kept(v) ? 0 : 1;
+            next = w1;
+        }
+        else
+        {
+            for (; next < region.size() && region.voxel(next) < w1; ++next)
+                low += kept(next) ? 0 : 1;
+        }
+        size_type const inside = next - first;
+        double const d = dose_without_energy;
+        if (inside > low)
+        {
+            p.kept_least = std::min(p.kept_least, d);
+            p.kept_largest = std::max(p.kept_largest, d);
+        }
+        if (low > 0)
+            p.low_density_max = std::max(p.low_density_max, d);
+        if (inside < w1 - w0)
+            p.outside_max = std::max(p.outside_max, d);
+        p.low_density_voxels += low;
+    };
     parallel_for_each(
         pieces.size(),
         [&](size_type t)
@@ -967,24 +1031,17 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
                                  : size_type(std::lower_bound(region.voxels.begin(),
                                                               region.voxels.end(), begin) -
                                              region.voxels.begin());
-            for (size_type v = begin; v < end; ++v)
+            for (size_type w0 = begin; w0 < end; w0 += 64)
             {
-                bool const inside = next < region.size() && region.voxel(next) == v;
-                bool const keep = inside && kept(next);
-                double const d =
-                    has_energy(v) ? voxel_dose_gy_per_particle(data, v) : dose_without_energy;
-                if (keep)
+                size_type const w1 = std::min(end, w0 + 64);
+                if (mask && word_bits_in(mask, w0 / 64, w0, w1) == 0 &&
+                    !hottest[t].takes(dose_without_energy, next))
                 {
-                    p.kept_least = std::min(p.kept_least, d);
-                    p.kept_largest = std::max(p.kept_largest, d);
-                    std::size_t const i = next++;
-                    hottest[t].add(d, i, doses.volume(i), doses);
+                    without_energy(w0, w1, next, p);
                     continue;
                 }
-                next += inside ? 1 : 0;
-                double& m = inside ? p.low_density_max : p.outside_max;
-                m = std::max(m, d);
-                p.low_density_voxels += inside ? 1 : 0;
+                for (size_type v = w0; v < w1; ++v)
+                    with_energy(v, next, p, hottest[t]);
             }
             pieces[t] = p;
         },

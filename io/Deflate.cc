@@ -7,6 +7,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <optional>
 
 #include "core/Assert.hh"
 
@@ -76,29 +77,21 @@ class RunDeflate
     //! One block (final or not) of [data, data + size), elements of `element` bytes.
     void block(unsigned char const* data, std::size_t size, std::size_t element, bool final)
     {
-        this->put(final ? 1 : 0, 1);
-        this->put(1, 2); // fixed Huffman codes
+        this->start_block(final);
         std::size_t const count = size / element;
         for_each_run(data, count, element,
                      [&](std::size_t i, std::size_t j)
-                     {
-                         unsigned char const* first = data + i * element;
-                         this->literals(first, element);
-                         this->adler_repeats(first, element, j - i - 1);
-                         std::size_t copy = (j - i - 1) * element;
-                         while (copy >= 3)
-                         {
-                             std::size_t length = std::min<std::size_t>(258, copy);
-                             if (copy - length > 0 && copy - length < 3)
-                                 length -= 3; // leave a last match of at least 3
-                             this->match(length, element);
-                             copy -= length;
-                         }
-                         // 1-2 bytes of a short element (in the sums already)
-                         for (std::size_t k = 0; k < copy; ++k)
-                             this->symbol(first[k % element]);
-                     });
+                     { this->run(data + i * element, element, j - i); });
         this->literals(data + count * element, size - count * element);
+        this->symbol(256); // end of block
+    }
+
+    //! One block (final or not) of the elements of maximal runs (ElementRun).
+    void block(std::vector<ElementRun> const& runs, std::size_t element, bool final)
+    {
+        this->start_block(final);
+        for (ElementRun const& r : runs)
+            this->run(r.bytes, element, r.count);
         this->symbol(256); // end of block
     }
 
@@ -133,6 +126,32 @@ class RunDeflate
     }
 
   private:
+    void start_block(bool final)
+    {
+        this->put(final ? 1 : 0, 1);
+        this->put(1, 2); // fixed Huffman codes
+    }
+
+    //! `count` copies of the `element` bytes at `first`: the first as literals, the others
+    //! as matches one element back.
+    void run(unsigned char const* first, std::size_t element, std::size_t count)
+    {
+        this->literals(first, element);
+        this->adler_repeats(first, element, count - 1);
+        std::size_t copy = (count - 1) * element;
+        while (copy >= 3)
+        {
+            std::size_t length = std::min<std::size_t>(258, copy);
+            if (copy - length > 0 && copy - length < 3)
+                length -= 3; // leave a last match of at least 3
+            this->match(length, element);
+            copy -= length;
+        }
+        // 1-2 bytes of a short element (in the sums already)
+        for (std::size_t k = 0; k < copy; ++k)
+            this->symbol(first[k % element]);
+    }
+
     //! Bit-reversed fixed code (RFC 1951, 3.2.6) of each literal/length symbol.
     struct Code
     {
@@ -341,12 +360,36 @@ class RunDeflate
     }
 };
 
-//! Whether runs of one element cover at least 3/4 of the bytes (RunDeflate's case).
+//! Whether an element size is one RunDeflate encodes.
+bool run_element(std::size_t element)
+{
+    return element == 1 || element == 2 || element == 4 || element == 8;
+}
+
+//! Whether runs of one element cover at least 3/4 of the `size` bytes (`run_bytes` of them
+//! after the first element of each run): RunDeflate's case.
+bool mostly_runs(std::size_t run_bytes, std::size_t size)
+{
+    return size >= 64 && 4 * run_bytes >= 3 * size;
+}
+
 bool mostly_runs(void const* data, std::size_t size, std::size_t element)
 {
-    return (element == 1 || element == 2 || element == 4 || element == 8) && size >= 64 &&
-           4 * RunDeflate::run_bytes(static_cast<unsigned char const*>(data), size, element) >=
-               3 * size;
+    return run_element(element) &&
+           mostly_runs(
+               RunDeflate::run_bytes(static_cast<unsigned char const*>(data), size, element), size);
+}
+
+//! The zlib stream of one final piece: the header, the piece, its Adler-32.
+std::vector<unsigned char> zlib_stream(DeflatedPiece const& piece)
+{
+    // The header: deflate, 32 KiB window, fastest.
+    std::vector<unsigned char> out = {0x78, 0x01};
+    out.reserve(piece.bytes.size() + 6);
+    out.insert(out.end(), piece.bytes.begin(), piece.bytes.end());
+    for (int shift = 24; shift >= 0; shift -= 8)
+        out.push_back(static_cast<unsigned char>(piece.adler >> shift));
+    return out;
 }
 } // namespace
 
@@ -375,13 +418,38 @@ DeflatedPiece deflate_raw_piece(void const* data, std::size_t size, int level, b
 std::vector<unsigned char> deflate_zlib(void const* data, std::size_t size, int level,
                                         std::size_t element)
 {
-    // One final piece between the header (deflate, 32 KiB window, fastest) and its Adler-32.
-    DeflatedPiece const piece = deflate_raw_piece(data, size, level, true, element);
-    std::vector<unsigned char> out = {0x78, 0x01};
-    out.reserve(piece.bytes.size() + 6);
-    out.insert(out.end(), piece.bytes.begin(), piece.bytes.end());
-    for (int shift = 24; shift >= 0; shift -= 8)
-        out.push_back(static_cast<unsigned char>(piece.adler >> shift));
-    return out;
+    return zlib_stream(deflate_raw_piece(data, size, level, true, element));
+}
+
+std::optional<std::vector<unsigned char>> deflate_zlib_runs(std::vector<ElementRun> const& runs,
+                                                            std::size_t element)
+{
+    if (!run_element(element))
+        return std::nullopt;
+    // Neighbouring runs of the same element joined: the maximal runs RunDeflate finds.
+    std::vector<ElementRun> joined;
+    joined.reserve(runs.size());
+    std::size_t count = 0, run_bytes = 0;
+    for (ElementRun const& r : runs)
+    {
+        if (r.count == 0)
+            continue;
+        count += r.count;
+        if (!joined.empty() && std::memcmp(joined.back().bytes, r.bytes, element) == 0)
+            joined.back().count += r.count;
+        else
+            joined.push_back(r);
+    }
+    for (ElementRun const& r : joined)
+        run_bytes += (r.count - 1) * element;
+    if (!mostly_runs(run_bytes, count * element))
+        return std::nullopt;
+    DeflatedPiece piece;
+    piece.bytes.reserve(count * element / 16 + 64);
+    RunDeflate encoder(piece.bytes);
+    encoder.block(joined, element, true);
+    encoder.align();
+    piece.adler = encoder.adler();
+    return zlib_stream(piece);
 }
 } // namespace mcdose

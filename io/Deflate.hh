@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 namespace mcdose
@@ -21,6 +22,23 @@ namespace mcdose
 //! the format of HDF5's deflate filter.
 std::vector<unsigned char> deflate_zlib(void const* data, std::size_t size, int level,
                                         std::size_t element = 1);
+
+//! `count` copies of the element at `bytes`.
+struct ElementRun
+{
+    unsigned char const* bytes;
+    std::size_t count;
+};
+
+/*!
+ * deflate_zlib of the elements (of `element` bytes) that `runs` spell in order, made from
+ * the runs without the elements themselves (a dose slice from its voxels with energy and
+ * the gaps between them): the same bytes at any level where runs of one element cover 3/4
+ * of them (the run encoder's case; neighbouring runs of the same element are joined);
+ * nullopt where they do not, and then the elements are to be deflated themselves.
+ */
+std::optional<std::vector<unsigned char>> deflate_zlib_runs(std::vector<ElementRun> const& runs,
+                                                            std::size_t element);
 
 //! One piece of a stream deflated piece by piece (as pigz does): raw deflate data and the
 //! Adler-32 sum of its input (adler32_combine joins them).

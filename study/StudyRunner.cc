@@ -1005,7 +1005,11 @@ void finish_run(RunFacts const& f, StudyRunOptions const& options,
     StudyInput const& study = f.study;
     DoseGrids const energy =
         energy_per_particle(std::move(*f.run_options.result_grids), run.histories);
-    DoseGridData const data = make_dose_grid_data(f.study_phantom.phantom, energy, f.to_water);
+    DoseGridData data = make_dose_grid_data(f.study_phantom.phantom, energy, f.to_water);
+    // The dose of the voxels with energy, for the report's passes and the files (none
+    // where it would not pay: EnergyVoxelTable).
+    EnergyVoxelTable const table = energy_voxel_table(data);
+    data.energy_table = table.before.empty() ? nullptr : &table;
     summary.dose_description = describe_dose(f.to_water.quantity, study, f.bounds.source_particles);
     clock.mark("dose_grids");
     if (options.on_dose)

@@ -83,13 +83,20 @@ struct ThreadsCase
                               make_span(std::as_const(rho)), make_span(std::as_const(mat)));
     }
 
-    //! With `mask`, the data carry the mask of the voxels with energy (as a run's do).
-    DoseReport report(int threads, bool mask = false) const
+    //! With `mask`, the data carry the mask of the voxels with energy (as a run's do); with
+    //! `table` too, the table of those voxels' doses, which must then be made.
+    DoseReport report(int threads, bool mask = false, bool table = false) const
     {
         DoseGridData d = data();
         std::vector<std::uint64_t> const has_energy =
             mask ? energy_mask(d.edep_MeV) : std::vector<std::uint64_t>{};
         d.has_energy = make_span(has_energy);
+        EnergyVoxelTable const voxels = table ? energy_voxel_table(d, threads) : EnergyVoxelTable{};
+        if (table)
+        {
+            EXPECT_EQ(has_energy.size(), voxels.before.size()); // made
+            d.energy_table = &voxels;
+        }
         DoseReport r;
         r.summary = summarize_region(d, body, 0.05, 0.5, threads);
         double const peak = voxel_dose_gy_per_particle(d, g.linear_index({{48, 40, 20}}));
@@ -216,6 +223,87 @@ TEST(DvhThreadsTest, EnergyMaskGivesTheSameFigures)
     // others (its least dose's voxels), visiting them by the mask too.
     ThreadsCase const few(Int3{{97, 95, 41}});
     EXPECT_EQ(bits(few.report(2)), bits(few.report(2, true)));
+}
+
+TEST(DvhThreadsTest, VoxelTableGivesTheSameFigures)
+{
+    // The report read through the table of the voxels with energy gives the figures of the
+    // grids, bit for bit: a ball of dose around the peak and every 53rd voxel elsewhere (3 %
+    // of the grid), low-density voxels among those without energy (whole mask words and a
+    // third of others: the region summary counts them word by word).
+    ThreadsCase c(Int3{{97, 95, 41}});
+    size_type with_energy = 0;
+    for (size_type v = 0; v < c.g.num_voxels(); ++v)
+    {
+        Int3 const ijk = c.g.ijk(v);
+        double const di = ijk[0] - 48.0, dj = ijk[1] - 40.0, dk = ijk[2] - 20.0;
+        if (di * di + dj * dj + dk * dk > 64 && v % 53 != 0)
+            c.edep[v] = c.sigma[v] = 0;
+        with_energy += c.edep[v] != 0 ? 1 : 0;
+        if (ijk[2] == 35 || (ijk[2] == 36 && v % 3 == 0))
+            c.rho[v] = 0.0012f;
+    }
+    ASSERT_LT(16 * with_energy, c.g.num_voxels()); // the table is made
+    for (int threads : {1, 5})
+    {
+        std::string const grids = bits(c.report(threads, true));
+        EXPECT_EQ(grids, bits(c.report(threads, true, true))) << threads << " threads";
+        EXPECT_EQ(bits(c.report(threads)), grids) << threads << " threads";
+    }
+}
+
+TEST(DvhThreadsTest, VoxelTableHoldsEachVoxelsDoseOrIsNotMade)
+{
+    ThreadsCase c;
+    for (size_type v = 0; v < c.g.num_voxels(); ++v)
+    {
+        if (v % 20 != 3)
+            c.edep[v] = c.sigma[v] = 0;
+        else if (c.edep[v] == 0) // the cold corner
+            c.edep[v] = 1e-4, c.sigma[v] = 1e-5;
+    }
+    DoseGridData d = c.data();
+    EXPECT_TRUE(energy_voxel_table(d).before.empty()); // no mask
+    std::vector<std::uint64_t> const mask = energy_mask(d.edep_MeV);
+    d.has_energy = make_span(mask);
+    EnergyVoxelTable const table = energy_voxel_table(d, 3);
+    ASSERT_EQ(mask.size(), table.before.size());
+    ASSERT_EQ((c.g.num_voxels() + 16) / 20, table.dose.size());
+    size_type checked = 0;
+    for (size_type v = 0; v < c.g.num_voxels(); ++v)
+    {
+        size_type const k = table.index(mask.data(), v);
+        if (v % 20 != 3)
+        {
+            EXPECT_EQ(EnergyVoxelTable::none, k) << v;
+            continue;
+        }
+        ASSERT_EQ(v / 20, k);
+        EXPECT_EQ(voxel_dose_gy_per_particle(d, v), table.dose[k]);
+        EXPECT_EQ(voxel_relative_uncertainty(d, v), table.relative_sigma[k]);
+        ++checked;
+    }
+    EXPECT_EQ(table.dose.size(), checked);
+    // Read through the table, the data give the same doses.
+    DoseGridData through = d;
+    through.energy_table = &table;
+    for (size_type v : {size_type(3), size_type(4), size_type(20 * 1000 + 3)})
+    {
+        EXPECT_EQ(voxel_dose_gy_per_particle(d, v), voxel_dose_gy_per_particle(through, v));
+        EXPECT_EQ(voxel_relative_uncertainty(d, v), voxel_relative_uncertainty(through, v));
+    }
+    // Not made where more than 1/16 of the voxels have energy, or one has a negative energy.
+    for (size_type v = 0; v < c.g.num_voxels() / 8; ++v)
+        c.edep[v] = c.edep[v] != 0 ? c.edep[v] : 1e-6;
+    std::vector<std::uint64_t> const dense = energy_mask(d.edep_MeV);
+    d.has_energy = make_span(dense);
+    EXPECT_TRUE(energy_voxel_table(d).before.empty());
+    for (size_type v = 0; v < c.g.num_voxels() / 8; ++v)
+        c.edep[v] = v % 20 == 3 ? c.edep[v] : 0.0;
+    c.edep[23] = -1e-3;
+    std::vector<std::uint64_t> const negative = energy_mask(d.edep_MeV);
+    d.has_energy = make_span(negative);
+    EXPECT_TRUE(energy_voxel_table(d).before.empty());
 }
 
 TEST(DvhThreadsTest, SumsWithinTheirRoundingBound)

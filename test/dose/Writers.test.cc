@@ -587,6 +587,15 @@ TEST_F(WritersTest, EnergyMaskWritesTheSameFiles)
     EXPECT_EQ(slurp(path("plain.h5")), slurp(path("masked.h5")));
     EXPECT_EQ(slurp(path("plain_dose.mha")), slurp(path("masked_dose.mha")));
     EXPECT_EQ(slurp(path("plain_uncertainty.mha")), slurp(path("masked_uncertainty.mha")));
+    // And through the table of the voxels with energy (4 % of them).
+    EnergyVoxelTable const table = energy_voxel_table(data);
+    ASSERT_EQ(mask.size(), table.before.size());
+    data.energy_table = &table;
+    write_dose_hdf5(path("table.h5"), data, meta);
+    write_dose_images(path("table"), "mha", data, meta.source_particles);
+    EXPECT_EQ(slurp(path("plain.h5")), slurp(path("table.h5")));
+    EXPECT_EQ(slurp(path("plain_dose.mha")), slurp(path("table_dose.mha")));
+    EXPECT_EQ(slurp(path("plain_uncertainty.mha")), slurp(path("table_uncertainty.mha")));
 }
 
 // With a mask the fill asks for the values of the mask's voxels only and gives the others

@@ -5,8 +5,10 @@
 
 #include <zlib.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <gtest/gtest.h>
@@ -149,5 +151,62 @@ TEST(DeflateTest, SparseDosesRunEncodedAndJoinedWithDeflatedNoise)
     std::vector<unsigned char> whole = raw;
     whole.insert(whole.end(), b.begin(), b.end());
     EXPECT_EQ(whole, inflated(zlib_stream({pa, pb}, {bytes, b.size()}), whole.size()));
+}
+TEST(DeflateTest, RunsGivenAsRunsMakeTheStreamOfTheirElements)
+{
+    // A sequence given by its runs (gaps of one element and single others, some equal to
+    // their neighbours or to the gaps' element, runs of 0 and neighbouring runs of the same
+    // element) gives deflate_zlib's stream of the elements themselves, byte for byte, for
+    // each element size; where the runs cover less than 3/4 of the bytes, none.
+    for (std::size_t element : {1, 2, 4, 8})
+    {
+        SCOPED_TRACE("element of " + std::to_string(element) + " bytes");
+        std::vector<unsigned char> values; // the single elements, `element` bytes each
+        std::vector<std::size_t> gaps;     // the gap before each
+        std::uint32_t x = 777u;
+        for (int k = 0; k < 3000; ++k)
+        {
+            x = x * 1664525u + 1013904223u;
+            gaps.push_back(k % 97 == 5 ? 0 : x % 61);
+            for (std::size_t b = 0; b < element; ++b)
+            {
+                // every 9th equal to the gaps' element (zeros), every 7th to the one before
+                unsigned char const c = k % 9 == 4   ? 0
+                                        : k % 7 == 3 ? values[values.size() - element]
+                                                     : static_cast<unsigned char>(x >> (8 + b));
+                values.push_back(c);
+            }
+        }
+        std::vector<unsigned char> const zero(element, 0);
+        std::vector<ElementRun> runs;
+        std::vector<unsigned char> elements;
+        for (std::size_t k = 0; k < gaps.size(); ++k)
+        {
+            runs.push_back({zero.data(), gaps[k]});
+            if (k % 11 == 0 && gaps[k] > 1) // a gap split in two runs
+            {
+                runs.back().count = 1;
+                runs.push_back({zero.data(), gaps[k] - 1});
+            }
+            elements.insert(elements.end(), gaps[k] * element, 0);
+            runs.push_back({values.data() + k * element, 1});
+            elements.insert(elements.end(), values.begin() + long(k * element),
+                            values.begin() + long((k + 1) * element));
+        }
+        runs.push_back({zero.data(), 5});
+        elements.insert(elements.end(), 5 * element, 0);
+        auto const from_runs = deflate_zlib_runs(runs, element);
+        ASSERT_TRUE(from_runs.has_value());
+        EXPECT_EQ(deflate_zlib(elements.data(), elements.size(), 1, element), *from_runs);
+        EXPECT_EQ(elements, inflated(*from_runs, elements.size()));
+        // Gaps of at most 1: the runs cover less than 3/4 of the bytes.
+        std::vector<ElementRun> dense;
+        for (std::size_t k = 0; k < gaps.size(); ++k)
+        {
+            dense.push_back({zero.data(), std::min<std::size_t>(gaps[k], 1)});
+            dense.push_back({values.data() + k * element, 1});
+        }
+        EXPECT_FALSE(deflate_zlib_runs(dense, element).has_value());
+    }
 }
 } // namespace mcdose
