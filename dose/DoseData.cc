@@ -10,6 +10,7 @@
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
+#include "core/HostMemory.hh"
 #include "core/ParallelFor.hh"
 
 namespace mcdose
@@ -62,9 +63,16 @@ EnergyVoxelTable energy_voxel_table(DoseGridData const& data, int threads)
         total += std::exchange(c, total); // now the piece's first index
     if (total > n / 16 || total > std::numeric_limits<std::uint32_t>::max())
         return table;
-    table.before.resize(words);
-    table.dose.resize(total);
-    table.relative_sigma.resize(total);
+    // Their pages mapped on all cores first (core/HostMemory.hh): tens of MB.
+    auto const allocate = [threads](auto& v, size_type count)
+    {
+        v.reserve(count);
+        prefault_pages(v.data(), count * sizeof(v[0]), threads);
+        v.resize(count);
+    };
+    allocate(table.before, words);
+    allocate(table.dose, total);
+    allocate(table.relative_sigma, total);
     std::atomic<bool> negative{false};
     parallel_for_pieces(
         words, threads,

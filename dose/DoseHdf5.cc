@@ -7,6 +7,8 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
+#include <cstdlib>
+#include <cstring>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -506,15 +508,70 @@ void write_grid_datasets(GridFile const& out, DoseGridData const& data, RunMetad
     write_material_dataset(out, data, meta);
 }
 
-//! The bytes of an HDF5 file built in memory.
-struct FileImage
+/*!
+ * The memory of a file built by HDF5's core driver, which it grows through these callbacks
+ * (H5Pset_file_image_callbacks): each growth's new pages are mapped on all cores before
+ * HDF5 clears them (core/HostMemory.hh; else they would be mapped one by one by the thread
+ * that writes the chunks, which the others wait for). When the file closes the memory is
+ * kept, the closed file's bytes, and written from there, not from a copy
+ * (H5Fget_file_image's).
+ */
+struct CoreMemory
 {
-    std::unique_ptr<char[]> bytes;
+    void* bytes{nullptr};
     std::size_t size{0};
+
+    CoreMemory() = default;
+    CoreMemory(CoreMemory const&) = delete;
+    CoreMemory& operator=(CoreMemory const&) = delete;
+    ~CoreMemory() { std::free(bytes); }
+
+    static CoreMemory& of(void* udata) { return *static_cast<CoreMemory*>(udata); }
+
+    //! The property list's callbacks, with this as their data.
+    H5FD_file_image_callbacks_t callbacks()
+    {
+        H5FD_file_image_callbacks_t c{};
+        c.image_malloc = [](std::size_t size, H5FD_file_image_op_t op, void* udata)
+        { return resize(nullptr, size, op, udata); };
+        c.image_memcpy = [](void* dest, void const* src, std::size_t size, H5FD_file_image_op_t,
+                            void*) { return std::memcpy(dest, src, size); };
+        c.image_realloc = resize;
+        c.image_free = [](void* ptr, H5FD_file_image_op_t op, void* udata) -> herr_t
+        {
+            CoreMemory& m = of(udata);
+            if (ptr == m.bytes && op == H5FD_FILE_IMAGE_OP_FILE_CLOSE)
+                return 0; // kept: the closed file
+            if (ptr == m.bytes)
+                m.bytes = nullptr, m.size = 0;
+            std::free(ptr);
+            return 0;
+        };
+        c.udata_copy = [](void* udata) { return udata; }; // one CoreMemory serves the copies
+        c.udata_free = [](void*) -> herr_t { return 0; };
+        c.udata = this;
+        return c;
+    }
+
+  private:
+    static void* resize(void* ptr, std::size_t size, H5FD_file_image_op_t, void* udata)
+    {
+        CoreMemory& m = of(udata);
+        std::size_t const before = ptr == m.bytes ? m.size : 0;
+        void* grown = std::realloc(ptr, size);
+        if (!grown)
+            return nullptr;
+        if (size > before)
+            prefault_pages(static_cast<char*>(grown) + before, size - before);
+        m.bytes = grown;
+        m.size = size;
+        return grown;
+    }
 };
 
-//! The rest of the file (input echo, run group, DVH group), then its bytes; closes it.
-FileImage complete_file(H5::H5File& file, RunMetadata const& meta)
+//! The rest of the file (input echo, run group, DVH group); closes it, its bytes left in
+//! `memory`, and returns their number.
+std::size_t complete_file(H5::H5File& file, RunMetadata const& meta, CoreMemory const& memory)
 {
     H5::Group input = file.createGroup("input");
     attr_string(input, "study_file", meta.study_file);
@@ -532,15 +589,11 @@ FileImage complete_file(H5::H5File& file, RunMetadata const& meta)
     write_dvh_group(file, meta.report);
     file.flush(H5F_SCOPE_GLOBAL);
     ssize_t const size = H5Fget_file_image(file.getId(), nullptr, 0);
-    MCDOSE_VALIDATE(size > 0, << "HDF5 gave no file image");
-    // Not zero-filled first: a dose scored in every voxel makes a file of GBs, whose pages
-    // are mapped on all cores (core/HostMemory.hh) and then copied into once.
-    FileImage image{std::unique_ptr<char[]>(new char[std::size_t(size)]), std::size_t(size)};
-    prefault_pages(image.bytes.get(), image.size);
-    MCDOSE_VALIDATE(H5Fget_file_image(file.getId(), image.bytes.get(), image.size) == size,
-                    << "HDF5 gave an incomplete file image");
     file.close();
-    return image;
+    MCDOSE_VALIDATE(size > 0 && std::size_t(size) <= memory.size && memory.bytes,
+                    << "HDF5 gave a file of " << size << " bytes in " << memory.size
+                    << " bytes of memory");
+    return std::size_t(size);
 }
 
 //! Run `f`, turning an HDF5 error into a RuntimeError that names the file. HDF5's own
@@ -560,8 +613,9 @@ void with_hdf5_errors(std::string const& path, F&& f)
     }
 }
 
-//! The file's bytes written to `path` through a temporary renamed on success.
-void write_file_image(std::string const& path, FileImage const& image)
+//! The file's `size` bytes at `bytes` written to `path` through a temporary renamed on
+//! success.
+void write_file_image(std::string const& path, void const* bytes, std::size_t size)
 {
     write_atomically(path,
                      [&](std::string const& tmp)
@@ -570,7 +624,8 @@ void write_file_image(std::string const& path, FileImage const& image)
                          MCDOSE_VALIDATE(out, << "cannot open '" << tmp
                                               << "' for writing; check that the directory "
                                                  "exists and is writable");
-                         out.write(image.bytes.get(), static_cast<std::streamsize>(image.size));
+                         out.write(static_cast<char const*>(bytes),
+                                   static_cast<std::streamsize>(size));
                          out.close();
                          MCDOSE_VALIDATE(out, << "cannot write HDF5 file '" << path
                                               << "' (disk full?); check the free disk space");
@@ -584,8 +639,8 @@ void write_file_image(std::string const& path, FileImage const& image)
  * handles a failed write to disk badly: objects whose close failed stay
  * half-closed, and closing them again, as its exit handler does, crashes the
  * process (SIGSEGV at exit after a full disk). In memory nothing can fail
- * that way. The cost is the file's size (compressed) in memory, twice, while
- * it is written.
+ * that way. The cost is the file's size (compressed) in memory while it is
+ * written (from the driver's memory: CoreMemory).
  */
 struct DoseHdf5Writer::Impl
 {
@@ -598,6 +653,7 @@ struct DoseHdf5Writer::Impl
     DoseGridData const& data;
     RunMetadata grid_meta;
     bool background;
+    CoreMemory memory; //!< the file's bytes (before `file`, which frees them when it closes)
     std::unique_ptr<H5::H5File> file;
     std::atomic<bool> stop{false};
     std::future<void> grids; //!< the grid phase; invalid once finish took it
@@ -612,6 +668,9 @@ struct DoseHdf5Writer::Impl
             {
                 H5::FileAccPropList fapl;
                 fapl.setCore(std::size_t(1) << 24, false);
+                H5FD_file_image_callbacks_t callbacks = memory.callbacks();
+                MCDOSE_VALIDATE(H5Pset_file_image_callbacks(fapl.getId(), &callbacks) >= 0,
+                                << "HDF5 refused the memory callbacks of '" << path << "'");
                 file = std::make_unique<H5::H5File>(path, H5F_ACC_TRUNC,
                                                     H5::FileCreatPropList::DEFAULT, fapl);
                 write_root_attributes(*file, data.geometry, grid_meta);
@@ -644,10 +703,10 @@ void DoseHdf5Writer::finish(RunMetadata const& meta)
                   meta.complete == impl_->grid_meta.complete &&
                   meta.source_particles == impl_->grid_meta.source_particles);
     impl_->grids.get(); // the grid phase's error, if any, from here
-    FileImage image;
-    with_hdf5_errors(impl_->path, [&] { image = complete_file(*impl_->file, meta); });
+    std::size_t size = 0;
+    with_hdf5_errors(impl_->path, [&] { size = complete_file(*impl_->file, meta, impl_->memory); });
     impl_->file.reset();
-    write_file_image(impl_->path, image);
+    write_file_image(impl_->path, impl_->memory.bytes, size);
 }
 
 std::string const& DoseHdf5Writer::path() const

@@ -155,6 +155,13 @@ TEST_F(WritersTest, Hdf5ReadsBackWithStableNames)
     std::string const file = path("run.h5");
     write_dose_hdf5(file, data_, meta_);
     EXPECT_EQ(1u, files_in_dir());
+    // The closed file's bytes: a version 0 superblock whose consistency flags (bytes 20-23,
+    // "open for writing" while HDF5 builds it) are clear.
+    std::string const bytes = slurp(file);
+    ASSERT_GT(bytes.size(), 24u);
+    EXPECT_EQ(std::string("\x89HDF\r\n\x1a\n"), bytes.substr(0, 8));
+    EXPECT_EQ(0, bytes[8]);
+    EXPECT_EQ(std::string(4, '\0'), bytes.substr(20, 4));
 
     H5::H5File h5(file, H5F_ACC_RDONLY);
     auto const dose = dose_gy_per_particle(data_);
