@@ -593,6 +593,17 @@ std::size_t complete_file(H5::H5File& file, RunMetadata const& meta, CoreMemory 
     MCDOSE_VALIDATE(size > 0 && std::size_t(size) <= memory.size && memory.bytes,
                     << "HDF5 gave a file of " << size << " bytes in " << memory.size
                     << " bytes of memory");
+    // The closed file's own length: a version 0 superblock with 8-byte addresses holds its
+    // end-of-file address at byte 40 (HDF5 file format specification, "Superblock").
+    auto const* b = static_cast<unsigned char const*>(memory.bytes);
+    if (size >= 48 && b[8] == 0 && b[13] == 8)
+    {
+        std::uint64_t eof = 0;
+        for (int k = 7; k >= 0; --k)
+            eof = eof << 8 | b[40 + k];
+        MCDOSE_VALIDATE(eof == std::uint64_t(size),
+                        << "HDF5 closed the file at " << eof << " bytes, not " << size);
+    }
     return std::size_t(size);
 }
 

@@ -971,7 +971,7 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
     std::uint64_t const* mask = data.has_energy.empty() ? nullptr : data.has_energy.data();
     auto const has_energy = [mask](size_type v) { return !mask || mask_bit(mask, v); };
     // Voxel v, the region's voxel `next` or outside it (then before that one).
-    auto const with_energy = [&](size_type v, size_type& next, RegionScan& p, HottestVoxels& hot)
+    auto const one_voxel = [&](size_type v, size_type& next, RegionScan& p, HottestVoxels& hot)
     {
         bool const inside = next < region.size() && region.voxel(next) == v;
         bool const keep = inside && kept(next);
@@ -990,8 +990,9 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
         p.low_density_voxels += inside ? 1 : 0;
     };
     // The voxels [w0, w1) of a mask word without energy whose dose the hottest voxels
-    // would not take: what with_energy does for each, their dose being the same.
-    auto const without_energy = [&](size_type w0, size_type w1, size_type& next, RegionScan& p)
+    // would not take: what one_voxel does for each, their dose being the same (a whole
+    // grid's voxel is its own index in the region).
+    auto const empty_word = [&](size_type w0, size_type w1, size_type& next, RegionScan& p)
     {
         size_type const first = next;
         size_type low = 0;
@@ -1037,11 +1038,11 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
                 if (mask && word_bits_in(mask, w0 / 64, w0, w1) == 0 &&
                     !hottest[t].takes(dose_without_energy, next))
                 {
-                    without_energy(w0, w1, next, p);
+                    empty_word(w0, w1, next, p);
                     continue;
                 }
                 for (size_type v = w0; v < w1; ++v)
-                    with_energy(v, next, p, hottest[t]);
+                    one_voxel(v, next, p, hottest[t]);
             }
             pieces[t] = p;
         },

@@ -28,6 +28,9 @@ constexpr double result_bytes = 2 * 8;  // energy and sigma grids (double)
 // 64 voxels each) beside their values (at most the two grids).
 constexpr double result_mask_bytes = 2 * 8.0 / 64;
 constexpr double history_bytes = 2 * 8; // history squares of the batch and the run (uint64)
+// The table of the voxels with energy (dose/DoseData.hh EnergyVoxelTable), made where at most
+// 1/16 of the voxels have energy: 16 bytes each and 4 per mask word.
+constexpr double energy_table_bytes = 16.0 / 16 + 4.0 / 64;
 // NRRD and NIfTI (ITK): one float image buffer (reused) and the image read back to check
 // it. A MetaImage is filled and written piece by piece: nothing per voxel.
 constexpr double itk_image_bytes = 4 + 4;
@@ -135,6 +138,7 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
         plan.host.push_back({"batch copies, reduction and running totals",
                              (8 * double(groups) + 8 + totals_bytes) * n});
     plan.host.push_back({"energy and uncertainty grids", result_bytes * n});
+    plan.host.push_back({"table of the voxels with energy", energy_table_bytes * n});
     if (study.outputs.image_format != "none" && study.outputs.image_format != "mha")
         plan.host.push_back({"image buffer and read-back check", itk_image_bytes * n});
     plan.host.push_back({"tables and buffers", host_fixed_bytes});
