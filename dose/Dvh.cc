@@ -989,17 +989,20 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
         m = std::max(m, d);
         p.low_density_voxels += inside ? 1 : 0;
     };
-    // The voxels [w0, w1) of a mask word without energy whose dose the hottest voxels
-    // would not take: what one_voxel does for each, their dose being the same (a whole
-    // grid's voxel is its own index in the region).
-    auto const empty_word = [&](size_type w0, size_type w1, size_type& next, RegionScan& p)
+    // The voxels without energy of [w0, w1) (bit b of `bits` clear: voxel w0 + b; a list's
+    // word has none with energy) whose dose the hottest voxels would not take: what
+    // one_voxel does for each, their dose being the same, and the same for any order
+    // (counts and extrema; the hottest voxels' coldest only grows hotter, so that they take
+    // none of them later either). A whole grid's voxel is its own index in the region.
+    auto const without_energy =
+        [&](size_type w0, size_type w1, std::uint64_t bits, size_type& next, RegionScan& p)
     {
         size_type const first = next;
         size_type low = 0;
         if (region.whole_grid_voxels > 0)
         {
             for (size_type v = w0; v < w1; ++v)
-                low += kept(v) ? 0 : 1;
+                low += ((bits >> (v - w0)) & 1) == 0 && !kept(v) ? 1 : 0;
             next = w1;
         }
         else
@@ -1007,7 +1010,7 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
             for (; next < region.size() && region.voxel(next) < w1; ++next)
                 low += kept(next) ? 0 : 1;
         }
-        size_type const inside = next - first;
+        size_type const inside = next - first - size_type(__builtin_popcountll(bits));
         double const d = dose_without_energy;
         if (inside > low)
         {
@@ -1016,7 +1019,7 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
         }
         if (low > 0)
             p.low_density_max = std::max(p.low_density_max, d);
-        if (inside < w1 - w0)
+        if (next - first < w1 - w0)
             p.outside_max = std::max(p.outside_max, d);
         p.low_density_voxels += low;
     };
@@ -1035,10 +1038,17 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
             for (size_type w0 = begin; w0 < end; w0 += 64)
             {
                 size_type const w1 = std::min(end, w0 + 64);
-                if (mask && word_bits_in(mask, w0 / 64, w0, w1) == 0 &&
+                std::uint64_t const bits = mask ? word_bits_in(mask, w0 / 64, w0, w1) : 0;
+                if (mask && (bits == 0 || region.whole_grid_voxels > 0) &&
                     !hottest[t].takes(dose_without_energy, next))
                 {
-                    empty_word(w0, w1, next, p);
+                    without_energy(w0, w1, bits, next, p);
+                    for_each_set_bit(bits, w0,
+                                     [&](size_type v)
+                                     {
+                                         size_type at = v; // its index in the whole grid
+                                         one_voxel(v, at, p, hottest[t]);
+                                     });
                     continue;
                 }
                 for (size_type v = w0; v < w1; ++v)
