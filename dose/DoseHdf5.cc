@@ -247,7 +247,8 @@ void pack_voxel_values(DoseGridData const& data, size_type first, size_type coun
         size_type with_energy = 0;
         for (size_type w = first / 64; 64 * w < end; ++w)
             with_energy += size_type(__builtin_popcountll(word_bits_in(mask, w, first, end)));
-        // Where most voxels have energy their runs cannot make most of the slice.
+        // Where more than 1/4 of the voxels have energy, the runs make 3/4 of the slice only
+        // if many equal neighbours join: filled and packed as a dense slice is.
         if (4 * with_energy <= count)
         {
             std::vector<T> values; // those of the voxels with energy, in order
