@@ -122,6 +122,14 @@ std::vector<double> relative_uncertainty(DoseGridData const& data)
 double max_dose_gy_per_particle(DoseGridData const& data)
 {
     validate_dose_data(data);
+    if (EnergyVoxelTable const* table = data.energy_table)
+    {
+        // The voxels without energy have dose 0, where the maximum starts.
+        double m = 0;
+        for (double d : table->dose)
+            m = std::max(m, d);
+        return m;
+    }
     size_type const n = data.edep_MeV.size();
     std::vector<double> piece_max(parallel_pieces(n, 0), 0.0);
     parallel_for_pieces(n, 0,

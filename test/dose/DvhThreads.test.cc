@@ -284,9 +284,11 @@ TEST(DvhThreadsTest, VoxelTableHoldsEachVoxelsDoseOrIsNotMade)
         ++checked;
     }
     EXPECT_EQ(table.dose.size(), checked);
-    // Read through the table, the data give the same doses.
+    // Read through the table, the data give the same doses and maximum.
     DoseGridData through = d;
     through.energy_table = &table;
+    EXPECT_EQ(max_dose_gy_per_particle(d), max_dose_gy_per_particle(through));
+    EXPECT_GT(max_dose_gy_per_particle(through), 0.0);
     for (size_type v : {size_type(3), size_type(4), size_type(20 * 1000 + 3)})
     {
         EXPECT_EQ(voxel_dose_gy_per_particle(d, v), voxel_dose_gy_per_particle(through, v));
