@@ -122,10 +122,11 @@ namespace detail
  * end, acc) adds a block into `acc`, a fresh copy of `zero`, on whichever of `threads`
  * threads is free next (a grid's work is often where its dose is: a few blocks' worth);
  * then merge_round(acc, count) takes the round's `count` accumulators, in block order.
+ * With `merge_clears`, merge_round leaves them as `zero` itself (no copy of it per block).
  */
 template <class T, class Part, class MergeRound>
 void block_rounds(size_type n, int threads, T const& zero, Part&& part, MergeRound&& merge_round,
-                  size_type block, size_type round)
+                  size_type block, size_type round, bool merge_clears = false)
 {
     size_type const blocks = (n + block - 1) / block;
     size_type const per_round = round > 0 ? std::min(round, blocks) : blocks;
@@ -138,7 +139,7 @@ void block_rounds(size_type n, int threads, T const& zero, Part&& part, MergeRou
             [&](size_type b)
             {
                 size_type const begin = (first + b) * block;
-                if (first > 0)
+                if (first > 0 && !merge_clears)
                     acc[b] = zero;
                 part(begin, std::min(n, begin + block), acc[b]);
             },
@@ -173,35 +174,76 @@ T parallel_block_sum(size_type n, int threads, T const& zero, Part&& part, Merge
 }
 
 /*!
+ * One block's bins of parallel_block_histogram: `width` doubles, 0 but where add() put
+ * something, with the pages (512 doubles) it wrote marked, so that the merge reads and
+ * clears only those: a block of a sparse grid writes few of a large histogram's bins.
+ */
+class HistogramBlock
+{
+  public:
+    static constexpr size_type page = 512;
+
+    explicit HistogramBlock(size_type width)
+        : bins_(width, 0.0), written_((width + page - 1) / page, 0)
+    {
+    }
+    //! Adds w to bin x.
+    void add(size_type x, double w)
+    {
+        bins_[x] += w;
+        written_[x / page] = 1;
+    }
+    //! Bins [x0, x1) of page p: total[x] += bin x where the page was written, then 0.
+    void move_page_into(size_type p, size_type x0, size_type x1, double* total)
+    {
+        if (!written_[p])
+            return;
+        for (size_type x = x0; x < x1; ++x)
+        {
+            total[x] += bins_[x];
+            bins_[x] = 0;
+        }
+        written_[p] = 0;
+    }
+
+  private:
+    std::vector<double> bins_;
+    std::vector<unsigned char> written_;
+};
+
+/*!
  * parallel_block_sum of `width` doubles per block added element by element (histograms):
- * part(begin, end, acc) adds the block [begin, end) into `acc` (width zeros). Each
- * element adds the blocks in block order, as parallel_block_sum's merge would, so the
+ * part(begin, end, acc) adds the block [begin, end) into `acc` (a HistogramBlock of width
+ * zeros). Each element adds the blocks in block order, as parallel_block_sum's merge would
+ * (a bin no add() touched holds 0 and is skipped: adding it would change nothing), so the
  * sums are the same bit for bit for any thread count; the adding is itself shared among
- * the threads, element ranges apiece. At most `round` blocks are held at once (0: all).
+ * the threads, pages apiece. At most `round` blocks are held at once (0: all).
  */
 template <class Part>
 std::vector<double> parallel_block_histogram(size_type n, int threads, size_type width, Part&& part,
                                              size_type block = sum_block_size, size_type round = 0)
 {
     std::vector<double> total(width, 0.0);
+    size_type const pages = (width + HistogramBlock::page - 1) / HistogramBlock::page;
     detail::block_rounds(
-        n, threads, std::vector<double>(width, 0.0), part,
-        [&](std::vector<std::vector<double>> const& acc, size_type count)
+        n, threads, HistogramBlock(width), part,
+        [&](std::vector<HistogramBlock>& acc, size_type count)
         {
             parallel_for_pieces(
-                width, threads,
-                [&](size_type x0, size_type x1, size_type)
+                pages, threads,
+                [&](size_type p0, size_type p1, size_type)
                 {
                     for (size_type b = 0; b < count; ++b)
                     {
-                        double const* a = acc[b].data();
-                        for (size_type x = x0; x < x1; ++x)
-                            total[x] += a[x];
+                        for (size_type p = p0; p < p1; ++p)
+                            acc[b].move_page_into(p, p * HistogramBlock::page,
+                                                  std::min(width, (p + 1) * HistogramBlock::page),
+                                                  total.data());
                     }
                 },
-                4096);
+                8);
         },
-        block, round);
+        block, round, true);
     return total;
 }
 } // namespace mcdose

@@ -395,7 +395,7 @@ class VolumeQuantiles
         for (std::size_t j = 0; j < jn; ++j)
             ks[j] = jobs[j].k;
         std::array<double, K> const skipped = this->skipped_doses();
-        auto part = [&](std::size_t begin, std::size_t end, std::vector<double>& acc)
+        auto part = [&](std::size_t begin, std::size_t end, HistogramBlock& acc)
         {
             // Bin 0 of each job (its least dose, most voxels of a short run) summed apart,
             // in voxel order as any bin, and put in place after the block.
@@ -407,7 +407,10 @@ class VolumeQuantiles
                 for (std::size_t j = 0; j < jn; ++j)
                 {
                     std::size_t const b = bin_of[j](d[ks[j]]);
-                    (b == 0 ? least[j] : acc[j * (bins + 1) + b]) += w;
+                    if (b == 0)
+                        least[j] += w;
+                    else
+                        acc.add(j * (bins + 1) + b, w);
                 }
             };
             // The skipped voxels (only at the first level) after the block's others.
@@ -415,10 +418,13 @@ class VolumeQuantiles
             for (std::size_t j = 0; j < jn && s.count > 0; ++j)
             {
                 std::size_t const b = bin_of[j](skipped[ks[j]]);
-                (b == 0 ? least[j] : acc[j * (bins + 1) + b]) += s.volume;
+                if (b == 0)
+                    least[j] += s.volume;
+                else
+                    acc.add(j * (bins + 1) + b, s.volume);
             }
             for (std::size_t j = 0; j < jn; ++j)
-                acc[j * (bins + 1)] += least[j];
+                acc.add(j * (bins + 1), least[j]);
         };
         return parallel_block_histogram(set.size(), threads_, jn * (bins + 1), part, bin_block,
                                         2 * size_type(host_loop_threads(threads_)));
