@@ -102,7 +102,7 @@ int main(int argc, char** argv)
     EnergyVoxelTable table;
     if (!std::getenv("MCDOSE_BENCH_NO_TABLE"))
         table = energy_voxel_table(data, threads);
-    data.energy_table = table.before.empty() ? nullptr : &table;
+    data.energy_table = table.if_made();
     std::printf("voxel table (%zu voxels) in %.3f s\n", table.dose.size(), seconds_since(t_table));
     StructureMask const body = whole_grid(g);
     for (int r = 0; r < repeats; ++r)

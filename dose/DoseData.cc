@@ -6,7 +6,6 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
-#include <utility>
 
 #include "core/Assert.hh"
 #include "core/Constants.hh"
@@ -44,23 +43,10 @@ EnergyVoxelTable energy_voxel_table(DoseGridData const& data, int threads)
     size_type const words = data.has_energy.size();
     if (words == 0)
         return table;
-    // Each piece of words counts its voxels, then fills its part of the table from its
-    // first index on (the pieces are the same in both passes).
-    size_type const min_words = 1024;
-    std::vector<size_type> in_piece(parallel_pieces(words, threads, min_words), 0);
-    parallel_for_pieces(
-        words, threads,
-        [&](size_type w0, size_type w1, size_type piece)
-        {
-            size_type count = 0;
-            for (size_type w = w0; w < w1; ++w)
-                count += size_type(__builtin_popcountll(mask[w]));
-            in_piece[piece] = count;
-        },
-        min_words);
-    size_type total = 0;
-    for (size_type& c : in_piece)
-        total += std::exchange(c, total); // now the piece's first index
+    // Each piece of words fills its part of the table from its first index on.
+    size_type const piece_words = 4096;
+    std::vector<size_type> const first = mask_piece_offsets(data.has_energy, piece_words, threads);
+    size_type const total = first.back();
     if (total > n / 16 || total > std::numeric_limits<std::uint32_t>::max())
         return table;
     // Their pages mapped on all cores first (core/HostMemory.hh): tens of MB.
@@ -74,13 +60,13 @@ EnergyVoxelTable energy_voxel_table(DoseGridData const& data, int threads)
     allocate(table.dose, total);
     allocate(table.relative_sigma, total);
     std::atomic<bool> negative{false};
-    parallel_for_pieces(
-        words, threads,
-        [&](size_type w0, size_type w1, size_type piece)
+    parallel_for_each(
+        first.size() - 1,
+        [&](size_type p)
         {
-            size_type k = in_piece[piece];
+            size_type k = first[p];
             bool below_zero = false;
-            for (size_type w = w0; w < w1; ++w)
+            for (size_type w = p * piece_words; w < std::min(words, (p + 1) * piece_words); ++w)
             {
                 table.before[w] = std::uint32_t(k);
                 for_each_set_bit(mask[w], 64 * w,
@@ -95,7 +81,7 @@ EnergyVoxelTable energy_voxel_table(DoseGridData const& data, int threads)
             if (below_zero)
                 negative = true;
         },
-        min_words);
+        threads);
     if (negative)
         return EnergyVoxelTable{};
     return table;

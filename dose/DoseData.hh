@@ -41,6 +41,9 @@ struct EnergyVoxelTable
     std::vector<double> dose;           //!< voxel_dose_gy_per_particle of each
     std::vector<double> relative_sigma; //!< voxel_relative_uncertainty of each
 
+    //! Was it made (energy_voxel_table), for DoseGridData::energy_table? Else null.
+    EnergyVoxelTable const* if_made() const { return before.empty() ? nullptr : this; }
+
     //! Voxel v's index in the table, or `none` where its bit of `mask` is not set.
     size_type index(std::uint64_t const* mask, size_type v) const
     {
@@ -237,8 +240,8 @@ void fill_voxel_values(DoseGridData const& data, size_type begin, size_type end,
 
 /*!
  * The table of the voxels of `data`'s energy mask (EnergyVoxelTable), made on `threads`
- * host threads (0: all); empty, and then not to be set in the data, where it would not
- * pay or could not serve: the data carry no mask, more than 1/16 of the voxels have
+ * host threads (0: all); not made (if_made() null) where it would not pay or could not
+ * serve: the data carry no mask, more than 1/16 of the voxels have
  * energy (dense grids are read in order anyway; the table holds 16 bytes per voxel), or a
  * voxel's energy is negative (StructureDoses' sigma is 0 there, which the table does not
  * hold).

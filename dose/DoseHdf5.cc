@@ -244,14 +244,14 @@ void pack_voxel_values(DoseGridData const& data, size_type first, size_type coun
     {
         size_type const end = first + count;
         std::uint64_t const* mask = data.has_energy.data();
-        size_type with_energy = 0;
-        for (size_type w = first / 64; 64 * w < end; ++w)
-            with_energy += size_type(__builtin_popcountll(word_bits_in(mask, w, first, end)));
+        size_type const with_energy = count_bits_in(mask, first, end);
         // Where more than 1/4 of the voxels have energy, the runs make 3/4 of the slice only
         // if many equal neighbours join: filled and packed as a dense slice is.
         if (4 * with_energy <= count)
         {
-            std::vector<T> values; // those of the voxels with energy, in order
+            // The values of the voxels with energy, in order: reserved whole, so that the
+            // runs may point at them as they come.
+            std::vector<T> values;
             values.reserve(with_energy);
             std::vector<ElementRun> runs;
             runs.reserve(2 * with_energy + 1);
@@ -264,15 +264,12 @@ void pack_voxel_values(DoseGridData const& data, size_type first, size_type coun
                                      if (v > at)
                                          runs.push_back({bytes(empty), v - at});
                                      values.push_back(static_cast<T>(value_of(v)));
-                                     runs.push_back({nullptr, 1});
+                                     runs.push_back({bytes(values.back()), 1});
                                      at = v + 1;
                                  });
             }
             if (end > at)
                 runs.push_back({bytes(empty), end - at});
-            std::size_t next = 0; // `values` no longer grows: point the runs at them
-            for (ElementRun& r : runs)
-                r.bytes = r.bytes ? r.bytes : bytes(values[next++]);
             if (chunk.pack_runs(runs, count * sizeof(T), sizeof(T)))
                 return;
         }

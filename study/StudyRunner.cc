@@ -1009,7 +1009,7 @@ void finish_run(RunFacts const& f, StudyRunOptions const& options,
     // The dose of the voxels with energy, for the report's passes and the files (none
     // where it would not pay: EnergyVoxelTable).
     EnergyVoxelTable const table = energy_voxel_table(data);
-    data.energy_table = table.before.empty() ? nullptr : &table;
+    data.energy_table = table.if_made();
     summary.dose_description = describe_dose(f.to_water.quantity, study, f.bounds.source_particles);
     clock.mark("dose_grids");
     if (options.on_dose)

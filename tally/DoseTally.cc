@@ -540,19 +540,7 @@ void write_device_voxels(Span<std::uint64_t const> mask, DeviceBuffer<double> co
     size_type const words = mask.size();
     size_type const pieces = (words + piece_words - 1) / piece_words;
     // first[p]: the values before piece p.
-    std::vector<size_type> first(pieces + 1, 0);
-    parallel_for_each(
-        pieces,
-        [&](size_type p)
-        {
-            size_type count = 0;
-            for (size_type w = p * piece_words; w < std::min(words, (p + 1) * piece_words); ++w)
-                count += size_type(__builtin_popcountll(mask[w]));
-            first[p + 1] = count;
-        },
-        threads);
-    for (size_type p = 0; p < pieces; ++p)
-        first[p + 1] += first[p];
+    std::vector<size_type> const first = mask_piece_offsets(mask, piece_words, threads);
     std::vector<double> buffers[2];
     for (size_type p0 = 0; p0 < pieces;)
     {

@@ -25,4 +25,24 @@ std::vector<std::uint64_t> energy_mask(Span<double const> edep_MeV, int threads)
         size_type(4096));
     return mask;
 }
+
+std::vector<size_type> mask_piece_offsets(Span<std::uint64_t const> mask, size_type piece_words,
+                                          int threads)
+{
+    size_type const words = mask.size();
+    size_type const pieces = (words + piece_words - 1) / piece_words;
+    std::vector<size_type> first(pieces + 1, 0);
+    parallel_for_each(
+        pieces,
+        [&](size_type p)
+        {
+            size_type const w0 = p * piece_words;
+            first[p + 1] =
+                count_bits_in(mask.data(), 64 * w0, 64 * std::min(words, w0 + piece_words));
+        },
+        threads);
+    for (size_type p = 0; p < pieces; ++p)
+        first[p + 1] += first[p];
+    return first;
+}
 } // namespace mcdose

@@ -58,6 +58,15 @@ inline bool any_bit_in(std::uint64_t const* mask, size_type begin, size_type end
     return false;
 }
 
+//! How many voxels of [begin, end) are set in `mask`.
+inline size_type count_bits_in(std::uint64_t const* mask, size_type begin, size_type end)
+{
+    size_type count = 0;
+    for (size_type w = begin / 64; w * 64 < end; ++w)
+        count += size_type(__builtin_popcountll(word_bits_in(mask, w, begin, end)));
+    return count;
+}
+
 //! f(first + b) for each set bit b of `word`, in increasing order (the voxels with energy
 //! of a mask word whose bit 0 is voxel `first`).
 template <class F>
@@ -69,4 +78,13 @@ inline void for_each_set_bit(std::uint64_t word, size_type first, F&& f)
 
 //! The mask of the voxels with energy of a grid, made on `threads` host threads (0: all).
 std::vector<std::uint64_t> energy_mask(Span<double const> edep_MeV, int threads = 0);
+
+/*!
+ * Where each piece of `piece_words` words of `mask` starts among the mask's voxels in voxel
+ * order (the set bits of the pieces before it), and last their count: pieces + 1 values,
+ * counted on `threads` host threads (0: all). A pass that writes the mask's voxels' values
+ * in voxel order takes the pieces apiece from these offsets.
+ */
+std::vector<size_type> mask_piece_offsets(Span<std::uint64_t const> mask, size_type piece_words,
+                                          int threads = 0);
 } // namespace mcdose

@@ -263,7 +263,7 @@ TEST(DvhThreadsTest, VoxelTableHoldsEachVoxelsDoseOrIsNotMade)
             c.edep[v] = 1e-4, c.sigma[v] = 1e-5;
     }
     DoseGridData d = c.data();
-    EXPECT_TRUE(energy_voxel_table(d).before.empty()); // no mask
+    EXPECT_EQ(nullptr, energy_voxel_table(d).if_made()); // no mask
     std::vector<std::uint64_t> const mask = energy_mask(d.edep_MeV);
     d.has_energy = make_span(mask);
     EnergyVoxelTable const table = energy_voxel_table(d, 3);
@@ -299,13 +299,13 @@ TEST(DvhThreadsTest, VoxelTableHoldsEachVoxelsDoseOrIsNotMade)
         c.edep[v] = c.edep[v] != 0 ? c.edep[v] : 1e-6;
     std::vector<std::uint64_t> const dense = energy_mask(d.edep_MeV);
     d.has_energy = make_span(dense);
-    EXPECT_TRUE(energy_voxel_table(d).before.empty());
+    EXPECT_EQ(nullptr, energy_voxel_table(d).if_made());
     for (size_type v = 0; v < c.g.num_voxels() / 8; ++v)
         c.edep[v] = v % 20 == 3 ? c.edep[v] : 0.0;
     c.edep[23] = -1e-3;
     std::vector<std::uint64_t> const negative = energy_mask(d.edep_MeV);
     d.has_energy = make_span(negative);
-    EXPECT_TRUE(energy_voxel_table(d).before.empty());
+    EXPECT_EQ(nullptr, energy_voxel_table(d).if_made());
 }
 
 TEST(DvhThreadsTest, SumsWithinTheirRoundingBound)
