@@ -5,9 +5,10 @@
 //! 40 MB/s on one core, where runs of zeros go at 400-600 MB/s) the rest is stored
 //! (deflate's level 0: stored blocks, at copying speed). Data made mostly of runs of one
 //! repeated element (`element` bytes: a dose grid where most voxels got nothing) are
-//! written by a run encoder instead (2.6 against zlib's 0.6 GB/s on one core of the
-//! development machine for a slice of doubles of which 2 % are not zero; its output a third
-//! to a half larger). Either way the result is
+//! written by a run encoder instead, which starts a run by copying the last run of its
+//! element where deflate's window reaches it (on one core of the development machine, a
+//! 512 x 512 slice of doubles of which 2-2.5 % are not zero: 3.3-3.7 against zlib's 0.6 GB/s
+//! at level 1, its output about a fifth larger than zlib's). Either way the result is
 //! one valid deflate stream, so any inflate reads it.
 #pragma once
 

@@ -140,6 +140,11 @@ TEST(DeflateTest, SparseDosesRunEncodedAndJoinedWithDeflatedNoise)
     std::size_t const bytes = n * sizeof(double);
     auto const z = deflate_zlib(dose.data(), bytes, 1, sizeof(double));
     EXPECT_LT(z.size(), bytes / 10);
+    // Each value's 8 literal bytes (8.5 on average) and its gap: a copy of an earlier run
+    // of zeros (about 4 bytes), not 8 more literal bytes of a zero as well (about 20 in all).
+    auto const values =
+        std::size_t(std::count_if(dose.begin(), dose.end(), [](double d) { return d != 0; }));
+    EXPECT_LT(z.size(), 15 * values);
     std::vector<unsigned char> const raw(reinterpret_cast<unsigned char const*>(dose.data()),
                                          reinterpret_cast<unsigned char const*>(dose.data()) +
                                              bytes);
@@ -152,6 +157,55 @@ TEST(DeflateTest, SparseDosesRunEncodedAndJoinedWithDeflatedNoise)
     whole.insert(whole.end(), b.begin(), b.end());
     EXPECT_EQ(whole, inflated(zlib_stream({pa, pb}, {bytes, b.size()}), whole.size()));
 }
+TEST(DeflateTest, RunsCopyTheLastRunOfTheirElementWithinTheWindow)
+{
+    // W x 64, Z x 16, A x m, Z x 4 with the second run of Z 2 to 40000 bytes after the first
+    // (every distance code's least and largest distance, the window's edge): the stream
+    // inflates to the data, and the second run copies the first where it is within deflate's
+    // 32 KiB: no longer than with an element never seen (Z2) there, shorter for elements of
+    // 4 bytes or more (literal bytes against a match: at least 20 bits), the same length
+    // beyond the window.
+    std::vector<std::size_t> distances = {2, 3, 4, 32767, 32768, 32769, 40000};
+    for (int code = 4; code < 30; ++code)
+    {
+        std::size_t const extra = std::size_t(code / 2 - 1);
+        std::size_t const least = ((std::size_t(2) + std::size_t(code % 2)) << extra) + 1;
+        distances.push_back(least);
+        distances.push_back(least + (std::size_t(1) << extra) - 1);
+    }
+    for (std::size_t element : {1, 2, 4, 8})
+    {
+        for (std::size_t distance : distances)
+        {
+            std::size_t const m = (distance + element - 1) / element; // elements of A, >= 1
+            std::size_t const d = (16 + m) * element;                 // the distance made
+            SCOPED_TRACE("element of " + std::to_string(element) + " bytes, distance " +
+                         std::to_string(d));
+            auto const data = [&](unsigned char second)
+            {
+                std::vector<unsigned char> v;
+                for (auto [byte, count] : {std::pair<unsigned char, std::size_t>{0x33, 64},
+                                           {0x11, 16},
+                                           {0x44, m},
+                                           {second, 4}})
+                    v.insert(v.end(), count * element, byte);
+                return v;
+            };
+            auto const same = data(0x11), unseen = data(0x22);
+            auto const z_same = deflate_zlib(same.data(), same.size(), 1, element);
+            auto const z_unseen = deflate_zlib(unseen.data(), unseen.size(), 1, element);
+            EXPECT_EQ(same, inflated(z_same, same.size()));
+            EXPECT_EQ(unseen, inflated(z_unseen, unseen.size()));
+            if (d > 32768)
+                EXPECT_EQ(z_unseen.size(), z_same.size());
+            else if (element >= 4)
+                EXPECT_LT(z_same.size(), z_unseen.size());
+            else
+                EXPECT_LE(z_same.size(), z_unseen.size());
+        }
+    }
+}
+
 TEST(DeflateTest, RunsGivenAsRunsMakeTheStreamOfTheirElements)
 {
     // A sequence given by its runs (gaps of one element and single others, some equal to
