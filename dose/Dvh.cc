@@ -953,16 +953,57 @@ struct RegionScan
     std::optional<double> near_max; //!< D_V of the voxels kept, V = the scan's target
 };
 
-//! The region's voxels that `kept` leaves out, the largest dose outside the region, the
-//! range of the doses kept and D_V of those (V = `target_cm3`; none where too many voxels
-//! can hold it), on all cores (pieces of the grid taken by whichever thread is free: the
-//! dose, and so the work, is often in a few of them; counts and maxima combine in any
-//! order, and each piece's hottest voxels hold the hottest V of the whole).
-template <class Kept>
-RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
-                       StructureDoses const& doses, Kept const& kept, double target_cm3,
-                       int threads)
+/*!
+ * The voxels whose density is below a threshold [g/cm^3]: a density (a float) is below the
+ * threshold (a double) exactly where it is below the least float not below the threshold,
+ * so a word's 64 densities are compared as floats, in a loop the compiler vectorizes.
+ */
+class LowDensity
 {
+  public:
+    LowDensity(Span<float const> density, double threshold_g_cm3) : density_(density.data())
+    {
+        float f = static_cast<float>(threshold_g_cm3); // the nearest (NaN: none is below)
+        if (double(f) < threshold_g_cm3)
+            f = std::nextafter(f, std::numeric_limits<float>::infinity());
+        below_ = f;
+    }
+    bool operator()(size_type v) const { return density_[v] < below_; }
+    //! Of the voxels [w0, w1) (at most a mask word's 64) without energy: bit v - w0 of
+    //! `bits` clear.
+    size_type without_energy(size_type w0, size_type w1, std::uint64_t bits) const
+    {
+        size_type low = 0;
+        if (w1 - w0 == 64) // all of the word's, less those with energy
+        {
+            float const* r = density_ + w0;
+            unsigned count = 0;
+            for (std::size_t k = 0; k < 64; ++k)
+                count += r[k] < below_ ? 1u : 0u;
+            low = count;
+            for_each_set_bit(bits, w0, [&](size_type v) { low -= (*this)(v) ? 1 : 0; });
+            return low;
+        }
+        for (size_type v = w0; v < w1; ++v)
+            low += ((bits >> (v - w0)) & 1) == 0 && (*this)(v) ? 1 : 0;
+        return low;
+    }
+
+  private:
+    float const* density_;
+    float below_;
+};
+
+//! The region's voxels of low density, the largest dose outside the region, the range of
+//! the doses of the others (kept) and D_V of those (V = `target_cm3`; none where too many
+//! voxels can hold it), on all cores (pieces of the grid taken by whichever thread is free:
+//! the dose, and so the work, is often in a few of them; counts and maxima combine in any
+//! order, and each piece's hottest voxels hold the hottest V of the whole).
+RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
+                       StructureDoses const& doses, LowDensity const& low_density,
+                       double target_cm3, int threads)
+{
+    auto const kept = [&](size_type i) { return !low_density(region.voxel(i)); };
     size_type const n = data.geometry.num_voxels();
     size_type const piece_voxels = size_type(1) << 20;
     std::vector<RegionScan> pieces((n + piece_voxels - 1) / piece_voxels);
@@ -1001,8 +1042,7 @@ RegionScan scan_region(StructureMask const& region, DoseGridData const& data,
         size_type low = 0;
         if (region.whole_grid_voxels > 0)
         {
-            for (size_type v = w0; v < w1; ++v)
-                low += ((bits >> (v - w0)) & 1) == 0 && !kept(v) ? 1 : 0;
+            low = low_density.without_energy(w0, w1, bits);
             next = w1;
         }
         else
@@ -1133,14 +1173,14 @@ RegionSummary summarize_region(DoseGridData const& data, StructureMask const& re
     r.low_density_threshold_g_cm3 = low_density_g_cm3;
     StructureDoses const doses(region, data, 1.0);
     std::size_t const n = doses.size();
-    auto const kept = [&](std::size_t i)
-    { return !(data.density_g_cm3[region.voxel(i)] < low_density_g_cm3); };
+    LowDensity const low_density(data.density_g_cm3, low_density_g_cm3);
+    auto const kept = [&](std::size_t i) { return !low_density(region.voxel(i)); };
     // The low-density voxels (counted, their largest dose), the largest dose outside the
     // region (reported, never the near-maximum) and the near-maximum of the voxels kept,
     // in one pass on all cores: counts, maxima and the hottest voxels do not depend on the
     // order.
     double const target = 0.03 * (1 - volume_slack);
-    RegionScan const scan = scan_region(region, data, doses, kept, target, threads);
+    RegionScan const scan = scan_region(region, data, doses, low_density, target, threads);
     r.low_density_voxels = scan.low_density_voxels;
     r.low_density_max = scan.low_density_max;
     r.outside_max = scan.outside_max;

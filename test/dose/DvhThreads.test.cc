@@ -252,6 +252,49 @@ TEST(DvhThreadsTest, VoxelTableGivesTheSameFigures)
     }
 }
 
+TEST(DvhThreadsTest, LowDensityIsTheDensityBelowTheThresholdAsADouble)
+{
+    // The region summary counts a voxel as of low density where its density (a float) is
+    // below the threshold (a double): at 0.7 g/cm3, whose nearest float is below 0.7, that
+    // float is of low density and the next float up is not. Whole mask words of each (read
+    // word by word where they have no energy), some voxels of them with energy, and a word
+    // of both: the count is the direct count, with and without the mask, on 1 and 5 threads.
+    ThreadsCase c(Int3{{97, 95, 41}});
+    float const below = 0.7f; // 0.699999988...
+    float const above = std::nextafter(below, 1.0f);
+    ASSERT_LT(double(below), 0.7);
+    ASSERT_GT(double(above), 0.7);
+    size_type expected = 0, low_with_energy = 0;
+    for (size_type v = 0; v < c.g.num_voxels(); ++v)
+    {
+        Int3 const ijk = c.g.ijk(v);
+        if (ijk[2] >= 30 && v % 53 != 0)
+            c.edep[v] = c.sigma[v] = 0;
+        if (ijk[2] >= 32)
+            c.rho[v] = (v / 64) % 3 == 0   ? below
+                       : (v / 64) % 3 == 1 ? above
+                       : v % 2 == 0        ? below
+                                           : above;
+        bool const low = double(c.rho[v]) < 0.7;
+        expected += low ? 1 : 0;
+        low_with_energy += low && c.edep[v] != 0 ? 1 : 0;
+    }
+    ASSERT_GT(low_with_energy, 0u);
+    for (int threads : {1, 5})
+    {
+        for (bool mask : {false, true})
+        {
+            DoseGridData d = c.data();
+            std::vector<std::uint64_t> const has_energy =
+                mask ? energy_mask(d.edep_MeV) : std::vector<std::uint64_t>{};
+            d.has_energy = make_span(has_energy);
+            RegionSummary const r = summarize_region(d, c.body, 0.7, 0.5, threads);
+            EXPECT_EQ(expected, r.low_density_voxels)
+                << threads << " threads, " << (mask ? "by the mask" : "voxel by voxel");
+        }
+    }
+}
+
 TEST(DvhThreadsTest, VoxelTableHoldsEachVoxelsDoseOrIsNotMade)
 {
     ThreadsCase c;
