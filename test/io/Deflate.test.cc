@@ -159,14 +159,16 @@ TEST(DeflateTest, SparseDosesRunEncodedAndJoinedWithDeflatedNoise)
 }
 TEST(DeflateTest, RunsCopyTheLastRunOfTheirElementWithinTheWindow)
 {
-    // W x 64, Z x 16, A x m, Z x 4 with the second run of Z 2 to 40000 bytes after the first
-    // (every distance code's least and largest distance, the window's edge): the stream
-    // inflates to the data, and the second run copies the first where it is within deflate's
-    // 32 KiB: no longer than with an element never seen (Z2) there, shorter for elements of
-    // 4 bytes or more (literal bytes against a match: at least 20 bits), the same length
-    // beyond the window.
-    std::vector<std::size_t> distances = {2, 3, 4, 32767, 32768, 32769, 40000};
-    for (int code = 4; code < 30; ++code)
+    // W x 64, Z x 16, A x m, Z x 4: the second run of Z starts d bytes after the first, d
+    // each distance code's least and largest distance from 17 bytes on (the nearest a run
+    // of the same element can be: 16 of them and one other before) and the window's edge,
+    // 32768 and 32769 (for elements of 2, 4 and 8 bytes, those that are whole elements):
+    // the stream inflates to the data, and the second run copies the first where it is
+    // within deflate's 32 KiB: no longer than with an element never seen (Z2) there, shorter
+    // for elements of 4 bytes or more (literal bytes against a match: at least 20 bits), the
+    // same length beyond the window.
+    std::vector<std::size_t> distances = {32768, 32769, 40000};
+    for (int code = 8; code < 30; ++code)
     {
         std::size_t const extra = std::size_t(code / 2 - 1);
         std::size_t const least = ((std::size_t(2) + std::size_t(code % 2)) << extra) + 1;
@@ -175,10 +177,11 @@ TEST(DeflateTest, RunsCopyTheLastRunOfTheirElementWithinTheWindow)
     }
     for (std::size_t element : {1, 2, 4, 8})
     {
-        for (std::size_t distance : distances)
+        for (std::size_t d : distances)
         {
-            std::size_t const m = (distance + element - 1) / element; // elements of A, >= 1
-            std::size_t const d = (16 + m) * element;                 // the distance made
+            if (d % element != 0 || d < 17 * element)
+                continue;
+            std::size_t const m = d / element - 16; // elements of A
             SCOPED_TRACE("element of " + std::to_string(element) + " bytes, distance " +
                          std::to_string(d));
             auto const data = [&](unsigned char second)
