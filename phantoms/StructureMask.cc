@@ -3,9 +3,13 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdint>
 #include <sstream>
+#include <utility>
 
 #include "core/Assert.hh"
+#include "core/HostMemory.hh"
+#include "core/ParallelFor.hh"
 #include "io/ImageIO.hh"
 #include "io/RtStructFile.hh"
 
@@ -13,100 +17,207 @@ namespace mcdose
 {
 namespace
 {
-//! Labels of the 6-connected regions of `in` (1-based; 0 = not in), and the size of each.
-struct Regions
+//! A 4-connected region of one plane: its voxels and its first voxel (index in the plane).
+struct PlaneRegion
 {
-    std::vector<std::uint32_t> label;
-    std::vector<size_type> size; //!< size[l - 1] of region l
+    size_type size{0};
+    size_type first{0};
 };
 
-Regions connected_regions(GridGeometry const& g, std::vector<std::uint8_t> const& in)
+/*!
+ * Label the 4-connected regions of plane `in` (nx by ny) 1, 2, ... in the order of their
+ * first voxel (0: not in) into `label`; returns the regions.
+ */
+std::vector<PlaneRegion> label_plane(std::uint8_t const* in, int nx, int ny, std::uint32_t* label)
 {
-    Regions r;
-    r.label.assign(in.size(), 0);
-    std::vector<size_type> queue;
-    for (size_type seed = 0; seed < in.size(); ++seed)
+    std::vector<PlaneRegion> regions;
+    std::vector<std::uint32_t> queue;
+    size_type const n = size_type(nx) * size_type(ny);
+    for (size_type seed = 0; seed < n; ++seed)
     {
-        if (!in[seed] || r.label[seed])
+        if (!in[seed] || label[seed])
             continue;
-        auto const id = std::uint32_t(r.size.size() + 1);
-        queue.assign(1, seed);
-        r.label[seed] = id;
+        auto const id = std::uint32_t(regions.size() + 1);
+        queue.assign(1, std::uint32_t(seed));
+        label[seed] = id;
+        auto push = [&](size_type p)
+        {
+            if (in[p] && !label[p])
+            {
+                label[p] = id;
+                queue.push_back(std::uint32_t(p));
+            }
+        };
         for (size_type q = 0; q < queue.size(); ++q)
         {
-            Int3 const c = g.ijk(queue[q]);
-            for (int axis = 0; axis < 3; ++axis)
-            {
-                for (int step : {-1, 1})
-                {
-                    Int3 n = c;
-                    n[axis] += step;
-                    if (n[axis] < 0 || n[axis] >= g.dims[axis])
-                        continue;
-                    size_type const v = g.linear_index(n);
-                    if (in[v] && !r.label[v])
-                    {
-                        r.label[v] = id;
-                        queue.push_back(v);
-                    }
-                }
-            }
+            size_type const p = queue[q];
+            int const i = int(p % size_type(nx)), j = int(p / size_type(nx));
+            if (i > 0)
+                push(p - 1);
+            if (i + 1 < nx)
+                push(p + 1);
+            if (j > 0)
+                push(p - size_type(nx));
+            if (j + 1 < ny)
+                push(p + size_type(nx));
         }
-        r.size.push_back(queue.size());
+        regions.push_back({queue.size(), seed});
     }
-    return r;
+    return regions;
+}
+
+//! Union-find over region ids (path halving; the smaller id the root of a union).
+class RegionUnion
+{
+  public:
+    explicit RegionUnion(std::size_t n) : parent_(n)
+    {
+        for (std::size_t i = 0; i < n; ++i)
+            parent_[i] = std::uint32_t(i);
+    }
+    std::uint32_t find(std::uint32_t i)
+    {
+        while (parent_[i] != i)
+        {
+            parent_[i] = parent_[parent_[i]];
+            i = parent_[i];
+        }
+        return i;
+    }
+    void unite(std::uint32_t a, std::uint32_t b)
+    {
+        a = this->find(a);
+        b = this->find(b);
+        if (a != b)
+            parent_[std::max(a, b)] = std::min(a, b);
+    }
+
+  private:
+    std::vector<std::uint32_t> parent_;
+};
+
+/*!
+ * The largest 6-connected region of `in` (ties: the one whose first voxel comes first), 1 per
+ * voxel in it, on all cores: each plane's 4-connected regions are labelled on their own, then
+ * joined across neighbouring planes (a union of the pairs of regions that share a voxel column).
+ */
+std::vector<std::uint8_t> largest_region(GridGeometry const& g, std::vector<std::uint8_t> const& in)
+{
+    int const nx = g.dims[0], ny = g.dims[1], nz = g.dims[2];
+    size_type const plane = size_type(nx) * size_type(ny);
+    std::vector<std::uint32_t> label(in.size(), 0);
+    std::vector<std::vector<PlaneRegion>> regions(static_cast<size_type>(nz));
+    parallel_for_each(size_type(nz), [&](size_type k)
+                      { regions[k] = label_plane(&in[k * plane], nx, ny, &label[k * plane]); });
+    // Region ids over the grid: plane k's region r is offset[k] + r - 1.
+    std::vector<std::uint32_t> offset(size_type(nz) + 1, 0);
+    for (size_type k = 0; k < size_type(nz); ++k)
+        offset[k + 1] = offset[k] + std::uint32_t(regions[k].size());
+    // The distinct pairs of labels that meet between plane k and plane k + 1.
+    std::vector<std::vector<std::pair<std::uint32_t, std::uint32_t>>> links(
+        nz > 1 ? size_type(nz - 1) : 0);
+    parallel_for_each(
+        links.size(),
+        [&](size_type k)
+        {
+            auto& pairs = links[k];
+            std::uint32_t const* a = &label[k * plane];
+            std::uint32_t const* b = &label[(k + 1) * plane];
+            for (size_type p = 0; p < plane; ++p)
+            {
+                if (a[p] && b[p] && (pairs.empty() || pairs.back() != std::pair{a[p], b[p]}))
+                    pairs.emplace_back(a[p], b[p]);
+            }
+            std::sort(pairs.begin(), pairs.end());
+            pairs.erase(std::unique(pairs.begin(), pairs.end()), pairs.end());
+        });
+    RegionUnion joined(offset.back());
+    for (size_type k = 0; k < links.size(); ++k)
+    {
+        for (auto const& [a, b] : links[k])
+            joined.unite(offset[k] + a - 1, offset[k + 1] + b - 1);
+    }
+    // Each joined region's voxels and first voxel; the largest.
+    std::vector<size_type> size(offset.back(), 0), first(offset.back(), in.size());
+    for (size_type k = 0; k < size_type(nz); ++k)
+    {
+        for (size_type r = 0; r < regions[k].size(); ++r)
+        {
+            std::uint32_t const root = joined.find(offset[k] + std::uint32_t(r));
+            size[root] += regions[k][r].size;
+            first[root] = std::min(first[root], k * plane + regions[k][r].first);
+        }
+    }
+    std::vector<std::uint8_t> body(in.size(), 0);
+    if (offset.back() == 0)
+        return body;
+    std::uint32_t largest = 0;
+    for (std::uint32_t i = 1; i < offset.back(); ++i)
+    {
+        if (size[i] > size[largest] || (size[i] == size[largest] && first[i] < first[largest]))
+            largest = i;
+    }
+    std::vector<std::uint8_t> in_largest(offset.back());
+    for (std::uint32_t i = 0; i < offset.back(); ++i)
+        in_largest[i] = joined.find(i) == largest;
+    parallel_for_each(size_type(nz),
+                      [&](size_type k)
+                      {
+                          for (size_type p = k * plane; p < (k + 1) * plane; ++p)
+                              body[p] = label[p] && in_largest[offset[k] + label[p] - 1];
+                      });
+    return body;
 }
 
 //! Fill, in each plane of constant k, the 4-connected regions of voxels not in
-//! `body` that do not reach the plane's edge.
+//! `body` that do not reach the plane's edge (planes on all cores).
 void fill_holes_per_slice(GridGeometry const& g, std::vector<std::uint8_t>& body)
 {
     int const nx = g.dims[0], ny = g.dims[1];
-    std::vector<std::uint8_t> outside(size_type(nx) * ny);
-    std::vector<size_type> queue;
-    for (int k = 0; k < g.dims[2]; ++k)
-    {
-        size_type const base = size_type(k) * nx * ny;
-        std::fill(outside.begin(), outside.end(), 0);
-        queue.clear();
-        // Flood the background from the slice's edge.
-        auto push = [&](int i, int j)
-        {
-            size_type const p = size_type(i) + size_type(nx) * j;
-            if (!body[base + p] && !outside[p])
-            {
-                outside[p] = 1;
-                queue.push_back(p);
-            }
-        };
-        for (int i = 0; i < nx; ++i)
-        {
-            push(i, 0);
-            push(i, ny - 1);
-        }
-        for (int j = 0; j < ny; ++j)
-        {
-            push(0, j);
-            push(nx - 1, j);
-        }
-        for (size_type q = 0; q < queue.size(); ++q)
-        {
-            int const i = int(queue[q] % nx), j = int(queue[q] / nx);
-            if (i > 0)
-                push(i - 1, j);
-            if (i + 1 < nx)
-                push(i + 1, j);
-            if (j > 0)
-                push(i, j - 1);
-            if (j + 1 < ny)
-                push(i, j + 1);
-        }
-        for (size_type p = 0; p < outside.size(); ++p)
-        {
-            if (!outside[p])
-                body[base + p] = 1;
-        }
-    }
+    parallel_for_each(size_type(g.dims[2]),
+                      [&](size_type k)
+                      {
+                          std::vector<std::uint8_t> outside(size_type(nx) * ny, 0);
+                          std::vector<size_type> queue;
+                          size_type const base = k * size_type(nx) * ny;
+                          // Flood the background from the slice's edge.
+                          auto push = [&](int i, int j)
+                          {
+                              size_type const p = size_type(i) + size_type(nx) * j;
+                              if (!body[base + p] && !outside[p])
+                              {
+                                  outside[p] = 1;
+                                  queue.push_back(p);
+                              }
+                          };
+                          for (int i = 0; i < nx; ++i)
+                          {
+                              push(i, 0);
+                              push(i, ny - 1);
+                          }
+                          for (int j = 0; j < ny; ++j)
+                          {
+                              push(0, j);
+                              push(nx - 1, j);
+                          }
+                          for (size_type q = 0; q < queue.size(); ++q)
+                          {
+                              int const i = int(queue[q] % nx), j = int(queue[q] / nx);
+                              if (i > 0)
+                                  push(i - 1, j);
+                              if (i + 1 < nx)
+                                  push(i + 1, j);
+                              if (j > 0)
+                                  push(i, j - 1);
+                              if (j + 1 < ny)
+                                  push(i, j + 1);
+                          }
+                          for (size_type p = 0; p < outside.size(); ++p)
+                          {
+                              if (!outside[p])
+                                  body[base + p] = 1;
+                          }
+                      });
 }
 
 //! A structure from per-voxel sample counts (out of n_samples).
@@ -303,31 +414,41 @@ StructureMask body_outline(GridGeometry const& geometry, Span<float const> densi
 {
     MCDOSE_EXPECT(density_g_cm3.size() == geometry.num_voxels());
     std::vector<std::uint8_t> above(density_g_cm3.size());
-    for (size_type v = 0; v < above.size(); ++v)
-        above[v] = density_g_cm3[v] > threshold_g_cm3;
-    Regions const regions = connected_regions(geometry, above);
+    parallel_for_pieces(above.size(), 0,
+                        [&](size_type b, size_type e, size_type)
+                        {
+                            for (size_type v = b; v < e; ++v)
+                                above[v] = density_g_cm3[v] > threshold_g_cm3;
+                        });
     StructureMask m;
     m.name = "body";
     std::ostringstream origin;
     origin << "largest connected region with density > " << threshold_g_cm3
            << " g/cm3, holes filled per slice";
     m.origin = origin.str();
-    if (regions.size.empty())
-        return m;
-    auto const largest = std::uint32_t(std::max_element(regions.size.begin(), regions.size.end()) -
-                                       regions.size.begin() + 1);
-    std::vector<std::uint8_t> body(above.size());
-    for (size_type v = 0; v < body.size(); ++v)
-        body[v] = regions.label[v] == largest;
+    std::vector<std::uint8_t> body = largest_region(geometry, above);
     fill_holes_per_slice(geometry, body);
-    for (size_type v = 0; v < body.size(); ++v)
-    {
-        if (body[v])
-        {
-            m.voxels.push_back(v);
-            m.fraction.push_back(1.0f);
-        }
-    }
+    // The voxels in order: each plane's count, then each plane's voxels in its place.
+    size_type const plane = size_type(geometry.dims[0]) * size_type(geometry.dims[1]);
+    size_type const planes = size_type(geometry.dims[2]);
+    std::vector<size_type> before(planes + 1, 0);
+    parallel_for_each(
+        planes, [&](size_type k)
+        { before[k + 1] = size_type(std::count(&body[k * plane], &body[k * plane] + plane, 1)); });
+    for (size_type k = 0; k < planes; ++k)
+        before[k + 1] += before[k];
+    resize_on_all_cores(m.voxels, before.back());
+    resize_on_all_cores(m.fraction, before.back(), 1.0f);
+    parallel_for_each(planes,
+                      [&](size_type k)
+                      {
+                          size_type at = before[k];
+                          for (size_type v = k * plane; v < (k + 1) * plane; ++v)
+                          {
+                              if (body[v])
+                                  m.voxels[at++] = v;
+                          }
+                      });
     return m;
 }
 

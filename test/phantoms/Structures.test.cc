@@ -1,6 +1,7 @@
 //! Body outline, structures from DICOM RT Structure Sets (made here with
 //! pydicom through scripts/make_rtstruct.py) and from label images, and the
 //! refusals of bad structure input.
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstdlib>
@@ -90,6 +91,51 @@ TEST(BodyOutlineTest, KeepsTheLargestRegionAndFillsEnclosedHoles)
     EXPECT_TRUE(body.contains(g.linear_index({{3, 3, 1}})));
     EXPECT_FALSE(body.contains(g.linear_index({{8, 8, 1}})));
     EXPECT_TRUE(body_outline(g, make_span(rho), 2.0).voxels.empty());
+}
+
+TEST(BodyOutlineTest, RegionsJoinAcrossPlanesAndTiesGoToTheFirst)
+{
+    // Two blocks of plane 0 meet only through a bar in plane 1 (and a block of plane 2 meets
+    // the bar): one region of 8 + 14 + 4 = 26 voxels, larger than a separate block of 25 in
+    // plane 3, so it is the body; taken apart by planes it would not be. Then two separate
+    // regions of 9 voxels: the body is the one whose first voxel comes first.
+    GridGeometry g;
+    g.dims = {{10, 10, 4}};
+    g.spacing_cm = {{1, 1, 1}};
+    std::vector<float> rho(g.num_voxels(), 0.001f);
+    auto at = [&](int i, int j, int k) -> float& {
+        return rho[g.linear_index({{i, j, k}})];
+    };
+    for (int j = 1; j <= 2; ++j)
+    {
+        for (int i : {1, 2, 6, 7})
+            at(i, j, 0) = 1.0f; // two blocks of 4
+        for (int i = 1; i <= 7; ++i)
+            at(i, j, 1) = 1.0f; // the bar: 14
+    }
+    for (int j = 1; j <= 2; ++j)
+        for (int i = 3; i <= 4; ++i)
+            at(i, j, 2) = 1.0f; // 4 more above the bar
+    for (int j = 4; j <= 8; ++j)
+        for (int i = 4; i <= 8; ++i)
+            at(i, j, 3) = 1.0f; // a separate block of 25
+    StructureMask const body = body_outline(g, make_span(rho), 0.5);
+    EXPECT_EQ(size_type(26), body.voxels.size());
+    EXPECT_TRUE(body.contains(g.linear_index({{7, 2, 0}})));
+    EXPECT_TRUE(body.contains(g.linear_index({{3, 1, 2}})));
+    EXPECT_FALSE(body.contains(g.linear_index({{5, 5, 3}})));
+    EXPECT_TRUE(std::is_sorted(body.voxels.begin(), body.voxels.end()));
+
+    std::vector<float> two(g.num_voxels(), 0.001f);
+    for (int j = 0; j < 3; ++j)
+        for (int i = 0; i < 3; ++i)
+        {
+            two[g.linear_index({{i + 6, j + 6, 1}})] = 1.0f; // first in voxel order
+            two[g.linear_index({{i + 1, j + 1, 2}})] = 1.0f; // after it
+        }
+    StructureMask const tie = body_outline(g, make_span(two), 0.5);
+    ASSERT_EQ(size_type(9), tie.voxels.size());
+    EXPECT_EQ(g.linear_index({{6, 6, 1}}), tie.voxels.front());
 }
 
 //! A DICOM CT series of 48 x 48 x 24 voxels of 2.5 mm centred on the origin, and
