@@ -374,21 +374,41 @@ Phantom build_ct_phantom(GridGeometry const& geometry, std::vector<double> const
     HuConverter const convert(calibration);
     size_type const n = geometry.num_voxels();
     MCDOSE_VALIDATE(hu.size() == n, << hu.size() << " CT numbers for " << n << " voxels");
-    std::vector<MaterialIndex> material(n);
-    std::vector<float> density(n);
+    std::vector<MaterialIndex> material;
+    std::vector<float> density;
+    parallel_for_each(2,
+                      [&](size_type k)
+                      {
+                          if (k == 0)
+                              resize_on_all_cores(material, n);
+                          else
+                              resize_on_all_cores(density, n);
+                      });
+    // Voxel by voxel on all cores; the CT numbers outside the calibration counted, and the
+    // first of them found, per piece.
+    std::vector<size_type> outside_in(parallel_pieces(n, 0), 0), first_in(outside_in.size(), n);
+    parallel_for_pieces(n, 0,
+                        [&](size_type begin, size_type end, size_type t)
+                        {
+                            for (size_type v = begin; v < end; ++v)
+                            {
+                                HuConverter::Result r;
+                                if (!convert.convert(hu[v], &r))
+                                {
+                                    if (outside_in[t]++ == 0)
+                                        first_in[t] = v;
+                                    continue;
+                                }
+                                material[v] = r.material;
+                                density[v] = r.density_g_cm3;
+                            }
+                        });
     size_type outside = 0;
-    size_type first_outside = 0;
-    for (size_type v = 0; v < n; ++v)
+    size_type first_outside = n;
+    for (std::size_t t = 0; t < outside_in.size(); ++t)
     {
-        HuConverter::Result r;
-        if (!convert.convert(hu[v], &r))
-        {
-            if (outside++ == 0)
-                first_outside = v;
-            continue;
-        }
-        material[v] = r.material;
-        density[v] = r.density_g_cm3;
+        outside += outside_in[t];
+        first_outside = std::min(first_outside, first_in[t]);
     }
     if (outside > 0)
     {

@@ -2,10 +2,14 @@
 #include "phantoms/HuCalibration.hh"
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include <gtest/gtest.h>
 
 #include "core/Assert.hh"
+#include "core/GridGeometry.hh"
+#include "phantoms/PhantomBuilder.hh"
 
 namespace mcdose
 {
@@ -122,6 +126,47 @@ TEST(HuCalibrationTest, OutOfRangeIsAnErrorUnlessClamped)
     EXPECT_EQ("air", clamp.material_names()[r.material]);
     ASSERT_TRUE(clamp.convert(5000, &r));
     EXPECT_NEAR(1.017 + 0.592e-3 * 3071, r.density_g_cm3, 1e-6); // the top of the curve
+}
+
+TEST(HuCalibrationTest, CtPhantomOfManyPiecesCountsEveryVoxelOutside)
+{
+    // A grid converted in pieces on all cores (163,840 voxels: pieces of at least 65,536):
+    // each voxel's material and density are the converter's, and the voxels outside the
+    // calibration are counted over all pieces, the first of them named.
+    GridGeometry g;
+    g.dims = {{64, 64, 40}};
+    g.spacing_cm = {{0.1, 0.1, 0.1}};
+    size_type const n = g.num_voxels();
+    std::vector<double> hu(n);
+    for (size_type v = 0; v < n; ++v)
+        hu[v] = -1000.0 + double(v % 4000);
+    HuCalibration const cal = schneider2000_calibration();
+    Phantom const p = build_ct_phantom(g, hu, cal);
+    HuConverter const convert(cal);
+    size_type wrong = 0;
+    for (size_type v = 0; v < n; ++v)
+    {
+        HuConverter::Result r;
+        ASSERT_TRUE(convert.convert(hu[v], &r));
+        wrong += p.grid.material()[v] != r.material || p.grid.density_g_cm3()[v] != r.density_g_cm3;
+    }
+    EXPECT_EQ(0u, wrong);
+    for (size_type v : {size_type(150000), size_type(70000), size_type(120000)})
+        hu[v] = -5000;
+    try
+    {
+        build_ct_phantom(g, hu, cal);
+        ADD_FAILURE() << "CT numbers outside the calibration were accepted";
+    }
+    catch (RuntimeError const& e)
+    {
+        Int3 const first = g.ijk(70000);
+        std::string const expected = "3 voxels have CT numbers outside the calibration";
+        std::string const at = "the first -5000 at voxel (" + std::to_string(first[0]) + ", " +
+                               std::to_string(first[1]) + ", " + std::to_string(first[2]) + ")";
+        EXPECT_NE(std::string::npos, std::string(e.what()).find(expected)) << e.what();
+        EXPECT_NE(std::string::npos, std::string(e.what()).find(at)) << e.what();
+    }
 }
 
 TEST(HuCalibrationTest, UserTableAndSharedMaterials)
