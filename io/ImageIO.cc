@@ -33,6 +33,7 @@
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
+#include "core/HostMemory.hh"
 #include "core/ParallelFor.hh"
 #include "io/DicomValue.hh"
 #include "io/InputFile.hh"
@@ -218,7 +219,13 @@ ScalarImage to_scalar_image(DoubleImage const& image, std::string pixel_type, bo
     ScalarImage out;
     out.geometry = geometry_of(image);
     size_type const n = out.geometry.num_voxels();
-    out.values.assign(image.GetBufferPointer(), image.GetBufferPointer() + n);
+    // A CT's grid (0.6 GB of doubles at 512 x 512 x 300): its pages mapped, and the values
+    // copied, on all cores.
+    resize_on_all_cores(out.values, n);
+    double const* from = image.GetBufferPointer();
+    parallel_for_pieces(n, 0,
+                        [&](size_type begin, size_type end, size_type)
+                        { std::copy(from + begin, from + end, out.values.data() + begin); });
     out.pixel_type = std::move(pixel_type);
     out.integer_pixels = integer;
     return out;
