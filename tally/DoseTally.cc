@@ -216,23 +216,28 @@ DoseTally::DoseTally(DoseTallyInput const& input, DoseFoldOptions const& fold)
     {
         device_words_ = DeviceBuffer<std::uint64_t>(words64_);
         device_touched_ = DeviceBuffer<std::uint8_t>(slots_ * slot_strips_);
+        this->clear_batch();
+        return;
     }
-    else
-    {
-        resize_on_all_cores(host_words_, words64_, std::uint64_t(0), host_threads_);
-        host_touched_.resize(slots_ * slot_strips_);
-        if (history_moments_)
-        {
-            resize_on_all_cores(history_sq_batch_, voxels_, std::uint64_t(0), host_threads_);
-            resize_on_all_cores(history_sq_total_, voxels_, std::uint64_t(0), host_threads_);
-            history_slab_sq_batch_.assign(slabs_.count(), 0);
-            history_slab_sq_total_.assign(slabs_.count(), 0);
-        }
-        resize_on_all_cores(total_hi_, voxels_, 0.0, host_threads_);
-        resize_on_all_cores(total_lo_, voxels_, 0.0, host_threads_);
-        resize_on_all_cores(sum_sq_, voxels_, 0.0, host_threads_);
-    }
-    this->clear_batch();
+    // The host grids, zero: all at once (each mapped on all cores, then zeroed by a thread of
+    // its own; a patient CT's six are 3.8 GB), and so already clear.
+    host_touched_.resize(slots_ * slot_strips_);
+    history_slab_sq_batch_.assign(history_moments_ ? slabs_.count() : 0, 0);
+    history_slab_sq_total_.assign(history_moments_ ? slabs_.count() : 0, 0);
+    std::vector<std::vector<std::uint64_t>*> words{&host_words_};
+    std::vector<std::vector<double>*> const totals{&total_hi_, &total_lo_, &sum_sq_};
+    if (history_moments_)
+        words.insert(words.end(), {&history_sq_batch_, &history_sq_total_});
+    parallel_for_each(words.size() + totals.size(),
+                      [&](size_type k)
+                      {
+                          if (k < words.size())
+                              resize_on_all_cores(*words[k], k == 0 ? words64_ : voxels_,
+                                                  std::uint64_t(0), host_threads_);
+                          else
+                              resize_on_all_cores(*totals[k - words.size()], voxels_, 0.0,
+                                                  host_threads_);
+                      });
 }
 
 double DoseTally::fx_quantum_MeV() const
