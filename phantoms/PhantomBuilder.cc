@@ -149,6 +149,24 @@ bool contains(ShapeInput const& s, Real3 const& p, double tol)
     return false;
 }
 
+/*!
+ * A phantom's two grids of n voxels, made at once, filled with `mat` and `rho`: each filled
+ * by a thread of its own once its pages are mapped on all cores, in 2 MiB pages where the
+ * kernel has them (every page is written, so no memory is lost, and each 2 MiB costs one
+ * fault instead of 512).
+ */
+void make_phantom_grids(size_type n, MaterialIndex mat, float rho,
+                        std::vector<MaterialIndex>& material, std::vector<float>& density)
+{
+    parallel_for_each(2,
+                      [&](size_type k)
+                      {
+                          if (k == 0)
+                              resize_on_all_cores(material, n, mat, 0, true);
+                          else
+                              resize_on_all_cores(density, n, rho, 0, true);
+                      });
+}
 } // namespace
 
 std::vector<size_type> voxels_in_shape(ShapeInput const& shape, GridGeometry const& g)
@@ -202,17 +220,7 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
         fill_density(sp.background, nominal, in.study_file, in.pointer + "/background");
     std::vector<MaterialIndex> material;
     std::vector<float> density;
-    // The two grids at once: each is filled on one thread once its pages are mapped, in
-    // 2 MiB pages where the kernel has them (every page is written, so no memory is lost,
-    // and each 2 MiB costs one fault instead of 512).
-    parallel_for_each(2,
-                      [&](size_type k)
-                      {
-                          if (k == 0)
-                              resize_on_all_cores(material, g.num_voxels(), bg_mat, 0, true);
-                          else
-                              resize_on_all_cores(density, g.num_voxels(), bg_rho, 0, true);
-                      });
+    make_phantom_grids(g.num_voxels(), bg_mat, bg_rho, material, density);
 
     for (std::size_t si = 0; si < sp.shapes.size(); ++si)
     {
@@ -376,14 +384,7 @@ Phantom build_ct_phantom(GridGeometry const& geometry, std::vector<double> const
     MCDOSE_VALIDATE(hu.size() == n, << hu.size() << " CT numbers for " << n << " voxels");
     std::vector<MaterialIndex> material;
     std::vector<float> density;
-    parallel_for_each(2,
-                      [&](size_type k)
-                      {
-                          if (k == 0)
-                              resize_on_all_cores(material, n);
-                          else
-                              resize_on_all_cores(density, n);
-                      });
+    make_phantom_grids(n, 0, 0.0f, material, density);
     // Voxel by voxel on all cores; the CT numbers outside the calibration counted, and the
     // first of them found, per piece.
     std::vector<size_type> outside_in(parallel_pieces(n, 0), 0), first_in(outside_in.size(), n);

@@ -105,7 +105,8 @@ std::vector<std::uint8_t> largest_region(GridGeometry const& g, std::vector<std:
 {
     int const nx = g.dims[0], ny = g.dims[1], nz = g.dims[2];
     size_type const plane = size_type(nx) * size_type(ny);
-    std::vector<std::uint32_t> label(in.size(), 0);
+    std::vector<std::uint32_t> label;
+    resize_on_all_cores(label, in.size()); // 4 bytes a voxel: 0.3 GB for a patient CT
     std::vector<std::vector<PlaneRegion>> regions(static_cast<size_type>(nz));
     parallel_for_each(size_type(nz), [&](size_type k)
                       { regions[k] = label_plane(&in[k * plane], nx, ny, &label[k * plane]); });
@@ -148,7 +149,8 @@ std::vector<std::uint8_t> largest_region(GridGeometry const& g, std::vector<std:
             first[root] = std::min(first[root], k * plane + regions[k][r].first);
         }
     }
-    std::vector<std::uint8_t> body(in.size(), 0);
+    std::vector<std::uint8_t> body;
+    resize_on_all_cores(body, in.size());
     if (offset.back() == 0)
         return body;
     std::uint32_t largest = 0;

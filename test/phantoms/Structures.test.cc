@@ -53,6 +53,25 @@ size_type synthetic_ct_body_voxels()
     return n * 40;
 }
 
+//! A grid of 10 x 10 x nz voxels of 1 cm, of density 0.001 g/cm3 but where at() says.
+struct DensityGrid
+{
+    GridGeometry g;
+    std::vector<float> rho;
+
+    explicit DensityGrid(int nz)
+    {
+        g.dims = {{10, 10, nz}};
+        g.spacing_cm = {{1, 1, 1}};
+        rho.assign(g.num_voxels(), 0.001f);
+    }
+    float& at(int i, int j, int k) { return rho[g.linear_index({{i, j, k}})]; }
+    StructureMask body(double threshold_g_cm3) const
+    {
+        return body_outline(g, make_span(rho), threshold_g_cm3);
+    }
+};
+
 TEST(BodyOutlineTest, SyntheticCtMatchesItsDefinition)
 {
     PhantomInput in = ct_input(std::string(MCDOSE_TEST_SOURCE_DIR) + "/examples/synthetic_ct.mha");
@@ -74,23 +93,17 @@ TEST(BodyOutlineTest, SyntheticCtMatchesItsDefinition)
 
 TEST(BodyOutlineTest, KeepsTheLargestRegionAndFillsEnclosedHoles)
 {
-    GridGeometry g;
-    g.dims = {{10, 10, 3}};
-    g.spacing_cm = {{1, 1, 1}};
-    std::vector<float> rho(g.num_voxels(), 0.001f);
-    auto at = [&](int i, int j, int k) -> float& {
-        return rho[g.linear_index({{i, j, k}})];
-    };
+    DensityGrid d(3);
     for (int k = 0; k < 3; ++k)
         for (int j = 1; j <= 6; ++j)
             for (int i = 1; i <= 6; ++i)
-                at(i, j, k) = (i == 1 || i == 6 || j == 1 || j == 6) ? 1.0f : 0.3f; // a ring
-    at(8, 8, 1) = 1.0f; // a separate blob (e.g. the couch): not body
-    StructureMask const body = body_outline(g, make_span(rho), 0.5);
+                d.at(i, j, k) = (i == 1 || i == 6 || j == 1 || j == 6) ? 1.0f : 0.3f; // a ring
+    d.at(8, 8, 1) = 1.0f; // a separate blob (e.g. the couch): not body
+    StructureMask const body = d.body(0.5);
     EXPECT_EQ(size_type(36 * 3), body.voxels.size()); // ring and its hole, all slices
-    EXPECT_TRUE(body.contains(g.linear_index({{3, 3, 1}})));
-    EXPECT_FALSE(body.contains(g.linear_index({{8, 8, 1}})));
-    EXPECT_TRUE(body_outline(g, make_span(rho), 2.0).voxels.empty());
+    EXPECT_TRUE(body.contains(d.g.linear_index({{3, 3, 1}})));
+    EXPECT_FALSE(body.contains(d.g.linear_index({{8, 8, 1}})));
+    EXPECT_TRUE(d.body(2.0).voxels.empty());
 }
 
 TEST(BodyOutlineTest, RegionsJoinAcrossPlanesAndTiesGoToTheFirst)
@@ -99,43 +112,37 @@ TEST(BodyOutlineTest, RegionsJoinAcrossPlanesAndTiesGoToTheFirst)
     // the bar): one region of 8 + 14 + 4 = 26 voxels, larger than a separate block of 25 in
     // plane 3, so it is the body; taken apart by planes it would not be. Then two separate
     // regions of 9 voxels: the body is the one whose first voxel comes first.
-    GridGeometry g;
-    g.dims = {{10, 10, 4}};
-    g.spacing_cm = {{1, 1, 1}};
-    std::vector<float> rho(g.num_voxels(), 0.001f);
-    auto at = [&](int i, int j, int k) -> float& {
-        return rho[g.linear_index({{i, j, k}})];
-    };
+    DensityGrid d(4);
     for (int j = 1; j <= 2; ++j)
     {
         for (int i : {1, 2, 6, 7})
-            at(i, j, 0) = 1.0f; // two blocks of 4
+            d.at(i, j, 0) = 1.0f; // two blocks of 4
         for (int i = 1; i <= 7; ++i)
-            at(i, j, 1) = 1.0f; // the bar: 14
+            d.at(i, j, 1) = 1.0f; // the bar: 14
     }
     for (int j = 1; j <= 2; ++j)
         for (int i = 3; i <= 4; ++i)
-            at(i, j, 2) = 1.0f; // 4 more above the bar
+            d.at(i, j, 2) = 1.0f; // 4 more above the bar
     for (int j = 4; j <= 8; ++j)
         for (int i = 4; i <= 8; ++i)
-            at(i, j, 3) = 1.0f; // a separate block of 25
-    StructureMask const body = body_outline(g, make_span(rho), 0.5);
+            d.at(i, j, 3) = 1.0f; // a separate block of 25
+    StructureMask const body = d.body(0.5);
     EXPECT_EQ(size_type(26), body.voxels.size());
-    EXPECT_TRUE(body.contains(g.linear_index({{7, 2, 0}})));
-    EXPECT_TRUE(body.contains(g.linear_index({{3, 1, 2}})));
-    EXPECT_FALSE(body.contains(g.linear_index({{5, 5, 3}})));
+    EXPECT_TRUE(body.contains(d.g.linear_index({{7, 2, 0}})));
+    EXPECT_TRUE(body.contains(d.g.linear_index({{3, 1, 2}})));
+    EXPECT_FALSE(body.contains(d.g.linear_index({{5, 5, 3}})));
     EXPECT_TRUE(std::is_sorted(body.voxels.begin(), body.voxels.end()));
 
-    std::vector<float> two(g.num_voxels(), 0.001f);
+    DensityGrid two(4);
     for (int j = 0; j < 3; ++j)
         for (int i = 0; i < 3; ++i)
         {
-            two[g.linear_index({{i + 6, j + 6, 1}})] = 1.0f; // first in voxel order
-            two[g.linear_index({{i + 1, j + 1, 2}})] = 1.0f; // after it
+            two.at(i + 6, j + 6, 1) = 1.0f; // first in voxel order
+            two.at(i + 1, j + 1, 2) = 1.0f; // after it
         }
-    StructureMask const tie = body_outline(g, make_span(two), 0.5);
+    StructureMask const tie = two.body(0.5);
     ASSERT_EQ(size_type(9), tie.voxels.size());
-    EXPECT_EQ(g.linear_index({{6, 6, 1}}), tie.voxels.front());
+    EXPECT_EQ(two.g.linear_index({{6, 6, 1}}), tie.voxels.front());
 }
 
 //! A DICOM CT series of 48 x 48 x 24 voxels of 2.5 mm centred on the origin, and
