@@ -151,20 +151,20 @@ bool contains(ShapeInput const& s, Real3 const& p, double tol)
 
 /*!
  * A phantom's two grids of n voxels, made at once, filled with `mat` and `rho`: each filled
- * by a thread of its own once its pages are mapped on all cores, in 2 MiB pages where the
- * kernel has them (every page is written, so no memory is lost, and each 2 MiB costs one
- * fault instead of 512).
+ * by a thread of its own once its pages are mapped on all cores; with `huge_pages`, in 2 MiB
+ * pages where the kernel has them (every page is written, so no memory is lost, and each
+ * 2 MiB costs one fault instead of 512: docs/benchmarks.md measures it for shapes).
  */
-void make_phantom_grids(size_type n, MaterialIndex mat, float rho,
+void make_phantom_grids(size_type n, MaterialIndex mat, float rho, bool huge_pages,
                         std::vector<MaterialIndex>& material, std::vector<float>& density)
 {
     parallel_for_each(2,
                       [&](size_type k)
                       {
                           if (k == 0)
-                              resize_on_all_cores(material, n, mat, 0, true);
+                              resize_on_all_cores(material, n, mat, 0, huge_pages);
                           else
-                              resize_on_all_cores(density, n, rho, 0, true);
+                              resize_on_all_cores(density, n, rho, 0, huge_pages);
                       });
 }
 } // namespace
@@ -220,7 +220,7 @@ Phantom build_shapes(PhantomInput const& in, NominalDensityFn const& nominal,
         fill_density(sp.background, nominal, in.study_file, in.pointer + "/background");
     std::vector<MaterialIndex> material;
     std::vector<float> density;
-    make_phantom_grids(g.num_voxels(), bg_mat, bg_rho, material, density);
+    make_phantom_grids(g.num_voxels(), bg_mat, bg_rho, true, material, density);
 
     for (std::size_t si = 0; si < sp.shapes.size(); ++si)
     {
@@ -384,7 +384,8 @@ Phantom build_ct_phantom(GridGeometry const& geometry, std::vector<double> const
     MCDOSE_VALIDATE(hu.size() == n, << hu.size() << " CT numbers for " << n << " voxels");
     std::vector<MaterialIndex> material;
     std::vector<float> density;
-    make_phantom_grids(n, 0, 0.0f, material, density);
+    // 4 KiB pages, as the CT figures of docs/benchmarks.md were measured.
+    make_phantom_grids(n, 0, 0.0f, false, material, density);
     // Voxel by voxel on all cores; the CT numbers outside the calibration counted, and the
     // first of them found, per piece.
     std::vector<size_type> outside_in(parallel_pieces(n, 0), 0), first_in(outside_in.size(), n);
