@@ -214,18 +214,24 @@ class CerrCapture
     std::streambuf* previous_;
 };
 
-ScalarImage to_scalar_image(DoubleImage const& image, std::string pixel_type, bool integer)
+//! The image's values as doubles (an image read in its type on disk is converted here, as
+//! ITK would convert it: each value cast to double).
+template <class T>
+ScalarImage to_scalar_image(itk::Image<T, 3> const& image, std::string pixel_type, bool integer)
 {
     ScalarImage out;
     out.geometry = geometry_of(image);
     size_type const n = out.geometry.num_voxels();
     // A CT's grid (0.6 GB of doubles at 512 x 512 x 300): its pages mapped, and the values
-    // copied, on all cores.
+    // converted, on all cores.
     resize_on_all_cores(out.values, n);
-    double const* from = image.GetBufferPointer();
+    T const* from = image.GetBufferPointer();
     parallel_for_pieces(n, 0,
                         [&](size_type begin, size_type end, size_type)
-                        { std::copy(from + begin, from + end, out.values.data() + begin); });
+                        {
+                            std::transform(from + begin, from + end, out.values.data() + begin,
+                                           [](T v) { return static_cast<double>(v); });
+                        });
     out.pixel_type = std::move(pixel_type);
     out.integer_pixels = integer;
     return out;
@@ -633,6 +639,51 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
             }
         });
 }
+
+//! Read an image file whose header `io` has read, as pixels of type T.
+template <class T>
+ScalarImage read_image_as(itk::ImageIOBase& io, std::string const& path, std::string component,
+                          bool integer)
+{
+    auto reader = itk::ImageFileReader<itk::Image<T, 3>>::New();
+    reader->SetImageIO(&io);
+    reader->SetFileName(path);
+    std::string const warnings = read_capturing_cerr(*reader, "cannot read image '" + path + "': ");
+    MCDOSE_VALIDATE(warnings.find("not read completely") == std::string::npos &&
+                        warnings.find("rror") == std::string::npos,
+                    << "image '" << path << "' could not be read completely ("
+                    << warnings.substr(0, warnings.find('\n'))
+                    << "); the file is truncated or damaged");
+    return to_scalar_image(*reader->GetOutput(), std::move(component), integer);
+}
+
+//! Read an image file in its component type on disk, so that ITK reads the file into its
+//! buffer without converting it (one thread); the values become doubles on all cores. Types
+//! without a case here are converted to double by ITK.
+ScalarImage read_image_in_its_type(itk::ImageIOBase& io, std::string const& path,
+                                   std::string component, bool integer)
+{
+    using C = itk::IOComponentEnum;
+    switch (io.GetComponentType())
+    {
+    case C::UCHAR:
+        return read_image_as<unsigned char>(io, path, std::move(component), integer);
+    case C::CHAR:
+        return read_image_as<signed char>(io, path, std::move(component), integer);
+    case C::USHORT:
+        return read_image_as<unsigned short>(io, path, std::move(component), integer);
+    case C::SHORT:
+        return read_image_as<short>(io, path, std::move(component), integer);
+    case C::UINT:
+        return read_image_as<unsigned int>(io, path, std::move(component), integer);
+    case C::INT:
+        return read_image_as<int>(io, path, std::move(component), integer);
+    case C::FLOAT:
+        return read_image_as<float>(io, path, std::move(component), integer);
+    default:
+        return read_image_as<double>(io, path, std::move(component), integer);
+    }
+}
 } // namespace
 
 ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_series_uid)
@@ -683,16 +734,7 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
     if (ends_with(path, ".mha") || ends_with(path, ".mhd"))
         check_metaimage_complete(path);
     check_nifti_complete(path, *io);
-    auto reader = itk::ImageFileReader<DoubleImage>::New();
-    reader->SetImageIO(io);
-    reader->SetFileName(path);
-    std::string const warnings = read_capturing_cerr(*reader, "cannot read image '" + path + "': ");
-    MCDOSE_VALIDATE(warnings.find("not read completely") == std::string::npos &&
-                        warnings.find("rror") == std::string::npos,
-                    << "image '" << path << "' could not be read completely ("
-                    << warnings.substr(0, warnings.find('\n'))
-                    << "); the file is truncated or damaged");
-    ScalarImage image = to_scalar_image(*reader->GetOutput(), component, integer);
+    ScalarImage image = read_image_in_its_type(*io, path, component, integer);
     check_image_grid(image.geometry, path);
     return image;
 }

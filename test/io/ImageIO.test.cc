@@ -3,8 +3,10 @@
 #include "io/ImageIO.hh"
 
 #include <cmath>
+#include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <limits>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -217,6 +219,56 @@ std::string read_error(std::string const& path)
     return "(no error)";
 }
 } // namespace
+
+namespace
+{
+//! A raw MetaImage of 4 x 2 x 1 values of type T (ElementType `met`), little-endian.
+template <class T>
+void write_raw_metaimage(std::string const& path, char const* met, std::vector<T> const& values)
+{
+    std::ofstream out(path, std::ios::binary);
+    out << "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = False\n"
+           "CompressedData = False\nElementSpacing = 1 1 1\nDimSize = 4 2 1\n"
+           "ElementType = "
+        << met << "\nElementDataFile = LOCAL\n";
+    out.write(reinterpret_cast<char const*>(values.data()),
+              static_cast<std::streamsize>(values.size() * sizeof(T)));
+}
+
+//! Each value read back is the value written, as a double (the extremes of its type too).
+template <class T>
+void expect_read_as_written(std::string const& path, char const* met, char const* component,
+                            bool integer)
+{
+    using L = std::numeric_limits<T>;
+    std::vector<T> const values = {L::lowest(), L::max(), T(0),  T(1),
+                                   T(-1),       T(100),   T(-7), static_cast<T>(L::max() - 1)};
+    write_raw_metaimage(path, met, values);
+    ScalarImage const img = read_scalar_image(path);
+    ASSERT_EQ(values.size(), img.values.size()) << met;
+    for (size_type v = 0; v < values.size(); ++v)
+        EXPECT_EQ(static_cast<double>(values[v]), img.values[v]) << met << " voxel " << v;
+    EXPECT_EQ(component, img.pixel_type) << met;
+    EXPECT_EQ(integer, img.integer_pixels) << met;
+}
+} // namespace
+
+TEST_F(ImageIOTest, EveryComponentTypeReadsAsItsValues)
+{
+    auto const path = [&](char const* name) { return (dir_ / name).string(); };
+    expect_read_as_written<std::uint8_t>(path("u8.mha"), "MET_UCHAR", "unsigned_char", true);
+    expect_read_as_written<std::int8_t>(path("i8.mha"), "MET_CHAR", "char", true);
+    expect_read_as_written<std::uint16_t>(path("u16.mha"), "MET_USHORT", "unsigned_short", true);
+    expect_read_as_written<std::int16_t>(path("i16.mha"), "MET_SHORT", "short", true);
+    expect_read_as_written<std::uint32_t>(path("u32.mha"), "MET_UINT", "unsigned_int", true);
+    expect_read_as_written<std::int32_t>(path("i32.mha"), "MET_INT", "int", true);
+    expect_read_as_written<float>(path("f32.mha"), "MET_FLOAT", "float", false);
+    expect_read_as_written<double>(path("f64.mha"), "MET_DOUBLE", "double", false);
+    // 64-bit integers: read by ITK as doubles (the nearest double, as a cast gives).
+    expect_read_as_written<std::int64_t>(path("i64.mha"), "MET_LONG_LONG", "long_long", true);
+    expect_read_as_written<std::uint64_t>(path("u64.mha"), "MET_ULONG_LONG", "unsigned_long_long",
+                                          true);
+}
 
 TEST_F(ImageIOTest, TruncatedMetaImageIsRefusedWithTheByteCounts)
 {
