@@ -12,7 +12,9 @@
 #             HISTORIES default 100000
 # Environment: OUT (results directory, default ./ct_scale_results), THREADS (CPU threads),
 #   RUNS (runs of the same study, default 2: the first builds the physics-table cache),
-#   PYTHON (a python3 with numpy, default python3).
+#   PYTHON (a python3 with numpy, default python3), FORMAT (mha, default, or dicom: the CT as
+#   a folder of DICOM CT slices, int16 with Rescale Intercept 0 and Slope 1, Implicit VR Little
+#   Endian, written by this script from PS3.5's encoding).
 # Writing the image needs numpy.
 set -u
 M=${1:-}
@@ -25,10 +27,17 @@ HIST=${4:-100000}
 OUT=${OUT:-$PWD/ct_scale_results}
 RUNS=${RUNS:-2}
 mkdir -p "$OUT"
-"${PYTHON:-python3}" - "$OUT/ct.mha" "$DIMS" <<'PY' || { echo "ct_scale.sh: could not write the CT (needs python3 with numpy: set PYTHON)" >&2; exit 1; }
+FORMAT=${FORMAT:-mha}
+case "$FORMAT" in
+  mha) IMAGE=ct.mha ;;
+  dicom) IMAGE=ct_dicom; rm -rf "$OUT/ct_dicom"; mkdir -p "$OUT/ct_dicom" ;;
+  *) echo "ct_scale.sh: FORMAT is mha or dicom, not '$FORMAT'" >&2; exit 2 ;;
+esac
+"${PYTHON:-python3}" - "$OUT/$IMAGE" "$DIMS" "$FORMAT" <<'PY' || { echo "ct_scale.sh: could not write the CT (needs python3 with numpy: set PYTHON)" >&2; exit 1; }
+import struct
 import sys
 import numpy as np
-path, dims = sys.argv[1], [int(x) for x in sys.argv[2].split(",")]
+path, dims, fmt = sys.argv[1], [int(x) for x in sys.argv[2].split(",")], sys.argv[3]
 nx, ny, nz = dims
 dx, dz = 409.6 / nx, 1.0  # mm: a 41 cm field of view, 1 mm slices
 x = (np.arange(nx) - (nx - 1) / 2) * dx
@@ -42,20 +51,86 @@ plane[body] = 40
 plane[lung] = -750
 plane[spine] = 900
 rng = np.random.default_rng(2026)
-with open(path, "wb") as f:
-    f.write((
-        "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = False\n"
-        "CompressedData = False\nTransformMatrix = 1 0 0 0 1 0 0 0 1\n"
-        f"Offset = {x[0]:.4f} {y[0]:.4f} 0\nElementSpacing = {dx:.6f} {dx:.6f} {dz}\n"
-        f"DimSize = {nx} {ny} {nz}\nElementType = MET_SHORT\nElementDataFile = LOCAL\n").encode())
-    for k in range(nz):
-        noisy = plane + rng.integers(-20, 21, size=plane.shape, dtype=np.int16)
-        f.write(np.clip(noisy, -1000, 3000).astype("<i2").tobytes())
+slices = (np.clip(plane + rng.integers(-20, 21, size=plane.shape, dtype=np.int16), -1000, 3000)
+          .astype("<i2").tobytes() for k in range(nz))
+if fmt == "mha":
+    with open(path, "wb") as f:
+        f.write((
+            "ObjectType = Image\nNDims = 3\nBinaryData = True\nBinaryDataByteOrderMSB = False\n"
+            "CompressedData = False\nTransformMatrix = 1 0 0 0 1 0 0 0 1\n"
+            f"Offset = {x[0]:.4f} {y[0]:.4f} 0\nElementSpacing = {dx:.6f} {dx:.6f} {dz}\n"
+            f"DimSize = {nx} {ny} {nz}\nElementType = MET_SHORT\nElementDataFile = LOCAL\n").encode())
+        for pixels in slices:
+            f.write(pixels)
+    sys.exit(0)
+# DICOM CT Image Storage, one file per slice: the file meta group in Explicit VR Little
+# Endian, the data set in Implicit VR Little Endian (tag, 4-byte length, value padded to an
+# even length), elements in ascending order.
+def text(s, pad=b" "):
+    b = s.encode()
+    return b + pad if len(b) % 2 else b
+def element(group, elem, value):
+    return struct.pack("<HHI", group, elem, len(value)) + value
+def meta(elem, vr, value):
+    if vr == b"OB":  # 2 reserved bytes and a 4-byte length
+        return struct.pack("<HH2sHI", 2, elem, vr, 0, len(value)) + value
+    return struct.pack("<HH2sH", 2, elem, vr, len(value)) + value
+us = lambda v: struct.pack("<H", v)
+root = "2.25.2026112800"
+study, series, frame = root + "1", root + "2", root + "3"
+ct_class = "1.2.840.10008.5.1.4.1.1.2"
+for k, pixels in enumerate(slices):
+    instance = f"{root}4.{k + 1}"
+    group = (meta(0x0001, b"OB", b"\0\1")
+             + meta(0x0002, b"UI", text(ct_class, b"\0"))
+             + meta(0x0003, b"UI", text(instance, b"\0"))
+             + meta(0x0010, b"UI", text("1.2.840.10008.1.2", b"\0"))
+             + meta(0x0012, b"UI", text(root + "9", b"\0")))
+    empty = b""  # type 2 attributes: present, no value
+    data = b"".join([
+        element(0x0008, 0x0008, text("ORIGINAL\\PRIMARY\\AXIAL")),
+        element(0x0008, 0x0016, text(ct_class, b"\0")),
+        element(0x0008, 0x0018, text(instance, b"\0")),
+        element(0x0008, 0x0020, empty), element(0x0008, 0x0030, empty),
+        element(0x0008, 0x0050, empty),
+        element(0x0008, 0x0060, text("CT")),
+        element(0x0008, 0x0070, empty), element(0x0008, 0x0090, empty),
+        element(0x0010, 0x0010, text("Benchmark^CT")),
+        element(0x0010, 0x0020, text("CTSCALE")),
+        element(0x0010, 0x0030, empty), element(0x0010, 0x0040, empty),
+        element(0x0018, 0x0050, text(f"{dz:g}")),
+        element(0x0018, 0x0060, empty),
+        element(0x0018, 0x5100, text("HFS")),
+        element(0x0020, 0x000D, text(study, b"\0")),
+        element(0x0020, 0x000E, text(series, b"\0")),
+        element(0x0020, 0x0010, empty),
+        element(0x0020, 0x0011, text("1")),
+        element(0x0020, 0x0012, empty),
+        element(0x0020, 0x0013, text(str(k + 1))),
+        element(0x0020, 0x0032, text(f"{x[0]:.4f}\\{y[0]:.4f}\\{k * dz:g}")),
+        element(0x0020, 0x0037, text("1\\0\\0\\0\\1\\0")),
+        element(0x0020, 0x0052, text(frame, b"\0")),
+        element(0x0020, 0x0060, empty), element(0x0020, 0x1040, empty),
+        element(0x0028, 0x0002, us(1)),
+        element(0x0028, 0x0004, text("MONOCHROME2")),
+        element(0x0028, 0x0010, us(ny)),
+        element(0x0028, 0x0011, us(nx)),
+        element(0x0028, 0x0030, text(f"{dx:.6f}\\{dx:.6f}")),
+        element(0x0028, 0x0100, us(16)),
+        element(0x0028, 0x0101, us(16)),
+        element(0x0028, 0x0102, us(15)),
+        element(0x0028, 0x0103, us(1)),
+        element(0x0028, 0x1052, text("0")),
+        element(0x0028, 0x1053, text("1")),
+        element(0x7FE0, 0x0010, pixels)])
+    with open(f"{path}/ct_{k:04d}.dcm", "wb") as f:
+        f.write(b"\0" * 128 + b"DICM" + meta(0x0000, b"UL", struct.pack("<I", len(group)))
+                + group + data)
 PY
 cat > "$OUT/study.json" <<JSON
 {
   "description": "6 MeV photon pencil beam on a synthetic ${DIMS//,/ x } CT (benchmarks/ct_scale.sh)",
-  "phantom": {"type": "ct_image", "image": "ct.mha"},
+  "phantom": {"type": "ct_image", "image": "$IMAGE"},
   "sources": [{"type": "pencil", "particle": "photon", "energy_MeV": 6,
                "position_cm": [0, -15, $(python3 -c "print(${DIMS##*,} * 0.05)")],
                "direction": [0, 1, 0]}],

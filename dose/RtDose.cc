@@ -24,6 +24,7 @@
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
 #include "core/ParallelFor.hh"
+#include "io/DicomPixelData.hh"
 
 namespace mcdose
 {
@@ -506,6 +507,7 @@ RtDoseGrid read_rt_dose(std::string const& path)
     MCDOSE_VALIDATE(sop_class == rt_dose_storage_uid,
                     << "'" << path << "' is a DICOM file of SOP class '" << sop_class
                     << "', not RT Dose (" << rt_dose_storage_uid << "); give an RT Dose file");
+    check_dicom_pixel_data_complete(path, "RT Dose");
     gdcm::Image const& image = reader.GetImage();
     unsigned const* dims = image.GetDimensions();
     int const columns = int(dims[0]), rows = int(dims[1]);

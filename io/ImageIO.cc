@@ -5,14 +5,17 @@
 #include "io/ImageIO.hh"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdio>
+#include <exception>
 #include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <sstream>
 
 #include <itkGDCMImageIO.h>
@@ -35,6 +38,7 @@
 #include "core/AtomicFile.hh"
 #include "core/HostMemory.hh"
 #include "core/ParallelFor.hh"
+#include "io/DicomPixelData.hh"
 #include "io/DicomValue.hh"
 #include "io/InputFile.hh"
 #include "io/MetaImageWriter.hh"
@@ -420,6 +424,153 @@ DicomReference dicom_reference(itk::GDCMImageIO& header)
     return r;
 }
 
+//! Every file of a series holds all of its pixels (io/DicomPixelData.hh), checked on all
+//! cores; the first file cut short, in the series' order, is the error.
+void check_dicom_files_complete(std::vector<std::string> const& files, std::string const& what)
+{
+    std::vector<std::exception_ptr> problems(files.size());
+    parallel_for_each(files.size(),
+                      [&](size_type k)
+                      {
+                          try
+                          {
+                              check_dicom_pixel_data_complete(files[k], what);
+                          }
+                          catch (RuntimeError const&)
+                          {
+                              problems[k] = std::current_exception();
+                          }
+                      });
+    for (auto const& p : problems)
+    {
+        if (p)
+            std::rethrow_exception(p);
+    }
+}
+
+//! A DICOM series' slices read on all cores: the values (HU, as doubles, slice after slice)
+//! and each slice's Image Position (Patient) [mm].
+struct DicomSlices
+{
+    std::vector<double> values;
+    std::vector<std::array<double, 3>> positions;
+    itk::IOComponentEnum first_component{itk::IOComponentEnum::UNKNOWNCOMPONENTTYPE};
+
+    //! The largest difference between the distance of neighbouring slices and `spacing`
+    //! [mm]: what ITK's series reader records as ITK_non_uniform_sampling_deviation.
+    double spacing_deviation(double spacing) const
+    {
+        double largest = 0;
+        for (std::size_t k = 1; k < positions.size(); ++k)
+        {
+            double d2 = 0;
+            for (int a = 0; a < 3; ++a)
+                d2 += (positions[k][a] - positions[k - 1][a]) *
+                      (positions[k][a] - positions[k - 1][a]);
+            largest = std::max(largest, std::abs(spacing - std::sqrt(d2)));
+        }
+        return largest;
+    }
+};
+
+//! Convert `n` values of the component type `c` at `from` to doubles at `to` (false: a type
+//! without a case here).
+bool convert_dicom_pixels(itk::IOComponentEnum c, void const* from, std::size_t n, double* to)
+{
+    auto convert = [&](auto const* typed)
+    {
+        std::transform(typed, typed + n, to, [](auto v) { return static_cast<double>(v); });
+        return true;
+    };
+    using C = itk::IOComponentEnum;
+    switch (c)
+    {
+    case C::UCHAR:
+        return convert(static_cast<unsigned char const*>(from));
+    case C::CHAR:
+        return convert(static_cast<signed char const*>(from));
+    case C::USHORT:
+        return convert(static_cast<unsigned short const*>(from));
+    case C::SHORT:
+        return convert(static_cast<short const*>(from));
+    case C::UINT:
+        return convert(static_cast<unsigned int const*>(from));
+    case C::INT:
+        return convert(static_cast<int const*>(from));
+    case C::FLOAT:
+        return convert(static_cast<float const*>(from));
+    case C::DOUBLE:
+        return convert(static_cast<double const*>(from));
+    default:
+        return false;
+    }
+}
+
+/*!
+ * The slices of a series whose grid ITK's series reader has set up (`grid`: its output
+ * information), each file read by a GDCMImageIO of its own on all cores and converted to
+ * doubles as ITK's reader converts them (Rescale Slope/Intercept applied by GDCMImageIO,
+ * then each value cast to double). Empty where a file is not one single-component slice
+ * of the grid's rows and columns (ITK then reads the series). A file that cannot be read
+ * is an error naming the first such file.
+ */
+std::optional<DicomSlices> read_dicom_slices(DoubleImage const& grid,
+                                             std::vector<std::string> const& files,
+                                             std::string const& what)
+{
+    auto const size = grid.GetLargestPossibleRegion().GetSize();
+    std::size_t const per_slice = std::size_t(size[0]) * size[1];
+    if (files.size() < 2 || size[2] != files.size())
+        return std::nullopt;
+    DicomSlices out;
+    resize_on_all_cores(out.values, per_slice * files.size());
+    out.positions.resize(files.size());
+    std::vector<std::string> errors(files.size());
+    std::vector<char> odd(files.size(), 0);
+    std::vector<itk::IOComponentEnum> components(files.size());
+    // ITK's objects are made here, on one thread (the object factory's lists are global).
+    std::vector<itk::GDCMImageIO::Pointer> ios(files.size());
+    for (auto& io : ios)
+        io = itk::GDCMImageIO::New();
+    parallel_for_each(files.size(),
+                      [&](size_type k)
+                      {
+                          try
+                          {
+                              itk::GDCMImageIO& io = *ios[k];
+                              io.SetFileName(files[k]);
+                              io.ReadImageInformation();
+                              bool const one_slice =
+                                  io.GetNumberOfComponents() == 1 &&
+                                  io.GetDimensions(0) == size[0] &&
+                                  io.GetDimensions(1) == size[1] &&
+                                  (io.GetNumberOfDimensions() == 2 || io.GetDimensions(2) == 1);
+                              std::vector<char> raw(one_slice ? io.GetImageSizeInBytes() : 0);
+                              if (one_slice)
+                                  io.Read(raw.data());
+                              components[k] = io.GetComponentType();
+                              odd[k] = !one_slice ||
+                                       !convert_dicom_pixels(components[k], raw.data(), per_slice,
+                                                             out.values.data() + k * per_slice);
+                              for (int a = 0; a < 3; ++a)
+                                  out.positions[k][a] = io.GetOrigin(a);
+                          }
+                          catch (itk::ExceptionObject const& e)
+                          {
+                              errors[k] = itk_reason(e);
+                          }
+                      });
+    for (std::size_t k = 0; k < files.size(); ++k)
+    {
+        MCDOSE_VALIDATE(errors[k].empty(), << "cannot read the " << what << ": file '" << files[k]
+                                           << "': " << errors[k]);
+    }
+    if (std::find(odd.begin(), odd.end(), char(1)) != odd.end())
+        return std::nullopt;
+    out.first_component = components.front();
+    return out;
+}
+
 ScalarImage read_dicom_series(std::string const& dir, std::string const& series_uid)
 {
     std::vector<DicomVolume> const volumes = find_dicom_volumes(dir);
@@ -428,6 +579,7 @@ ScalarImage read_dicom_series(std::string const& dir, std::string const& series_
                                          "file (.mha, .nrrd, .nii) or a folder of DICOM CT slices");
     DicomVolume const& volume = choose_dicom_volume(volumes, dir, series_uid);
     std::string const what = "DICOM series " + volume.label + " in '" + dir + "'";
+    check_dicom_files_complete(volume.files, what);
 
     auto io = itk::GDCMImageIO::New();
     auto reader = itk::ImageSeriesReader<DoubleImage>::New();
@@ -435,9 +587,15 @@ ScalarImage read_dicom_series(std::string const& dir, std::string const& series_
     reader->SetFileNames(volume.files);
     // ITK only warns (on stderr) about uneven slices; they are checked below.
     reader->SetSpacingWarningRelThreshold(std::numeric_limits<double>::max());
+    // The grid as ITK's series reader makes it (from the first and last files); a series of
+    // single slices of one size is then read on all cores, the rest by ITK.
+    std::optional<DicomSlices> slices;
     try
     {
-        reader->Update();
+        reader->UpdateOutputInformation();
+        slices = read_dicom_slices(*reader->GetOutput(), volume.files, what);
+        if (!slices)
+            reader->Update();
     }
     catch (itk::ExceptionObject const& e)
     {
@@ -453,12 +611,20 @@ ScalarImage read_dicom_series(std::string const& dir, std::string const& series_
         // ITK takes the slice axis from the orientation (row x column) and the
         // slice spacing from first-to-last distance / (n - 1): check both.
         auto const first = image.GetOrigin();
-        auto const last_io = read_dicom_header(volume.files.back(), dir);
+        double last[3];
+        if (slices)
+            std::copy(slices->positions.back().begin(), slices->positions.back().end(), last);
+        else
+        {
+            auto const last_io = read_dicom_header(volume.files.back(), dir);
+            for (int a = 0; a < 3; ++a)
+                last[a] = last_io->GetOrigin(a);
+        }
         auto const dir_matrix = image.GetDirection();
         double d[3], along = 0, length2 = 0;
         for (int a = 0; a < 3; ++a)
         {
-            d[a] = last_io->GetOrigin(a) - first[a];
+            d[a] = last[a] - first[a];
             along += d[a] * dir_matrix(a, 2);
             length2 += d[a] * d[a];
         }
@@ -471,8 +637,11 @@ ScalarImage read_dicom_series(std::string const& dir, std::string const& series_
                         << "mcdose needs a rectilinear grid: resample the series first");
         double const spacing = image.GetSpacing()[2];
         double deviation = 0;
-        itk::ExposeMetaData<double>(image.GetMetaDataDictionary(),
-                                    "ITK_non_uniform_sampling_deviation", deviation);
+        if (slices)
+            deviation = slices->spacing_deviation(spacing);
+        else
+            itk::ExposeMetaData<double>(image.GetMetaDataDictionary(),
+                                        "ITK_non_uniform_sampling_deviation", deviation);
         MCDOSE_VALIDATE(deviation <= max_relative_slice_deviation * spacing,
                         << "the slices of the " << what
                         << " are not evenly spaced (a distance between neighbours differs by "
@@ -481,8 +650,20 @@ ScalarImage read_dicom_series(std::string const& dir, std::string const& series_
                            "complete or resample the series");
     }
     // GDCMImageIO applies Rescale Slope/Intercept, so the values are HU.
-    ScalarImage result = to_scalar_image(
-        image, "DICOM " + io->GetComponentTypeAsString(io->GetComponentType()), false);
+    std::string const pixel_type =
+        "DICOM " +
+        io->GetComponentTypeAsString(slices ? slices->first_component : io->GetComponentType());
+    ScalarImage result;
+    if (slices)
+    {
+        result.geometry = geometry_of(image);
+        result.values = std::move(slices->values);
+        result.pixel_type = pixel_type;
+    }
+    else
+    {
+        result = to_scalar_image(image, pixel_type, false);
+    }
     result.dicom = dicom_reference(*read_dicom_header(volume.files.front(), dir));
     return result;
 }

@@ -162,6 +162,14 @@ TEST_F(CompareCliTest, RtDoseAgainstItsHdf5)
     EXPECT_LE(j["dose_difference"]["max_abs_difference"].get<double>(), 1e-9 * max);
     EXPECT_DOUBLE_EQ(100.0, j["gamma"][0]["pass_rate_percent"].get<double>());
 
+    // An RT Dose cut short inside its pixels (GDCM alone reads the missing bytes as zeros).
+    fs::copy_file(path("r_dose.dcm"), path("cut_dose.dcm"));
+    fs::resize_file(path("cut_dose.dcm"), fs::file_size(path("cut_dose.dcm")) - 5);
+    auto const cut =
+        run_command(mcdose_exe() + " compare " + path("r.h5") + " " + path("cut_dose.dcm"));
+    EXPECT_EQ(1, cut.exit_code) << cut.output;
+    EXPECT_NE(cut.output.find("cut_dose.dcm' is cut short"), std::string::npos) << cut.output;
+
     // The uncertainty file is not a dose.
     auto const e = run_command(mcdose_exe() + " compare " + path("r.h5") + " " + path("r_unc.dcm"));
     EXPECT_EQ(1, e.exit_code) << e.output;

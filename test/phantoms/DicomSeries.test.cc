@@ -188,6 +188,79 @@ TEST_F(DicomSeriesTest, CoronalUint16SeriesKeepsOrientation)
             }
 }
 
+//! read_scalar_image's values and grid are bit for bit those of ITK's series reader.
+void expect_itk_series(std::string const& directory)
+{
+    test::ItkSeries const itk = test::read_series_with_itk(directory);
+    ScalarImage const img = read_scalar_image(directory);
+    for (int a = 0; a < 3; ++a)
+    {
+        EXPECT_EQ(itk.size[a], std::size_t(img.geometry.dims[a])) << a;
+        EXPECT_EQ(itk.spacing_mm[a] / 10, img.geometry.spacing_cm[a]) << a;
+        EXPECT_EQ(itk.origin_mm[a] / 10, img.geometry.origin_cm[a]) << a;
+    }
+    for (int e = 0; e < 9; ++e)
+        EXPECT_EQ(itk.direction[e], img.geometry.direction[e]) << "element " << e;
+    ASSERT_EQ(itk.values.size(), img.values.size());
+    for (size_type v = 0; v < img.values.size(); ++v)
+        ASSERT_EQ(itk.values[v], img.values[v]) << directory << " voxel " << v;
+}
+
+TEST_F(DicomSeriesTest, SlicesReadOnAllCoresAreItksSeries)
+{
+    // 24 slices written in a shuffled order (int16, slope 0.5: half-integer HU), so that
+    // several threads read them.
+    DicomTestSeries s = axial_series();
+    s.slices = 24;
+    s.write_order.clear();
+    for (int k = 0; k < s.slices; ++k)
+        s.write_order.push_back((7 * k + 3) % s.slices);
+    s.hu.resize(std::size_t(8) * 6 * 24);
+    for (std::size_t v = 0; v < s.hu.size(); ++v)
+        s.hu[v] = -1024 + 0.5 * double((v * 37) % 6000);
+    test::write_dicom_series((dir_ / "axial").string(), s);
+    expect_itk_series((dir_ / "axial").string());
+
+    // uint16 with slope 2 along a coronal normal.
+    DicomTestSeries c;
+    c.slices = 5;
+    c.row_direction = {{1, 0, 0}};
+    c.column_direction = {{0, 0, -1}};
+    c.rescale_slope = 2;
+    c.rescale_intercept = -2048;
+    c.unsigned_pixels = true;
+    c.hu.resize(std::size_t(8) * 6 * 5);
+    for (std::size_t v = 0; v < c.hu.size(); ++v)
+        c.hu[v] = -2048 + 2.0 * double((v * 53) % 3000);
+    test::write_dicom_series((dir_ / "coronal").string(), c);
+    expect_itk_series((dir_ / "coronal").string());
+}
+
+TEST_F(DicomSeriesTest, ASliceCutShortIsNamed)
+{
+    // GDCM alone reads a slice cut short inside its pixels without an error, the missing
+    // pixels as zeros.
+    for (bool const compressed : {false, true})
+    {
+        DicomTestSeries s = axial_series();
+        s.compressed = compressed;
+        std::string const name = compressed ? "jpeg" : "raw";
+        auto const files = test::write_dicom_series((dir_ / name).string(), s);
+        EXPECT_EQ(compressed ? "short" : "short",
+                  test::inspect_dicom_file(files[0]).stored_component);
+        // Intact, the series reads.
+        EXPECT_EQ((Int3{{8, 6, 4}}), build_phantom(ct_input(dir_ / name), {}).grid.geometry().dims);
+        // The third file written (slice 3) loses its last 5 bytes.
+        fs::resize_file(files[2], fs::file_size(files[2]) - 5);
+        std::string const e = error_of(ct_input(dir_ / name));
+        EXPECT_NE(std::string::npos, e.find("/phantom/image |")) << e;
+        EXPECT_NE(std::string::npos, e.find(files[2])) << e;
+        EXPECT_NE(std::string::npos, e.find("cut short")) << e;
+        if (!compressed)
+            EXPECT_NE(std::string::npos, e.find("holds 91 of the 96 bytes")) << e;
+    }
+}
+
 TEST_F(DicomSeriesTest, SeveralSeriesNeedTheUidAndTheUidPicksOne)
 {
     DicomTestSeries a = axial_series();

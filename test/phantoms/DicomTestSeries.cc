@@ -13,8 +13,10 @@
 #include <stdexcept>
 
 #include <itkGDCMImageIO.h>
+#include <itkGDCMSeriesFileNames.h>
 #include <itkImage.h>
 #include <itkImageFileWriter.h>
+#include <itkImageSeriesReader.h>
 #include <itkMetaDataObject.h>
 
 namespace mcdose::test
@@ -129,6 +131,11 @@ std::vector<std::string> write_dicom_series(std::string const& directory, DicomT
         auto writer = itk::ImageFileWriter<Slice>::New();
         writer->SetImageIO(io);
         writer->SetInput(image);
+        if (s.compressed)
+        {
+            io->SetCompressionType(itk::GDCMImageIO::JPEG);
+            writer->UseCompressionOn();
+        }
         std::string const path =
             (std::filesystem::path(directory) / (file_stem + std::to_string(n) + ".dcm")).string();
         writer->SetFileName(path);
@@ -152,6 +159,34 @@ StoredDicomSlice inspect_dicom_file(std::string const& path)
         out.series_uid = trimmed(value);
     if (io->GetValueFromTag("0008|0060", value))
         out.modality = trimmed(value);
+    return out;
+}
+
+ItkSeries read_series_with_itk(std::string const& directory)
+{
+    auto names = itk::GDCMSeriesFileNames::New();
+    names->SetUseSeriesDetails(true);
+    names->SetDirectory(directory);
+    auto const uids = names->GetSeriesUIDs();
+    if (uids.size() != 1)
+        throw std::runtime_error("expected one series in " + directory);
+    using Image = itk::Image<double, 3>;
+    auto reader = itk::ImageSeriesReader<Image>::New();
+    reader->SetImageIO(itk::GDCMImageIO::New());
+    reader->SetFileNames(names->GetFileNames(uids.front()));
+    reader->Update();
+    Image const& image = *reader->GetOutput();
+    ItkSeries out;
+    for (unsigned a = 0; a < 3; ++a)
+    {
+        out.size[a] = image.GetLargestPossibleRegion().GetSize()[a];
+        out.spacing_mm[a] = image.GetSpacing()[a];
+        out.origin_mm[a] = image.GetOrigin()[a];
+        for (unsigned b = 0; b < 3; ++b)
+            out.direction[3 * a + b] = image.GetDirection()(a, b);
+    }
+    Image::PixelType const* values = image.GetBufferPointer();
+    out.values.assign(values, values + image.GetLargestPossibleRegion().GetNumberOfPixels());
     return out;
 }
 } // namespace mcdose::test

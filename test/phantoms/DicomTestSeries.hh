@@ -36,6 +36,7 @@ struct DicomTestSeries
     double rescale_slope{0.5};
     double rescale_intercept{-1024};
     bool unsigned_pixels{false}; //!< stored as uint16 (else int16)
+    bool compressed{false};      //!< pixels stored JPEG lossless (encapsulated fragments)
     //! HU of voxel (i, j, k) at hu[i + columns * (j + rows * k)]; each value
     //! must be slope * n + intercept for an integer n in the stored type's range.
     std::vector<double> hu;
@@ -65,4 +66,16 @@ struct StoredDicomSlice
     std::string modality;
 };
 StoredDicomSlice inspect_dicom_file(std::string const& path);
+
+//! A series as ITK's own series reader reads it (GDCM's file order, values as doubles):
+//! the reference for mcdose's reader.
+struct ItkSeries
+{
+    std::array<std::size_t, 3> size{};
+    std::array<double, 3> spacing_mm{};
+    std::array<double, 3> origin_mm{};
+    std::array<double, 9> direction{}; //!< row-major
+    std::vector<double> values;
+};
+ItkSeries read_series_with_itk(std::string const& directory);
 } // namespace mcdose::test
