@@ -24,7 +24,7 @@
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
 #include "core/ParallelFor.hh"
-#include "io/DicomPixelData.hh"
+#include "io/DicomFileCheck.hh"
 
 namespace mcdose
 {
@@ -498,6 +498,7 @@ bool is_dicom_file(std::string const& path)
 
 RtDoseGrid read_rt_dose(std::string const& path)
 {
+    check_dicom_file_complete(path, "RT Dose");
     gdcm::ImageReader reader;
     reader.SetFileName(path.c_str());
     MCDOSE_VALIDATE(reader.Read(), << "cannot read '" << path
@@ -507,7 +508,6 @@ RtDoseGrid read_rt_dose(std::string const& path)
     MCDOSE_VALIDATE(sop_class == rt_dose_storage_uid,
                     << "'" << path << "' is a DICOM file of SOP class '" << sop_class
                     << "', not RT Dose (" << rt_dose_storage_uid << "); give an RT Dose file");
-    check_dicom_pixel_data_complete(path, "RT Dose");
     gdcm::Image const& image = reader.GetImage();
     unsigned const* dims = image.GetDimensions();
     int const columns = int(dims[0]), rows = int(dims[1]);

@@ -38,7 +38,7 @@
 #include "core/AtomicFile.hh"
 #include "core/HostMemory.hh"
 #include "core/ParallelFor.hh"
-#include "io/DicomPixelData.hh"
+#include "io/DicomFileCheck.hh"
 #include "io/DicomValue.hh"
 #include "io/InputFile.hh"
 #include "io/MetaImageWriter.hh"
@@ -424,17 +424,26 @@ DicomReference dicom_reference(itk::GDCMImageIO& header)
     return r;
 }
 
-//! Every file of a series holds all of its pixels (io/DicomPixelData.hh), checked on all
-//! cores; the first file cut short, in the series' order, is the error.
-void check_dicom_files_complete(std::vector<std::string> const& files, std::string const& what)
+//! Every file of a DICOM folder (GDCM reads them all to find its series) is whole
+//! (io/DicomFileCheck.hh), checked on all cores; the first file cut short, in name order, is
+//! the error.
+void check_dicom_folder_complete(std::string const& dir)
 {
+    std::vector<std::string> files;
+    std::error_code ec;
+    for (auto const& entry : fs::directory_iterator(dir, ec))
+    {
+        if (entry.is_regular_file(ec))
+            files.push_back(entry.path().string());
+    }
+    std::sort(files.begin(), files.end());
     std::vector<std::exception_ptr> problems(files.size());
     parallel_for_each(files.size(),
                       [&](size_type k)
                       {
                           try
                           {
-                              check_dicom_pixel_data_complete(files[k], what);
+                              check_dicom_file_complete(files[k], "DICOM folder '" + dir + "'");
                           }
                           catch (RuntimeError const&)
                           {
@@ -573,13 +582,13 @@ std::optional<DicomSlices> read_dicom_slices(DoubleImage const& grid,
 
 ScalarImage read_dicom_series(std::string const& dir, std::string const& series_uid)
 {
+    check_dicom_folder_complete(dir);
     std::vector<DicomVolume> const volumes = find_dicom_volumes(dir);
     MCDOSE_VALIDATE(!volumes.empty(), << "'" << dir
                                       << "' is a directory without a DICOM series; give an image "
                                          "file (.mha, .nrrd, .nii) or a folder of DICOM CT slices");
     DicomVolume const& volume = choose_dicom_volume(volumes, dir, series_uid);
     std::string const what = "DICOM series " + volume.label + " in '" + dir + "'";
-    check_dicom_files_complete(volume.files, what);
 
     auto io = itk::GDCMImageIO::New();
     auto reader = itk::ImageSeriesReader<DoubleImage>::New();
@@ -884,6 +893,7 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
                                      "' is a file; remove dicom_series_uid");
     }
 
+    check_dicom_file_complete(path, "image"); // ITK's DICOM reader would meet it first
     auto io = itk::ImageIOFactory::CreateImageIO(path.c_str(), itk::IOFileModeEnum::ReadMode);
     MCDOSE_VALIDATE(io, << "cannot read image '" << path
                         << "': unknown format; use MetaImage (.mha/.mhd), NRRD (.nrrd/.nhdr), "

@@ -11,6 +11,7 @@
 #include <gdcmTag.h>
 
 #include "core/Assert.hh"
+#include "io/DicomFileCheck.hh"
 #include "io/DicomValue.hh"
 #include "io/InputFile.hh"
 
@@ -148,6 +149,7 @@ std::string RtStructureSet::names() const
 RtStructureSet read_rt_structure_set(std::string const& path)
 {
     require_regular_file(path, "RT Structure Set");
+    check_dicom_file_complete(path, "RT Structure Set");
     gdcm::Reader reader;
     reader.SetFileName(path.c_str());
     MCDOSE_VALIDATE(reader.Read(), << "cannot read '" << path
