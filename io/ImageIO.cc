@@ -482,37 +482,55 @@ struct DicomSlices
     }
 };
 
-//! Convert `n` values of the component type `c` at `from` to doubles at `to` (false: a type
-//! without a case here).
-bool convert_dicom_pixels(itk::IOComponentEnum c, void const* from, std::size_t n, double* to)
+//! Call f(T()) with T the C++ type of the component type `c` (8-, 16- and 32-bit integers,
+//! float, double); false for another type.
+template <class F>
+bool with_component_type(itk::IOComponentEnum c, F&& f)
 {
-    auto convert = [&](auto const* typed)
-    {
-        std::transform(typed, typed + n, to, [](auto v) { return static_cast<double>(v); });
-        return true;
-    };
     using C = itk::IOComponentEnum;
     switch (c)
     {
     case C::UCHAR:
-        return convert(static_cast<unsigned char const*>(from));
+        f((unsigned char)0);
+        return true;
     case C::CHAR:
-        return convert(static_cast<signed char const*>(from));
+        f((signed char)0);
+        return true;
     case C::USHORT:
-        return convert(static_cast<unsigned short const*>(from));
+        f((unsigned short)0);
+        return true;
     case C::SHORT:
-        return convert(static_cast<short const*>(from));
+        f(short(0));
+        return true;
     case C::UINT:
-        return convert(static_cast<unsigned int const*>(from));
+        f(0u);
+        return true;
     case C::INT:
-        return convert(static_cast<int const*>(from));
+        f(0);
+        return true;
     case C::FLOAT:
-        return convert(static_cast<float const*>(from));
+        f(0.0f);
+        return true;
     case C::DOUBLE:
-        return convert(static_cast<double const*>(from));
+        f(0.0);
+        return true;
     default:
         return false;
     }
+}
+
+//! Convert `n` values of the component type `c` at `from` to doubles at `to` (false: a type
+//! with_component_type does not know).
+bool convert_dicom_pixels(itk::IOComponentEnum c, void const* from, std::size_t n, double* to)
+{
+    return with_component_type(c,
+                               [&](auto zero)
+                               {
+                                   using T = decltype(zero);
+                                   auto const* typed = static_cast<T const*>(from);
+                                   std::transform(typed, typed + n, to,
+                                                  [](T v) { return static_cast<double>(v); });
+                               });
 }
 
 /*!
@@ -832,8 +850,8 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
 
 //! Read an image file whose header `io` has read, as pixels of type T.
 template <class T>
-ScalarImage read_image_as(itk::ImageIOBase& io, std::string const& path, std::string component,
-                          bool integer)
+ScalarImage read_image_as(itk::ImageIOBase& io, std::string const& path,
+                          std::string const& component, bool integer)
 {
     auto reader = itk::ImageFileReader<itk::Image<T, 3>>::New();
     reader->SetImageIO(&io);
@@ -844,35 +862,22 @@ ScalarImage read_image_as(itk::ImageIOBase& io, std::string const& path, std::st
                     << "image '" << path << "' could not be read completely ("
                     << warnings.substr(0, warnings.find('\n'))
                     << "); the file is truncated or damaged");
-    return to_scalar_image(*reader->GetOutput(), std::move(component), integer);
+    return to_scalar_image(*reader->GetOutput(), component, integer);
 }
 
 //! Read an image file in its component type on disk, so that ITK reads the file into its
 //! buffer without converting it (one thread); the values become doubles on all cores. Types
-//! without a case here are converted to double by ITK.
+//! with_component_type does not know are converted to double by ITK.
 ScalarImage read_image_in_its_type(itk::ImageIOBase& io, std::string const& path,
-                                   std::string component, bool integer)
+                                   std::string const& component, bool integer)
 {
-    using C = itk::IOComponentEnum;
-    switch (io.GetComponentType())
-    {
-    case C::UCHAR:
-        return read_image_as<unsigned char>(io, path, std::move(component), integer);
-    case C::CHAR:
-        return read_image_as<signed char>(io, path, std::move(component), integer);
-    case C::USHORT:
-        return read_image_as<unsigned short>(io, path, std::move(component), integer);
-    case C::SHORT:
-        return read_image_as<short>(io, path, std::move(component), integer);
-    case C::UINT:
-        return read_image_as<unsigned int>(io, path, std::move(component), integer);
-    case C::INT:
-        return read_image_as<int>(io, path, std::move(component), integer);
-    case C::FLOAT:
-        return read_image_as<float>(io, path, std::move(component), integer);
-    default:
-        return read_image_as<double>(io, path, std::move(component), integer);
-    }
+    ScalarImage image;
+    bool const typed = with_component_type(
+        io.GetComponentType(),
+        [&](auto zero) { image = read_image_as<decltype(zero)>(io, path, component, integer); });
+    if (!typed)
+        image = read_image_as<double>(io, path, component, integer);
+    return image;
 }
 } // namespace
 

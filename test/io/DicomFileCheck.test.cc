@@ -61,9 +61,9 @@ class DicomBytes
     //! Encapsulated Pixel Data: an empty offset table, two fragments, the delimiter.
     DicomBytes& fragments()
     {
-        bytes_ += header(0x7FE0, 0x0010, "OB", 0xFFFFFFFFu) + item(0xE000, 0) +
-                  item(0xE000, 6) + std::string("frag1\0", 6) + item(0xE000, 4) +
-                  std::string("fr2\0", 4) + item(0xE0DD, 0);
+        bytes_ += header(0x7FE0, 0x0010, "OB", 0xFFFFFFFFu) + item(0xE000, 0) + item(0xE000, 6) +
+                  std::string("frag1\0", 6) + item(0xE000, 4) + std::string("fr2\0", 4) +
+                  item(0xE0DD, 0);
         whole_at_.insert(bytes_.size());
         return *this;
     }
@@ -169,7 +169,8 @@ TEST_F(DicomFileCheckTest, EveryCutIsRefusedExceptBetweenWholeElements)
                 EXPECT_EQ("", e) << encoding << ", " << n << " bytes";
                 continue;
             }
-            ASSERT_NE(std::string::npos, e.find("is cut short")) << encoding << ", " << n << ": " << e;
+            ASSERT_NE(std::string::npos, e.find("is cut short"))
+                << encoding << ", " << n << ": " << e;
             EXPECT_NE(std::string::npos, e.find("cannot read the test file")) << e;
             ++refused;
         }
