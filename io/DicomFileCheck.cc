@@ -11,7 +11,6 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
-#include <sstream>
 
 #include "core/Assert.hh"
 
@@ -62,6 +61,7 @@ bool long_vr(char const* vr)
     return false;
 }
 
+//! One file's walk: its element headers read where they are (the values skipped).
 class DicomWalker
 {
   public:

@@ -246,8 +246,11 @@ TEST_F(DicomSeriesTest, ASliceCutShortIsNamed)
         s.compressed = compressed;
         std::string const name = compressed ? "jpeg" : "raw";
         auto const files = test::write_dicom_series((dir_ / name).string(), s);
-        EXPECT_EQ(compressed ? "short" : "short",
-                  test::inspect_dicom_file(files[0]).stored_component);
+        test::StoredDicomSlice const stored = test::inspect_dicom_file(files[0]);
+        EXPECT_EQ("short", stored.stored_component);
+        // JPEG (PS3.5 A.4.1: 1.2.840.10008.1.2.4.x, encapsulated) or explicit VR little endian.
+        EXPECT_EQ(compressed, stored.transfer_syntax.rfind("1.2.840.10008.1.2.4.", 0) == 0)
+            << stored.transfer_syntax;
         // Intact, the series reads.
         EXPECT_EQ((Int3{{8, 6, 4}}), build_phantom(ct_input(dir_ / name), {}).grid.geometry().dims);
         // The third file written (slice 3) loses its last 5 bytes.

@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include <gdcmReader.h>
 #include <itkGDCMImageIO.h>
 #include <itkGDCMSeriesFileNames.h>
 #include <itkImage.h>
@@ -159,6 +160,10 @@ StoredDicomSlice inspect_dicom_file(std::string const& path)
         out.series_uid = trimmed(value);
     if (io->GetValueFromTag("0008|0060", value))
         out.modality = trimmed(value);
+    gdcm::Reader reader; // the file meta group, which GDCMImageIO does not list
+    reader.SetFileName(path.c_str());
+    if (reader.Read())
+        out.transfer_syntax = reader.GetFile().GetHeader().GetDataSetTransferSyntax().GetString();
     return out;
 }
 

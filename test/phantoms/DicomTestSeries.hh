@@ -64,6 +64,7 @@ struct StoredDicomSlice
     double rescale_intercept{0};
     std::string series_uid;
     std::string modality;
+    std::string transfer_syntax; //!< (0002,0010)
 };
 StoredDicomSlice inspect_dicom_file(std::string const& path);
 
