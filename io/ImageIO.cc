@@ -11,12 +11,14 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <future>
 #include <iostream>
 #include <limits>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <sstream>
+#include <utility>
 
 #include <itkGDCMImageIO.h>
 #include <itkGDCMImageIOFactory.h>
@@ -33,6 +35,7 @@
 #include <itkNiftiImageIOFactory.h>
 #include <itkNrrdImageIO.h>
 #include <itkNrrdImageIOFactory.h>
+#include <zlib.h>
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
@@ -182,14 +185,121 @@ void check_metaimage_complete(std::string const& path)
 }
 
 /*!
+ * The bytes a gzip stream from byte `offset` of a file inflates to, and whether it is
+ * whole: its last member ends with its trailer (CRC and length, checked by zlib) before the
+ * file does. Members one after another are all inflated; bytes after a whole member that
+ * are not another member (padding) end the stream.
+ */
+std::pair<std::uint64_t, bool> inflate_gzip(std::string const& path, std::uint64_t offset)
+{
+    std::ifstream in(path, std::ios::binary);
+    in.seekg(static_cast<std::streamoff>(offset));
+    z_stream z{};
+    if (!in || inflateInit2(&z, 16 + MAX_WBITS) != Z_OK)
+        return {0, true}; // not checked here: the reader reports it
+    std::vector<unsigned char> input(std::size_t(1) << 20), output(std::size_t(1) << 18);
+    std::uint64_t total = 0, in_member = 0; // bytes inflated, of which by the current member
+    int members = 0;
+    bool whole = false;
+    for (;;)
+    {
+        if (z.avail_in == 0)
+        {
+            in.read(reinterpret_cast<char*>(input.data()), std::streamsize(input.size()));
+            z.next_in = input.data();
+            z.avail_in = static_cast<uInt>(in.gcount());
+            if (z.avail_in == 0)
+                break; // the file's end
+        }
+        if (whole) // another member follows
+        {
+            inflateReset(&z);
+            whole = false;
+            in_member = 0;
+        }
+        z.next_out = output.data();
+        z.avail_out = static_cast<uInt>(output.size());
+        int const status = inflate(&z, Z_NO_FLUSH);
+        std::uint64_t const made = output.size() - z.avail_out;
+        total += made;
+        in_member += made;
+        if (status == Z_STREAM_END)
+        {
+            whole = true;
+            ++members;
+        }
+        else if (status != Z_OK && status != Z_BUF_ERROR)
+        {
+            whole = members > 0 && in_member == 0; // padding after a whole member
+            break;
+        }
+    }
+    inflateEnd(&z);
+    return {total, whole};
+}
+
+//! Where an image file's gzip stream starts and the bytes it must inflate to at least.
+struct GzipStream
+{
+    std::uint64_t offset{0};
+    std::uint64_t expected{0};
+};
+
+/*!
+ * The gzip stream of an image whose data the NIfTI library or NRRD's reader read through
+ * zlib: a .nii.gz (the header, at least 352 bytes, and the voxels in one stream) or an NRRD
+ * with gzip data after its header (none for other files). Those readers report a stream cut
+ * short on stderr only, or not at all, and leave the rest of the voxels as they were.
+ * `io` has read the header.
+ */
+std::optional<GzipStream> gzip_image_stream(std::string const& path, itk::ImageIOBase const& io)
+{
+    GzipStream g;
+    g.expected = static_cast<std::uint64_t>(io.GetImageSizeInBytes());
+    if (ends_with(path, ".nii.gz"))
+    {
+        g.expected += 352;
+        return g;
+    }
+    if (!ends_with(path, ".nrrd"))
+        return std::nullopt;
+    // An attached header ends at its first blank line; the data follow it.
+    std::ifstream in(path, std::ios::binary);
+    std::string line;
+    bool gzip = false;
+    while (std::getline(in, line) && !line.empty() && line != "\r")
+    {
+        if (line.rfind("encoding:", 0) == 0)
+            gzip = line.find("gz") != std::string::npos;
+        if (line.rfind("data file:", 0) == 0 || line.rfind("datafile:", 0) == 0)
+            return std::nullopt; // detached data: NRRD's reader reports a missing file
+    }
+    if (!gzip || !in)
+        return std::nullopt;
+    g.offset = static_cast<std::uint64_t>(in.tellg());
+    return g;
+}
+
+//! The image's gzip stream is whole and holds every voxel.
+void check_gzip_stream(std::string const& path, GzipStream const& g)
+{
+    auto const [bytes, whole] = inflate_gzip(path, g.offset);
+    MCDOSE_VALIDATE(whole && bytes >= g.expected,
+                    << "image '" << path << "' is truncated: its compressed data inflate to "
+                    << bytes << " of the " << g.expected << " bytes its header promises"
+                    << (whole ? "" : " and end before their gzip trailer")
+                    << " (an interrupted copy or a full disk?)");
+}
+
+/*!
  * An uncompressed NIfTI file holds its header (vox_offset bytes, at least
  * 352) and then the voxels; the NIfTI library reports a short read or write
- * on stderr only. `io` has read the header.
+ * on stderr only. `io` has read the header. (.nii.gz: check_gzip_stream.)
  */
 void check_nifti_complete(std::string const& path, itk::ImageIOBase const& io)
 {
     if (!ends_with(path, ".nii"))
-        return; // .nii.gz: zlib reports a short stream
+        return;
     std::error_code ec;
     std::uintmax_t const available = fs::file_size(path, ec);
     std::uintmax_t const expected = 352 + static_cast<std::uintmax_t>(io.GetImageSizeInBytes());
@@ -736,6 +846,8 @@ void verify_written_image(std::string const& staged, GridGeometry const& geometr
         MCDOSE_VALIDATE(false, << itk_reason(e));
     }
     check_nifti_complete(staged, *io);
+    if (auto const stream = gzip_image_stream(staged, *io))
+        check_gzip_stream(staged, *stream);
     // Read back in the type written (no wider copy of the grid): every value of T is
     // exactly a double, so the comparison below is that of the values written.
     auto reader = itk::ImageFileReader<itk::Image<T, 3>>::New();
@@ -930,7 +1042,28 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
     if (ends_with(path, ".mha") || ends_with(path, ".mhd"))
         check_metaimage_complete(path);
     check_nifti_complete(path, *io);
-    ScalarImage image = read_image_in_its_type(*io, path, component, integer);
+    // A compressed stream is checked on a thread of its own while ITK reads the image; its
+    // message is the one given when both fail.
+    std::optional<GzipStream> const stream = gzip_image_stream(path, *io);
+    auto gzip = std::async(std::launch::async,
+                           [&]
+                           {
+                               if (stream)
+                                   check_gzip_stream(path, *stream);
+                           });
+    ScalarImage image;
+    std::exception_ptr read_error;
+    try
+    {
+        image = read_image_in_its_type(*io, path, component, integer);
+    }
+    catch (...)
+    {
+        read_error = std::current_exception();
+    }
+    gzip.get();
+    if (read_error)
+        std::rethrow_exception(read_error);
     check_image_grid(image.geometry, path);
     return image;
 }

@@ -298,6 +298,38 @@ TEST_F(ImageIOTest, TruncatedMetaImageIsRefusedWithTheByteCounts)
     EXPECT_EQ(64u * 48 * 40, read_scalar_image(full).values.size());
 }
 
+TEST_F(ImageIOTest, CompressedNiftiAndNrrdCutShortAreRefused)
+{
+    // The NIfTI library and NRRD's reader read a gzip stream cut short without an error (the
+    // missing voxels left as they were): every cut is refused, the whole file reads, and
+    // padding after a whole stream is accepted.
+    GridGeometry const g =
+        make_axis_aligned_geometry(Int3{{24, 20, 16}}, Real3{{0.1, 0.1, 0.2}}, Real3{{0, 0, 0}});
+    std::vector<float> values(g.num_voxels());
+    for (size_type v = 0; v < values.size(); ++v)
+        values[v] = float((v * 7919) % 2000) - 1000.0f; // hardly compressible
+    for (std::string const ext : {"nii.gz", "nrrd"})
+    {
+        std::string const whole = (dir_ / ("whole." + ext)).string();
+        write_image(whole, g, make_span(std::as_const(values)));
+        std::ifstream in(whole, std::ios::binary);
+        std::string const bytes((std::istreambuf_iterator<char>(in)),
+                                std::istreambuf_iterator<char>());
+        ASSERT_EQ(values.size(), read_scalar_image(whole).values.size());
+        std::string const cut = (dir_ / ("cut." + ext)).string();
+        for (std::size_t n : {bytes.size() / 3, bytes.size() / 2, bytes.size() - 100,
+                              bytes.size() - 8, bytes.size() - 1})
+        {
+            std::ofstream(cut, std::ios::binary) << bytes.substr(0, n);
+            std::string const e = read_error(cut);
+            EXPECT_NE(std::string::npos, e.find("is truncated")) << ext << ", " << n << ": " << e;
+            EXPECT_NE(std::string::npos, e.find(cut)) << e;
+        }
+        std::ofstream(cut, std::ios::binary) << bytes << std::string(64, '\0');
+        EXPECT_EQ(values.size(), read_scalar_image(cut).values.size()) << ext << " with padding";
+    }
+}
+
 TEST_F(ImageIOTest, FifoAndEmptyGridAreRefusedByName)
 {
     std::string const fifo = (dir_ / "ct.mha").string();
