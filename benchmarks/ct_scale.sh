@@ -2,7 +2,7 @@
 # A run on a patient-size CT: where its set-up and its end go. A synthetic thorax-like CT of
 # NX x NY x NZ voxels (a 41 cm field of view, 1 mm slices: an elliptic body of soft tissue with
 # a lung and a spine, air around it, CT numbers with +-20 HU of noise) is written as a
-# MetaImage, then a 6 MeV photon pencil beam is run on it with the built-in HU calibration and
+# MetaImage (or a DICOM series: FORMAT below), then a 6 MeV photon pencil beam is run on it with the built-in HU calibration and
 # the body outlined from the CT. Prints the run summary's time per step, the process's wall
 # time and its peak RSS. docs/benchmarks.md records the results.
 #
