@@ -184,6 +184,9 @@ void check_metaimage_complete(std::string const& path)
                     << " (an interrupted copy or a full disk?)");
 }
 
+//! A single-file NIfTI-1 image's header and extension flag: the least vox_offset.
+constexpr std::uint64_t nifti1_header_bytes = 352;
+
 /*!
  * The bytes a gzip stream from byte `offset` of a file inflates to, and whether it is
  * whole: its last member ends with its trailer (CRC and length, checked by zlib) before the
@@ -258,7 +261,7 @@ std::optional<GzipStream> gzip_image_stream(std::string const& path, itk::ImageI
     g.expected = static_cast<std::uint64_t>(io.GetImageSizeInBytes());
     if (ends_with(path, ".nii.gz"))
     {
-        g.expected += 352;
+        g.expected += nifti1_header_bytes;
         return g;
     }
     if (!ends_with(path, ".nrrd"))
@@ -302,7 +305,8 @@ void check_nifti_complete(std::string const& path, itk::ImageIOBase const& io)
         return;
     std::error_code ec;
     std::uintmax_t const available = fs::file_size(path, ec);
-    std::uintmax_t const expected = 352 + static_cast<std::uintmax_t>(io.GetImageSizeInBytes());
+    std::uintmax_t const expected =
+        nifti1_header_bytes + static_cast<std::uintmax_t>(io.GetImageSizeInBytes());
     MCDOSE_VALIDATE(ec || available >= expected,
                     << "image '" << path << "' is truncated: its header promises " << expected
                     << " bytes, the file holds " << available
@@ -534,6 +538,31 @@ DicomReference dicom_reference(itk::GDCMImageIO& header)
     return r;
 }
 
+//! f(k) for every k in [0, n) on all cores; where several throw, the exception of the least k
+//! is rethrown, so that the file an error names does not depend on the threads' timing.
+template <class F>
+void for_each_first_error_in_order(size_type n, F&& f)
+{
+    std::vector<std::exception_ptr> errors(n);
+    parallel_for_each(n,
+                      [&](size_type k)
+                      {
+                          try
+                          {
+                              f(k);
+                          }
+                          catch (...)
+                          {
+                              errors[k] = std::current_exception();
+                          }
+                      });
+    for (auto const& e : errors)
+    {
+        if (e)
+            std::rethrow_exception(e);
+    }
+}
+
 //! Every file of a DICOM folder (GDCM reads them all to find its series) is whole
 //! (io/DicomFileCheck.hh), checked on all cores; the first file cut short, in name order, is
 //! the error.
@@ -547,24 +576,9 @@ void check_dicom_folder_complete(std::string const& dir)
             files.push_back(entry.path().string());
     }
     std::sort(files.begin(), files.end());
-    std::vector<std::exception_ptr> problems(files.size());
-    parallel_for_each(files.size(),
-                      [&](size_type k)
-                      {
-                          try
-                          {
-                              check_dicom_file_complete(files[k], "DICOM folder '" + dir + "'");
-                          }
-                          catch (RuntimeError const&)
-                          {
-                              problems[k] = std::current_exception();
-                          }
-                      });
-    for (auto const& p : problems)
-    {
-        if (p)
-            std::rethrow_exception(p);
-    }
+    for_each_first_error_in_order(
+        files.size(),
+        [&](size_type k) { check_dicom_file_complete(files[k], "DICOM folder '" + dir + "'"); });
 }
 
 //! A DICOM series' slices read on all cores: the values (HU, as doubles, slice after slice)
@@ -662,49 +676,43 @@ std::optional<DicomSlices> read_dicom_slices(DoubleImage const& grid,
     DicomSlices out;
     resize_on_all_cores(out.values, per_slice * files.size());
     out.positions.resize(files.size());
-    std::vector<std::string> errors(files.size());
     std::vector<char> odd(files.size(), 0);
-    std::vector<itk::IOComponentEnum> components(files.size());
     // ITK's objects are made here, on one thread (the object factory's lists are global).
     std::vector<itk::GDCMImageIO::Pointer> ios(files.size());
     for (auto& io : ios)
         io = itk::GDCMImageIO::New();
-    parallel_for_each(files.size(),
-                      [&](size_type k)
-                      {
-                          try
-                          {
-                              itk::GDCMImageIO& io = *ios[k];
-                              io.SetFileName(files[k]);
-                              io.ReadImageInformation();
-                              bool const one_slice =
-                                  io.GetNumberOfComponents() == 1 &&
-                                  io.GetDimensions(0) == size[0] &&
-                                  io.GetDimensions(1) == size[1] &&
-                                  (io.GetNumberOfDimensions() == 2 || io.GetDimensions(2) == 1);
-                              std::vector<char> raw(one_slice ? io.GetImageSizeInBytes() : 0);
-                              if (one_slice)
-                                  io.Read(raw.data());
-                              components[k] = io.GetComponentType();
-                              odd[k] = !one_slice ||
-                                       !convert_dicom_pixels(components[k], raw.data(), per_slice,
-                                                             out.values.data() + k * per_slice);
-                              for (int a = 0; a < 3; ++a)
-                                  out.positions[k][a] = io.GetOrigin(a);
-                          }
-                          catch (itk::ExceptionObject const& e)
-                          {
-                              errors[k] = itk_reason(e);
-                          }
-                      });
-    for (std::size_t k = 0; k < files.size(); ++k)
-    {
-        MCDOSE_VALIDATE(errors[k].empty(), << "cannot read the " << what << ": file '" << files[k]
-                                           << "': " << errors[k]);
-    }
+    for_each_first_error_in_order(
+        files.size(),
+        [&](size_type k)
+        {
+            try
+            {
+                itk::GDCMImageIO& io = *ios[k];
+                io.SetFileName(files[k]);
+                io.ReadImageInformation();
+                bool const one_slice =
+                    io.GetNumberOfComponents() == 1 && io.GetDimensions(0) == size[0] &&
+                    io.GetDimensions(1) == size[1] &&
+                    (io.GetNumberOfDimensions() == 2 || io.GetDimensions(2) == 1);
+                std::vector<char> raw(one_slice ? io.GetImageSizeInBytes() : 0);
+                if (one_slice)
+                    io.Read(raw.data());
+                if (k == 0)
+                    out.first_component = io.GetComponentType();
+                odd[k] = !one_slice ||
+                         !convert_dicom_pixels(io.GetComponentType(), raw.data(), per_slice,
+                                               out.values.data() + k * per_slice);
+                for (int a = 0; a < 3; ++a)
+                    out.positions[k][a] = io.GetOrigin(a);
+            }
+            catch (itk::ExceptionObject const& e)
+            {
+                MCDOSE_VALIDATE(false, << "cannot read the " << what << ": file '" << files[k]
+                                       << "': " << itk_reason(e));
+            }
+        });
     if (std::find(odd.begin(), odd.end(), char(1)) != odd.end())
         return std::nullopt;
-    out.first_component = components.front();
     return out;
 }
 
