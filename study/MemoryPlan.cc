@@ -20,7 +20,7 @@ namespace mcdose
 namespace
 {
 // Bytes per voxel of what the run keeps (the sources: phantoms/VoxelGrid.hh,
-// tally/DoseTally.hh, transport/engine/TransportDriver.hh, study/StudyRunner.cc, dose/).
+// tally/DoseTally.hh, transport/engine/TransportDriver.cc, study/RunFinish.cc, dose/).
 constexpr double phantom_bytes = 2 + 4; // material index (uint16) + density (float)
 constexpr double totals_bytes = 3 * 8;  // double-double total + sum of squares
 constexpr double result_bytes = 2 * 8;  // energy and sigma grids (double)

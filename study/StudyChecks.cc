@@ -66,6 +66,16 @@ void check_rng(StudyInput const& study)
     }
 }
 
+} // namespace
+
+TransportChoice study_transport_choice(StudyInput const& study)
+{
+    check_rng(study);
+    return make_transport_choice(study.physics.precision, study.rng.generator, study.tally.method);
+}
+
+namespace
+{
 //! A phase-space source whose particles are used more than once (or 0 without one).
 std::uint32_t phase_space_recycle(StudyInput const& study)
 {

@@ -19,6 +19,7 @@
 #include "io/DicomReference.hh"
 #include "phantoms/VoxelGrid.hh"
 #include "study/StudyInput.hh"
+#include "transport/engine/TransportRun.hh"
 
 namespace mcdose
 {
@@ -69,6 +70,10 @@ bool uses_history_uncertainty(StudyInput const& study, Backend backend);
 //! The backend a run uses: `requested`, with "auto" resolved (a GPU if one
 //! is usable); RuntimeError for "gpu" without a usable GPU.
 Backend resolve_backend(Backend requested);
+
+//! What the transport runs (precision, generator, tally method), from the study's input;
+//! refuses a baseline generator, naming the field.
+TransportChoice study_transport_choice(StudyInput const& study);
 
 //! Everything `mcdose check` verifies: build the phantom, run_study_checks,
 //! then build the structures (phantoms/StructureSet.hh). Returns the phantom

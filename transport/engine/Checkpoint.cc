@@ -215,4 +215,25 @@ void check_checkpoint_fingerprint(TransportCheckpoint const& ck, std::string con
                              "batches, tally, rng, precision; history by history, one CPU "
                              "worker group on one rank), or start without --resume");
 }
+std::string run_fingerprint(TransportRunOptions const& options, TransportChoice const& choice,
+                            size_type voxels, int fx_quantum_exp2)
+{
+    std::string s = options.input_fingerprint;
+    if (!s.empty() && s.back() != '\n')
+        s += '\n';
+    s += "histories=" + std::to_string(options.histories) +
+         "\nbatches=" + std::to_string(options.histories ? options.batches : 0) +
+         "\nbatch_histories=" + std::to_string(options.histories ? 0 : options.batch_histories) +
+         "\nmax_histories=" + std::to_string(options.histories ? 0 : options.max_histories) +
+         "\nhistory_granule=" + std::to_string(options.history_granule) +
+         "\ntally=" + to_cstring(choice.method) + "\nrng=" + to_cstring(options.rng.kind) +
+         "\nseed=" + std::to_string(options.rng.seed) +
+         "\nstream=" + std::to_string(options.rng.stream) +
+         "\nprecision=" + (choice.precision == Precision::single_ ? "float" : "double") +
+         "\nvoxels=" + std::to_string(voxels) +
+         "\nfx_quantum_exp2=" + std::to_string(fx_quantum_exp2) +
+         "\nuncertainty=" + (options.history_uncertainty ? "history" : "batch") + "\n";
+    return s;
+}
+
 } // namespace mcdose

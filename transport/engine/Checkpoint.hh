@@ -17,6 +17,7 @@
 
 #include "tally/DoseTally.hh"
 #include "tally/EnergyBalance.hh"
+#include "transport/engine/TransportRun.hh"
 
 namespace mcdose
 {
@@ -46,4 +47,10 @@ std::string read_checkpoint_bytes(std::string const& path);
 //! run's, naming the first differing entry and what to do.
 void check_checkpoint_fingerprint(TransportCheckpoint const& ck, std::string const& expected,
                                   std::string const& path);
+//! The fingerprint a checkpoint of this run carries: the caller's description of the input
+//! (TransportRunOptions::input_fingerprint) and the run's own settings, one "key=value" line
+//! each; a resume is refused unless it is the same.
+std::string run_fingerprint(TransportRunOptions const& options, TransportChoice const& choice,
+                            size_type voxels, int fx_quantum_exp2);
+
 } // namespace mcdose

@@ -1,6 +1,6 @@
 //! \file transport/engine/TransportKernel.hh
 //! Definitions of the persistent transport kernel and its launch, for .cu
-//! files that instantiate them (see TransportInstantiate.cu). The kernel is
+//! files that instantiate them (TransportKernelInstance.cu). The kernel is
 //! `while (grab a chunk of histories) transport(history)`: the same
 //! transport_worker the CPU backend runs, only the worker index differs.
 //! For the CAS-loop tally methods each block keeps a cache of the hot voxels

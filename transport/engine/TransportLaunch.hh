@@ -5,20 +5,11 @@
 
 #include "core/Assert.hh"
 #include "core/Config.hh"
+#include "transport/engine/PersistentGrid.hh"
 #include "transport/engine/TransportThread.hh"
 
 namespace mcdose
 {
-//! Persistent-grid shape for the transport kernel on the current device.
-struct PersistentGrid
-{
-    int blocks{0};
-    int threads_per_block{0};
-    int blocks_per_sm{0}; //!< resident blocks per SM at this block size (occupancy)
-    int multiprocessors{0};
-    size_type workers() const { return size_type(blocks) * size_type(threads_per_block); }
-};
-
 #if MCDOSE_USE_CUDA
 //! Size the grid so every SM is full with one block (of whole units of
 //! `unit_threads` threads, up to the device's limit per block):

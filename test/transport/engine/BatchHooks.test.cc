@@ -13,8 +13,8 @@
 #include "rng/Rng.hh"
 #include "tally/AtomicPolicies.hh"
 #include "transport/engine/Checkpoint.hh"
-#include "transport/engine/TransportDriver.hh"
 #include "transport/engine/TransportParams.hh"
+#include "transport/engine/TransportRun.hh"
 
 namespace mcdose::test
 {
@@ -25,9 +25,10 @@ TEST(CheckpointFingerprintTest, NamesTheUncertaintyMethod)
     TransportRunOptions options;
     options.histories = 1000;
     options.batches = 10;
-    std::string const batch = detail::run_fingerprint<float>(options, TallyMethod::fx, 64, -30);
+    TransportChoice const choice{Precision::single_, RngKind::philox, TallyMethod::fx};
+    std::string const batch = run_fingerprint(options, choice, 64, -30);
     options.history_uncertainty = true;
-    std::string const history = detail::run_fingerprint<float>(options, TallyMethod::fx, 64, -30);
+    std::string const history = run_fingerprint(options, choice, 64, -30);
     EXPECT_NE(std::string::npos, batch.find("\nuncertainty=batch\n")) << batch;
     EXPECT_NE(std::string::npos, history.find("\nuncertainty=history\n")) << history;
     TransportCheckpoint ck;
@@ -72,7 +73,7 @@ TEST(BatchHooksTest, BatchesHoldWholeGranules)
     }
     o.histories = 1000; // not whole granules
     o.history_granule = 3;
-    EXPECT_THROW(detail::plan_batches(o), RuntimeError);
+    EXPECT_THROW(run_transport({}, TransportInputs{}, 64, o), RuntimeError);
 }
 
 // Every piece is run twice (after_batch refuses the first run of each): the dose and
@@ -97,33 +98,33 @@ TEST(BatchHooksTest, RefusedPieceRunsAgainWithNothingKept)
     opts.batches = 3;
     opts.max_primary_energy_MeV = 6.0;
     using Src = SourceMixView<double>;
-    using Inputs = TransportGroupInputs<double, Src>;
+    using Inputs = TransportGroupInputs<double>;
     auto run = [&](bool hooks, std::atomic<int>* before, std::atomic<int>* refused)
     {
-        return run_transport_groups<double, PhiloxEngine, FxPolicy, Src>(
-            [&](int, size_type)
+        TransportInputsFor<double> inputs = [&](int, size_type)
+        {
+            Inputs in;
+            in.physics = params.view<double>(MemSpace::host);
+            in.source = source.host_view();
+            if (hooks)
             {
-                Inputs in;
-                in.physics = params.view<double>(MemSpace::host);
-                in.source = source.host_view();
-                if (hooks)
+                in.before_batch = [before](HistoryRange const&, TransportView<double>&, Src&)
+                { ++*before; };
+                auto done = std::make_shared<std::set<std::uint64_t>>();
+                in.after_batch = [refused, done](HistoryRange const& piece)
                 {
-                    in.before_batch = [before](HistoryRange const&, TransportView<double>&, Src&)
-                    { ++*before; };
-                    auto done = std::make_shared<std::set<std::uint64_t>>();
-                    in.after_batch = [refused, done](HistoryRange const& piece)
+                    if (done->insert(piece.begin).second)
                     {
-                        if (done->insert(piece.begin).second)
-                        {
-                            ++*refused;
-                            return false;
-                        }
-                        return true;
-                    };
-                }
-                return in;
-            },
-            TallyMethod::fx, grid.num_voxels(), opts);
+                        ++*refused;
+                        return false;
+                    }
+                    return true;
+                };
+            }
+            return in;
+        };
+        return run_transport({Precision::double_, RngKind::philox, TallyMethod::fx},
+                             TransportInputs(std::move(inputs)), grid.num_voxels(), opts);
     };
     std::atomic<int> before{0}, refused{0};
     auto const plain = run(false, nullptr, nullptr);

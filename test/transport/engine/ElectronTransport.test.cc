@@ -13,8 +13,8 @@
 #include "rng/Rng.hh"
 #include "tally/AtomicPolicies.hh"
 #include "tally/DoseTally.hh"
-#include "transport/engine/TransportDriver.hh"
 #include "transport/engine/TransportParams.hh"
+#include "transport/engine/TransportRun.hh"
 #include "transport/physics/PhysicsTables.hh"
 #include "validation/DepthDoseComparison.hh"
 
@@ -72,8 +72,9 @@ ElectronRun run_electrons(VoxelGridParams const& grid, std::vector<Material> con
     run_options.batch_slabs.axis = 2;
     for (int a = 0; a < 3; ++a)
         run_options.batch_slabs.dims[a] = size_type(geo.dims[a]);
-    auto r = run_transport_typed<Real, PhiloxEngine, FxPolicy>(params, src, TallyMethod::fx,
-                                                               grid.num_voxels(), run_options);
+    TransportChoice const choice{sizeof(Real) == 4 ? Precision::single_ : Precision::double_,
+                                 RngKind::philox, TallyMethod::fx};
+    auto r = run_transport<Real>(choice, params, src, grid.num_voxels(), run_options);
     for (auto& z : r.batch_digests)
     {
         std::vector<double> grouped(slabs, 0.0);

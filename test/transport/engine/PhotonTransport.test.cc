@@ -11,8 +11,8 @@
 #include "tally/AtomicPolicies.hh"
 #include "tally/DoseTally.hh"
 #include "transport/engine/HistoryTransport.hh"
-#include "transport/engine/TransportDriver.hh"
 #include "transport/engine/TransportParams.hh"
+#include "transport/engine/TransportRun.hh"
 
 namespace mcdose::test
 {
@@ -109,8 +109,8 @@ TEST(PhotonTransportTest, EnergyBalanceClosesInDouble)
         opts.histories = 4000;
         opts.batches = 4;
         opts.max_primary_energy_MeV = 8.0;
-        auto const r = run_transport_typed<double, PhiloxEngine, HbPolicy>(
-            params, src, TallyMethod::hb, grid.num_voxels(), opts);
+        auto const r = run_transport<double>({Precision::double_, RngKind::philox, TallyMethod::hb},
+                                             params, src, grid.num_voxels(), opts);
         EXPECT_NEAR(opts.histories * 8.0, r.balance.emitted_MeV, 1e-9);
         EXPECT_LT(std::fabs(r.balance.relative_imbalance()), 1e-9)
             << "emitted " << r.balance.emitted_MeV << " deposited " << r.balance.deposited_MeV
@@ -147,9 +147,10 @@ TEST(PhotonTransportTest, WoodcockAgreesWithSiddon)
         opts.histories = 20000;
         opts.batches = 10;
         opts.max_primary_energy_MeV = 1.25;
-        results.push_back(run_transport_typed<double, PhiloxEngine, FxPolicy>(
-                              params, src, TallyMethod::fx, grid.num_voxels(), opts)
-                              .dose);
+        results.push_back(
+            run_transport<double>({Precision::double_, RngKind::philox, TallyMethod::fx}, params,
+                                  src, grid.num_voxels(), opts)
+                .dose);
     }
     for (size_type z = 0; z < 10; ++z)
     {

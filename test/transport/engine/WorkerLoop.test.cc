@@ -8,8 +8,8 @@
 #include "tally/AtomicPolicies.hh"
 #include "tally/DoseTally.hh"
 #include "transport/engine/HistoryTransport.hh"
-#include "transport/engine/TransportDriver.hh"
 #include "transport/engine/TransportParams.hh"
+#include "transport/engine/TransportRun.hh"
 #include "transport/engine/TransportThread.hh"
 
 namespace mcdose::test
@@ -76,8 +76,8 @@ TEST(WorkerLoopTest, WorkerEqualsOneHistoryAtATime)
     opts.histories = histories;
     opts.batches = 1;
     opts.max_primary_energy_MeV = 10.0;
-    auto const run = run_transport_typed<double, PhiloxEngine, HbPolicy>(
-        params, src, TallyMethod::hb, grid.num_voxels(), opts);
+    auto const run = run_transport<double>({Precision::double_, RngKind::philox, TallyMethod::hb},
+                                           params, src, grid.num_voxels(), opts);
 
     DoseTally tally({TallyMethod::hb, grid.num_voxels(), histories * 10.0, Backend::cpu});
     auto const tv = tally.view<HbPolicy>();

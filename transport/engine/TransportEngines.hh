@@ -1,0 +1,44 @@
+//! \file transport/engine/TransportEngines.hh
+//! The generators the transport is built with (the production ones; lcg and ran2 are
+//! baselines for RNG studies only): the kernels' and the typed groups' one list.
+#pragma once
+
+#include "core/Assert.hh"
+#include "rng/RngKind.hh"
+
+//! Apply MACRO(Real, Engine, Policy) to every transport generator.
+#define MCDOSE_FOR_EACH_TRANSPORT_ENGINE(MACRO, REAL, POLICY)                                      \
+    MACRO(REAL, HybridTausEngine, POLICY)                                                          \
+    MACRO(REAL, LaggedFibonacciEngine, POLICY)                                                     \
+    MACRO(REAL, PhiloxEngine, POLICY)
+
+namespace mcdose
+{
+//! Whether the transport is built with generator `kind`.
+inline bool is_transport_generator(RngKind kind)
+{
+    return kind == RngKind::hybrid_taus || kind == RngKind::lagged_fibonacci ||
+           kind == RngKind::philox;
+}
+
+//! Call f(EngineTag<Engine>{}) for a transport generator (refuses the baselines).
+template <class F>
+decltype(auto) visit_transport_engine(RngKind kind, F&& f)
+{
+    switch (kind)
+    {
+    case RngKind::hybrid_taus:
+        return f(EngineTag<HybridTausEngine>{});
+    case RngKind::lagged_fibonacci:
+        return f(EngineTag<LaggedFibonacciEngine>{});
+    case RngKind::philox:
+        return f(EngineTag<PhiloxEngine>{});
+    default:
+        break;
+    }
+    MCDOSE_VALIDATE(false, << "rng.generator '" << to_cstring(kind)
+                           << "' is a baseline for RNG studies only; use philox, hybrid-taus "
+                              "or lagged-fibonacci for transport");
+    return f(EngineTag<PhiloxEngine>{});
+}
+} // namespace mcdose

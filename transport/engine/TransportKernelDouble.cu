@@ -1,9 +1,0 @@
-//! \file transport/engine/TransportKernelDouble.cu
-//! Persistent transport kernels in double precision, for every engine and tally.
-#include "transport/engine/TransportInstantiate.hh"
-#include "transport/engine/TransportKernel.hh"
-
-namespace mcdose
-{
-MCDOSE_FOR_EACH_TRANSPORT_COMBINATION(MCDOSE_INSTANTIATE_TRANSPORT, double)
-} // namespace mcdose
