@@ -3,6 +3,8 @@
 //! generator. Not compiled as it is: transport/CMakeLists.txt compiles it once per precision
 //! and tally method, defining MCDOSE_TRANSPORT_REAL and MCDOSE_TRANSPORT_POLICY, so that
 //! `make -j` builds the pairs in parallel and a new tally method adds translation units.
+#include "sources/SourceView.hh"
+#include "tally/AtomicPolicies.hh"
 #include "transport/engine/TransportEngines.hh"
 #include "transport/engine/TransportKernel.hh"
 
