@@ -106,7 +106,7 @@ for part in "$@"; do
         log "$t ($part)"; timeout 300 "$t" --gtest_brief=1 --gtest_filter="$filter" 2>&1 | tail -25
       done ;;
     patient-scale)
-      # A run's cost against its grid and history count (docs/benchmarks.md): the grid
+      # A run's cost against its grid and history count (docs/performance.md): the grid
       # sweep at 2e5 histories; 4e6 histories on 100^3 and 256^3 (histories/s); ARCHER
       # test 2's study with 2e5 and 1e7 histories (a short run against the kernel's rate),
       # one batch per launch against the default; a repeated run's set-up.
