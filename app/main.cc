@@ -28,7 +28,7 @@ int main(int argc, char** argv)
     cli.footer("Run 'mcdose <command> --help' for the options of a command. A study file's "
                "fields (phantom, structures, materials, sources, physics, rng, tally, run, "
                "backend, cpu_threads, outputs), with units and defaults, are in "
-               "docs/study-format.md and docs/study.schema.json. Bash completion: "
+               "docs/study-reference.md and docs/study.schema.json. Bash completion: "
                "source <(mcdose completion bash).");
 
     for (auto const& cmd : app::registered_commands())

@@ -5,7 +5,7 @@
 # dose written). Per run: the process's wall time, the time outside the transport, the steps
 # of the run summary, the time from the summary file to the process's end, the peak RSS and
 # the sizes of the dose files; then, per build, the range and mean of the time outside the
-# transport. docs/benchmarks.md records the results.
+# transport. docs/performance.md holds the current figures.
 #
 # Usage: benchmarks/compare_builds.sh BASE NEW [N] [ROUNDS] [HISTORIES]
 #   BASE, NEW  the two mcdose executables

@@ -4,7 +4,7 @@
 # a lung and a spine, air around it, CT numbers with +-20 HU of noise) is written as a
 # MetaImage (or a DICOM series: FORMAT below), then a 6 MeV photon pencil beam is run on it with the built-in HU calibration and
 # the body outlined from the CT. Prints the run summary's time per step, the process's wall
-# time and its peak RSS. docs/benchmarks.md records the results.
+# time and its peak RSS. docs/performance.md holds the current figures.
 #
 # Usage: benchmarks/ct_scale.sh [MCDOSE] [BACKEND] [NX,NY,NZ] [HISTORIES]
 #   MCDOSE    the executable (default build/ci/app/mcdose, or bundle/bin/mcdose if present)

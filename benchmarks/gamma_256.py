@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Time `mcdose compare` on two 256^3 dose grids (docs/benchmarks.md, "Gamma index").
+"""Time `mcdose compare` on two 256^3 dose grids (docs/performance.md, "Gamma index").
 
 Two cases, each a reference and an evaluated MetaImage written here (float32):
 - gaussian: a 3D Gaussian (sigma 50 mm) on 1 mm voxels; evaluated = shifted 1 mm along x and

@@ -106,7 +106,7 @@ for part in "$@"; do
         log "$t ($part)"; timeout 300 "$t" --gtest_brief=1 --gtest_filter="$filter" 2>&1 | tail -25
       done ;;
     patient-scale)
-      # A run's cost against its grid and history count (docs/benchmarks.md): the grid
+      # A run's cost against its grid and history count (docs/performance.md): the grid
       # sweep at 2e5 histories; 4e6 histories on 100^3 and 256^3 (histories/s); ARCHER
       # test 2's study with 2e5 and 1e7 histories (a short run against the kernel's rate),
       # one batch per launch against the default; a repeated run's set-up.
@@ -146,7 +146,7 @@ for part in "$@"; do
       log "rng bench"
       timeout 240 $M rng bench --backend gpu --threads 1e3,1e4,1e5,1e6,1e7 --words 4096 --repeats 5 --json "$OUT/rng_bench.json" ;;
     tally)
-      # CAS and WAG with 8 bins take minutes at 1e7 (see docs/performance.md): run separately.
+      # CAS and WAG with 8 bins take minutes at 1e7 (see docs/tally.md): run separately.
       log "tally bench 1e7"
       timeout 200 $M tally-bench --backend gpu --particles 1e7 --bins 8,1000,1000000 --methods fa,kas,hb,wib,fx --launch both --json "$OUT/tally_1e7.json"
       log "tally bench 3e9, 8 bins"

@@ -3,7 +3,7 @@
 //! std::vector zero-filled on one thread (its pages first touched), a pageable
 //! copy from the device into it, the copy again (pages mapped), and a pinned
 //! staging buffer with an insert into a reserved vector or a parallel memcpy.
-//! The reason for core/HostMemory.hh (docs/benchmarks.md). First, what CUDA's
+//! The reason for core/HostMemory.hh (docs/history/benchmarks-2026.md). First, what CUDA's
 //! start costs a process (device count, properties, the context, free memory),
 //! and after the copies the pieces of resize_on_all_cores (pages mapped on all
 //! cores, then the vector's fill on one thread; again with transparent huge pages

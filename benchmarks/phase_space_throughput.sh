@@ -11,7 +11,7 @@
 #     read per 10 histories), with read-ahead on a thread while the batch before runs;
 #     and with read-ahead on and one reading thread (read_threads 1) instead of the default
 #     (each batch's particles read in parts by up to 16 threads, one per core).
-# docs/benchmarks.md records the results.
+# docs/performance.md holds the current figures.
 #
 # Usage: benchmarks/phase_space_throughput.sh [MCDOSE] [BACKEND] [DOUBLINGS]
 #   MCDOSE     the executable (default build/ci/app/mcdose)

@@ -3,7 +3,7 @@
 # (ARCHER test 2's phantom and beam) scored on N^3 voxels of 40/N cm, the same physics at every
 # N (float transport, HB tally, Philox), HDF5 + MHA + depth dose + summary written.
 # Per grid: transport time and wall time (the run summary), the whole process's wall time and
-# its peak host RSS (/usr/bin/time -v). docs/benchmarks.md records the results.
+# its peak host RSS (/usr/bin/time -v). docs/performance.md holds the current figures.
 #
 # Usage: benchmarks/scale_grid.sh [MCDOSE] [BACKEND] [GRIDS] [HISTORIES] [BATCHES]
 #   MCDOSE     the executable (default build/ci/app/mcdose, or bundle/bin/mcdose if present)

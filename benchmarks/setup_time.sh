@@ -2,7 +2,7 @@
 # Set-up time of `mcdose run` without and with the physics-table cache: for each study, RUNS runs
 # with --no-table-cache, one run into an empty cache directory (builds and stores the tables),
 # then RUNS runs that read them. Prints the run summary's "setup time" and "physics tables" lines
-# and the process wall time (/usr/bin/time). docs/benchmarks.md records the results.
+# and the process wall time (/usr/bin/time). docs/performance.md holds the current figures.
 #
 # Usage: benchmarks/setup_time.sh [MCDOSE] [BACKEND] [HISTORIES] [STUDY...]
 #   MCDOSE     the executable (default build/ci/app/mcdose)

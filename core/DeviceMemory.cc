@@ -261,7 +261,7 @@ void device_copy_to_device_parallel(void* dst, void const* src, std::size_t byte
 {
     // Up to 1 GiB pinned in place: faster than the lanes, with their own pinned staging and
     // streams, for a 512^3 phantom's grids; for larger copies the lanes beside each other
-    // outpace pinning the whole (a 1024^3 phantom's). docs/benchmarks.md.
+    // outpace pinning the whole (a 1024^3 phantom's): docs/history/benchmarks-2026.md.
     constexpr std::size_t most_pinned_in_place = std::size_t(1) << 30;
     if (bytes >= parallel_min_bytes && bytes <= most_pinned_in_place &&
         copy_pinned_in_place(dst, src, bytes))

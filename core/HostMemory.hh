@@ -76,9 +76,9 @@ inline void advise_huge_pages(void* first, std::size_t bytes)
  * Ask for 2 MiB pages over each whole 2 MiB page of [first, first + bytes) where at least half
  * of its 4 KiB pages will be written, before they are mapped: `written(offset)` says whether
  * the 4 KiB page at `offset` bytes from `first` will be. Where a page is first written
- * each fault costs far more than the bytes it maps (docs/benchmarks.md): such a stretch is
- * then mapped in one fault instead of up to 512, and unmapped as fast, for at most twice
- * the memory of the 4 KiB pages written; sparser stretches keep 4 KiB pages. The
+ * each fault costs far more than the bytes it maps (docs/history/benchmarks-2026.md): such
+ * a stretch is then mapped in one fault instead of up to 512, and unmapped as fast, for at
+ * most twice the memory of the 4 KiB pages written; sparser stretches keep 4 KiB pages. The
  * stretches are judged on `threads` host threads (0: all). Returns the bytes advised.
  */
 template <class Written>
@@ -127,7 +127,7 @@ std::size_t advise_huge_pages_where_written(void* first, std::size_t bytes, Writ
  * `v` = n copies of `value`, a large grid's pages mapped on all cores first; with
  * `huge_pages`, in 2 MiB pages where the kernel has them (fewer faults, but where the
  * host's memory is fragmented the kernel compacts it first, which can take longer than
- * 4 KiB pages: docs/benchmarks.md).
+ * 4 KiB pages: docs/history/benchmarks-2026.md).
  */
 template <class T>
 void resize_on_all_cores(std::vector<T>& v, std::size_t n, T const& value = T{}, int threads = 0,

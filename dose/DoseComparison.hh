@@ -61,7 +61,7 @@ struct ComparisonOptions
     double search_radius_dta{3.0};
     //! Lattice points per dta. Wendling et al. use dta / 10 with no
     //! refinement; with the refinement dta / 5 gives their pass rates
-    //! (measured in docs/benchmarks.md) at about a fifth of the cost.
+    //! (docs/history/benchmarks-2026.md) at about a fifth of the cost.
     int samples_per_dta{5};
     int threads{0}; //!< 0: all cores
 };

@@ -379,7 +379,7 @@ void write_dvh_group(H5::H5File& file, DoseReport const& report)
     }
 }
 
-//! What the dose is and in which unit (root attributes, docs/study-format.md).
+//! What the dose is and in which unit (root attributes, docs/output-files.md).
 void write_dose_quantity(H5::H5File& file, RunMetadata const& meta)
 {
     attr_string(file, "dose_to", meta.quantity.keyword());

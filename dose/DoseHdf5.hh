@@ -1,6 +1,6 @@
 //! \file dose/DoseHdf5.hh
 //! The HDF5 result file. Names are stable (scripts rely on them); the layout is
-//! documented in docs/study-format.md ("Outputs"):
+//! documented in docs/output-files.md ("HDF5 file"):
 //! - datasets `dose` [Gy per source particle], `dose_Gy` [Gy, only when the
 //!   source gives a particle count], `dose_uncertainty` [relative, 1 sigma],
 //!   `edep` [MeV per source particle], `density` [g/cm^3], `material`

@@ -1,5 +1,5 @@
 //! \file dose/DvhCsv.hh
-//! DVH outputs as CSV (documented in docs/study-format.md, "Outputs"):
+//! DVH outputs as CSV (documented in docs/output-files.md, "Dose-volume histograms"):
 //! the cumulative DVH of every structure, and one row per figure.
 #pragma once
 

@@ -11,7 +11,7 @@
 
 namespace mcdose
 {
-//! Summary as JSON text (keys documented in docs/study-format.md).
+//! Summary as JSON text (keys documented in docs/output-files.md).
 std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
                              std::vector<std::string> const& output_files);
 

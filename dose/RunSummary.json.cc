@@ -53,7 +53,7 @@ nlohmann::json dvh_json(DvhFigures const& f)
     return j;
 }
 
-//! The summary over the region and the structures' figures (keys in docs/study-format.md).
+//! The summary over the region and the structures' figures (keys in docs/output-files.md).
 void add_report_json(DoseReport const& report, nlohmann::json& j)
 {
     j["dose_unit"] = report.dose_unit;

@@ -1,7 +1,7 @@
 //! \file dose/RunTimings.hh
 //! Where a run's wall time went: one entry per step (phantom, structures,
 //! physics tables, transport, dose report, each output file), in the order the
-//! steps ran, as the run summary reports them (docs/study-format.md, "Run summary").
+//! steps ran, as the run summary reports them (docs/output-files.md, "Run summary").
 #pragma once
 
 #include <algorithm>

@@ -398,7 +398,7 @@ JsonNode JsonNode::child(std::string const& key) const
 {
     auto node = this->optional_child(key);
     if (!node)
-        this->fail("missing required field '" + key + "'; add it (see docs/study-format.md)");
+        this->fail("missing required field '" + key + "'; add it (see docs/study-reference.md)");
     return *node;
 }
 

@@ -23,7 +23,7 @@ HuCalibration schneider2000_calibration()
     // the equations, their numbers and the reference tissues are as several
     // independent implementations quote them (they agree with each other, and
     // the lines pass within 0.0008 g/cm^3 of the tissue densities). Unconfirmed
-    // against the paper itself; see docs/study-format.md.
+    // against the paper itself; see docs/study-reference.md.
     // Each line is linear, so the points below lie on it and the curve equals
     // the equations at every integer HU (a step between two segments is
     // spread over the 1 HU between two integers). An earlier version took the

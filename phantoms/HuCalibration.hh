@@ -51,7 +51,7 @@ struct HuCalibration
 };
 
 //! Built-in default: the Schneider et al. (2000) density curve with coarse
-//! tissue bins mapped onto catalogue names (see docs/study-format.md).
+//! tissue bins mapped onto catalogue names (see docs/study-reference.md).
 HuCalibration schneider2000_calibration();
 
 //! Throw RuntimeError describing the first inconsistency (fewer than two

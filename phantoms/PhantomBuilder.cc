@@ -153,7 +153,7 @@ bool contains(ShapeInput const& s, Real3 const& p, double tol)
  * A phantom's two grids of n voxels, made at once, filled with `mat` and `rho`: each filled
  * by a thread of its own once its pages are mapped on all cores; with `huge_pages`, in 2 MiB
  * pages where the kernel has them (every page is written, so no memory is lost, and each
- * 2 MiB costs one fault instead of 512: docs/benchmarks.md measures it for shapes).
+ * 2 MiB costs one fault instead of 512: docs/history/benchmarks-2026.md measured it).
  */
 void make_phantom_grids(size_type n, MaterialIndex mat, float rho, bool huge_pages,
                         std::vector<MaterialIndex>& material, std::vector<float>& density)
@@ -384,7 +384,7 @@ Phantom build_ct_phantom(GridGeometry const& geometry, std::vector<double> const
     MCDOSE_VALIDATE(hu.size() == n, << hu.size() << " CT numbers for " << n << " voxels");
     std::vector<MaterialIndex> material;
     std::vector<float> density;
-    // 4 KiB pages, as the CT figures of docs/benchmarks.md were measured.
+    // 4 KiB pages, as the CT figures of docs/performance.md were measured.
     make_phantom_grids(n, 0, 0.0f, false, material, density);
     // Voxel by voxel on all cores; the CT numbers outside the calibration counted, and the
     // first of them found, per piece.

@@ -7,7 +7,7 @@
 //! Partial-volume rule (contours and label images): each voxel is sampled at
 //! n x n x n points at the centres of its n^3 equal sub-voxels; the fraction
 //! is the share of those points inside the structure. The volume error this
-//! leaves on a sphere is stated in docs/study-format.md ("Structures").
+//! leaves on a sphere is stated in docs/study-reference.md ("Structures").
 #pragma once
 
 #include <cstdint>

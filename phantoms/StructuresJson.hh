@@ -1,5 +1,5 @@
 //! \file phantoms/StructuresJson.hh
-//! Parse the structures section of a study (format: docs/study-format.md).
+//! Parse the structures section of a study (format: docs/study-reference.md).
 //! Includes nlohmann/json (through JsonInput.hh): for `.json.cc` files only.
 #pragma once
 

@@ -2,7 +2,7 @@
 //! A phase-space source as the study gives it (an MCPL file, its placement and
 //! recycling), and what a pass over the file found (PhaseSpaceScan): the
 //! particles mcdose transports, those it skips by type, the energy range and a
-//! sparse index for seeking. Fields, units and defaults: docs/study-format.md.
+//! sparse index for seeking. Fields, units and defaults: docs/study-reference.md.
 #pragma once
 
 #include <array>

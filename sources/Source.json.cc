@@ -1,6 +1,6 @@
 //! \file sources/Source.json.cc
 //! The reader of one study source: its fields, ranges and defaults, as
-//! documented in docs/study-format.md.
+//! documented in docs/study-reference.md.
 #include <cmath>
 #include <sstream>
 

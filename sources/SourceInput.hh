@@ -4,7 +4,7 @@
 //! coordinates, field, weight and represented particles. Plain data with
 //! defaults, parsed by sources/Source.json.cc and turned into a sampler by
 //! sources/SourceParams.hh; fields, units and defaults are documented in
-//! docs/study-format.md.
+//! docs/study-reference.md.
 #pragma once
 
 #include <optional>
@@ -165,7 +165,7 @@ struct SourceInput
     //! units): when given, dose is also reported in Gy.
     std::optional<double> particles;
     //! Monitor units of this source: with `calibration`, the study turns them into
-    //! `particles` (study/SourceCalibration.hh; docs/study-format.md#absolute-dose).
+    //! `particles` (study/SourceCalibration.hh; docs/study-reference.md, "Absolute dose").
     std::optional<double> monitor_units;
     //! The calibration file of this source model (written by `mcdose calibrate`),
     //! resolved against the study's folder; required with `monitor_units`.

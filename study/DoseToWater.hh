@@ -16,7 +16,7 @@
 //!
 //! with delta = 10 keV (the usual Spencer–Attix cut; below it electrons are local). E0
 //! defaults to the largest kinetic energy of the study's sources (outputs.dose_to_water_
-//! energy_MeV overrides it); docs/study-format.md gives s_w,m of the catalogue tissues
+//! energy_MeV overrides it); docs/study-reference.md gives s_w,m of the catalogue tissues
 //! against E0 (within about 1 % over 1–20 MeV, so the choice matters little).
 #pragma once
 

@@ -1,7 +1,7 @@
 //! \file study/MemoryPlan.hh
 //! The host and device memory a study's run will need, estimated from its
 //! grid and settings before anything is allocated, and the refusal of a study
-//! that does not fit (docs/study-format.md, "Memory").
+//! that does not fit (docs/study-reference.md, "Memory").
 #pragma once
 
 #include <cstdint>

@@ -1,6 +1,6 @@
 //! \file study/Study.json.cc
 //! The study reader: each section's fields, ranges and defaults, as documented
-//! in docs/study-format.md. Later sections (e.g. new source types) add their
+//! in docs/study-reference.md. Later sections (e.g. new source types) add their
 //! fields here and to the docs and schema together.
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 //! A whole study as parsed from JSON (study/Study.json.cc): phantom,
 //! user materials, sources, physics options, RNG, tally, stopping rule,
 //! backend and outputs. Plain data with defaults; the format, units and
-//! defaults are documented in docs/study-format.md and docs/study.schema.json.
+//! defaults are documented in docs/study-reference.md and docs/study.schema.json.
 #pragma once
 
 #include <cstdint>

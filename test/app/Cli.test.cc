@@ -137,7 +137,7 @@ TEST(CliHabits, HelpPointsToTheStudyFields)
 {
     auto r = run_command(mcdose_exe() + " --help");
     EXPECT_EQ(0, r.exit_code) << r.output;
-    EXPECT_NE(r.output.find("docs/study-format.md"), std::string::npos) << r.output;
+    EXPECT_NE(r.output.find("docs/study-reference.md"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("outputs"), std::string::npos) << r.output;
     EXPECT_NE(r.output.find("completion bash"), std::string::npos) << r.output;
 }

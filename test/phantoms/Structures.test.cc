@@ -275,7 +275,7 @@ TEST_F(RtStructTest, SphereAndBoxRasteriseToTheirVolume)
     double const voxel_cm3 = phantom_->grid.geometry().voxel_volume_cm3();
     double const sphere_cm3 = 4.0 / 3.0 * constants::pi * std::pow(r_mm / 10, 3);
     double const sphere = set.structures[0].volume_cm3(voxel_cm3);
-    // Stated in docs/study-format.md: within 1 % for spheres of 4 voxels radius or
+    // Stated in docs/study-reference.md: within 1 % for spheres of 4 voxels radius or
     // more (contours on every slice, 4 samples per axis).
     EXPECT_NEAR(sphere, sphere_cm3, 0.01 * sphere_cm3) << sphere << " vs " << sphere_cm3;
     double const stack_cm3 = contour_stack_cm3({{1.3, -2.1, 0.0}}, r_mm);
@@ -295,7 +295,7 @@ TEST_F(RtStructTest, SphereAndBoxRasteriseToTheirVolume)
 
 TEST_F(RtStructTest, SmallSpheresWithinTheStatedError)
 {
-    // 10 mm radius = 4 voxels, the smaller case of docs/study-format.md, at
+    // 10 mm radius = 4 voxels, the smaller case of docs/study-reference.md, at
     // several positions against the grid: the rasterised volume against the
     // contour stack's (what the partial-volume rule adds) and against the
     // sphere's (with the slice thickness's share); the voxel-centre rule (1
