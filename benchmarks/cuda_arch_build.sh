@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Build time and object size of the two transport-kernel translation units
-# (transport/engine/TransportKernel{Float,Double}.cu) for each choice of CUDA
+# Build time and object size of the transport-kernel translation units (one per precision and
+# tally method: transport/engine/TransportKernelInstance.cu compiled for each) for each choice of CUDA
 # architectures, and whether the sm_90 machine code of a fat build is the same as
 # that of an sm_90-only build (if it is, an H100/H200 runs identical code from
 # either binary, so the fat binary costs it nothing at run time).
@@ -18,8 +18,8 @@
 # the kernels include Random123/philox.h): found in /usr/include, else in
 # $RANDOM123_INCLUDE, else in .deps/include of the repository (copy /usr/include/Random123
 # there on a machine without the Debian package). Everything else the kernel TUs include is
-# the repository, the C/C++ standard library and the CUDA toolkit. The two TUs compile in
-# parallel, as `make -j` does; each nvcc uses --threads 0 (one thread per architecture) when
+# the repository, the C/C++ standard library and the CUDA toolkit. The TUs compile in
+# parallel (at most JOBS at once; default all), as `make -j` does; each nvcc uses --threads 0 (one thread per architecture) when
 # it builds several, as CMakeLists.txt does. Prints a Markdown table; writes it to
 # DIR/cuda_arch_build.md with the per-choice logs.
 set -euo pipefail
@@ -77,9 +77,27 @@ gencode() {
   echo "${flags[@]}"
 }
 
-# The translation units (KERNEL_TUS overrides, e.g. core/ArchProbe.cu to try the script).
-read -ra tu_paths <<< "${KERNEL_TUS:-transport/engine/TransportKernelFloat.cu transport/engine/TransportKernelDouble.cu}"
+# The translation units: the kernels of each precision and tally method, written as
+# transport/CMakeLists.txt writes them (KERNEL_TUS overrides with paths in the repository,
+# e.g. core/ArchProbe.cu to try the script).
+if [ -n "${KERNEL_TUS:-}" ]; then
+  read -ra tu_paths <<< "$KERNEL_TUS"
+  for i in "${!tu_paths[@]}"; do tu_paths[$i]=$root/${tu_paths[$i]}; done
+else
+  tu_paths=()
+  mkdir -p "$out/generated/transport/instances"
+  for real in float double; do
+    for policy in Fa Cas Wag Kas Hb Wib Fx; do
+      f=$out/generated/transport/instances/TransportKernel_${real}_${policy}.cu
+      printf '#define MCDOSE_TRANSPORT_REAL %s\n#define MCDOSE_TRANSPORT_POLICY %sPolicy\n#include "transport/engine/TransportKernelInstance.cu"\n' \
+        "$real" "$policy" > "$f"
+      tu_paths+=("$f")
+    done
+  done
+fi
 tus=(); for t in "${tu_paths[@]}"; do tus+=("$(basename "$t" .cu)"); done
+# At most JOBS translation units at once (default: all, as `make -j` with enough cores).
+max_jobs=${JOBS:-${#tus[@]}}
 elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", b - a }'; }
 nvcc_version=$(nvcc --version | tail -1)
 cores=$(nproc)
@@ -96,13 +114,14 @@ for c in "${choices[@]}"; do
   echo "== $name: $list ($mode flags; $flags)" >&2
   start=$(date +%s.%N)
   for i in "${!tus[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$max_jobs" ]; do wait -n; done
     (
       t=${tus[$i]}; mkdir -p "$out/$name/keep_$t"; s=$(date +%s.%N)
       # shellcheck disable=SC2086
       nvcc -forward-unknown-to-host-compiler -I"$root" -I"$out/generated" "${r123_flag[@]}" \
         --expt-relaxed-constexpr -Xcudafe --diag_suppress=esa_on_defaulted_function_ignored \
         -lineinfo "${opt[@]}" $flags --keep --keep-dir "$out/$name/keep_$t" -Xcompiler=-fPIC -std=c++17 -x cu -c \
-        "$root/${tu_paths[$i]}" -o "$out/$name/$t.o" \
+        "${tu_paths[$i]}" -o "$out/$name/$t.o" \
         > "$out/$name/$t.log" 2>&1 || { echo "FAILED: see $out/$name/$t.log" >&2; exit 1; }
       elapsed "$s" "$(date +%s.%N)" > "$out/$name/$t.seconds"
     ) &
@@ -118,6 +137,9 @@ for c in "${choices[@]}"; do
   done
   echo "$row" >> "$table"
   echo "$row" >> "$out/all_rows.md"
+  sum=$(cat "$out/$name"/*.seconds | awk '{ s += $1 } END { printf "%.1f", s }')
+  mb=$(for t in "${tus[@]}"; do stat -c %s "$out/$name/$t.o"; done | awk '{ s += $1 } END { printf "%.2f", s / 1e6 }')
+  echo "$name: ${#tus[@]} translation units, $all s wall at most $max_jobs at once, $sum s summed over them, $mb MB of objects" | tee -a "$out/summary.txt"
 done
 
 # Is the sm_90 machine code the same in every choice that builds it? nvcc --keep leaves each

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# An mcdose executable whose two transport kernels (every engine x tally x source combination:
-# nearly all of the GPU code) are compiled for another CUDA architecture list, everything else
+# An mcdose executable whose transport kernels (one translation unit per precision and tally
+# method: nearly all of the GPU code) are compiled for another CUDA architecture list, everything else
 # taken from an existing build. It answers "does the fat binary cost an H100 anything at run
 # time?" without a second full build: time ARCHER test 2 with both executables on one GPU.
 #
@@ -36,13 +36,14 @@ for a in "${items[@]}"; do
 done
 [ ${#items[@]} -gt 1 ] && gencode+=(--threads 0)
 
-# The two kernel compile commands, with their directory, from compile_commands.json.
+# The kernel compile commands (one per precision and tally method), with their directory,
+# from compile_commands.json.
 python3 - "$build/compile_commands.json" "$work" "${gencode[*]}" <<'PY'
 import json, re, shlex, sys
 db, work, gencode = sys.argv[1], sys.argv[2], sys.argv[3]
 for e in json.load(open(db)):
     name = e["file"].rsplit("/", 1)[-1]
-    if name not in ("TransportKernelFloat.cu", "TransportKernelDouble.cu"):
+    if not re.fullmatch(r"TransportKernel_(float|double)_[A-Za-z]+\.cu", name):
         continue
     cmd = re.sub(r"--generate-code=\S+|--threads \d+", "", e["command"])
     cmd = re.sub(r" -o \S+", " -o " + shlex.quote(f"{work}/{name}.o"), cmd)
@@ -61,7 +62,8 @@ echo "kernels compiled for $list in $(( $(date +%s) - start )) s"
 
 lib=$(find "$build/transport" -maxdepth 1 -name 'libmcdose_transport.a' | head -1)
 cp "$lib" "$work/libmcdose_transport.a"
-for t in TransportKernelFloat TransportKernelDouble; do
+for o in "$work"/TransportKernel_*.cu.o; do
+  t=$(basename "$o" .cu.o)
   member=$(ar t "$lib" | grep -x "$t.cu.o")
   cp "$work/$t.cu.o" "$work/$member"
   (cd "$work" && ar r libmcdose_transport.a "$member")
