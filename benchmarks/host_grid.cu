@@ -120,48 +120,52 @@ void phantom_upload(std::size_t n)
     for (void* p : dev)
         cudaFree(p);
 }
-} // namespace
 
-int main(int argc, char** argv)
+//! What CUDA's start costs a process: the device count, its properties, the context and
+//! the free memory; false without a GPU.
+bool cuda_start()
 {
-    std::size_t const n = std::size_t(argc > 1 ? std::atof(argv[1]) : 134217728.0);
-    std::size_t const chunk = std::size_t(32) << 20; // doubles per staging copy: 256 MB
+    double t = now_s();
+    int count = 0;
+    if (!ok(cudaGetDeviceCount(&count)) || count < 1)
+        return false;
+    std::printf("CUDA start: device count %.3f s", now_s() - t);
+    t = now_s();
+    cudaDeviceProp prop;
+    ok(cudaGetDeviceProperties(&prop, 0));
+    std::printf(", properties %.3f s", now_s() - t);
+    t = now_s();
+    ok(cudaFree(nullptr));
+    std::printf(", context %.3f s", now_s() - t);
+    t = now_s();
+    std::size_t free_b = 0, total_b = 0;
+    ok(cudaMemGetInfo(&free_b, &total_b));
+    std::printf(", free memory %.3f s (%s)\n", now_s() - t, prop.name);
+    return true;
+}
+
+//! The device grid `d` of n doubles into a new zero-filled vector by a pageable copy, twice.
+void pageable_copies(double const* d, std::size_t n)
+{
+    double t = now_s();
+    std::vector<double> v(n);
+    std::printf("vector(n), zero-filled on one thread: %.3f s\n", now_s() - t);
+    for (char const* what : {"pageable copy from the GPU into it", "the same copy again"})
     {
-        double t = now_s();
-        int count = 0;
-        if (!ok(cudaGetDeviceCount(&count)) || count < 1)
-            return 1;
-        std::printf("CUDA start: device count %.3f s", now_s() - t);
         t = now_s();
-        cudaDeviceProp prop;
-        ok(cudaGetDeviceProperties(&prop, 0));
-        std::printf(", properties %.3f s", now_s() - t);
-        t = now_s();
-        ok(cudaFree(nullptr));
-        std::printf(", context %.3f s", now_s() - t);
-        t = now_s();
-        std::size_t free_b = 0, total_b = 0;
-        ok(cudaMemGetInfo(&free_b, &total_b));
-        std::printf(", free memory %.3f s (%s)\n", now_s() - t, prop.name);
+        ok(cudaMemcpy(v.data(), d, n * 8, cudaMemcpyDeviceToHost));
+        std::printf("%s: %.3f s\n", what, now_s() - t);
     }
-    double* d = nullptr;
-    if (!ok(cudaMalloc(&d, n * 8)) || !ok(cudaMemset(d, 1, n * 8)) || !ok(cudaDeviceSynchronize()))
-        return 1;
-    std::printf("%zu doubles (%.2f GB)\n", n, n * 8e-9);
-    {
-        double t = now_s();
-        std::vector<double> v(n);
-        std::printf("vector(n), zero-filled on one thread: %.3f s\n", now_s() - t);
-        for (char const* what : {"pageable copy from the GPU into it", "the same copy again"})
-        {
-            t = now_s();
-            ok(cudaMemcpy(v.data(), d, n * 8, cudaMemcpyDeviceToHost));
-            std::printf("%s: %.3f s\n", what, now_s() - t);
-        }
-    }
+}
+
+//! The device grid through a pinned staging buffer of `chunk` doubles: inserted into a
+//! reserved vector on one thread, then copied by memcpy on all threads into a zero-filled
+//! vector; false if the buffer cannot be allocated.
+bool pinned_staging(double const* d, std::size_t n, std::size_t chunk)
+{
     double* pinned = nullptr;
     if (!ok(cudaMallocHost(&pinned, chunk * 8)))
-        return 1;
+        return false;
     {
         double const t = now_s();
         std::vector<double> v;
@@ -200,6 +204,14 @@ int main(int argc, char** argv)
                     threads, now_s() - t);
     }
     cudaFreeHost(pinned);
+    return true;
+}
+
+//! The pieces of resize_on_all_cores: pages mapped on all cores, the fill on one thread, a
+//! pageable copy into the vector and its release; then the first two with transparent huge
+//! pages asked for (2 MiB pages: 512 faults per GB), twice.
+void resize_on_all_cores_pieces(double const* d, std::size_t n)
+{
     {
         std::vector<double> v;
         double t = now_s();
@@ -218,7 +230,6 @@ int main(int argc, char** argv)
     }
     for (int r = 0; r < 2; ++r)
     {
-        // The same with transparent huge pages asked for (2 MiB pages: 512 faults per GB).
         std::vector<double> v;
         double t = now_s();
         v.reserve(n);
@@ -229,10 +240,14 @@ int main(int argc, char** argv)
         v.assign(n, 0.0);
         std::printf(", then filled on one thread %.3f s\n", now_s() - t);
     }
+}
+
+//! A grid made as resize_on_all_cores makes it, then pinned where it is (4 KiB, then huge
+//! pages): the GPU copies into it directly, without staging.
+void pinned_in_place(double const* d, std::size_t n)
+{
     for (bool huge : {false, true})
     {
-        // A grid made as resize_on_all_cores makes it, then pinned where it is: the GPU
-        // copies into it directly, without staging.
         std::vector<double> v;
         mcdose::resize_on_all_cores(v, n, 0.0, 0, huge);
         double t = now_s();
@@ -250,6 +265,24 @@ int main(int argc, char** argv)
         ok(cudaHostUnregister(v.data()));
         std::printf(", unpinned %.3f s\n", now_s() - t);
     }
+}
+} // namespace
+
+int main(int argc, char** argv)
+{
+    std::size_t const n = std::size_t(argc > 1 ? std::atof(argv[1]) : 134217728.0);
+    std::size_t const chunk = std::size_t(32) << 20; // doubles per staging copy: 256 MB
+    if (!cuda_start())
+        return 1;
+    double* d = nullptr;
+    if (!ok(cudaMalloc(&d, n * 8)) || !ok(cudaMemset(d, 1, n * 8)) || !ok(cudaDeviceSynchronize()))
+        return 1;
+    std::printf("%zu doubles (%.2f GB)\n", n, n * 8e-9);
+    pageable_copies(d, n);
+    if (!pinned_staging(d, n, chunk))
+        return 1;
+    resize_on_all_cores_pieces(d, n);
+    pinned_in_place(d, n);
     double t = now_s();
     cudaFree(d);
     std::printf("device grid freed: %.3f s\n", now_s() - t);

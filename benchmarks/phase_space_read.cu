@@ -68,6 +68,127 @@ double read_rate(PhaseSpaceInput input, GridGeometry const& grid, std::uint64_t 
         chunks.load(k * piece, (k + 1) * piece, device);
     return double((pieces - 2) * piece) / (now_s() - t);
 }
+
+//! The read rates of every way of reading with each number of reading threads `counts`
+//! (the GPU's only with a GPU).
+void read_rate_table(PhaseSpaceInput const& input, GridGeometry const& grid, std::uint64_t piece,
+                     std::vector<int> const& counts, bool gpu)
+{
+    std::printf("reading threads | host, no read-ahead | host, read-ahead | GPU, read-ahead "
+                "[10^7 particles/s]\n");
+    for (int t : counts)
+    {
+        std::printf("%15d | %19.2f | %16.2f | ", t,
+                    read_rate(input, grid, piece, t, false, false) / 1e7,
+                    read_rate(input, grid, piece, t, true, false) / 1e7);
+        if (gpu)
+            std::printf("%.2f\n", read_rate(input, grid, piece, t, true, true) / 1e7);
+        else
+            std::printf("(no GPU)\n");
+    }
+}
+
+//! The host's memory bandwidth: memcpy of a piece's `bytes` by 1 and by `max_threads`
+//! threads (the best of 3).
+void host_memcpy_rate(std::vector<char> const& from, std::vector<char>& to, int max_threads)
+{
+    std::size_t const bytes = from.size();
+    for (int t : {1, max_threads})
+    {
+        double best = 1e30;
+        for (int r = 0; r < 3; ++r)
+        {
+            best = std::min(best, on_threads(t,
+                                             [&](int k)
+                                             {
+                                                 std::size_t const a = bytes * k / t,
+                                                                   b = bytes * (k + 1) / t;
+                                                 std::memcpy(to.data() + a, from.data() + a, b - a);
+                                             }));
+        }
+        std::printf("host memcpy of a piece, %2d threads: %.1f GB/s\n", t,
+                    double(bytes) / best / 1e9);
+    }
+}
+
+//! How a piece goes to the GPU.
+enum class How
+{
+    pageable,
+    pinned,
+    staged
+};
+
+/*!
+ * A piece's copy to the GPU (`dev`) by 1 and by `max_threads` threads, the best of 3: each
+ * thread copies its share of the piece on a stream of its own, straight from pageable
+ * (`from`) or pinned (`pinned`) memory, or through pinned staging blocks
+ * (DeviceUploadStream, blocks of 2^12 single-precision particles, as the source's reading
+ * threads do).
+ */
+void gpu_copy_rates(How how, std::vector<char> const& from, char const* pinned, char* dev,
+                    std::uint64_t piece, int max_threads)
+{
+    std::size_t const bytes = from.size();
+    for (int t : {1, max_threads})
+    {
+        double best = 1e30;
+        for (int r = 0; r < 3; ++r)
+        {
+            best = std::min(
+                best, on_threads(t,
+                                 [&](int k)
+                                 {
+                                     std::size_t const a = bytes * k / t, b = bytes * (k + 1) / t;
+                                     if (how == How::staged)
+                                     {
+                                         DeviceUploadStream up(std::size_t(4096) *
+                                                               sizeof(Particle<float>));
+                                         up.copy(dev + a, from.data() + a, b - a);
+                                         up.finish();
+                                         return;
+                                     }
+                                     cudaStream_t s;
+                                     cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
+                                     char const* src = how == How::pinned ? pinned : from.data();
+                                     cudaMemcpyAsync(dev + a, src + a, b - a,
+                                                     cudaMemcpyHostToDevice, s);
+                                     cudaStreamSynchronize(s);
+                                     cudaStreamDestroy(s);
+                                 }));
+        }
+        char const* name = how == How::pageable ? "from pageable memory     "
+                           : how == How::pinned ? "from pinned memory       "
+                                                : "staged through pinned    ";
+        std::printf("copy of a piece to the GPU %s, %2d threads: %5.1f GB/s "
+                    "(%6.2f x 10^7 particles/s)\n",
+                    name, t, double(bytes) / best / 1e9, double(piece) / best / 1e7);
+    }
+}
+
+//! The copies of a piece to the GPU (gpu_copy_rates, every way) and the cost of pinning a
+//! piece's memory instead; false if the pinned memory cannot be allocated.
+bool gpu_copies(std::vector<char> const& from, std::uint64_t piece, int max_threads)
+{
+    std::size_t const bytes = from.size();
+    char* dev = static_cast<char*>(device_allocate(bytes));
+    char* pinned = nullptr;
+    if (cudaMallocHost(&pinned, bytes) != cudaSuccess)
+        return false;
+    std::memset(pinned, 1, bytes);
+    for (How how : {How::pageable, How::pinned, How::staged})
+        gpu_copy_rates(how, from, pinned, dev, piece, max_threads);
+    double const t = now_s();
+    std::vector<char> staged(bytes);
+    std::memcpy(staged.data(), from.data(), bytes);
+    cudaHostRegister(staged.data(), bytes, cudaHostRegisterDefault);
+    std::printf("registering a piece's memory as pinned (after a memcpy into it): %.3f s\n",
+                now_s() - t);
+    cudaHostUnregister(staged.data());
+    cudaFreeHost(pinned);
+    device_free(dev);
+    return true;
+}
 } // namespace
 
 int main(int argc, char** argv)
@@ -110,98 +231,11 @@ int main(int argc, char** argv)
                     read_rate(input, grid, piece, max_threads, ahead, device) / 1e7);
         return 0;
     }
-    std::printf("reading threads | host, no read-ahead | host, read-ahead | GPU, read-ahead "
-                "[10^7 particles/s]\n");
-    for (int t : counts)
-    {
-        std::printf("%15d | %19.2f | %16.2f | ", t,
-                    read_rate(input, grid, piece, t, false, false) / 1e7,
-                    read_rate(input, grid, piece, t, true, false) / 1e7);
-        if (gpu)
-            std::printf("%.2f\n", read_rate(input, grid, piece, t, true, true) / 1e7);
-        else
-            std::printf("(no GPU)\n");
-    }
-
+    read_rate_table(input, grid, piece, counts, gpu);
     std::size_t const bytes = piece * sizeof(Particle<float>);
     std::vector<char> from(bytes, 1), to(bytes, 0);
-    for (int t : {1, max_threads})
-    {
-        double best = 1e30;
-        for (int r = 0; r < 3; ++r)
-        {
-            best = std::min(best, on_threads(t,
-                                             [&](int k)
-                                             {
-                                                 std::size_t const a = bytes * k / t,
-                                                                   b = bytes * (k + 1) / t;
-                                                 std::memcpy(to.data() + a, from.data() + a, b - a);
-                                             }));
-        }
-        std::printf("host memcpy of a piece, %2d threads: %.1f GB/s\n", t,
-                    double(bytes) / best / 1e9);
-    }
+    host_memcpy_rate(from, to, max_threads);
     if (!gpu)
         return 0;
-    char* dev = static_cast<char*>(device_allocate(bytes));
-    char* pinned = nullptr;
-    if (cudaMallocHost(&pinned, bytes) != cudaSuccess)
-        return 1;
-    std::memset(pinned, 1, bytes);
-    // Each thread copies its share of the piece on a stream of its own: straight from
-    // pageable or pinned memory, or through pinned staging blocks (DeviceUploadStream,
-    // blocks of 2^12 single-precision particles, as the source's reading threads do).
-    enum class How
-    {
-        pageable,
-        pinned,
-        staged
-    };
-    for (How how : {How::pageable, How::pinned, How::staged})
-    {
-        for (int t : {1, max_threads})
-        {
-            double best = 1e30;
-            for (int r = 0; r < 3; ++r)
-            {
-                best = std::min(
-                    best,
-                    on_threads(
-                        t,
-                        [&](int k)
-                        {
-                            std::size_t const a = bytes * k / t, b = bytes * (k + 1) / t;
-                            if (how == How::staged)
-                            {
-                                DeviceUploadStream up(std::size_t(4096) * sizeof(Particle<float>));
-                                up.copy(dev + a, from.data() + a, b - a);
-                                up.finish();
-                                return;
-                            }
-                            cudaStream_t s;
-                            cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking);
-                            char const* src = how == How::pinned ? pinned : from.data();
-                            cudaMemcpyAsync(dev + a, src + a, b - a, cudaMemcpyHostToDevice, s);
-                            cudaStreamSynchronize(s);
-                            cudaStreamDestroy(s);
-                        }));
-            }
-            char const* name = how == How::pageable ? "from pageable memory     "
-                               : how == How::pinned ? "from pinned memory       "
-                                                    : "staged through pinned    ";
-            std::printf("copy of a piece to the GPU %s, %2d threads: %5.1f GB/s "
-                        "(%6.2f x 10^7 particles/s)\n",
-                        name, t, double(bytes) / best / 1e9, double(piece) / best / 1e7);
-        }
-    }
-    double const t = now_s();
-    std::vector<char> staged(bytes);
-    std::memcpy(staged.data(), from.data(), bytes);
-    cudaHostRegister(staged.data(), bytes, cudaHostRegisterDefault);
-    std::printf("registering a piece's memory as pinned (after a memcpy into it): %.3f s\n",
-                now_s() - t);
-    cudaHostUnregister(staged.data());
-    cudaFreeHost(pinned);
-    device_free(dev);
-    return 0;
+    return gpu_copies(from, piece, max_threads) ? 0 : 1;
 }

@@ -1,5 +1,5 @@
 //! \file dose/DoseHdf5.cc
-//! Thin typed writers over the HDF5 C++ API (model: OpenMC's hdf5_interface).
+//! The result file's layout, written through io/Hdf5File.hh (HDF5's thin typed adapter).
 #include "dose/DoseHdf5.hh"
 
 #include <algorithm>
@@ -7,8 +7,6 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
-#include <cstdlib>
-#include <cstring>
 #include <fstream>
 #include <future>
 #include <memory>
@@ -16,66 +14,21 @@
 #include <optional>
 #include <vector>
 
-#include <H5Cpp.h>
-
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
-#include "core/HostMemory.hh"
 #include "core/ParallelFor.hh"
 #include "io/Deflate.hh"
+#include "io/Hdf5File.hh"
 
 namespace mcdose
 {
 namespace
 {
-H5::StrType vlen_string_type()
+void attr_geometry(Hdf5Object const& obj, GridGeometry const& g)
 {
-    H5::StrType t(H5::PredType::C_S1, H5T_VARIABLE);
-    t.setCset(H5T_CSET_UTF8);
-    return t;
-}
-
-void attr_string(H5::H5Object& obj, char const* name, std::string const& value)
-{
-    auto const type = vlen_string_type();
-    H5::Attribute a = obj.createAttribute(name, type, H5::DataSpace(H5S_SCALAR));
-    char const* s = value.c_str();
-    a.write(type, &s);
-}
-
-void attr_doubles(H5::H5Object& obj, char const* name, double const* values, hsize_t n)
-{
-    H5::DataSpace space(1, &n);
-    H5::Attribute a = obj.createAttribute(name, H5::PredType::NATIVE_DOUBLE, space);
-    a.write(H5::PredType::NATIVE_DOUBLE, values);
-}
-
-void attr_double(H5::H5Object& obj, char const* name, double value)
-{
-    H5::Attribute a =
-        obj.createAttribute(name, H5::PredType::NATIVE_DOUBLE, H5::DataSpace(H5S_SCALAR));
-    a.write(H5::PredType::NATIVE_DOUBLE, &value);
-}
-
-void attr_u64(H5::H5Object& obj, char const* name, std::uint64_t value)
-{
-    H5::Attribute a =
-        obj.createAttribute(name, H5::PredType::NATIVE_UINT64, H5::DataSpace(H5S_SCALAR));
-    a.write(H5::PredType::NATIVE_UINT64, &value);
-}
-
-void attr_int(H5::H5Object& obj, char const* name, int value)
-{
-    H5::Attribute a =
-        obj.createAttribute(name, H5::PredType::NATIVE_INT, H5::DataSpace(H5S_SCALAR));
-    a.write(H5::PredType::NATIVE_INT, &value);
-}
-
-void attr_geometry(H5::H5Object& obj, GridGeometry const& g)
-{
-    attr_doubles(obj, "spacing_cm", g.spacing_cm.v, 3);
-    attr_doubles(obj, "origin_cm", g.origin_cm.v, 3);
-    attr_doubles(obj, "direction", g.direction, 9);
+    obj.write_attr_doubles("spacing_cm", g.spacing_cm.v, 3);
+    obj.write_attr_doubles("origin_cm", g.origin_cm.v, 3);
+    obj.write_attr_doubles("direction", g.direction, 9);
 }
 
 //! Deflate level of the dose volumes (HDF5's filter, H5Pset_deflate): the fastest. Dose
@@ -122,7 +75,7 @@ struct PackedChunk
 //! Where the grid datasets go, and the flag that stops their writing between slices.
 struct GridFile
 {
-    H5::H5File& file;
+    Hdf5Group const& file;
     GridGeometry const& g;
     std::atomic<bool> const& stop;
 };
@@ -131,15 +84,6 @@ struct GridFile
 struct GridPhaseStopped
 {
 };
-
-//! A dataset's creation properties without its modification time, which HDF5 would
-//! otherwise record: the same run's file is then the same bytes whenever it is written.
-H5::DSetCreatPropList untimed_dataset()
-{
-    H5::DSetCreatPropList props;
-    H5Pset_obj_track_times(props.getId(), false);
-    return props;
-}
 
 /*!
  * A 3D dataset (nz, ny, nx), chunked by z-slice and deflated, written one
@@ -151,17 +95,14 @@ H5::DSetCreatPropList untimed_dataset()
  * unless it is a window of slices ahead of the writing.
  */
 template <class T, class Pack>
-H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredType const& type,
-                                char const* units, Pack&& pack)
+Hdf5Dataset write_volume_slices(GridFile const& out, char const* name, char const* units,
+                                Pack&& pack)
 {
     GridGeometry const& g = out.g;
-    hsize_t const dims[3] = {hsize_t(g.dims[2]), hsize_t(g.dims[1]), hsize_t(g.dims[0])};
-    H5::DataSpace space(3, dims);
-    H5::DSetCreatPropList props = untimed_dataset();
-    hsize_t const chunk[3] = {1, dims[1], dims[2]};
-    props.setChunk(3, chunk);
-    props.setDeflate(deflate_level);
-    H5::DataSet ds = out.file.createDataSet(name, type, space, props);
+    std::vector<std::uint64_t> const dims = {std::uint64_t(g.dims[2]), std::uint64_t(g.dims[1]),
+                                             std::uint64_t(g.dims[0])};
+    Hdf5Dataset const ds =
+        out.file.create_chunked_dataset<T>(name, dims, {1, dims[1], dims[2]}, deflate_level);
     size_type const nz = dims[0], per_slice = dims[1] * dims[2];
     size_type const team = std::min<size_type>(nz, host_loop_threads(0));
     size_type const window = 2 * team; // compressed slices held at most
@@ -179,9 +120,8 @@ H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredT
         for (; written < nz && ready[written % window]; ++written)
         {
             PackedChunk const& p = packed[written % window];
-            hsize_t const offset[3] = {written, 0, 0};
-            MCDOSE_VALIDATE(H5Dwrite_chunk(ds.getId(), H5P_DEFAULT, p.filter_mask, offset,
-                                           p.bytes.size(), p.bytes.data()) >= 0,
+            MCDOSE_VALIDATE(ds.write_chunk({std::uint64_t(written), 0, 0}, p.filter_mask,
+                                           p.bytes.data(), p.bytes.size()),
                             << "HDF5 could not write slice " << written << " of '" << name << "'");
             ready[written % window] = 0;
         }
@@ -224,7 +164,7 @@ H5::DataSet write_volume_slices(GridFile const& out, char const* name, H5::PredT
                               throw;
                           }
                       });
-    attr_string(ds, "units", units);
+    ds.write_attr_string("units", units);
     attr_geometry(ds, g);
     return ds;
 }
@@ -282,12 +222,12 @@ void pack_voxel_values(DoseGridData const& data, size_type first, size_type coun
 //! with `data`, value_of gives `empty` for every voxel without energy, and the data's
 //! energy mask spares reading those (pack_voxel_values).
 template <class T, class ValueOf>
-H5::DataSet write_voxel_values(GridFile const& out, char const* name, H5::PredType const& type,
-                               char const* units, ValueOf&& value_of,
-                               DoseGridData const* data = nullptr, T empty = T{})
+Hdf5Dataset write_voxel_values(GridFile const& out, char const* name, char const* units,
+                               ValueOf&& value_of, DoseGridData const* data = nullptr,
+                               T empty = T{})
 {
     size_type const per_slice = size_type(out.g.dims[0]) * size_type(out.g.dims[1]);
-    return write_volume_slices<T>(out, name, type, units,
+    return write_volume_slices<T>(out, name, units,
                                   [&](size_type k, T* slice, PackedChunk& chunk)
                                   {
                                       size_type const first = k * per_slice;
@@ -304,45 +244,39 @@ H5::DataSet write_voxel_values(GridFile const& out, char const* name, H5::PredTy
 }
 
 //! A 1D dataset of doubles.
-void dataset_doubles(H5::Group& group, char const* name, std::vector<double> const& values,
+void dataset_doubles(Hdf5Group const& group, char const* name, std::vector<double> const& values,
                      char const* units)
 {
-    hsize_t const n = values.size();
-    H5::DataSet ds = group.createDataSet(name, H5::PredType::NATIVE_DOUBLE, H5::DataSpace(1, &n),
-                                         untimed_dataset());
-    if (n > 0)
-        ds.write(values.data(), H5::PredType::NATIVE_DOUBLE);
-    attr_string(ds, "units", units);
+    group.write_dataset(name, values).write_attr_string("units", units);
 }
 
 //! A figure as the attribute pair (value, sigma).
-void attr_figure(H5::H5Object& obj, char const* name, FigureWithSigma const& f)
+void attr_figure(Hdf5Object const& obj, char const* name, FigureWithSigma const& f)
 {
     double const pair[2] = {f.value, f.sigma};
-    attr_doubles(obj, name, pair, 2);
+    obj.write_attr_doubles(name, pair, 2);
 }
 
 //! Group `dvh`: the summary region's figures as attributes and one group per
 //! structure with its cumulative DVH (datasets `dose`, `volume_cm3`) and figures.
-void write_dvh_group(H5::H5File& file, DoseReport const& report)
+void write_dvh_group(Hdf5Group const& file, DoseReport const& report)
 {
     if (!report.summary && report.dvhs.empty())
         return;
-    H5::Group dvh = file.createGroup("dvh");
-    attr_string(dvh, "dose_unit", report.dose_unit);
-    attr_string(dvh, "figures",
-                "attributes are (value, sigma); sigma NaN with fewer than 2 "
-                "batches");
+    Hdf5Group const dvh = file.create_group("dvh");
+    dvh.write_attr_string("dose_unit", report.dose_unit);
+    dvh.write_attr_string("figures", "attributes are (value, sigma); sigma NaN with fewer than 2 "
+                                     "batches");
     if (report.summary)
     {
         RegionSummary const& r = *report.summary;
-        attr_string(dvh, "summary_region", r.region);
-        attr_double(dvh, "summary_near_max", r.near_max);
-        attr_string(dvh, "summary_near_max_definition", near_max_definition);
+        dvh.write_attr_string("summary_region", r.region);
+        dvh.write_attr_double("summary_near_max", r.near_max);
+        dvh.write_attr_string("summary_near_max_definition", near_max_definition);
         if (r.mean_relative)
-            attr_double(dvh, "summary_mean_relative_uncertainty", *r.mean_relative);
-        attr_double(dvh, "low_density_threshold_g_cm3", r.low_density_threshold_g_cm3);
-        attr_double(dvh, "low_density_max", r.low_density_max);
+            dvh.write_attr_double("summary_mean_relative_uncertainty", *r.mean_relative);
+        dvh.write_attr_double("low_density_threshold_g_cm3", r.low_density_threshold_g_cm3);
+        dvh.write_attr_double("low_density_max", r.low_density_max);
     }
     for (DvhFigures const& f : report.dvhs)
     {
@@ -350,10 +284,10 @@ void write_dvh_group(H5::H5File& file, DoseReport const& report)
         std::replace(name.begin(), name.end(), '/', '_');
         if (name.empty() || name == ".")
             name = "_";
-        H5::Group g = dvh.createGroup(name);
-        attr_string(g, "origin", f.origin);
-        attr_double(g, "volume_cm3", f.volume_cm3);
-        attr_u64(g, "voxels", f.voxels);
+        Hdf5Group const g = dvh.create_group(name.c_str());
+        g.write_attr_string("origin", f.origin);
+        g.write_attr_double("volume_cm3", f.volume_cm3);
+        g.write_attr_u64("voxels", f.voxels);
         attr_figure(g, "D_mean", f.d_mean);
         attr_figure(g, "D_min", f.d_min);
         attr_figure(g, "D_0.03cc", f.d_003cc);
@@ -380,65 +314,67 @@ void write_dvh_group(H5::H5File& file, DoseReport const& report)
 }
 
 //! What the dose is and in which unit (root attributes, docs/output-files.md).
-void write_dose_quantity(H5::H5File& file, RunMetadata const& meta)
+void write_dose_quantity(Hdf5Group const& file, RunMetadata const& meta)
 {
-    attr_string(file, "dose_to", meta.quantity.keyword());
-    attr_string(file, "dose_unit", dose_unit(meta));
+    file.write_attr_string("dose_to", meta.quantity.keyword());
+    file.write_attr_string("dose_unit", dose_unit(meta));
     if (meta.quantity.to_water)
     {
-        attr_string(file, "dose_to_water_method", meta.quantity.method);
-        attr_double(file, "dose_to_water_spectrum_energy_MeV", meta.quantity.spectrum_energy_MeV);
+        file.write_attr_string("dose_to_water_method", meta.quantity.method);
+        file.write_attr_double("dose_to_water_spectrum_energy_MeV",
+                               meta.quantity.spectrum_energy_MeV);
     }
     if (meta.source_particles)
-        attr_string(file, "source_particles_from", meta.absolute.description);
+        file.write_attr_string("source_particles_from", meta.absolute.description);
 }
 
 //! The run's facts: versions, settings, time, stopping and energy balance.
-void write_run_group(H5::H5File& file, RunMetadata const& meta)
+void write_run_group(Hdf5Group const& file, RunMetadata const& meta)
 {
-    H5::Group run = file.createGroup("run");
-    attr_string(run, "version", meta.version);
-    attr_string(run, "started_utc", meta.started_utc);
-    attr_u64(run, "seed", meta.seed);
-    attr_string(run, "rng_generator", meta.rng_generator);
-    attr_string(run, "tally_method", meta.tally_method);
-    attr_string(run, "uncertainty_method", meta.uncertainty_method);
-    attr_string(run, "precision", meta.precision);
-    attr_string(run, "backend", meta.backend);
-    attr_string(run, "device", meta.device);
-    attr_u64(run, "histories", meta.histories);
-    attr_double(run, "wall_time_s", meta.wall_time_s);
-    attr_double(run, "transport_time_s", meta.transport_time_s);
-    attr_double(run, "histories_per_s",
-                meta.transport_time_s > 0 ? double(meta.histories) / meta.transport_time_s : 0.0);
-    attr_int(run, "complete", meta.complete ? 1 : 0);
-    attr_string(run, "stop_reason", meta.stop_reason);
+    Hdf5Group run = file.create_group("run");
+    run.write_attr_string("version", meta.version);
+    run.write_attr_string("started_utc", meta.started_utc);
+    run.write_attr_u64("seed", meta.seed);
+    run.write_attr_string("rng_generator", meta.rng_generator);
+    run.write_attr_string("tally_method", meta.tally_method);
+    run.write_attr_string("uncertainty_method", meta.uncertainty_method);
+    run.write_attr_string("precision", meta.precision);
+    run.write_attr_string("backend", meta.backend);
+    run.write_attr_string("device", meta.device);
+    run.write_attr_u64("histories", meta.histories);
+    run.write_attr_double("wall_time_s", meta.wall_time_s);
+    run.write_attr_double("transport_time_s", meta.transport_time_s);
+    run.write_attr_double("histories_per_s", meta.transport_time_s > 0
+                                                 ? double(meta.histories) / meta.transport_time_s
+                                                 : 0.0);
+    run.write_attr_int("complete", meta.complete ? 1 : 0);
+    run.write_attr_string("stop_reason", meta.stop_reason);
     if (meta.uncertainty_reached)
-        attr_double(run, "uncertainty_reached", *meta.uncertainty_reached);
-    attr_double(run, "uncertainty_dose_fraction", meta.uncertainty_dose_fraction);
-    attr_double(run, "energy_emitted_MeV", meta.energy.emitted_MeV);
-    attr_double(run, "energy_deposited_MeV", meta.energy.deposited_MeV);
-    attr_double(run, "energy_escaped_MeV", meta.energy.escaped_MeV);
-    attr_double(run, "energy_below_cutoff_MeV", meta.energy.below_cutoff_MeV);
-    attr_double(run, "energy_stack_overflow_MeV", meta.energy.overflow_MeV);
-    attr_double(run, "energy_rest_mass_MeV", meta.energy.rest_mass_MeV);
-    attr_double(run, "energy_relative_imbalance", meta.energy.relative_imbalance());
+        run.write_attr_double("uncertainty_reached", *meta.uncertainty_reached);
+    run.write_attr_double("uncertainty_dose_fraction", meta.uncertainty_dose_fraction);
+    run.write_attr_double("energy_emitted_MeV", meta.energy.emitted_MeV);
+    run.write_attr_double("energy_deposited_MeV", meta.energy.deposited_MeV);
+    run.write_attr_double("energy_escaped_MeV", meta.energy.escaped_MeV);
+    run.write_attr_double("energy_below_cutoff_MeV", meta.energy.below_cutoff_MeV);
+    run.write_attr_double("energy_stack_overflow_MeV", meta.energy.overflow_MeV);
+    run.write_attr_double("energy_rest_mass_MeV", meta.energy.rest_mass_MeV);
+    run.write_attr_double("energy_relative_imbalance", meta.energy.relative_imbalance());
     run.close();
 }
 
 //! The root attributes: what the file is, the grid, and what the dose is.
-void write_root_attributes(H5::H5File& file, GridGeometry const& g, RunMetadata const& meta)
+void write_root_attributes(Hdf5Group const& file, GridGeometry const& g, RunMetadata const& meta)
 {
-    attr_string(file, "format", "mcdose dose");
-    attr_int(file, "format_version", 1);
-    attr_string(file, "mcdose_version", meta.version);
-    attr_int(file, "complete", meta.complete ? 1 : 0);
+    file.write_attr_string("format", "mcdose dose");
+    file.write_attr_int("format_version", 1);
+    file.write_attr_string("mcdose_version", meta.version);
+    file.write_attr_int("complete", meta.complete ? 1 : 0);
     double const dims_xyz[3] = {double(g.dims[0]), double(g.dims[1]), double(g.dims[2])};
-    attr_doubles(file, "dimensions", dims_xyz, 3);
+    file.write_attr_doubles("dimensions", dims_xyz, 3);
     attr_geometry(file, g);
-    attr_string(file, "array_order",
-                "datasets are (nz, ny, nx): index [k][j][i]; attributes are (x, y, z)");
-    attr_string(file, "origin_convention", "origin_cm is the centre of voxel (0, 0, 0)");
+    file.write_attr_string("array_order",
+                           "datasets are (nz, ny, nx): index [k][j][i]; attributes are (x, y, z)");
+    file.write_attr_string("origin_convention", "origin_cm is the centre of voxel (0, 0, 0)");
     write_dose_quantity(file, meta);
 }
 
@@ -446,26 +382,16 @@ void write_root_attributes(H5::H5File& file, GridGeometry const& g, RunMetadata 
 void write_material_dataset(GridFile const& out, DoseGridData const& data, RunMetadata const& meta)
 {
     static_assert(sizeof(MaterialIndex) == 2, "material dataset is written as uint16");
-    auto mat = write_voxel_values<MaterialIndex>(out, "material", H5::PredType::NATIVE_UINT16,
-                                                 "index into the attribute 'names'",
-                                                 [&](size_type v) { return data.material[v]; });
-    {
-        auto const type = vlen_string_type();
-        hsize_t const n = data.material_names.size();
-        std::vector<char const*> names;
-        for (auto const& s : data.material_names)
-            names.push_back(s.c_str());
-        H5::Attribute a = mat.createAttribute("names", type, H5::DataSpace(1, &n));
-        if (n > 0)
-            a.write(type, names.data());
-        a.close();
-    }
+    auto mat =
+        write_voxel_values<MaterialIndex>(out, "material", "index into the attribute 'names'",
+                                          [&](size_type v) { return data.material[v]; });
+    mat.write_attr_strings("names", data.material_names);
     if (meta.quantity.to_water)
     {
         MCDOSE_VALIDATE(data.material_dose_factor.size() >= data.material_names.size(),
                         << "internal: dose to water without a factor per material");
-        attr_doubles(mat, "water_to_medium_stopping_power_ratio", data.material_dose_factor.data(),
-                     data.material_names.size());
+        mat.write_attr_doubles("water_to_medium_stopping_power_ratio",
+                               data.material_dose_factor.data(), data.material_names.size());
     }
     mat.close();
 }
@@ -474,151 +400,61 @@ void write_material_dataset(GridFile const& out, DoseGridData const& data, RunMe
 void write_grid_datasets(GridFile const& out, DoseGridData const& data, RunMetadata const& meta)
 {
     auto const dose = [&](size_type v) { return voxel_dose_gy_per_particle(data, v); };
-    auto per_particle =
-        write_voxel_values<double>(out, "dose", H5::PredType::NATIVE_DOUBLE,
-                                   "Gy per source particle", dose, &data, dose_without_energy);
-    attr_string(per_particle, "quantity", meta.quantity.name());
+    auto per_particle = write_voxel_values<double>(out, "dose", "Gy per source particle", dose,
+                                                   &data, dose_without_energy);
+    per_particle.write_attr_string("quantity", meta.quantity.name());
     per_particle.close();
     if (meta.source_particles)
     {
         double const particles = *meta.source_particles;
         auto ds = write_voxel_values<double>(
-            out, "dose_Gy", H5::PredType::NATIVE_DOUBLE, "Gy",
-            [&](size_type v) { return dose(v) * particles; }, &data,
+            out, "dose_Gy", "Gy", [&](size_type v) { return dose(v) * particles; }, &data,
             dose_without_energy * particles);
-        attr_double(ds, "source_particles", particles);
-        attr_string(ds, "quantity", meta.quantity.name());
-        attr_string(ds, "source_particles_from", meta.absolute.description);
+        ds.write_attr_double("source_particles", particles);
+        ds.write_attr_string("quantity", meta.quantity.name());
+        ds.write_attr_string("source_particles_from", meta.absolute.description);
         if (meta.absolute.monitor_units > 0)
-            attr_double(ds, "monitor_units", meta.absolute.monitor_units);
+            ds.write_attr_double("monitor_units", meta.absolute.monitor_units);
         ds.close();
     }
     write_voxel_values<double>(
-        out, "dose_uncertainty", H5::PredType::NATIVE_DOUBLE,
-        "relative (1 sigma); 1 where no energy was deposited",
+        out, "dose_uncertainty", "relative (1 sigma); 1 where no energy was deposited",
         [&](size_type v) { return voxel_relative_uncertainty(data, v); }, &data,
         relative_uncertainty_without_energy);
     write_voxel_values<double>(
-        out, "edep", H5::PredType::NATIVE_DOUBLE, "MeV per source particle",
-        [&](size_type v) { return data.edep_MeV[v]; }, &data, 0.0);
-    write_voxel_values<float>(out, "density", H5::PredType::NATIVE_FLOAT, "g/cm^3",
+        out, "edep", "MeV per source particle", [&](size_type v) { return data.edep_MeV[v]; },
+        &data, 0.0);
+    write_voxel_values<float>(out, "density", "g/cm^3",
                               [&](size_type v) { return data.density_g_cm3[v]; });
     write_material_dataset(out, data, meta);
 }
 
-/*!
- * The memory of a file built by HDF5's core driver, which it grows through these callbacks
- * (H5Pset_file_image_callbacks): each growth's new pages are mapped on all cores before
- * HDF5 clears them (core/HostMemory.hh; else they would be mapped one by one by the thread
- * that writes the chunks, which the others wait for). When the file closes the memory is
- * kept, the closed file's bytes, and written from there, not from a copy
- * (H5Fget_file_image's).
- */
-struct CoreMemory
+//! The rest of the file (input echo, run group, DVH group); closes it, its bytes left at
+//! file.image(), and returns their number.
+std::size_t complete_file(Hdf5MemoryFile& file, RunMetadata const& meta)
 {
-    void* bytes{nullptr};
-    std::size_t size{0};
-
-    CoreMemory() = default;
-    CoreMemory(CoreMemory const&) = delete;
-    CoreMemory& operator=(CoreMemory const&) = delete;
-    ~CoreMemory() { std::free(bytes); }
-
-    static CoreMemory& of(void* udata) { return *static_cast<CoreMemory*>(udata); }
-
-    //! The property list's callbacks, with this as their data.
-    H5FD_file_image_callbacks_t callbacks()
-    {
-        H5FD_file_image_callbacks_t c{};
-        c.image_malloc = [](std::size_t size, H5FD_file_image_op_t op, void* udata)
-        { return resize(nullptr, size, op, udata); };
-        c.image_memcpy = [](void* dest, void const* src, std::size_t size, H5FD_file_image_op_t,
-                            void*) { return std::memcpy(dest, src, size); };
-        c.image_realloc = resize;
-        c.image_free = [](void* ptr, H5FD_file_image_op_t op, void* udata) -> herr_t
-        {
-            CoreMemory& m = of(udata);
-            if (ptr == m.bytes && op == H5FD_FILE_IMAGE_OP_FILE_CLOSE)
-                return 0; // kept: the closed file
-            if (ptr == m.bytes)
-                m.bytes = nullptr, m.size = 0;
-            std::free(ptr);
-            return 0;
-        };
-        c.udata_copy = [](void* udata) { return udata; }; // one CoreMemory serves the copies
-        c.udata_free = [](void*) -> herr_t { return 0; };
-        c.udata = this;
-        return c;
-    }
-
-  private:
-    static void* resize(void* ptr, std::size_t size, H5FD_file_image_op_t, void* udata)
-    {
-        CoreMemory& m = of(udata);
-        std::size_t const before = ptr == m.bytes ? m.size : 0;
-        void* grown = std::realloc(ptr, size);
-        if (!grown)
-            return nullptr;
-        if (size > before)
-            prefault_pages(static_cast<char*>(grown) + before, size - before);
-        m.bytes = grown;
-        m.size = size;
-        return grown;
-    }
-};
-
-//! The rest of the file (input echo, run group, DVH group); closes it, its bytes left in
-//! `memory`, and returns their number.
-std::size_t complete_file(H5::H5File& file, RunMetadata const& meta, CoreMemory const& memory)
-{
-    H5::Group input = file.createGroup("input");
-    attr_string(input, "study_file", meta.study_file);
-    {
-        auto const type = vlen_string_type();
-        H5::DataSet ds =
-            input.createDataSet("study_json", type, H5::DataSpace(H5S_SCALAR), untimed_dataset());
-        char const* s = meta.study_json.c_str();
-        ds.write(&s, type);
-        ds.close();
-    }
+    Hdf5Group input = file.create_group("input");
+    input.write_attr_string("study_file", meta.study_file);
+    input.write_string_dataset("study_json", meta.study_json).close();
 
     write_run_group(file, meta);
     input.close();
     write_dvh_group(file, meta.report);
-    file.flush(H5F_SCOPE_GLOBAL);
-    ssize_t const size = H5Fget_file_image(file.getId(), nullptr, 0);
-    file.close();
-    MCDOSE_VALIDATE(size > 0 && std::size_t(size) <= memory.size && memory.bytes,
-                    << "HDF5 gave a file of " << size << " bytes in " << memory.size
-                    << " bytes of memory");
-    // The closed file's own length: a version 0 superblock with 8-byte addresses holds its
-    // end-of-file address at byte 40 (HDF5 file format specification, "Superblock").
-    auto const* b = static_cast<unsigned char const*>(memory.bytes);
-    if (size >= 48 && b[8] == 0 && b[13] == 8)
-    {
-        std::uint64_t eof = 0;
-        for (int k = 7; k >= 0; --k)
-            eof = eof << 8 | b[40 + k];
-        MCDOSE_VALIDATE(eof == std::uint64_t(size),
-                        << "HDF5 closed the file at " << eof << " bytes, not " << size);
-    }
-    return std::size_t(size);
+    return file.close_image();
 }
 
-//! Run `f`, turning an HDF5 error into a RuntimeError that names the file. HDF5's own
-//! error print is switched off on the calling thread (a thread-safe HDF5 keeps it per thread).
+//! Run `f`, turning an HDF5 error into a RuntimeError that names the file.
 template <class F>
 void with_hdf5_errors(std::string const& path, F&& f)
 {
-    H5::Exception::dontPrint();
     try
     {
         f();
     }
-    catch (H5::Exception const& e)
+    catch (Hdf5Error const& e)
     {
-        MCDOSE_VALIDATE(false, << "cannot write HDF5 file '" << path << "': " << e.getFuncName()
-                               << ": " << e.getDetailMsg());
+        MCDOSE_VALIDATE(false, << "cannot write HDF5 file '" << path << "': " << e.function()
+                               << ": " << e.detail());
     }
 }
 
@@ -643,13 +479,12 @@ void write_file_image(std::string const& path, void const* bytes, std::size_t si
 } // namespace
 
 /*!
- * The file is built in memory (HDF5's core driver, no backing store) and
- * returned as bytes that are written with checked writes. HDF5 1.10
- * handles a failed write to disk badly: objects whose close failed stay
- * half-closed, and closing them again, as its exit handler does, crashes the
- * process (SIGSEGV at exit after a full disk). In memory nothing can fail
- * that way. The cost is the file's size (compressed) in memory while it is
- * written (from the driver's memory: CoreMemory).
+ * The file is built in memory (HDF5's core driver, no backing store: Hdf5MemoryFile) and
+ * its bytes are written with checked writes. HDF5 1.10 handles a failed write to disk
+ * badly: objects whose close failed stay half-closed, and closing them again, as its exit
+ * handler does, crashes the process (SIGSEGV at exit after a full disk). In memory nothing
+ * can fail that way. The cost is the file's size (compressed) in memory while it is
+ * written (from the driver's memory).
  */
 struct DoseHdf5Writer::Impl
 {
@@ -662,8 +497,7 @@ struct DoseHdf5Writer::Impl
     DoseGridData const& data;
     RunMetadata grid_meta;
     bool background;
-    CoreMemory memory; //!< the file's bytes (before `file`, which frees them when it closes)
-    std::unique_ptr<H5::H5File> file;
+    std::unique_ptr<Hdf5MemoryFile> file; //!< the file and its bytes
     std::atomic<bool> stop{false};
     std::future<void> grids; //!< the grid phase; invalid once finish took it
 
@@ -675,13 +509,7 @@ struct DoseHdf5Writer::Impl
             path,
             [&]
             {
-                H5::FileAccPropList fapl;
-                fapl.setCore(std::size_t(1) << 24, false);
-                H5FD_file_image_callbacks_t callbacks = memory.callbacks();
-                MCDOSE_VALIDATE(H5Pset_file_image_callbacks(fapl.getId(), &callbacks) >= 0,
-                                << "HDF5 refused the memory callbacks of '" << path << "'");
-                file = std::make_unique<H5::H5File>(path, H5F_ACC_TRUNC,
-                                                    H5::FileCreatPropList::DEFAULT, fapl);
+                file = std::make_unique<Hdf5MemoryFile>(path);
                 write_root_attributes(*file, data.geometry, grid_meta);
                 write_grid_datasets(GridFile{*file, data.geometry, stop}, data, grid_meta);
             });
@@ -713,9 +541,9 @@ void DoseHdf5Writer::finish(RunMetadata const& meta)
                   meta.source_particles == impl_->grid_meta.source_particles);
     impl_->grids.get(); // the grid phase's error, if any, from here
     std::size_t size = 0;
-    with_hdf5_errors(impl_->path, [&] { size = complete_file(*impl_->file, meta, impl_->memory); });
+    with_hdf5_errors(impl_->path, [&] { size = complete_file(*impl_->file, meta); });
+    write_file_image(impl_->path, impl_->file->image(), size);
     impl_->file.reset();
-    write_file_image(impl_->path, impl_->memory.bytes, size);
 }
 
 std::string const& DoseHdf5Writer::path() const

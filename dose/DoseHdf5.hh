@@ -11,7 +11,7 @@
 //! - group `run`: attributes version, seed, generator, tally method, precision,
 //!   backend, histories, timing, stop reason, uncertainty reached, energy balance;
 //! - group `dvh`: the dose report (summary region and each structure's figures).
-//! HDF5 headers stay in DoseHdf5.cc.
+//! Written through io/Hdf5File.hh, HDF5's thin typed adapter (its headers stay in io/).
 #pragma once
 
 #include <memory>

@@ -1,12 +1,13 @@
 //! \file dose/DoseReader.cc
 #include "dose/DoseReader.hh"
 
+#include <cstdint>
 #include <filesystem>
-
-#include <H5Cpp.h>
+#include <vector>
 
 #include "core/Assert.hh"
 #include "dose/RtDose.hh"
+#include "io/Hdf5File.hh"
 #include "io/ImageIO.hh"
 
 namespace fs = std::filesystem;
@@ -22,57 +23,48 @@ bool ends_with(std::string const& s, std::string const& suffix)
 }
 
 //! A double attribute array of `n` values (the grid attributes of DoseHdf5.hh).
-void read_attr_doubles(H5::H5Object const& obj, char const* name, double* out, hsize_t n,
+void read_attr_doubles(Hdf5Object const& obj, char const* name, double* out, std::size_t n,
                        std::string const& what)
 {
-    MCDOSE_VALIDATE(obj.attrExists(name), << what << " has no attribute '" << name
-                                          << "'; it was not written by mcdose (give an mcdose "
-                                             "result file, an image or an RT Dose)");
-    H5::Attribute a = obj.openAttribute(name);
-    MCDOSE_VALIDATE(a.getSpace().getSimpleExtentNpoints() == hssize_t(n),
-                    << what << ": attribute '" << name << "' has "
-                    << a.getSpace().getSimpleExtentNpoints() << " values, expected " << n);
-    a.read(H5::PredType::NATIVE_DOUBLE, out);
+    MCDOSE_VALIDATE(obj.has_attr(name), << what << " has no attribute '" << name
+                                        << "'; it was not written by mcdose (give an mcdose "
+                                           "result file, an image or an RT Dose)");
+    std::size_t const size = obj.attr_size(name);
+    MCDOSE_VALIDATE(size == n, << what << ": attribute '" << name << "' has " << size
+                               << " values, expected " << n);
+    obj.read_attr_doubles(name, out);
 }
 
 DoseGrid read_hdf5_dose(std::string const& path)
 {
-    H5::Exception::dontPrint();
     DoseGrid out;
     try
     {
-        H5::H5File file(path, H5F_ACC_RDONLY);
-        bool const absolute = file.nameExists("dose_Gy");
+        Hdf5File const file = Hdf5File::open_read_only(path);
+        bool const absolute = file.has_link("dose_Gy");
         char const* name = absolute ? "dose_Gy" : "dose";
-        MCDOSE_VALIDATE(absolute || file.nameExists("dose"),
+        MCDOSE_VALIDATE(absolute || file.has_link("dose"),
                         << "'" << path
                         << "' has no dataset 'dose' or 'dose_Gy'; give an mcdose result file");
         out.source = path + " (dataset " + name + ")";
-        H5::DataSet ds = file.openDataSet(name);
-        H5::DataSpace space = ds.getSpace();
-        MCDOSE_VALIDATE(space.getSimpleExtentNdims() == 3,
+        Hdf5Dataset const ds = file.open_dataset(name);
+        std::vector<std::uint64_t> const dims = ds.dims();
+        MCDOSE_VALIDATE(dims.size() == 3,
                         << out.source << " is not a 3D dataset; give an mcdose result file");
-        hsize_t dims[3];
-        space.getSimpleExtentDims(dims);
         GridGeometry& g = out.geometry;
         g.dims = {{int(dims[2]), int(dims[1]), int(dims[0])}};
         read_attr_doubles(ds, "spacing_cm", g.spacing_cm.v, 3, out.source);
         read_attr_doubles(ds, "origin_cm", g.origin_cm.v, 3, out.source);
         read_attr_doubles(ds, "direction", g.direction, 9, out.source);
         out.values.resize(g.num_voxels());
-        ds.read(out.values.data(), H5::PredType::NATIVE_DOUBLE);
+        ds.read_doubles(out.values.data());
         out.units = absolute ? "Gy" : "Gy per source particle";
-        if (file.attrExists("dose_to"))
-        {
-            H5::Attribute a = file.openAttribute("dose_to");
-            std::string dose_to;
-            a.read(a.getStrType(), dose_to);
-            out.quantity = "dose to " + dose_to;
-        }
+        if (file.has_attr("dose_to"))
+            out.quantity = "dose to " + file.read_attr_string("dose_to");
     }
-    catch (H5::Exception const& e)
+    catch (Hdf5Error const& e)
     {
-        MCDOSE_VALIDATE(false, << "cannot read '" << path << "' as HDF5: " << e.getDetailMsg()
+        MCDOSE_VALIDATE(false, << "cannot read '" << path << "' as HDF5: " << e.detail()
                                << "; give an mcdose result file (.h5)");
     }
     validate_geometry(out.geometry, out.source.c_str());

@@ -13,6 +13,9 @@
 //! fixed blocks of voxels (core/ParallelFor.hh parallel_block_sum), the blocks'
 //! sums added in block order: every figure is bit for bit the same for any number
 //! of threads.
+//!
+//! Dvh.cc makes the figures, DvhUncertainty.cc their uncertainty (replica dose fields) and
+//! RegionSummary.cc the region summary; dose/detail/ holds what they share.
 #pragma once
 
 #include <cstdint>

@@ -1,29 +1,25 @@
 //! \file dose/RtDose.cc
-//! GDCM is used only here. Attributes follow DICOM PS3.3 A.18 (RT Dose IOD):
+//! Written and read through io/DicomDataSet.hh (GDCM's thin typed adapter). Attributes
+//! follow DICOM PS3.3 A.18 (RT Dose IOD):
 //! Patient, General Study, RT Series, Frame of Reference, General Equipment,
 //! General Image, Image Plane, Image Pixel, Multi-frame, RT Dose and SOP Common.
 #include "dose/RtDose.hh"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <sstream>
-
-#include <gdcmAttribute.h>
-#include <gdcmDataSet.h>
-#include <gdcmFile.h>
-#include <gdcmImageReader.h>
-#include <gdcmSequenceOfItems.h>
-#include <gdcmUIDGenerator.h>
-#include <gdcmWriter.h>
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
 #include "core/ParallelFor.hh"
+#include "io/DicomDataSet.hh"
 #include "io/DicomFileCheck.hh"
 
 namespace mcdose
@@ -56,18 +52,6 @@ std::string ds_list(std::vector<double> const& values)
     return s;
 }
 
-//! Put a text element (padded to even length: UIDs with NUL, others with a space).
-void put(gdcm::DataSet& ds, std::uint16_t group, std::uint16_t element, gdcm::VR vr,
-         std::string value)
-{
-    if (value.size() % 2 != 0)
-        value.push_back(vr == gdcm::VR::UI ? '\0' : ' ');
-    gdcm::DataElement de(gdcm::Tag(group, element));
-    de.SetVR(vr);
-    de.SetByteValue(value.data(), static_cast<std::uint32_t>(value.size()));
-    ds.Replace(de);
-}
-
 //! The digits of an ISO 8601 UTC time "YYYY-MM-DDTHH:MM:SSZ" as DICOM DA and TM.
 std::pair<std::string, std::string> dicom_date_time(std::string const& iso)
 {
@@ -92,7 +76,6 @@ struct SeriesIdentity
 
 SeriesIdentity series_identity(RunMetadata const& meta)
 {
-    gdcm::UIDGenerator uid;
     SeriesIdentity id;
     id.ref = meta.ct_dicom;
     bool const from_ct =
@@ -102,57 +85,56 @@ SeriesIdentity series_identity(RunMetadata const& meta)
     {
         // A phantom without a DICOM CT: a study and frame of reference of its own.
         id.ref = DicomReference{};
-        id.ref.study_instance_uid = uid.Generate();
-        id.ref.frame_of_reference_uid = uid.Generate();
+        id.ref.study_instance_uid = new_dicom_uid();
+        id.ref.frame_of_reference_uid = new_dicom_uid();
         id.ref.study_date = id.date;
         id.ref.study_time = id.time;
     }
-    id.series_uid = uid.Generate();
+    id.series_uid = new_dicom_uid();
     return id;
 }
 
-void put_patient_and_study(gdcm::DataSet& ds, SeriesIdentity const& id)
+void put_patient_and_study(DicomDataSet& ds, SeriesIdentity const& id)
 {
     DicomReference const& r = id.ref;
     if (!r.specific_character_set.empty())
-        put(ds, 0x0008, 0x0005, gdcm::VR::CS, r.specific_character_set);
-    put(ds, 0x0010, 0x0010, gdcm::VR::PN, r.patient_name);
-    put(ds, 0x0010, 0x0020, gdcm::VR::LO, r.patient_id);
-    put(ds, 0x0010, 0x0030, gdcm::VR::DA, r.patient_birth_date);
-    put(ds, 0x0010, 0x0040, gdcm::VR::CS, r.patient_sex);
-    put(ds, 0x0020, 0x000D, gdcm::VR::UI, r.study_instance_uid);
-    put(ds, 0x0008, 0x0020, gdcm::VR::DA, r.study_date);
-    put(ds, 0x0008, 0x0030, gdcm::VR::TM, r.study_time);
-    put(ds, 0x0008, 0x0090, gdcm::VR::PN, r.referring_physician);
-    put(ds, 0x0020, 0x0010, gdcm::VR::SH, r.study_id);
-    put(ds, 0x0008, 0x0050, gdcm::VR::SH, r.accession_number);
-    put(ds, 0x0020, 0x0052, gdcm::VR::UI, r.frame_of_reference_uid);
-    put(ds, 0x0020, 0x1040, gdcm::VR::LO, ""); // Position Reference Indicator
+        ds.put({0x0008, 0x0005}, DicomVr::CS, r.specific_character_set);
+    ds.put({0x0010, 0x0010}, DicomVr::PN, r.patient_name);
+    ds.put({0x0010, 0x0020}, DicomVr::LO, r.patient_id);
+    ds.put({0x0010, 0x0030}, DicomVr::DA, r.patient_birth_date);
+    ds.put({0x0010, 0x0040}, DicomVr::CS, r.patient_sex);
+    ds.put({0x0020, 0x000D}, DicomVr::UI, r.study_instance_uid);
+    ds.put({0x0008, 0x0020}, DicomVr::DA, r.study_date);
+    ds.put({0x0008, 0x0030}, DicomVr::TM, r.study_time);
+    ds.put({0x0008, 0x0090}, DicomVr::PN, r.referring_physician);
+    ds.put({0x0020, 0x0010}, DicomVr::SH, r.study_id);
+    ds.put({0x0008, 0x0050}, DicomVr::SH, r.accession_number);
+    ds.put({0x0020, 0x0052}, DicomVr::UI, r.frame_of_reference_uid);
+    ds.put({0x0020, 0x1040}, DicomVr::LO, ""); // Position Reference Indicator
 }
 
-void put_series_and_equipment(gdcm::DataSet& ds, SeriesIdentity const& id, RunMetadata const& meta,
+void put_series_and_equipment(DicomDataSet& ds, SeriesIdentity const& id, RunMetadata const& meta,
                               int instance)
 {
-    put(ds, 0x0008, 0x0060, gdcm::VR::CS, "RTDOSE");
-    put(ds, 0x0020, 0x000E, gdcm::VR::UI, id.series_uid);
-    put(ds, 0x0020, 0x0011, gdcm::VR::IS, "1");
-    put(ds, 0x0008, 0x103E, gdcm::VR::LO, "mcdose Monte Carlo dose");
-    put(ds, 0x0008, 0x1070, gdcm::VR::PN, ""); // Operators' Name
-    put(ds, 0x0008, 0x0070, gdcm::VR::LO, "mcdose");
-    put(ds, 0x0008, 0x1090, gdcm::VR::LO, "mcdose");
-    put(ds, 0x0018, 0x1020, gdcm::VR::LO, meta.version.substr(0, 64));
-    put(ds, 0x0020, 0x0013, gdcm::VR::IS, std::to_string(instance));
-    put(ds, 0x0008, 0x0023, gdcm::VR::DA, id.date);
-    put(ds, 0x0008, 0x0033, gdcm::VR::TM, id.time);
-    put(ds, 0x0008, 0x0012, gdcm::VR::DA, id.date);
-    put(ds, 0x0008, 0x0013, gdcm::VR::TM, id.time);
-    put(ds, 0x0008, 0x0016, gdcm::VR::UI, rt_dose_storage_uid);
-    gdcm::UIDGenerator uid;
-    put(ds, 0x0008, 0x0018, gdcm::VR::UI, uid.Generate());
+    ds.put({0x0008, 0x0060}, DicomVr::CS, "RTDOSE");
+    ds.put({0x0020, 0x000E}, DicomVr::UI, id.series_uid);
+    ds.put({0x0020, 0x0011}, DicomVr::IS, "1");
+    ds.put({0x0008, 0x103E}, DicomVr::LO, "mcdose Monte Carlo dose");
+    ds.put({0x0008, 0x1070}, DicomVr::PN, ""); // Operators' Name
+    ds.put({0x0008, 0x0070}, DicomVr::LO, "mcdose");
+    ds.put({0x0008, 0x1090}, DicomVr::LO, "mcdose");
+    ds.put({0x0018, 0x1020}, DicomVr::LO, meta.version.substr(0, 64));
+    ds.put({0x0020, 0x0013}, DicomVr::IS, std::to_string(instance));
+    ds.put({0x0008, 0x0023}, DicomVr::DA, id.date);
+    ds.put({0x0008, 0x0033}, DicomVr::TM, id.time);
+    ds.put({0x0008, 0x0012}, DicomVr::DA, id.date);
+    ds.put({0x0008, 0x0013}, DicomVr::TM, id.time);
+    ds.put({0x0008, 0x0016}, DicomVr::UI, rt_dose_storage_uid);
+    ds.put({0x0008, 0x0018}, DicomVr::UI, new_dicom_uid());
 }
 
 //! Image Plane, Image Pixel and Multi-frame geometry of the grid.
-void put_geometry(gdcm::DataSet& ds, GridGeometry const& g)
+void put_geometry(DicomDataSet& ds, GridGeometry const& g)
 {
     double const* d = g.direction;
     // Column c of the row-major direction matrix is index axis c.
@@ -167,40 +149,30 @@ void put_geometry(gdcm::DataSet& ds, GridGeometry const& g)
     for (std::size_t k = 0; k < offsets.size(); ++k)
         offsets[k] = k_sign * dz_mm * double(k);
 
-    put(ds, 0x0020, 0x0032, gdcm::VR::DS,
-        ds_list(
-            {g.origin_cm[0] * mm_per_cm, g.origin_cm[1] * mm_per_cm, g.origin_cm[2] * mm_per_cm}));
-    put(ds, 0x0020, 0x0037, gdcm::VR::DS,
-        ds_list({row[0], row[1], row[2], col[0], col[1], col[2]}));
+    ds.put({0x0020, 0x0032}, DicomVr::DS,
+           ds_list({g.origin_cm[0] * mm_per_cm, g.origin_cm[1] * mm_per_cm,
+                    g.origin_cm[2] * mm_per_cm}));
+    ds.put({0x0020, 0x0037}, DicomVr::DS,
+           ds_list({row[0], row[1], row[2], col[0], col[1], col[2]}));
     // Pixel Spacing is (between rows, between columns) = (j spacing, i spacing).
-    put(ds, 0x0028, 0x0030, gdcm::VR::DS,
-        ds_list({g.spacing_cm[1] * mm_per_cm, g.spacing_cm[0] * mm_per_cm}));
-    put(ds, 0x0018, 0x0050, gdcm::VR::DS, ds_text(dz_mm));
-    put(ds, 0x3004, 0x000C, gdcm::VR::DS, ds_list(offsets));
-    put(ds, 0x0028, 0x0008, gdcm::VR::IS, std::to_string(g.dims[2]));
+    ds.put({0x0028, 0x0030}, DicomVr::DS,
+           ds_list({g.spacing_cm[1] * mm_per_cm, g.spacing_cm[0] * mm_per_cm}));
+    ds.put({0x0018, 0x0050}, DicomVr::DS, ds_text(dz_mm));
+    ds.put({0x3004, 0x000C}, DicomVr::DS, ds_list(offsets));
+    ds.put({0x0028, 0x0008}, DicomVr::IS, std::to_string(g.dims[2]));
     {
         // Frame Increment Pointer (AT, little endian: group then element) -> (3004,000C).
         char const at[4] = {0x04, 0x30, 0x0C, 0x00};
-        gdcm::DataElement de(gdcm::Tag(0x0028, 0x0009));
-        de.SetVR(gdcm::VR::AT);
-        de.SetByteValue(at, 4);
-        ds.Replace(de);
+        ds.put_bytes({0x0028, 0x0009}, DicomVr::AT, at, 4);
     }
-    gdcm::Attribute<0x0028, 0x0010> rows{static_cast<std::uint16_t>(g.dims[1])};
-    gdcm::Attribute<0x0028, 0x0011> columns{static_cast<std::uint16_t>(g.dims[0])};
-    ds.Replace(rows.GetAsDataElement());
-    ds.Replace(columns.GetAsDataElement());
-    gdcm::Attribute<0x0028, 0x0002> samples{1};
-    ds.Replace(samples.GetAsDataElement());
-    put(ds, 0x0028, 0x0004, gdcm::VR::CS, "MONOCHROME2");
-    gdcm::Attribute<0x0028, 0x0100> allocated{32};
-    gdcm::Attribute<0x0028, 0x0101> stored{32};
-    gdcm::Attribute<0x0028, 0x0102> high{31};
-    gdcm::Attribute<0x0028, 0x0103> representation{0};
-    ds.Replace(allocated.GetAsDataElement());
-    ds.Replace(stored.GetAsDataElement());
-    ds.Replace(high.GetAsDataElement());
-    ds.Replace(representation.GetAsDataElement());
+    ds.put_us({0x0028, 0x0010}, static_cast<std::uint16_t>(g.dims[1])); // Rows
+    ds.put_us({0x0028, 0x0011}, static_cast<std::uint16_t>(g.dims[0])); // Columns
+    ds.put_us({0x0028, 0x0002}, 1);                                     // Samples per Pixel
+    ds.put({0x0028, 0x0004}, DicomVr::CS, "MONOCHROME2");
+    ds.put_us({0x0028, 0x0100}, 32); // Bits Allocated
+    ds.put_us({0x0028, 0x0101}, 32); // Bits Stored
+    ds.put_us({0x0028, 0x0102}, 31); // High Bit
+    ds.put_us({0x0028, 0x0103}, 0);  // Pixel Representation
 }
 
 //! DoseGridScaling as written (a DS) and its value: the largest value maps to at most 2^32-1.
@@ -221,7 +193,7 @@ std::pair<std::string, double> dose_grid_scaling(double max_value)
 
 //! Pixel data and DoseGridScaling of per-voxel values.
 template <class ValueOf>
-void put_dose_pixels(gdcm::DataSet& ds, size_type n, ValueOf&& value_of)
+void put_dose_pixels(DicomDataSet& ds, size_type n, ValueOf&& value_of)
 {
     MCDOSE_VALIDATE(n <= max_rt_dose_voxels,
                     << "the dose grid of " << n
@@ -239,7 +211,7 @@ void put_dose_pixels(gdcm::DataSet& ds, size_type n, ValueOf&& value_of)
     double const max_value =
         piece_max.empty() ? 0.0 : *std::max_element(piece_max.begin(), piece_max.end());
     auto const [scaling_text, scaling] = dose_grid_scaling(max_value);
-    put(ds, 0x3004, 0x000E, gdcm::VR::DS, scaling_text);
+    ds.put({0x3004, 0x000E}, DicomVr::DS, scaling_text);
 
     std::vector<std::uint32_t> pixels(n);
     parallel_for_pieces(n, 0,
@@ -251,28 +223,17 @@ void put_dose_pixels(gdcm::DataSet& ds, size_type n, ValueOf&& value_of)
                                 pixels[v] = static_cast<std::uint32_t>(std::min(p, max_pixel));
                             }
                         });
-    gdcm::DataElement de(gdcm::Tag(0x7FE0, 0x0010));
-    de.SetVR(gdcm::VR::OW);
-    de.SetByteValue(reinterpret_cast<char const*>(pixels.data()),
-                    static_cast<std::uint32_t>(pixels.size() * sizeof(std::uint32_t)));
-    ds.Replace(de);
+    ds.put_bytes({0x7FE0, 0x0010}, DicomVr::OW, pixels.data(),
+                 pixels.size() * sizeof(std::uint32_t));
 }
 
 //! Referenced RT Plan Sequence with one item: the RT Plan (SOP Class RT Plan Storage).
-void put_referenced_plan(gdcm::DataSet& ds, std::string const& plan_uid)
+void put_referenced_plan(DicomDataSet& ds, std::string const& plan_uid)
 {
-    gdcm::Item item;
-    item.SetVLToUndefined();
-    put(item.GetNestedDataSet(), 0x0008, 0x1150, gdcm::VR::UI, "1.2.840.10008.5.1.4.1.1.481.5");
-    put(item.GetNestedDataSet(), 0x0008, 0x1155, gdcm::VR::UI, plan_uid);
-    gdcm::SmartPointer<gdcm::SequenceOfItems> sequence = new gdcm::SequenceOfItems;
-    sequence->SetLengthToUndefined();
-    sequence->AddItem(item);
-    gdcm::DataElement de(gdcm::Tag(0x300C, 0x0002));
-    de.SetVR(gdcm::VR::SQ);
-    de.SetValue(*sequence);
-    de.SetVLToUndefined();
-    ds.Replace(de);
+    DicomDataSet item;
+    item.put({0x0008, 0x1150}, DicomVr::UI, "1.2.840.10008.5.1.4.1.1.481.5");
+    item.put({0x0008, 0x1155}, DicomVr::UI, plan_uid);
+    ds.put_sequence({0x300C, 0x0002}, {item});
 }
 
 //! What differs between the two instances of a run.
@@ -292,25 +253,21 @@ struct RtDoseInstance
 template <class ValueOf>
 std::string rt_dose_file(RtDoseInstance const& in, ValueOf&& value_of)
 {
-    gdcm::Writer writer;
-    gdcm::File& file = writer.GetFile();
-    gdcm::DataSet& ds = file.GetDataSet();
+    DicomDataSet ds;
     put_patient_and_study(ds, in.id);
     put_series_and_equipment(ds, in.id, in.meta, in.number);
     put_geometry(ds, in.grid);
-    put(ds, 0x3004, 0x0002, gdcm::VR::CS, in.absolute ? "GY" : "RELATIVE");
-    put(ds, 0x3004, 0x0004, gdcm::VR::CS, in.dose_type);
-    put(ds, 0x3004, 0x0006, gdcm::VR::LO, in.comment.substr(0, 64));
-    put(ds, 0x3004, 0x000A, gdcm::VR::CS, "PLAN");
+    ds.put({0x3004, 0x0002}, DicomVr::CS, in.absolute ? "GY" : "RELATIVE");
+    ds.put({0x3004, 0x0004}, DicomVr::CS, in.dose_type);
+    ds.put({0x3004, 0x0006}, DicomVr::LO, in.comment.substr(0, 64));
+    ds.put({0x3004, 0x000A}, DicomVr::CS, "PLAN");
     if (!in.referenced_plan_uid.empty())
         put_referenced_plan(ds, in.referenced_plan_uid);
     put_dose_pixels(ds, in.grid.num_voxels(), value_of);
-    file.GetHeader().SetDataSetTransferSyntax(gdcm::TransferSyntax::ExplicitVRLittleEndian);
-    std::ostringstream os(std::ios::binary);
-    writer.SetStream(os);
-    MCDOSE_VALIDATE(writer.Write(), << "GDCM could not encode the RT Dose (instance " << in.number
-                                    << "); this is a bug, please report it");
-    return os.str();
+    std::optional<std::string> bytes = ds.encode_explicit_little_endian();
+    MCDOSE_VALIDATE(bytes, << "GDCM could not encode the RT Dose (instance " << in.number
+                           << "); this is a bug, please report it");
+    return std::move(*bytes);
 }
 } // namespace
 
@@ -353,24 +310,12 @@ namespace mcdose
 {
 namespace
 {
-//! A text element's value, padding removed ("" when absent or empty).
-std::string text_of(gdcm::DataSet const& ds, std::uint16_t group, std::uint16_t element)
-{
-    gdcm::Tag const tag(group, element);
-    if (!ds.FindDataElement(tag))
-        return {};
-    gdcm::ByteValue const* bv = ds.GetDataElement(tag).GetByteValue();
-    if (!bv)
-        return {};
-    return trim_dicom_value(std::string(bv->GetPointer(), bv->GetLength()));
-}
-
 //! The numbers of a DS element; RuntimeError naming `name` unless there are `min_count`.
-std::vector<double> numbers_of(gdcm::DataSet const& ds, std::uint16_t group, std::uint16_t element,
-                               char const* name, std::size_t min_count, std::string const& path)
+std::vector<double> numbers_of(DicomImageFile const& file, DicomTag tag, char const* name,
+                               std::size_t min_count, std::string const& path)
 {
     std::vector<double> values;
-    std::istringstream in(text_of(ds, group, element));
+    std::istringstream in(file.text(tag));
     std::string item;
     while (std::getline(in, item, '\\'))
     {
@@ -388,30 +333,30 @@ std::vector<double> numbers_of(gdcm::DataSet const& ds, std::uint16_t group, std
     return values;
 }
 
-DicomReference reference_of(gdcm::DataSet const& ds)
+DicomReference reference_of(DicomImageFile const& file)
 {
     DicomReference r;
-    r.specific_character_set = text_of(ds, 0x0008, 0x0005);
-    r.patient_name = text_of(ds, 0x0010, 0x0010);
-    r.patient_id = text_of(ds, 0x0010, 0x0020);
-    r.study_instance_uid = text_of(ds, 0x0020, 0x000D);
-    r.frame_of_reference_uid = text_of(ds, 0x0020, 0x0052);
-    r.series_instance_uid = text_of(ds, 0x0020, 0x000E);
+    r.specific_character_set = file.text({0x0008, 0x0005});
+    r.patient_name = file.text({0x0010, 0x0010});
+    r.patient_id = file.text({0x0010, 0x0020});
+    r.study_instance_uid = file.text({0x0020, 0x000D});
+    r.frame_of_reference_uid = file.text({0x0020, 0x0052});
+    r.series_instance_uid = file.text({0x0020, 0x000E});
     return r;
 }
 
 //! The grid of an RT Dose: Image Plane attributes and GridFrameOffsetVector.
-GridGeometry geometry_of(gdcm::DataSet const& ds, int columns, int rows, int frames,
+GridGeometry geometry_of(DicomImageFile const& file, int columns, int rows, int frames,
                          std::string const& path)
 {
-    auto const ipp = numbers_of(ds, 0x0020, 0x0032, "ImagePositionPatient", 3, path);
-    auto const iop = numbers_of(ds, 0x0020, 0x0037, "ImageOrientationPatient", 6, path);
-    auto const spacing = numbers_of(ds, 0x0028, 0x0030, "PixelSpacing", 2, path);
+    auto const ipp = numbers_of(file, {0x0020, 0x0032}, "ImagePositionPatient", 3, path);
+    auto const iop = numbers_of(file, {0x0020, 0x0037}, "ImageOrientationPatient", 6, path);
+    auto const spacing = numbers_of(file, {0x0028, 0x0030}, "PixelSpacing", 2, path);
     std::vector<double> offsets;
     if (frames > 1)
     {
         offsets =
-            numbers_of(ds, 0x3004, 0x000C, "GridFrameOffsetVector", std::size_t(frames), path);
+            numbers_of(file, {0x3004, 0x000C}, "GridFrameOffsetVector", std::size_t(frames), path);
     }
     double dz_mm = 0;
     if (frames > 1)
@@ -429,7 +374,7 @@ GridGeometry geometry_of(gdcm::DataSet const& ds, int columns, int rows, int fra
     }
     else
     {
-        auto const thickness = text_of(ds, 0x0018, 0x0050);
+        auto const thickness = file.text({0x0018, 0x0050});
         dz_mm = thickness.empty() ? spacing[0] : std::strtod(thickness.c_str(), nullptr);
     }
     GridGeometry g;
@@ -452,21 +397,21 @@ GridGeometry geometry_of(gdcm::DataSet const& ds, int columns, int rows, int fra
 }
 
 //! The stored pixels as numbers (unsigned or signed, 16 or 32 bits).
-std::vector<double> pixel_values(gdcm::Image const& image, size_type n, std::string const& path)
+std::vector<double> pixel_values(DicomImageFile const& image, size_type n, std::string const& path)
 {
-    gdcm::PixelFormat const pf = image.GetPixelFormat();
-    std::vector<char> buffer(image.GetBufferLength());
-    MCDOSE_VALIDATE(image.GetBuffer(buffer.data()),
-                    << "cannot decode the pixels of RT Dose '" << path
-                    << "' (unsupported compression?); convert it to an uncompressed transfer "
-                       "syntax (e.g. gdcmconv --raw)");
-    unsigned const bytes = pf.GetBitsAllocated() / 8;
-    MCDOSE_VALIDATE(pf.GetSamplesPerPixel() == 1 && (bytes == 2 || bytes == 4) &&
+    DicomImageFile::PixelFormat const pf = image.pixel_format();
+    std::optional<std::vector<char>> const decoded = image.decoded_pixels();
+    MCDOSE_VALIDATE(decoded, << "cannot decode the pixels of RT Dose '" << path
+                             << "' (unsupported compression?); convert it to an uncompressed "
+                                "transfer syntax (e.g. gdcmconv --raw)");
+    std::vector<char> const& buffer = *decoded;
+    unsigned const bytes = pf.bits_allocated / 8;
+    MCDOSE_VALIDATE(pf.samples_per_pixel == 1 && (bytes == 2 || bytes == 4) &&
                         buffer.size() >= std::size_t(n) * bytes,
-                    << "RT Dose '" << path << "' has " << pf.GetBitsAllocated()
-                    << "-bit pixels with " << pf.GetSamplesPerPixel() << " samples for " << n
+                    << "RT Dose '" << path << "' has " << pf.bits_allocated << "-bit pixels with "
+                    << pf.samples_per_pixel << " samples for " << n
                     << " voxels; mcdose reads one 16- or 32-bit sample per voxel");
-    bool const is_signed = pf.GetPixelRepresentation() == 1;
+    bool const is_signed = pf.representation == 1;
     std::vector<double> values(n);
     for (size_type v = 0; v < n; ++v)
     {
@@ -499,32 +444,29 @@ bool is_dicom_file(std::string const& path)
 RtDoseGrid read_rt_dose(std::string const& path)
 {
     check_dicom_file_complete(path, "RT Dose");
-    gdcm::ImageReader reader;
-    reader.SetFileName(path.c_str());
-    MCDOSE_VALIDATE(reader.Read(), << "cannot read '" << path
-                                   << "' as a DICOM image; check that it is an RT Dose file");
-    gdcm::DataSet const& ds = reader.GetFile().GetDataSet();
-    std::string const sop_class = text_of(ds, 0x0008, 0x0016);
+    DicomImageFile file;
+    MCDOSE_VALIDATE(file.read(path), << "cannot read '" << path
+                                     << "' as a DICOM image; check that it is an RT Dose file");
+    std::string const sop_class = file.text({0x0008, 0x0016});
     MCDOSE_VALIDATE(sop_class == rt_dose_storage_uid,
                     << "'" << path << "' is a DICOM file of SOP class '" << sop_class
                     << "', not RT Dose (" << rt_dose_storage_uid << "); give an RT Dose file");
-    gdcm::Image const& image = reader.GetImage();
-    unsigned const* dims = image.GetDimensions();
+    std::array<unsigned, 3> const dims = file.dimensions();
     int const columns = int(dims[0]), rows = int(dims[1]);
-    int const frames = image.GetNumberOfDimensions() > 2 ? int(dims[2]) : 1;
+    int const frames = file.number_of_dimensions() > 2 ? int(dims[2]) : 1;
 
     RtDoseGrid out;
-    out.geometry = geometry_of(ds, columns, rows, frames, path);
-    out.dose_units = text_of(ds, 0x3004, 0x0002);
-    out.dose_type = text_of(ds, 0x3004, 0x0004);
-    out.dose_comment = text_of(ds, 0x3004, 0x0006);
-    out.reference = reference_of(ds);
-    std::string const scaling_text = text_of(ds, 0x3004, 0x000E);
+    out.geometry = geometry_of(file, columns, rows, frames, path);
+    out.dose_units = file.text({0x3004, 0x0002});
+    out.dose_type = file.text({0x3004, 0x0004});
+    out.dose_comment = file.text({0x3004, 0x0006});
+    out.reference = reference_of(file);
+    std::string const scaling_text = file.text({0x3004, 0x000E});
     double const scaling = scaling_text.empty() ? 1.0 : std::strtod(scaling_text.c_str(), nullptr);
     MCDOSE_VALIDATE(std::isfinite(scaling) && scaling > 0,
                     << "RT Dose '" << path << "' has DoseGridScaling '" << scaling_text
                     << "'; it must be a positive number");
-    out.values = pixel_values(image, out.geometry.num_voxels(), path);
+    out.values = pixel_values(file, out.geometry.num_voxels(), path);
     for (double& x : out.values)
         x *= scaling;
     return out;

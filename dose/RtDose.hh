@@ -1,6 +1,6 @@
 //! \file dose/RtDose.hh
 //! DICOM RT Dose files (SOP Class 1.2.840.10008.5.1.4.1.1.481.2, written and
-//! read with GDCM; its headers stay in RtDose.cc).
+//! read through io/DicomDataSet.hh, GDCM's thin typed adapter).
 //!
 //! A run writes two instances of one RT Dose series: the dose (DoseType
 //! PHYSICAL) and its 1-sigma statistical uncertainty as an absolute dose

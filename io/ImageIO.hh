@@ -5,7 +5,7 @@
 //! Lengths on disk are in mm (the convention of DICOM, ITK and 3D Slicer);
 //! GridGeometry is in cm. Spacing, origin and direction are kept, so an image
 //! written with the geometry of an input CT overlays on it.
-//! ITK headers stay in ImageIO.cc.
+//! ITK headers stay in io/ (ImageIO.cc, DicomSeries.cc, ImageFileCheck.cc, detail/).
 #pragma once
 
 #include <cstdint>

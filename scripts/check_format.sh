@@ -12,7 +12,10 @@ cf=$(command -v clang-format-14) || {
   echo "clang-format-14 not found: install the Debian package clang-format-14 (scripts/bootstrap.sh does)"
   exit 1
 }
-mapfile -t files < <(git ls-files '*.hh' '*.cc' '*.cu' '*.h' 2>/dev/null || find core rng io tally phantoms sources transport dose study validation app test -name '*.hh' -o -name '*.cc' -o -name '*.cu')
+# Every tracked source (benchmarks/ and test/ included); outside git, those of the folders.
+mapfile -t files < <(git ls-files '*.hh' '*.cc' '*.cu' '*.h' 2>/dev/null ||
+  find core rng io tally phantoms sources transport dose study validation app benchmarks test \
+    \( -name '*.hh' -o -name '*.cc' -o -name '*.cu' -o -name '*.h' \) | sort)
 if [ $fix -eq 1 ]; then
   "$cf" -i --style=file "${files[@]}"
   exit 0

@@ -4,13 +4,13 @@
 # A function longer than MAX_LINES lines (default 120, from its first to its last line,
 # lambdas included) does several things; split it into named steps. test/ is not checked.
 # Universal Ctags (Debian package universal-ctags, installed by scripts/bootstrap.sh) finds
-# the functions and their end lines.
+# the functions and their end lines. The source folders and benchmarks/ are checked.
 #
 # Usage: check_function_length.sh [ROOT [MAX_LINES]]   (exit 1 and a list if any is longer)
 set -u
 root=${1:-$(dirname "$0")/..}
 max_lines=${2:-120}
-folders="core rng io tally phantoms sources transport dose study validation app"
+folders="core rng io tally phantoms sources transport dose study validation app benchmarks"
 
 if ! command -v ctags > /dev/null || ! ctags --version 2> /dev/null | grep -q "Universal Ctags"; then
     echo "check_function_length.sh: needs Universal Ctags (apt-get install universal-ctags)" >&2

@@ -3,11 +3,20 @@
 #
 #   core <- {rng, io} <- {tally, phantoms} <- sources <- transport <- study <- validation <- app
 #   dose/ on {tally, phantoms, io}, below study/
+#   benchmarks/ at the top, beside app/: it may include anything below app/
 #
 # A file may include only headers of its own unit or of the units listed for it. Sub-folders
 # are units too, ordered inside their layer (no circles inside a layer); a `detail/` folder
 # belongs to its parent. Nothing reached from a `.cu` includes io/ (transport/ never does).
 # Also: no raw CUDA annotations outside core/Macros.hh.
+#
+# Third-party headers stay behind their adapters, in the source folders and benchmarks/ (test/
+# may include them: its tests read files back with the libraries themselves):
+# - HDF5's (hdf5.h, H5*.h) and GDCM's (gdcm*.h) only in io/ (io/Hdf5File.hh,
+#   io/DicomDataSet.hh and io/RtStructFile.cc are their adapters);
+# - xraylib's (xraylib*.h) only in transport/physics/ (the physics tables) and
+#   phantoms/materials/ (the element data, below transport/).
+# ITK's headers are not checked here (today io/ alone includes them too).
 #
 # Usage: check_layering.sh [ROOT]   (exit 1 and a list of violations if any)
 set -u
@@ -51,6 +60,7 @@ BELOW["validation/crosscheck"] = BELOW["validation"] + ["validation"]
 BELOW["validation/archer_tests"] = BELOW["validation"] + ["validation"]
 BELOW["app"] = BELOW["validation"] + ["validation", "validation/crosscheck",
                                       "validation/archer_tests"]
+BELOW["benchmarks"] = list(BELOW["app"])
 UNITS = sorted(BELOW, key=len, reverse=True)
 
 
@@ -64,6 +74,13 @@ def unit_of(path):
 
 
 include = re.compile(r'^\s*#\s*include\s*["<]([^">]+)[">]')
+# Third-party headers (by file name) and the units that may include them.
+THIRD_PARTY = [
+    ("an HDF5 header", re.compile(r"^(hdf5(_hl)?|H5\w*)\.h$"), ["io"]),
+    ("a GDCM header", re.compile(r"^gdcm\w*\.h$"), ["io"]),
+    ("an xraylib header", re.compile(r"^xraylib[\w-]*\.h$"),
+     ["transport/physics", "phantoms/materials"]),
+]
 # Every source file once: its lines and the project files it includes.
 texts, graph = {}, {}
 for top in sorted({u.split("/")[0] for u in BELOW}) + ["test"]:
@@ -90,6 +107,11 @@ for rel, lines in texts.items():
         if theirs is not None and theirs != mine and theirs not in BELOW[mine]:
             problems.append(f"{rel}:{lineno}: {mine}/ includes {m.group(1)} "
                             f"({theirs}/ is not below {mine}/)")
+        for what, name, allowed in THIRD_PARTY if m else []:
+            if name.match(os.path.basename(m.group(1))) and mine not in allowed:
+                problems.append(f"{rel}:{lineno}: {mine}/ includes {what}, {m.group(1)} "
+                                f"(only {', '.join(u + '/' for u in allowed)} may: use its "
+                                "adapter)")
         if rel != os.path.join("core", "Macros.hh") and \
                 re.search(r"__CUDA_ARCH__|__host__\s+__device__", line):
             problems.append(f"{rel}:{lineno}: raw CUDA annotation outside core/Macros.hh "

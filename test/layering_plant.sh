@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The layering check must fail on a planted back-include (a lower layer including a higher
-# one, and a sub-folder circle inside a layer) and pass on the tree as it is.
+# one, and a sub-folder circle inside a layer), on a third-party header outside its adapter's
+# folder, and pass on the tree as it is.
 # Usage: layering_plant.sh SOURCE_ROOT
 set -euo pipefail
 src=$1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for d in core rng io tally phantoms sources transport dose study validation app test; do
+for d in core rng io tally phantoms sources transport dose study validation app benchmarks test; do
   cp -r "$src/$d" "$tmp/$d"
 done
 check="$src/scripts/check_layering.sh"
@@ -29,5 +30,12 @@ expect_failure transport/interactors/Interaction.hh '#include "transport/engine/
   "a circle inside transport/"
 expect_failure rng/Rng.hh '#if defined(__CUDA_ARCH__)' "a raw CUDA macro"
 expect_failure test/core/DeviceSmoke.test.cu '#include "io/JsonInput.hh"' "a kernel source (a test's) reaching io/"
+expect_failure app/main.cc '#include "benchmarks/dose_report.cc"' "app/ including benchmarks/"
+expect_failure dose/DoseHdf5.cc '#include <H5Cpp.h>' "dose/ including an HDF5 header"
+expect_failure study/StudyInput.hh '#include <hdf5.h>' "study/ including an HDF5 header"
+expect_failure dose/RtDose.cc '#include <gdcmReader.h>' "dose/ including a GDCM header"
+expect_failure benchmarks/dose_report.cc '#include <gdcmWriter.h>' "benchmarks/ including a GDCM header"
+expect_failure transport/engine/TransportTables.cc '#include <xraylib.h>' \
+  "transport/engine/ including xraylib"
 "$check" "$tmp" >/dev/null || { echo "FAIL: restored copy does not pass"; exit 1; }
 echo "1 passed, 0 failed"

@@ -40,6 +40,11 @@
 //! Bookkeeping: every joule goes to exactly one of deposited (the tally),
 //! escaped, or the rest-mass ledger (pair creation +2mc^2, annihilation
 //! -2mc^2), so emitted = deposited + escaped + rest mass (EnergyBalance.hh).
+//!
+//! Length: one class template, the step every backend runs (the GPU kernel and the CPU
+//! backend); its photon, charged and hard steps share the track's private state and
+//! bookkeeping and are inlined together into the kernel, so they stay one class in one file
+//! rather than meet through a base class or friends on the kernel's hot path.
 #pragma once
 
 #include <cmath>

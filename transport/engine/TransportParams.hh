@@ -20,7 +20,7 @@
 
 namespace mcdose
 {
-//! What the transport builds its tables with (study JSON "physics"; StudyRunner fills it).
+//! What the transport builds its tables with (study JSON "physics"; study/RunSetup.cc fills it).
 struct TransportOptions
 {
     double emin_MeV{1e-3};      //!< low end of the tables (<= photon cut-off)

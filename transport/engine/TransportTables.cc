@@ -9,8 +9,6 @@
 #include <map>
 #include <sstream>
 
-#include <xraylib.h>
-
 #include "core/ByteStream.hh"
 #include "core/Config.hh"
 #include "core/ParallelFor.hh"
@@ -18,6 +16,7 @@
 #include "phantoms/materials/Element.hh"
 #include "transport/engine/TableBuildStamp.hh"
 #include "transport/engine/TransportParams.hh"
+#include "transport/physics/PhotoelectricShells.hh"
 #include "transport/physics/SamplingTables.hh"
 
 namespace mcdose
@@ -163,44 +162,17 @@ void TableBuilder::fill_majorant(std::vector<DensityRange> const& densities)
     }
 }
 
-//! Photoelectric shells (xraylib EdgeEnergy and JumpFactor; jump-ratio
-//! approximation, see PhotoelectricData.hh): K, L1, L2, L3 with probability
-//! 1 - 1/J, then an outer shell (M1 edge, or 0) taking the rest.
+//! Photoelectric shells of each element (transport/physics/PhotoelectricShells.hh).
 void TableBuilder::fill_photoelectric_shells()
 {
     shell_offset.push_back(0);
     for (int z : elements_z)
     {
-        int const shells[] = {K_SHELL, L1_SHELL, L2_SHELL, L3_SHELL};
-        for (int s : shells)
+        for (PhotoelectricShell const& shell : photoelectric_shells(z))
         {
-            xrl_error* err = nullptr;
-            double const edge_keV = EdgeEnergy(z, s, &err);
-            if (err)
-            {
-                xrl_error_free(err);
-                continue; // shell absent for this Z
-            }
-            err = nullptr;
-            double const jump = JumpFactor(z, s, &err);
-            if (err || !(jump > 1))
-            {
-                if (err)
-                    xrl_error_free(err);
-                continue;
-            }
-            shell_binding_MeV.push_back(edge_keV * 1e-3);
-            shell_probability.push_back(1 - 1 / jump);
+            shell_binding_MeV.push_back(shell.binding_MeV);
+            shell_probability.push_back(shell.probability);
         }
-        xrl_error* err = nullptr;
-        double outer_keV = EdgeEnergy(z, M1_SHELL, &err);
-        if (err)
-        {
-            xrl_error_free(err);
-            outer_keV = 0;
-        }
-        shell_binding_MeV.push_back(outer_keV * 1e-3);
-        shell_probability.push_back(1.0);
         shell_offset.push_back(shell_binding_MeV.size());
     }
 }

@@ -1,0 +1,191 @@
+//! \file io/DicomDataSet.cc
+#include "io/DicomDataSet.hh"
+
+#include <sstream>
+
+#include <gdcmDataSet.h>
+#include <gdcmFile.h>
+#include <gdcmImageReader.h>
+#include <gdcmSequenceOfItems.h>
+#include <gdcmUIDGenerator.h>
+#include <gdcmWriter.h>
+
+#include "core/Assert.hh"
+#include "io/DicomValue.hh"
+
+namespace mcdose
+{
+namespace
+{
+gdcm::Tag gdcm_tag(DicomTag tag)
+{
+    return gdcm::Tag(tag.group, tag.element);
+}
+
+gdcm::VR gdcm_vr(DicomVr vr)
+{
+    switch (vr)
+    {
+    case DicomVr::AT:
+        return gdcm::VR::AT;
+    case DicomVr::CS:
+        return gdcm::VR::CS;
+    case DicomVr::DA:
+        return gdcm::VR::DA;
+    case DicomVr::DS:
+        return gdcm::VR::DS;
+    case DicomVr::IS:
+        return gdcm::VR::IS;
+    case DicomVr::LO:
+        return gdcm::VR::LO;
+    case DicomVr::OW:
+        return gdcm::VR::OW;
+    case DicomVr::PN:
+        return gdcm::VR::PN;
+    case DicomVr::SH:
+        return gdcm::VR::SH;
+    case DicomVr::TM:
+        return gdcm::VR::TM;
+    case DicomVr::UI:
+        return gdcm::VR::UI;
+    }
+    MCDOSE_ASSERT_UNREACHABLE();
+}
+} // namespace
+
+struct DicomDataSet::Impl
+{
+    gdcm::DataSet ds;
+};
+
+DicomDataSet::DicomDataSet() : impl_(std::make_unique<Impl>())
+{
+}
+DicomDataSet::~DicomDataSet() = default;
+DicomDataSet::DicomDataSet(DicomDataSet const& other) : impl_(std::make_unique<Impl>(*other.impl_))
+{
+}
+DicomDataSet& DicomDataSet::operator=(DicomDataSet const& other)
+{
+    *impl_ = *other.impl_;
+    return *this;
+}
+
+void DicomDataSet::put(DicomTag tag, DicomVr vr, std::string value)
+{
+    if (value.size() % 2 != 0)
+        value.push_back(vr == DicomVr::UI ? '\0' : ' ');
+    this->put_bytes(tag, vr, value.data(), value.size());
+}
+
+void DicomDataSet::put_bytes(DicomTag tag, DicomVr vr, void const* bytes, std::size_t size)
+{
+    gdcm::DataElement de(gdcm_tag(tag));
+    de.SetVR(gdcm_vr(vr));
+    de.SetByteValue(static_cast<char const*>(bytes), static_cast<std::uint32_t>(size));
+    impl_->ds.Replace(de);
+}
+
+void DicomDataSet::put_us(DicomTag tag, std::uint16_t value)
+{
+    // What gdcm::Attribute<group, element>::GetAsDataElement makes of a US element: VR US
+    // and the value's two bytes, little endian (the host's order on the hosts mcdose runs on).
+    static_assert(sizeof(value) == 2, "US is 16 bits");
+    gdcm::DataElement de(gdcm_tag(tag));
+    de.SetVR(gdcm::VR::US);
+    de.SetByteValue(reinterpret_cast<char const*>(&value), 2);
+    impl_->ds.Replace(de);
+}
+
+void DicomDataSet::put_sequence(DicomTag tag, std::vector<DicomDataSet> const& items)
+{
+    gdcm::SmartPointer<gdcm::SequenceOfItems> sequence = new gdcm::SequenceOfItems;
+    sequence->SetLengthToUndefined();
+    for (DicomDataSet const& d : items)
+    {
+        gdcm::Item item;
+        item.SetVLToUndefined();
+        item.SetNestedDataSet(d.impl_->ds);
+        sequence->AddItem(item);
+    }
+    gdcm::DataElement de(gdcm_tag(tag));
+    de.SetVR(gdcm::VR::SQ);
+    de.SetValue(*sequence);
+    de.SetVLToUndefined();
+    impl_->ds.Replace(de);
+}
+
+std::optional<std::string> DicomDataSet::encode_explicit_little_endian() const
+{
+    gdcm::Writer writer;
+    gdcm::File& file = writer.GetFile();
+    file.SetDataSet(impl_->ds);
+    file.GetHeader().SetDataSetTransferSyntax(gdcm::TransferSyntax::ExplicitVRLittleEndian);
+    std::ostringstream os(std::ios::binary);
+    writer.SetStream(os);
+    if (!writer.Write())
+        return std::nullopt;
+    return os.str();
+}
+
+std::string new_dicom_uid()
+{
+    gdcm::UIDGenerator uid;
+    return uid.Generate();
+}
+
+struct DicomImageFile::Impl
+{
+    gdcm::ImageReader reader;
+};
+
+DicomImageFile::DicomImageFile() : impl_(std::make_unique<Impl>())
+{
+}
+DicomImageFile::~DicomImageFile() = default;
+
+bool DicomImageFile::read(std::string const& path)
+{
+    impl_->reader.SetFileName(path.c_str());
+    return impl_->reader.Read();
+}
+
+std::string DicomImageFile::text(DicomTag tag) const
+{
+    gdcm::DataSet const& ds = impl_->reader.GetFile().GetDataSet();
+    gdcm::Tag const t = gdcm_tag(tag);
+    if (!ds.FindDataElement(t))
+        return {};
+    gdcm::ByteValue const* bv = ds.GetDataElement(t).GetByteValue();
+    if (!bv)
+        return {};
+    return trim_dicom_value(std::string(bv->GetPointer(), bv->GetLength()));
+}
+
+unsigned DicomImageFile::number_of_dimensions() const
+{
+    return impl_->reader.GetImage().GetNumberOfDimensions();
+}
+
+std::array<unsigned, 3> DicomImageFile::dimensions() const
+{
+    gdcm::Image const& image = impl_->reader.GetImage();
+    unsigned const* dims = image.GetDimensions();
+    return {dims[0], dims[1], image.GetNumberOfDimensions() > 2 ? dims[2] : 1u};
+}
+
+DicomImageFile::PixelFormat DicomImageFile::pixel_format() const
+{
+    gdcm::PixelFormat const pf = impl_->reader.GetImage().GetPixelFormat();
+    return {pf.GetSamplesPerPixel(), pf.GetBitsAllocated(), pf.GetPixelRepresentation()};
+}
+
+std::optional<std::vector<char>> DicomImageFile::decoded_pixels() const
+{
+    gdcm::Image const& image = impl_->reader.GetImage();
+    std::vector<char> buffer(image.GetBufferLength());
+    if (!image.GetBuffer(buffer.data()))
+        return std::nullopt;
+    return buffer;
+}
+} // namespace mcdose
