@@ -412,7 +412,7 @@ void write_run_group(H5::H5File& file, RunMetadata const& meta)
     attr_double(run, "histories_per_s",
                 meta.transport_time_s > 0 ? double(meta.histories) / meta.transport_time_s : 0.0);
     attr_int(run, "complete", meta.complete ? 1 : 0);
-    attr_string(run, "stop_reason", meta.stop_reason);
+    attr_string(run, "stop_reason", to_cstring(meta.stop_reason));
     if (meta.uncertainty_reached)
         attr_double(run, "uncertainty_reached", *meta.uncertainty_reached);
     attr_double(run, "uncertainty_dose_fraction", meta.uncertainty_dose_fraction);

@@ -116,7 +116,7 @@ TallyInput parse_tally(JsonNode const& node)
     if (auto m = node.optional_child("method"))
         t.method = to_tally_method(m->choice({"fa", "cas", "wag", "kas", "hb", "wib", "fx"}));
     if (auto u = node.optional_child("uncertainty"))
-        t.uncertainty = u->choice({"auto", "batch", "history"});
+        t.uncertainty = to_tally_uncertainty(u->choice({"auto", "batch", "history"}));
     if (auto b = node.optional_child("batches"))
     {
         t.batches = static_cast<int>(
@@ -233,11 +233,11 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
         check_file_stem(*n, o.name);
     }
     if (auto e = node.optional_child("if_exists"))
-        o.if_exists = e->choice({"error", "overwrite", "increment"});
+        o.if_exists = to_if_exists(e->choice({"error", "overwrite", "increment"}));
     if (auto h = node.optional_child("hdf5"))
         o.hdf5 = h->boolean();
     if (auto f = node.optional_child("image_format"))
-        o.image_format = f->choice({"mha", "nrrd", "nii", "none"});
+        o.image_format = to_image_format(f->choice({"mha", "nrrd", "nii", "none"}));
     if (auto r = node.optional_child("rtdose"))
         o.rtdose = r->boolean();
     if (auto p = node.optional_child("rtdose_referenced_plan"))

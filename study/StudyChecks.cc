@@ -77,7 +77,7 @@ std::uint32_t phase_space_recycle(StudyInput const& study)
 //! (docs/tally.md says why not on a GPU), and independent histories.
 void check_uncertainty(StudyInput const& study)
 {
-    if (study.tally.uncertainty != "history")
+    if (study.tally.uncertainty != TallyUncertainty::history)
         return;
     if (std::uint32_t const recycle = phase_space_recycle(study))
     {
@@ -163,9 +163,9 @@ std::vector<StudyCheck> const& registered_study_checks()
 
 bool uses_history_uncertainty(StudyInput const& study, Backend backend)
 {
-    if (study.tally.uncertainty == "auto")
+    if (study.tally.uncertainty == TallyUncertainty::automatic)
         return backend == Backend::cpu && phase_space_recycle(study) == 0;
-    return study.tally.uncertainty == "history";
+    return study.tally.uncertainty == TallyUncertainty::history;
 }
 
 Backend resolve_backend(Backend requested)

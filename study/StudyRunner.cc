@@ -386,7 +386,7 @@ DoseGridData dose_grid_view(Phantom const& phantom, Span<double const> edep_MeV,
  * set when the rule stops the run.
  */
 void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom,
-                                 StructureMask const& region, std::string& stop_reason,
+                                 StructureMask const& region, StopReason& stop_reason,
                                  TransportRunOptions& run_options)
 {
     bool const gpu = run_options.backend == Backend::gpu;
@@ -415,12 +415,12 @@ void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom
     {
         if (user_callback && !user_callback(p))
         {
-            stop_reason = "interrupted";
+            stop_reason = StopReason::interrupted;
             return false;
         }
         if (p.elapsed_s > limit_s)
         {
-            stop_reason = "time_limit";
+            stop_reason = StopReason::time_limit;
             return false;
         }
         if (p.batches_done < 10)
@@ -431,7 +431,7 @@ void add_target_uncertainty_rule(StudyInput const& study, Phantom const& phantom
         auto const u = summarize_region(d, region, low_density, fraction).mean_relative;
         if (u && *u <= target)
         {
-            stop_reason = "target_uncertainty";
+            stop_reason = StopReason::target_uncertainty;
             return false;
         }
         return true;
@@ -739,7 +739,7 @@ std::string describe_dose(DoseQuantity const& quantity, StudyInput const& study,
 //! What the outputs record about the run (the settings as the study spells them).
 RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& summary,
                               TransportRunResult const& run, std::string const& started_utc,
-                              double wall_time_s, std::string const& stop_reason,
+                              double wall_time_s, StopReason stop_reason,
                               std::optional<double> source_particles)
 {
     RunMetadata meta;
@@ -763,7 +763,7 @@ RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& su
     meta.transport_time_s = run.transport_time_s;
     meta.wall_time_s = wall_time_s;
     meta.complete = run.complete;
-    meta.stop_reason = run.complete ? stop_reason : "interrupted";
+    meta.stop_reason = run.complete ? stop_reason : StopReason::interrupted;
     meta.uncertainty_reached = summary.uncertainty_reached;
     meta.uncertainty_dose_fraction = study.run.uncertainty_dose_fraction;
     meta.source_particles = source_particles;
@@ -972,7 +972,7 @@ struct RunFacts
     TransportRunOptions const& run_options;
     int depth_axis;
     std::string const& started;
-    std::string const& stop_reason;
+    StopReason const& stop_reason;
     std::string const& phase_space_file;
 };
 
@@ -1093,7 +1093,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     // The result's grids: their pages are mapped where the run writes them (from the GPU,
     // only those of the voxels with energy).
     run_options.result_grids = std::make_shared<DoseGrids>(geometry.num_voxels());
-    std::string stop_reason = "histories";
+    StopReason stop_reason = StopReason::histories;
     if (histories == 0)
         add_target_uncertainty_rule(study, phantom, stop_region, stop_reason, run_options);
     int const depth_axis = resolve_depth_axis(study, geometry);
@@ -1129,7 +1129,7 @@ StudyRunSummary run_study(StudyInput const& study_in, StudyRunOptions const& opt
     clock.mark_parts("transport_setup",
                      {{"transport", run.batches_s}, {"final_grids", run.final_grids_s}});
     describe_phase_space_output(phase_space_write, summary);
-    if (stop_reason == "interrupted")
+    if (stop_reason == StopReason::interrupted)
         run.complete = false;
     summarize_run(run, gpus, gpu, summary); // the GPUs' names: before they are released
     warn_if_no_dose(run, summary);

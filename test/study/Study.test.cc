@@ -57,7 +57,8 @@ TEST_F(StudyTest, MinimalStudyGetsDocumentedDefaults)
     EXPECT_EQ(dir_.string(), s.outputs.directory);
     EXPECT_EQ("mini", s.outputs.name);
     EXPECT_TRUE(s.outputs.hdf5);
-    EXPECT_EQ("mha", s.outputs.image_format);
+    EXPECT_EQ(ImageFormat::mha, s.outputs.image_format);
+    EXPECT_EQ(IfExists::error, s.outputs.if_exists);
     EXPECT_FALSE(s.outputs.rtdose);
     EXPECT_NE(std::string::npos, s.study_json.find("\"histories\""));
 
@@ -199,12 +200,12 @@ TEST_F(StudyTest, UncertaintyIsAutoBatchOrHistory)
     auto ok = minimal();
     ok["tally"] = {{"uncertainty", "batch"}};
     TallyInput const batch = load_study(write_json("batch.json", ok)).tally;
-    EXPECT_EQ("batch", batch.uncertainty);
+    EXPECT_EQ(TallyUncertainty::batch, batch.uncertainty);
     TallyInput const automatic = load_study(write_json("mini.json", minimal())).tally;
-    EXPECT_EQ("auto", automatic.uncertainty);
+    EXPECT_EQ(TallyUncertainty::automatic, automatic.uncertainty);
     ok["tally"] = {{"method", "fx"}, {"uncertainty", "history"}};
     TallyInput const history = load_study(write_json("history.json", ok)).tally;
-    EXPECT_EQ("history", history.uncertainty);
+    EXPECT_EQ(TallyUncertainty::history, history.uncertainty);
 
     // "auto": history by history where a run can (the CPU backend; not with recycled
     // phase-space particles: PhaseSpaceRun.test.cc), else batches; 10 batches history by
@@ -227,6 +228,42 @@ TEST_F(StudyTest, UncertaintyIsAutoBatchOrHistory)
     InputError const f = study_error(write_json("bach.json", j));
     EXPECT_EQ("/tally/uncertainty", f.pointer());
     EXPECT_TRUE(contains(f, "did you mean 'batch'?")) << f.what();
+}
+
+// outputs.image_format and outputs.if_exists: each spelling read as its choice (and
+// spelled back the same), anything else an ordinary bad choice.
+TEST_F(StudyTest, OutputChoicesAreReadAsSpelled)
+{
+    for (ImageFormat f : {ImageFormat::mha, ImageFormat::nrrd, ImageFormat::nii, ImageFormat::none})
+    {
+        auto j = minimal();
+        j["outputs"] = {{"image_format", to_cstring(f)}};
+        EXPECT_EQ(f, load_study(write_json("image.json", j)).outputs.image_format);
+        EXPECT_EQ(f, to_image_format(to_cstring(f)));
+    }
+    for (IfExists e : {IfExists::error, IfExists::overwrite, IfExists::increment})
+    {
+        auto j = minimal();
+        j["outputs"] = {{"if_exists", to_cstring(e)}};
+        EXPECT_EQ(e, load_study(write_json("exists.json", j)).outputs.if_exists);
+        EXPECT_EQ(e, to_if_exists(to_cstring(e)));
+    }
+    for (TallyUncertainty u :
+         {TallyUncertainty::automatic, TallyUncertainty::batch, TallyUncertainty::history})
+        EXPECT_EQ(u, to_tally_uncertainty(to_cstring(u)));
+    EXPECT_THROW(to_image_format("png"), RuntimeError);
+    EXPECT_THROW(to_if_exists("Overwrite"), RuntimeError);
+    EXPECT_THROW(to_tally_uncertainty("batches"), RuntimeError);
+
+    auto j = minimal();
+    j["outputs"] = {{"image_format", "nrd"}};
+    InputError const f = study_error(write_json("nrd.json", j));
+    EXPECT_EQ("/outputs/image_format", f.pointer());
+    EXPECT_TRUE(contains(f, "did you mean 'nrrd'?")) << f.what();
+    j["outputs"] = {{"if_exists", "overwite"}};
+    InputError const e = study_error(write_json("overwite.json", j));
+    EXPECT_EQ("/outputs/if_exists", e.pointer());
+    EXPECT_TRUE(contains(e, "did you mean 'overwrite'?")) << e.what();
 }
 
 TEST_F(StudyTest, ValuesOutOfRangeNameTheRange)
