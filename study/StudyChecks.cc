@@ -33,7 +33,8 @@ void check_sources(StudyInput const& study)
     for (std::size_t i = 0; i < study.sources.size(); ++i)
     {
         SourceInput const& s = study.sources[i];
-        if (s.particle != ParticleType::photon && !study.physics.condensed_history)
+        if (s.particle != ParticleType::photon &&
+            !study.physics.transport.electron.condensed_history)
         {
             throw InputError(study.study_file, s.pointer + "/particle",
                              std::string("'") + to_cstring(s.particle) +

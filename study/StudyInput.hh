@@ -20,32 +20,25 @@
 #include "rng/RngKind.hh"
 #include "sources/SourceInput.hh"
 #include "tally/TallyMethod.hh"
-#include "transport/engine/ElectronTables.hh"
+#include "transport/engine/TransportParams.hh"
 
 namespace mcdose
 {
-//! Transport options. The electron ones default to ElectronTransportOptions's
-//! (one place for the defaults; docs/physics.md gives their measured effect).
+/*!
+ * Physics options: the transport's own (the reader fills them from the JSON "physics"
+ * section; their defaults are TransportOptions' and ElectronTransportOptions', which
+ * docs/physics.md documents with their measured effect), and the precision of the run.
+ * The run sets `transport.emax_MeV` from the sources. JSON names: electron_cutoff_MeV
+ * (electron.absorption_MeV), photon_cutoff_MeV, delta_ray_cut_MeV (electron.delta_cut_MeV),
+ * brems_cut_MeV, max_step_energy_loss (electron.max_loss_fraction), max_step_transport_mfp
+ * (electron.max_mfp_fraction), electron_transport "condensed" | "local"
+ * (electron.condensed_history), density_effect "voxel" | "nominal",
+ * bremsstrahlung_photons "transport" | "discard" (electron.discard_brems_photons),
+ * photon_tracking "woodcock" | "siddon" (tracking).
+ */
 struct PhysicsInput
 {
-    //! kinetic; below it, e-/e+ deposit locally
-    double electron_cutoff_MeV{ElectronTransportOptions{}.absorption_MeV};
-    double photon_cutoff_MeV{0.01}; //!< below it, photons deposit locally
-    //! W_cc: Møller/Bhabha secondaries above it are produced
-    double delta_ray_cut_MeV{ElectronTransportOptions{}.delta_cut_MeV};
-    //! W_cr: bremsstrahlung photons above it are produced
-    double brems_cut_MeV{ElectronTransportOptions{}.brems_cut_MeV};
-    //! soft loss per step <= this fraction of E
-    double max_step_energy_loss{ElectronTransportOptions{}.max_loss_fraction};
-    //! step <= this fraction of lambda_1
-    double max_step_transport_mfp{ElectronTransportOptions{}.max_mfp_fraction};
-    //! "electron_transport": "condensed" | "local"
-    bool condensed_history{ElectronTransportOptions{}.condensed_history};
-    //! "density_effect": "voxel" (default) | "nominal"
-    DensityEffectModel density_effect{ElectronTransportOptions{}.density_effect};
-    //! "bremsstrahlung_photons": "transport" (default) | "discard"
-    bool discard_brems_photons{ElectronTransportOptions{}.discard_brems_photons};
-    bool woodcock{true}; //!< "photon_tracking": "woodcock" (default) | "siddon"
+    TransportOptions transport;
     Precision precision{Precision::double_};
 };
 
