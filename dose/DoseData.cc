@@ -14,6 +14,22 @@
 
 namespace mcdose
 {
+char const* to_cstring(StopReason r)
+{
+    switch (r)
+    {
+    case StopReason::histories:
+        return "histories";
+    case StopReason::target_uncertainty:
+        return "target_uncertainty";
+    case StopReason::time_limit:
+        return "time_limit";
+    case StopReason::interrupted:
+        return "interrupted";
+    }
+    return "?";
+}
+
 void validate_dose_data(DoseGridData const& data)
 {
     size_type const n = data.geometry.num_voxels();

@@ -117,6 +117,18 @@ struct AbsoluteDoseSource
     double monitor_units{0}; //!< sum over the sources (0 when particles were given)
 };
 
+//! Why a run stopped (written as the to_cstring spelling: "stop_reason" of the run
+//! summary and the HDF5 file).
+enum class StopReason
+{
+    histories,          //!< the histories asked for are done
+    target_uncertainty, //!< the target uncertainty is reached
+    time_limit,         //!< the time limit of a target-uncertainty run passed
+    interrupted         //!< stopped early (a signal or the caller): results so far
+};
+//! "histories", "target_uncertainty", "time_limit" or "interrupted".
+char const* to_cstring(StopReason r);
+
 // Energy bookkeeping: the transport's EnergyBalance (tally/EnergyBalance.hh);
 // in RunMetadata it holds values per source particle [MeV].
 
@@ -143,8 +155,8 @@ struct RunMetadata
     double transport_time_s{0};
     //! Wall time of each step so far, the output files' included as they are written.
     std::vector<StepTime> steps;
-    bool complete{true};     //!< false when interrupted (results so far)
-    std::string stop_reason; //!< histories|target_uncertainty|time_limit|interrupted
+    bool complete{true}; //!< false when interrupted (results so far)
+    StopReason stop_reason{StopReason::histories};
     //! Mean relative uncertainty over voxels above uncertainty_dose_fraction of
     //! the maximum dose (see mean_relative_uncertainty()).
     std::optional<double> uncertainty_reached;

@@ -348,7 +348,7 @@ void write_run_group(Hdf5Group const& file, RunMetadata const& meta)
                                                  ? double(meta.histories) / meta.transport_time_s
                                                  : 0.0);
     run.write_attr_int("complete", meta.complete ? 1 : 0);
-    run.write_attr_string("stop_reason", meta.stop_reason);
+    run.write_attr_string("stop_reason", to_cstring(meta.stop_reason));
     if (meta.uncertainty_reached)
         run.write_attr_double("uncertainty_reached", *meta.uncertainty_reached);
     run.write_attr_double("uncertainty_dose_fraction", meta.uncertainty_dose_fraction);

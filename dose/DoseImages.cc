@@ -8,6 +8,34 @@
 
 namespace mcdose
 {
+char const* to_cstring(ImageFormat f)
+{
+    switch (f)
+    {
+    case ImageFormat::mha:
+        return "mha";
+    case ImageFormat::nrrd:
+        return "nrrd";
+    case ImageFormat::nii:
+        return "nii";
+    case ImageFormat::none:
+        return "none";
+    }
+    return "?";
+}
+
+ImageFormat to_image_format(std::string const& name)
+{
+    for (ImageFormat f : {ImageFormat::mha, ImageFormat::nrrd, ImageFormat::nii, ImageFormat::none})
+    {
+        if (name == to_cstring(f))
+            return f;
+    }
+    MCDOSE_VALIDATE(false, << "unknown image format '" << name
+                           << "'; use 'mha', 'nrrd', 'nii' or 'none'");
+    return ImageFormat::none;
+}
+
 std::vector<std::string> write_dose_images(std::string const& stem, std::string const& extension,
                                            DoseGridData const& data,
                                            std::optional<double> source_particles)
@@ -33,5 +61,13 @@ std::vector<std::string> write_dose_images(std::string const& stem, std::string 
                 filled(relative_uncertainty_without_energy,
                        [&](size_type v) { return voxel_relative_uncertainty(data, v); }));
     return {dose_path, unc_path};
+}
+
+std::vector<std::string> write_dose_images(std::string const& stem, ImageFormat format,
+                                           DoseGridData const& data,
+                                           std::optional<double> source_particles)
+{
+    MCDOSE_EXPECT(format != ImageFormat::none);
+    return write_dose_images(stem, std::string(to_cstring(format)), data, source_particles);
 }
 } // namespace mcdose

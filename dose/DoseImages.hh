@@ -12,10 +12,27 @@
 
 namespace mcdose
 {
+//! The dose and uncertainty images of a run (study JSON outputs.image_format).
+enum class ImageFormat
+{
+    mha,  //!< MetaImage
+    nrrd, //!< NRRD
+    nii,  //!< NIfTI-1
+    none  //!< no images
+};
+//! "mha", "nrrd", "nii" or "none": the study's spelling, and the images' file extension.
+char const* to_cstring(ImageFormat f);
+//! Parse "mha|nrrd|nii|none" (throws RuntimeError naming the choices).
+ImageFormat to_image_format(std::string const& name);
+
 //! Write `<stem>_dose.<ext>` (Gy per source particle, or Gy when
 //! `source_particles` is given) and `<stem>_uncertainty.<ext>` (relative,
 //! 1 sigma); `extension` is mha, nrrd, nii or nii.gz. Returns the paths.
 std::vector<std::string> write_dose_images(std::string const& stem, std::string const& extension,
+                                           DoseGridData const& data,
+                                           std::optional<double> source_particles);
+//! The same with the extension of `format` (not ImageFormat::none).
+std::vector<std::string> write_dose_images(std::string const& stem, ImageFormat format,
                                            DoseGridData const& data,
                                            std::optional<double> source_particles);
 } // namespace mcdose

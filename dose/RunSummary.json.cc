@@ -104,7 +104,7 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
     j["study_file"] = meta.study_file;
     j["started_utc"] = meta.started_utc;
     j["complete"] = meta.complete;
-    j["stop_reason"] = meta.stop_reason;
+    j["stop_reason"] = to_cstring(meta.stop_reason);
     j["histories"] = meta.histories;
     j["source_particles_sampled_ahead"] = meta.source_particles_ahead;
     j["wall_time_s"] = meta.wall_time_s;
@@ -234,7 +234,7 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
     std::ostringstream os;
     os << "mcdose " << meta.version << "  " << meta.study_file << '\n';
     os << "  status        : " << (meta.complete ? "complete" : "INCOMPLETE (interrupted)") << " ("
-       << meta.stop_reason << ")\n";
+       << to_cstring(meta.stop_reason) << ")\n";
     os << "  histories     : " << meta.histories << '\n';
     os << std::setprecision(4);
     os << "  time          : " << meta.wall_time_s << " s wall, " << meta.transport_time_s

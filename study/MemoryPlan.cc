@@ -139,7 +139,8 @@ MemoryPlan plan_study_memory(StudyInput const& study, MemoryPlanInput const& how
                              (8 * double(groups) + 8 + totals_bytes) * n});
     plan.host.push_back({"energy and uncertainty grids", result_bytes * n});
     plan.host.push_back({"table of the voxels with energy", energy_table_bytes * n});
-    if (study.outputs.image_format != "none" && study.outputs.image_format != "mha")
+    if (study.outputs.image_format != ImageFormat::none &&
+        study.outputs.image_format != ImageFormat::mha)
         plan.host.push_back({"image buffer and read-back check", itk_image_bytes * n});
     plan.host.push_back({"tables and buffers", host_fixed_bytes});
     PhaseSpaceMemory phase_space;
@@ -240,7 +241,8 @@ void check_host_memory(StudyInput const& study, MemoryPlanInput const& how)
                     << " of host memory for " << how.voxels << " voxels (" << describe(plan.host)
                     << ") but " << format_bytes(*free) << " is free; "
                     << coarser_grid(how.voxels, plan.host_bytes(), *free)
-                    << (study.outputs.image_format == "nrrd" || study.outputs.image_format == "nii"
+                    << (study.outputs.image_format == ImageFormat::nrrd ||
+                                study.outputs.image_format == ImageFormat::nii
                             ? ", or write the images as MetaImage (\"image_format\": "
                               "\"mha\": no whole-grid buffer)"
                             : "")

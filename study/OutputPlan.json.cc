@@ -180,10 +180,11 @@ std::vector<PlannedOutput> planned_outputs(OutputInput const& outputs)
     std::vector<PlannedOutput> planned;
     if (outputs.hdf5)
         planned.push_back({stem + ".h5", "/outputs/hdf5"});
-    if (outputs.image_format != "none")
+    if (outputs.image_format != ImageFormat::none)
     {
-        planned.push_back({stem + "_dose." + outputs.image_format, "/outputs/image_format"});
-        planned.push_back({stem + "_uncertainty." + outputs.image_format, "/outputs/image_format"});
+        std::string const extension = to_cstring(outputs.image_format);
+        planned.push_back({stem + "_dose." + extension, "/outputs/image_format"});
+        planned.push_back({stem + "_uncertainty." + extension, "/outputs/image_format"});
     }
     if (outputs.rtdose)
     {
@@ -219,7 +220,7 @@ void check_outputs(StudyInput const& study, OutputInput const& outputs)
 {
     check_output_names(study, planned_outputs(outputs));
     check_directory_writable(study, outputs);
-    if (outputs.if_exists == "error")
+    if (outputs.if_exists == IfExists::error)
         refuse_existing(study, outputs);
 }
 
@@ -279,11 +280,11 @@ PreparedOutputs prepare_outputs(StudyInput const& study, OutputInput outputs)
     for (auto const& f : planned_outputs(outputs))
         paths.push_back(f.path);
     remove_stale_temporaries(paths);
-    if (outputs.if_exists == "error")
+    if (outputs.if_exists == IfExists::error)
     {
         refuse_existing(study, outputs);
     }
-    else if (outputs.if_exists == "overwrite")
+    else if (outputs.if_exists == IfExists::overwrite)
     {
         std::string const manifest = manifest_path(outputs);
         for (auto const& f : manifest_files(manifest, outputs.directory))

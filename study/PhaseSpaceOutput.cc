@@ -35,7 +35,7 @@ void check_phase_space_sources(StudyInput const& study)
     if (!s)
         return;
     PhaseSpaceScan const& scan = s->phase_space->scan;
-    if (scan.electrons + scan.positrons > 0 && !study.physics.condensed_history)
+    if (scan.electrons + scan.positrons > 0 && !study.physics.transport.electron.condensed_history)
     {
         throw InputError(study.study_file, s->pointer + "/file",
                          "the phase space holds " + std::to_string(scan.electrons) +

@@ -125,7 +125,7 @@ std::string describe_dose(DoseQuantity const& quantity, StudyInput const& study,
 //! What the outputs record about the run (the settings as the study spells them).
 RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& summary,
                               TransportRunResult const& run, std::string const& started_utc,
-                              double wall_time_s, std::string const& stop_reason,
+                              double wall_time_s, StopReason stop_reason,
                               std::optional<double> source_particles)
 {
     RunMetadata meta;
@@ -149,7 +149,7 @@ RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& su
     meta.transport_time_s = run.transport_time_s;
     meta.wall_time_s = wall_time_s;
     meta.complete = run.complete;
-    meta.stop_reason = run.complete ? stop_reason : "interrupted";
+    meta.stop_reason = run.complete ? stop_reason : StopReason::interrupted;
     meta.uncertainty_reached = summary.uncertainty_reached;
     meta.uncertainty_dose_fraction = study.run.uncertainty_dose_fraction;
     meta.source_particles = source_particles;

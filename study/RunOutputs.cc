@@ -42,7 +42,7 @@ StartedOutputs::StartedOutputs(OutputInput const& outputs, DoseGridData const& d
         hdf5_ = std::make_unique<DoseHdf5Writer>(output_stem(outputs) + ".h5", data, grid_meta,
                                                  DoseHdf5Writer::Start::background);
     }
-    if (outputs.image_format == "none")
+    if (outputs.image_format == ImageFormat::none)
         return;
     // The images need nothing of the HDF5 file (nor HDF5): `<name>.tmp.<pid>_dose.<ext>`
     // and `..._uncertainty.<ext>` until they are taken.
@@ -50,7 +50,7 @@ StartedOutputs::StartedOutputs(OutputInput const& outputs, DoseGridData const& d
     staged_stem_ = stem_ + ".tmp." + std::to_string(::getpid());
     for (char const* kind : {"_dose.", "_uncertainty."})
     {
-        staged_paths_.push_back(staged_stem_ + kind + outputs.image_format);
+        staged_paths_.push_back(staged_stem_ + kind + to_cstring(outputs.image_format));
         staged_.push_back(std::make_unique<TemporaryFile>(staged_paths_.back()));
     }
     images_ = std::async(std::launch::async, [stem = staged_stem_, format = outputs.image_format,
@@ -103,7 +103,7 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
 {
     DoseHdf5Writer* const hdf5 = started ? started->hdf5() : nullptr;
     MCDOSE_EXPECT(!started || bool(hdf5) == outputs.hdf5);
-    MCDOSE_EXPECT(!started || started->has_images() == (outputs.image_format != "none"));
+    MCDOSE_EXPECT(!started || started->has_images() == (outputs.image_format != ImageFormat::none));
     validate_dose_data(data);
     make_output_directory(outputs);
     std::string const stem = output_stem(outputs);
@@ -133,7 +133,7 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
         written.push_back(stem + ".h5");
         clock.mark("hdf5");
     }
-    if (outputs.image_format != "none")
+    if (outputs.image_format != ImageFormat::none)
     {
         for (auto const& p :
              started ? started->take_images()

@@ -104,20 +104,8 @@ std::vector<int> resolve_gpus(std::string const& spec, Comm const& comm)
 //! The study's physics options, with tables up to just above the largest source energy.
 TransportOptions make_transport_options(PhysicsInput const& physics, double max_kinetic_MeV)
 {
-    TransportOptions transport_options;
+    TransportOptions transport_options = physics.transport;
     transport_options.emax_MeV = std::max(0.01, 1.001 * max_kinetic_MeV);
-    transport_options.photon_cutoff_MeV = physics.photon_cutoff_MeV;
-    transport_options.tracking =
-        physics.woodcock ? PhotonTracking::woodcock : PhotonTracking::siddon;
-    auto& electron_options = transport_options.electron;
-    electron_options.condensed_history = physics.condensed_history;
-    electron_options.absorption_MeV = physics.electron_cutoff_MeV;
-    electron_options.delta_cut_MeV = physics.delta_ray_cut_MeV;
-    electron_options.brems_cut_MeV = physics.brems_cut_MeV;
-    electron_options.max_loss_fraction = physics.max_step_energy_loss;
-    electron_options.max_mfp_fraction = physics.max_step_transport_mfp;
-    electron_options.density_effect = physics.density_effect;
-    electron_options.discard_brems_photons = physics.discard_brems_photons;
     // Tables start at 1 keV (the default emin), the lowest cut-off the study accepts.
     return transport_options;
 }

@@ -36,9 +36,9 @@ class StopRule
     bool operator()(TransportProgress const& p)
     {
         if (user_ && !user_(p))
-            return stop("interrupted");
+            return stop(StopReason::interrupted);
         if (p.elapsed_s > limit_s_)
-            return stop("time_limit");
+            return stop(StopReason::time_limit);
         if (p.batches_done < 10)
             return true;
         DoseResult const r = p.tally->result();
@@ -46,12 +46,12 @@ class StopRule
             dose_grid_view(phantom_, make_span(r.energy_MeV), make_span(r.energy_sigma_MeV));
         auto const u = summarize_region(d, region_, low_density_, fraction_).mean_relative;
         if (u && *u <= target_)
-            return stop("target_uncertainty");
+            return stop(StopReason::target_uncertainty);
         return true;
     }
 
-    //! Why the rule stopped the run ("histories" while it has not).
-    std::string const& reason() const { return reason_; }
+    //! Why the rule stopped the run (histories while it has not).
+    StopReason reason() const { return reason_; }
 
   private:
     Phantom const& phantom_;
@@ -61,9 +61,9 @@ class StopRule
     double limit_s_;
     double fraction_;
     double low_density_;
-    std::string reason_{"histories"};
+    StopReason reason_{StopReason::histories};
 
-    bool stop(char const* reason)
+    bool stop(StopReason reason)
     {
         reason_ = reason;
         return false;
@@ -231,7 +231,7 @@ TransportStage transport_run(RunSetup& setup, StepClock& clock, StudyRunSummary&
     stage.phase_space_file = write.path;
     if (rule)
         stage.stop_reason = rule->reason();
-    if (stage.stop_reason == "interrupted")
+    if (stage.stop_reason == StopReason::interrupted)
         stage.run.complete = false;
     summarize_run(stage.run, setup.gpus, gpu, summary); // the GPUs' names: before they are released
     warn_if_no_dose(stage.run, summary);

@@ -17,8 +17,8 @@ namespace mcdose
 struct TransportStage
 {
     TransportRunResult run;
-    std::string stop_reason{"histories"}; //!< histories|target_uncertainty|time_limit|interrupted
-    std::string phase_space_file;         //!< the phase space written ("": none)
+    StopReason stop_reason{StopReason::histories};
+    std::string phase_space_file; //!< the phase space written ("": none)
 };
 
 //! Run the transport of `setup` (its sources are freed after it); the run's facts into

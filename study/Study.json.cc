@@ -21,7 +21,7 @@
 #include "study/SourceCalibration.hh"
 #include "study/StudyInput.hh"
 #include "tally/TallyMethod.hh"
-#include "transport/engine/ElectronTables.hh"
+#include "transport/engine/TransportParams.hh"
 
 namespace mcdose
 {
@@ -36,53 +36,54 @@ PhysicsInput parse_physics(JsonNode const& node)
                      "electron_transport", "photon_tracking", "precision", "density_effect",
                      "bremsstrahlung_photons"});
     PhysicsInput p;
+    TransportOptions& t = p.transport;
+    ElectronTransportOptions& e = t.electron;
     // The electron options' limits are ElectronTransportOptions' own (one table).
     using L = ElectronOptionLimits;
     auto const cut_range = NumberRange::closed(L::cut_min_MeV, L::cut_max_MeV);
-    if (auto e = node.optional_child("electron_cutoff_MeV"))
-    {
-        p.electron_cutoff_MeV =
-            e->number(cut_range, "kinetic energy in MeV below which e-/e+ stop");
-    }
+    if (auto c = node.optional_child("electron_cutoff_MeV"))
+        e.absorption_MeV = c->number(cut_range, "kinetic energy in MeV below which e-/e+ stop");
     if (auto g = node.optional_child("photon_cutoff_MeV"))
     {
-        p.photon_cutoff_MeV = g->number(NumberRange::closed(1e-3, 10),
+        t.photon_cutoff_MeV = g->number(NumberRange::closed(1e-3, 10),
                                         "energy in MeV below which photons are absorbed");
     }
     if (auto d = node.optional_child("delta_ray_cut_MeV"))
     {
-        p.delta_ray_cut_MeV =
-            d->number(cut_range, "energy transfer in MeV above which Møller/Bhabha "
-                                 "delta rays are produced");
+        e.delta_cut_MeV = d->number(cut_range, "energy transfer in MeV above which Møller/Bhabha "
+                                               "delta rays are produced");
     }
     if (auto b = node.optional_child("brems_cut_MeV"))
     {
-        p.brems_cut_MeV =
+        e.brems_cut_MeV =
             b->number(cut_range, "photon energy in MeV above which bremsstrahlung photons "
                                  "are produced");
     }
     if (auto f = node.optional_child("max_step_energy_loss"))
     {
-        p.max_step_energy_loss = f->number(NumberRange::open_closed(0, L::max_loss_fraction),
-                                           "largest fraction of the energy lost in one step");
+        e.max_loss_fraction = f->number(NumberRange::open_closed(0, L::max_loss_fraction),
+                                        "largest fraction of the energy lost in one step");
     }
     if (auto f = node.optional_child("max_step_transport_mfp"))
     {
-        p.max_step_transport_mfp = f->number(NumberRange::open_closed(0, L::max_mfp_fraction),
-                                             "largest step as a fraction of the transport mean "
-                                             "free path");
+        e.max_mfp_fraction = f->number(NumberRange::open_closed(0, L::max_mfp_fraction),
+                                       "largest step as a fraction of the transport mean "
+                                       "free path");
     }
-    if (auto t = node.optional_child("electron_transport"))
-        p.condensed_history = t->choice({"condensed", "local"}) == "condensed";
+    if (auto c = node.optional_child("electron_transport"))
+        e.condensed_history = c->choice({"condensed", "local"}) == "condensed";
     if (auto d = node.optional_child("density_effect"))
     {
-        p.density_effect = d->choice({"voxel", "nominal"}) == "voxel" ? DensityEffectModel::voxel
+        e.density_effect = d->choice({"voxel", "nominal"}) == "voxel" ? DensityEffectModel::voxel
                                                                       : DensityEffectModel::nominal;
     }
     if (auto b = node.optional_child("bremsstrahlung_photons"))
-        p.discard_brems_photons = b->choice({"transport", "discard"}) == "discard";
-    if (auto t = node.optional_child("photon_tracking"))
-        p.woodcock = t->choice({"siddon", "woodcock"}) == "woodcock";
+        e.discard_brems_photons = b->choice({"transport", "discard"}) == "discard";
+    if (auto k = node.optional_child("photon_tracking"))
+    {
+        t.tracking = k->choice({"siddon", "woodcock"}) == "woodcock" ? PhotonTracking::woodcock
+                                                                     : PhotonTracking::siddon;
+    }
     if (auto pr = node.optional_child("precision"))
         p.precision =
             pr->choice({"single", "double"}) == "single" ? Precision::single_ : Precision::double_;
@@ -116,7 +117,7 @@ TallyInput parse_tally(JsonNode const& node)
     if (auto m = node.optional_child("method"))
         t.method = to_tally_method(m->choice({"fa", "cas", "wag", "kas", "hb", "wib", "fx"}));
     if (auto u = node.optional_child("uncertainty"))
-        t.uncertainty = u->choice({"auto", "batch", "history"});
+        t.uncertainty = to_tally_uncertainty(u->choice({"auto", "batch", "history"}));
     if (auto b = node.optional_child("batches"))
     {
         t.batches = static_cast<int>(
@@ -233,11 +234,11 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
         check_file_stem(*n, o.name);
     }
     if (auto e = node.optional_child("if_exists"))
-        o.if_exists = e->choice({"error", "overwrite", "increment"});
+        o.if_exists = to_if_exists(e->choice({"error", "overwrite", "increment"}));
     if (auto h = node.optional_child("hdf5"))
         o.hdf5 = h->boolean();
     if (auto f = node.optional_child("image_format"))
-        o.image_format = f->choice({"mha", "nrrd", "nii", "none"});
+        o.image_format = to_image_format(f->choice({"mha", "nrrd", "nii", "none"}));
     if (auto r = node.optional_child("rtdose"))
         o.rtdose = r->boolean();
     if (auto p = node.optional_child("rtdose_referenced_plan"))

@@ -33,7 +33,8 @@ void check_sources(StudyInput const& study)
     for (std::size_t i = 0; i < study.sources.size(); ++i)
     {
         SourceInput const& s = study.sources[i];
-        if (s.particle != ParticleType::photon && !study.physics.condensed_history)
+        if (s.particle != ParticleType::photon &&
+            !study.physics.transport.electron.condensed_history)
         {
             throw InputError(study.study_file, s.pointer + "/particle",
                              std::string("'") + to_cstring(s.particle) +
@@ -87,7 +88,7 @@ std::uint32_t phase_space_recycle(StudyInput const& study)
 //! (docs/tally.md says why not on a GPU), and independent histories.
 void check_uncertainty(StudyInput const& study)
 {
-    if (study.tally.uncertainty != "history")
+    if (study.tally.uncertainty != TallyUncertainty::history)
         return;
     if (std::uint32_t const recycle = phase_space_recycle(study))
     {
@@ -173,9 +174,9 @@ std::vector<StudyCheck> const& registered_study_checks()
 
 bool uses_history_uncertainty(StudyInput const& study, Backend backend)
 {
-    if (study.tally.uncertainty == "auto")
+    if (study.tally.uncertainty == TallyUncertainty::automatic)
         return backend == Backend::cpu && phase_space_recycle(study) == 0;
-    return study.tally.uncertainty == "history";
+    return study.tally.uncertainty == TallyUncertainty::history;
 }
 
 Backend resolve_backend(Backend requested)

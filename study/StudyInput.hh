@@ -14,37 +14,31 @@
 #include "core/GridGeometry.hh"
 #include "core/Types.hh"
 #include "dose/DoseData.hh"
+#include "dose/DoseImages.hh"
 #include "phantoms/PhantomInput.hh"
 #include "phantoms/StructureInput.hh"
 #include "rng/RngKind.hh"
 #include "sources/SourceInput.hh"
 #include "tally/TallyMethod.hh"
-#include "transport/engine/ElectronTables.hh"
+#include "transport/engine/TransportParams.hh"
 
 namespace mcdose
 {
-//! Transport options. The electron ones default to ElectronTransportOptions's
-//! (one place for the defaults; docs/physics.md gives their measured effect).
+/*!
+ * Physics options: the transport's own (the reader fills them from the JSON "physics"
+ * section; their defaults are TransportOptions' and ElectronTransportOptions', which
+ * docs/physics.md documents with their measured effect), and the precision of the run.
+ * The run sets `transport.emax_MeV` from the sources. JSON names: electron_cutoff_MeV
+ * (electron.absorption_MeV), photon_cutoff_MeV, delta_ray_cut_MeV (electron.delta_cut_MeV),
+ * brems_cut_MeV, max_step_energy_loss (electron.max_loss_fraction), max_step_transport_mfp
+ * (electron.max_mfp_fraction), electron_transport "condensed" | "local"
+ * (electron.condensed_history), density_effect "voxel" | "nominal",
+ * bremsstrahlung_photons "transport" | "discard" (electron.discard_brems_photons),
+ * photon_tracking "woodcock" | "siddon" (tracking).
+ */
 struct PhysicsInput
 {
-    //! kinetic; below it, e-/e+ deposit locally
-    double electron_cutoff_MeV{ElectronTransportOptions{}.absorption_MeV};
-    double photon_cutoff_MeV{0.01}; //!< below it, photons deposit locally
-    //! W_cc: Møller/Bhabha secondaries above it are produced
-    double delta_ray_cut_MeV{ElectronTransportOptions{}.delta_cut_MeV};
-    //! W_cr: bremsstrahlung photons above it are produced
-    double brems_cut_MeV{ElectronTransportOptions{}.brems_cut_MeV};
-    //! soft loss per step <= this fraction of E
-    double max_step_energy_loss{ElectronTransportOptions{}.max_loss_fraction};
-    //! step <= this fraction of lambda_1
-    double max_step_transport_mfp{ElectronTransportOptions{}.max_mfp_fraction};
-    //! "electron_transport": "condensed" | "local"
-    bool condensed_history{ElectronTransportOptions{}.condensed_history};
-    //! "density_effect": "voxel" (default) | "nominal"
-    DensityEffectModel density_effect{ElectronTransportOptions{}.density_effect};
-    //! "bremsstrahlung_photons": "transport" (default) | "discard"
-    bool discard_brems_photons{ElectronTransportOptions{}.discard_brems_photons};
-    bool woodcock{true}; //!< "photon_tracking": "woodcock" (default) | "siddon"
+    TransportOptions transport;
     Precision precision{Precision::double_};
 };
 
@@ -57,13 +51,25 @@ struct RngInput
     std::uint64_t seed{1};
 };
 
+//! How a run estimates the dose uncertainty (docs/tally.md).
+enum class TallyUncertainty
+{
+    automatic, //!< "auto": history by history where a run can, else batches
+    batch,     //!< "batch": from statistically independent batches
+    history    //!< "history": history by history (the CPU backend only)
+};
+//! "auto", "batch" or "history".
+char const* to_cstring(TallyUncertainty u);
+//! Parse "auto|batch|history" (throws RuntimeError naming the choices).
+TallyUncertainty to_tally_uncertainty(std::string const& name);
+
 //! Dose tally.
 struct TallyInput
 {
     TallyMethod method{TallyMethod::wib}; //!< "fa" | "cas" | "wag" | "kas" | "hb" | "wib" | "fx"
-    //! "auto" (history by history where a run can, else batches), "batch" or "history"
-    //! (the CPU backend only; docs/tally.md)
-    std::string uncertainty{"auto"};
+    //! "uncertainty": "auto" (history by history where a run can, else batches), "batch"
+    //! or "history" (the CPU backend only; docs/tally.md)
+    TallyUncertainty uncertainty{TallyUncertainty::automatic};
     //! Batches; 0 (not given): 100 with the batch method, 10 history by history
     int batches{0};
 
@@ -105,13 +111,25 @@ struct PhaseSpaceOutputInput
     Real3 normal{{0, 0, 1}};   //!< unit normal (normalised by the parser)
 };
 
+//! What a run does when files of an earlier run are there (outputs.if_exists, --if-exists).
+enum class IfExists
+{
+    error,     //!< "error": refuse (the default)
+    overwrite, //!< "overwrite": remove the files the earlier run's manifest lists, then write
+    increment  //!< "increment": write under `<name>_2`, `_3`, ...
+};
+//! "error", "overwrite" or "increment".
+char const* to_cstring(IfExists e);
+//! Parse "error|overwrite|increment" (throws RuntimeError naming the choices).
+IfExists to_if_exists(std::string const& name);
+
 //! What to write.
 struct OutputInput
 {
     std::string directory; //!< resolved against the study file's directory
     std::string name;      //!< file stem (default: the study file's stem)
     bool hdf5{true};
-    std::string image_format{"mha"}; //!< mha|nrrd|nii|none (dose + uncertainty images)
+    ImageFormat image_format{ImageFormat::mha}; //!< mha|nrrd|nii|none (dose + uncertainty images)
     bool depth_dose{true};
     std::optional<int> depth_axis; //!< default: grid axis closest to the first source's direction
     std::vector<LateralProfileInput> lateral_profiles;
@@ -120,10 +138,9 @@ struct OutputInput
     bool rtdose{false};
     //! SOP Instance UID of the RT Plan the dose belongs to ("" : none referenced)
     std::string rtdose_referenced_plan;
-    //! What a run does when files of an earlier run are there: "error" (refuse,
-    //! the default), "overwrite" (remove the files the earlier run's manifest
-    //! lists, then write) or "increment" (write under `<name>_2`, `_3`, ...).
-    std::string if_exists{"error"};
+    //! What a run does when files of an earlier run are there: "error" (the default),
+    //! "overwrite" or "increment" (IfExists).
+    IfExists if_exists{IfExists::error};
     //! DVH CSV files (default: when the study has a "structures" section)
     bool dvh{false};
     //! Doses at which the volume receiving at least that dose is reported, in

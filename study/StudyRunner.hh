@@ -25,7 +25,7 @@ struct StudyRunOptions
     std::optional<std::uint64_t> histories; //!< overrides run.histories
     std::optional<int> cpu_threads;         //!< overrides cpu_threads
     std::optional<std::string> output_dir;  //!< overrides outputs.directory
-    std::optional<std::string> if_exists;   //!< overrides outputs.if_exists
+    std::optional<IfExists> if_exists;      //!< overrides outputs.if_exists
     bool write_outputs{true};               //!< (rank 0 only writes)
     //! GPUs of this process ("": all visible, or one per rank when several
     //! ranks share a node; "2": the first two; "0,2": those; see select_gpus).

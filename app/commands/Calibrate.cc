@@ -30,7 +30,7 @@ struct CalibrateArgs
     std::optional<int> threads;
     std::string backend;
     std::string output_dir;
-    std::string if_exists;
+    std::optional<IfExists> if_exists;
     bool no_outputs{false};
 };
 
@@ -50,8 +50,7 @@ void run_calibrate(CalibrateArgs const& a, GlobalOptions const& global)
         opts.backend = to_backend(a.backend);
     if (!a.output_dir.empty())
         opts.output_dir = a.output_dir;
-    if (!a.if_exists.empty())
-        opts.if_exists = a.if_exists;
+    opts.if_exists = a.if_exists;
     opts.write_outputs = !a.no_outputs;
     opts.table_cache = {true, {}};
     CalibrateOptions c;
@@ -112,7 +111,9 @@ bool const registered = register_command(
              ->check(CLI::IsMember({"auto", "gpu", "cpu"}));
          sub.add_option("--output-dir", a->output_dir,
                         "Override the reference study's outputs.directory");
-         sub.add_option("--if-exists", a->if_exists, "Override outputs.if_exists")
+         sub.add_option_function<std::string>(
+                "--if-exists", [a](std::string const& e) { a->if_exists = to_if_exists(e); },
+                "Override outputs.if_exists")
              ->check(CLI::IsMember({"error", "overwrite", "increment"}));
          sub.add_flag("--no-outputs", a->no_outputs,
                       "Write only the calibration, not the reference study's outputs");

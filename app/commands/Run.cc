@@ -77,7 +77,7 @@ struct RunArgs
     std::optional<std::string> histories; //!< whole number, scientific notation allowed ("4e7")
     std::optional<int> threads;
     std::string output_dir;
-    std::string if_exists;
+    std::optional<IfExists> if_exists;
     std::string gpus;
     int cpu_groups{1};
     std::optional<std::uint64_t> batches_per_launch;
@@ -119,8 +119,7 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
         opts.cpu_threads = *a.threads;
     if (!a.output_dir.empty())
         opts.output_dir = a.output_dir;
-    if (!a.if_exists.empty())
-        opts.if_exists = a.if_exists;
+    opts.if_exists = a.if_exists;
     opts.gpus = a.gpus;
     opts.cpu_groups = a.cpu_groups;
     opts.batches_per_launch = a.batches_per_launch;
@@ -229,8 +228,9 @@ bool const registered = register_command(
          sub.add_option("--threads", a->threads, "CPU threads (0: all cores)")
              ->check(CLI::Range(0, 4096));
          sub.add_option("--output-dir", a->output_dir, "Override outputs.directory");
-         sub.add_option("--if-exists", a->if_exists,
-                        "Override outputs.if_exists: what to do with files of an earlier run")
+         sub.add_option_function<std::string>(
+                "--if-exists", [a](std::string const& e) { a->if_exists = to_if_exists(e); },
+                "Override outputs.if_exists: what to do with files of an earlier run")
              ->check(CLI::IsMember({"error", "overwrite", "increment"}));
          sub.add_option("--gpus", a->gpus,
                         "GPUs of each process: a count (2), a list (0,1; '1,' for GPU 1 alone) "

@@ -71,6 +71,18 @@ TEST(CliTest, RunHistoriesAcceptsScientificNotation)
     std::filesystem::remove_all(out);
 }
 
+// `run --if-exists` takes the spellings of outputs.if_exists (the run below takes
+// "overwrite") and names them on anything else, before the study runs.
+TEST(CliTest, RunIfExistsTakesTheStudySpellings)
+{
+    std::string const study = source_dir() + "/validation/electron_20MeV_water/study.json";
+    auto bad = run_command(mcdose_exe() + " run " + study + " --backend cpu --if-exists Overwrite");
+    EXPECT_NE(0, bad.exit_code) << bad.output;
+    EXPECT_NE(bad.output.find("--if-exists"), std::string::npos) << bad.output;
+    EXPECT_NE(bad.output.find("error,overwrite,increment"), std::string::npos) << bad.output;
+    EXPECT_EQ(bad.output.find("histories        :"), std::string::npos) << bad.output;
+}
+
 TEST(CliTest, RunReadsThePhysicsTablesFromTheCacheTheSecondTime)
 {
     namespace fs = std::filesystem;

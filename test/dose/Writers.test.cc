@@ -113,7 +113,7 @@ class WritersTest : public ::testing::Test
         meta_.histories = 1000;
         meta_.wall_time_s = 2.5;
         meta_.transport_time_s = 2.0;
-        meta_.stop_reason = "histories";
+        meta_.stop_reason = StopReason::histories;
         meta_.uncertainty_reached = 0.05;
         meta_.energy = {20.0, 18.0, 2.0, 0.5};
     }
@@ -417,7 +417,7 @@ TEST_F(WritersTest, LateralProfileAlongAnAxis)
 TEST_F(WritersTest, RunSummaryJsonAndText)
 {
     meta_.complete = false;
-    meta_.stop_reason = "interrupted";
+    meta_.stop_reason = StopReason::interrupted;
     std::string const file = path("summary.json");
     write_run_summary_json(file, meta_, data_, {"a.h5"});
     auto const j = nlohmann::json::parse(slurp(file));
@@ -647,7 +647,7 @@ TEST_F(WritersTest, RunOutputsWritesWhatTheStudyAsks)
     OutputInput out;
     out.directory = path("results/sub");
     out.name = "case";
-    out.image_format = "mha";
+    out.image_format = ImageFormat::mha;
     out.lateral_profiles.push_back({0, geo_.voxel_centre_cm(Int3{{1, 1, 1}}), "px"});
     DepthDoseCurve const curve = depth_dose_from_batches(geo_, 2, {edep_, edep_});
     auto const written = write_run_outputs(out, data_, meta_, &curve);
@@ -678,7 +678,7 @@ TEST_F(WritersTest, RunOutputsFinishWhatWasStartedBeforehand)
     OutputInput out;
     out.directory = path("beside");
     out.name = "case";
-    out.image_format = "mha";
+    out.image_format = ImageFormat::mha;
     out.depth_dose = false;
     fs::create_directories(out.directory);
     auto started = std::make_unique<StartedOutputs>(out, data_, meta_);

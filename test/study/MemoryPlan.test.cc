@@ -18,7 +18,7 @@ TEST(MemoryPlanTest, PerVoxelBytesFollowTheRun)
 {
     StudyInput study;
     study.tally.method = TallyMethod::fx;
-    study.outputs.image_format = "mha";
+    study.outputs.image_format = ImageFormat::mha;
     size_type const voxels = 1000000;
     // One GPU folding in place: phantom 6, FX grid 8, totals 24 and final grids 16 B per
     // voxel on the device, with the final grids' mask and counts (0.25 B); the host keeps the
@@ -32,14 +32,14 @@ TEST(MemoryPlanTest, PerVoxelBytesFollowTheRun)
     MemoryPlan const cpu = plan_study_memory(study, {voxels, Backend::cpu, 0, 1, 1});
     EXPECT_TRUE(cpu.device.empty());
     EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16 + 1.0625 + 16) * 1e6 + 256e6, cpu.host_bytes());
-    study.tally.uncertainty = "batch";
+    study.tally.uncertainty = TallyUncertainty::batch;
     EXPECT_DOUBLE_EQ((6 + 8 + 24 + 16 + 1.0625) * 1e6 + 256e6,
                      plan_study_memory(study, {voxels, Backend::cpu, 0, 1, 1}).host_bytes());
-    study.tally.uncertainty = "auto";
+    study.tally.uncertainty = TallyUncertainty::automatic;
     // Two worker groups: each group's squares, their copies, the sum and the host tally's.
-    study.tally.uncertainty = "batch";
+    study.tally.uncertainty = TallyUncertainty::batch;
     double const batch_two = plan_study_memory(study, {voxels, Backend::cpu, 0, 2, 1}).host_bytes();
-    study.tally.uncertainty = "auto";
+    study.tally.uncertainty = TallyUncertainty::automatic;
     EXPECT_DOUBLE_EQ(batch_two + 24 * 3 * 1e6,
                      plan_study_memory(study, {voxels, Backend::cpu, 0, 2, 1}).host_bytes());
     // Two GPUs reduce on the host: per group a copy of the grid, the sum and a host fold.
@@ -47,10 +47,10 @@ TEST(MemoryPlanTest, PerVoxelBytesFollowTheRun)
     EXPECT_DOUBLE_EQ((6 + 8) * 1e6 + 1e9, two.device_bytes());
     EXPECT_DOUBLE_EQ((2 * 6 + 2 * 8 + 8 + 24 + 16 + 1.0625) * 1e6 + 256e6, two.host_bytes());
     // NRRD and NIfTI images (ITK) take a float buffer and the image read back to check it.
-    study.outputs.image_format = "nrrd";
+    study.outputs.image_format = ImageFormat::nrrd;
     EXPECT_DOUBLE_EQ((6 + 16 + 1.0625 + 8) * 1e6 + 256e6,
                      plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1}).host_bytes());
-    study.outputs.image_format = "none";
+    study.outputs.image_format = ImageFormat::none;
     EXPECT_DOUBLE_EQ((6 + 16 + 1.0625) * 1e6 + 256e6,
                      plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1}).host_bytes());
     // Source particles sampled ahead: 2^22 particles (36 B in single, 72 B in double
@@ -73,7 +73,7 @@ TEST(MemoryPlanTest, PhaseSpacePiecesAreCounted)
 {
     StudyInput study;
     study.tally.method = TallyMethod::fx;
-    study.outputs.image_format = "mha";
+    study.outputs.image_format = ImageFormat::mha;
     study.physics.precision = Precision::single_;
     size_type const voxels = 1000000;
     MemoryPlanInput how{voxels, Backend::gpu, 1, 1, 1};
@@ -103,16 +103,16 @@ TEST(MemoryPlanTest, GigavoxelGridOnOneGpu)
     // MetaImages or none, 33.6 GB with NRRD images.
     StudyInput study;
     study.tally.method = TallyMethod::hb;
-    study.outputs.image_format = "mha";
+    study.outputs.image_format = ImageFormat::mha;
     size_type const voxels = size_type(1) << 30;
     MemoryPlan const plan = plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1});
     EXPECT_DOUBLE_EQ(54.25 * double(voxels) + 1e9, plan.device_bytes());
     EXPECT_LT(plan.device_bytes(), 80e9);
     EXPECT_DOUBLE_EQ(23.0625 * double(voxels) + 256e6, plan.host_bytes());
-    study.outputs.image_format = "nrrd";
+    study.outputs.image_format = ImageFormat::nrrd;
     EXPECT_DOUBLE_EQ(31.0625 * double(voxels) + 256e6,
                      plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1}).host_bytes());
-    study.outputs.image_format = "none";
+    study.outputs.image_format = ImageFormat::none;
     EXPECT_DOUBLE_EQ(23.0625 * double(voxels) + 256e6,
                      plan_study_memory(study, {voxels, Backend::gpu, 1, 1, 1}).host_bytes());
 }

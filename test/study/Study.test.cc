@@ -45,8 +45,10 @@ TEST_F(StudyTest, MinimalStudyGetsDocumentedDefaults)
     ASSERT_EQ(1u, s.sources.size());
     EXPECT_EQ(ParticleType::electron, s.sources[0].particle);
     EXPECT_DOUBLE_EQ(20.0, *s.sources[0].energy_MeV);
-    EXPECT_DOUBLE_EQ(0.2, s.physics.electron_cutoff_MeV);
-    EXPECT_DOUBLE_EQ(0.01, s.physics.photon_cutoff_MeV);
+    EXPECT_DOUBLE_EQ(0.2, s.physics.transport.electron.absorption_MeV);
+    EXPECT_DOUBLE_EQ(0.01, s.physics.transport.photon_cutoff_MeV);
+    EXPECT_EQ(PhotonTracking::woodcock, s.physics.transport.tracking);
+    EXPECT_TRUE(s.physics.transport.electron.condensed_history);
     EXPECT_EQ(Precision::double_, s.physics.precision);
     EXPECT_EQ(RngKind::philox, s.rng.generator);
     EXPECT_EQ(1u, s.rng.seed);
@@ -57,7 +59,8 @@ TEST_F(StudyTest, MinimalStudyGetsDocumentedDefaults)
     EXPECT_EQ(dir_.string(), s.outputs.directory);
     EXPECT_EQ("mini", s.outputs.name);
     EXPECT_TRUE(s.outputs.hdf5);
-    EXPECT_EQ("mha", s.outputs.image_format);
+    EXPECT_EQ(ImageFormat::mha, s.outputs.image_format);
+    EXPECT_EQ(IfExists::error, s.outputs.if_exists);
     EXPECT_FALSE(s.outputs.rtdose);
     EXPECT_NE(std::string::npos, s.study_json.find("\"histories\""));
 
@@ -199,12 +202,12 @@ TEST_F(StudyTest, UncertaintyIsAutoBatchOrHistory)
     auto ok = minimal();
     ok["tally"] = {{"uncertainty", "batch"}};
     TallyInput const batch = load_study(write_json("batch.json", ok)).tally;
-    EXPECT_EQ("batch", batch.uncertainty);
+    EXPECT_EQ(TallyUncertainty::batch, batch.uncertainty);
     TallyInput const automatic = load_study(write_json("mini.json", minimal())).tally;
-    EXPECT_EQ("auto", automatic.uncertainty);
+    EXPECT_EQ(TallyUncertainty::automatic, automatic.uncertainty);
     ok["tally"] = {{"method", "fx"}, {"uncertainty", "history"}};
     TallyInput const history = load_study(write_json("history.json", ok)).tally;
-    EXPECT_EQ("history", history.uncertainty);
+    EXPECT_EQ(TallyUncertainty::history, history.uncertainty);
 
     // "auto": history by history where a run can (the CPU backend; not with recycled
     // phase-space particles: PhaseSpaceRun.test.cc), else batches; 10 batches history by
@@ -227,6 +230,87 @@ TEST_F(StudyTest, UncertaintyIsAutoBatchOrHistory)
     InputError const f = study_error(write_json("bach.json", j));
     EXPECT_EQ("/tally/uncertainty", f.pointer());
     EXPECT_TRUE(contains(f, "did you mean 'batch'?")) << f.what();
+}
+
+// Each physics option lands in the transport's own options (the run sets only emax_MeV);
+// without a "physics" section they are TransportOptions' defaults.
+TEST_F(StudyTest, PhysicsOptionsAreTheTransportsOwn)
+{
+    TransportOptions const defaults;
+    StudyInput const mini = load_study(write_json("mini.json", minimal()));
+    TransportOptions const& d = mini.physics.transport;
+    EXPECT_EQ(defaults.photon_cutoff_MeV, d.photon_cutoff_MeV);
+    EXPECT_EQ(defaults.tracking, d.tracking);
+    EXPECT_EQ(defaults.emin_MeV, d.emin_MeV);
+    EXPECT_EQ(defaults.points_per_decade, d.points_per_decade);
+    EXPECT_EQ(defaults.electron.absorption_MeV, d.electron.absorption_MeV);
+    EXPECT_EQ(defaults.electron.delta_cut_MeV, d.electron.delta_cut_MeV);
+    EXPECT_EQ(defaults.electron.brems_cut_MeV, d.electron.brems_cut_MeV);
+    EXPECT_EQ(defaults.electron.max_loss_fraction, d.electron.max_loss_fraction);
+    EXPECT_EQ(defaults.electron.max_mfp_fraction, d.electron.max_mfp_fraction);
+    EXPECT_EQ(defaults.electron.density_effect, d.electron.density_effect);
+    EXPECT_EQ(defaults.electron.discard_brems_photons, d.electron.discard_brems_photons);
+
+    auto j = minimal();
+    j["physics"] = {{"electron_cutoff_MeV", 0.5},
+                    {"photon_cutoff_MeV", 0.02},
+                    {"delta_ray_cut_MeV", 0.3},
+                    {"brems_cut_MeV", 0.04},
+                    {"max_step_energy_loss", 0.05},
+                    {"max_step_transport_mfp", 0.1},
+                    {"electron_transport", "local"},
+                    {"density_effect", "nominal"},
+                    {"bremsstrahlung_photons", "discard"},
+                    {"photon_tracking", "siddon"},
+                    {"precision", "single"}};
+    PhysicsInput const p = load_study(write_json("physics.json", j)).physics;
+    EXPECT_EQ(0.5, p.transport.electron.absorption_MeV);
+    EXPECT_EQ(0.02, p.transport.photon_cutoff_MeV);
+    EXPECT_EQ(0.3, p.transport.electron.delta_cut_MeV);
+    EXPECT_EQ(0.04, p.transport.electron.brems_cut_MeV);
+    EXPECT_EQ(0.05, p.transport.electron.max_loss_fraction);
+    EXPECT_EQ(0.1, p.transport.electron.max_mfp_fraction);
+    EXPECT_FALSE(p.transport.electron.condensed_history);
+    EXPECT_EQ(DensityEffectModel::nominal, p.transport.electron.density_effect);
+    EXPECT_TRUE(p.transport.electron.discard_brems_photons);
+    EXPECT_EQ(PhotonTracking::siddon, p.transport.tracking);
+    EXPECT_EQ(Precision::single_, p.precision);
+}
+
+// outputs.image_format and outputs.if_exists: each spelling read as its choice (and
+// spelled back the same), anything else an ordinary bad choice.
+TEST_F(StudyTest, OutputChoicesAreReadAsSpelled)
+{
+    for (ImageFormat f : {ImageFormat::mha, ImageFormat::nrrd, ImageFormat::nii, ImageFormat::none})
+    {
+        auto j = minimal();
+        j["outputs"] = {{"image_format", to_cstring(f)}};
+        EXPECT_EQ(f, load_study(write_json("image.json", j)).outputs.image_format);
+        EXPECT_EQ(f, to_image_format(to_cstring(f)));
+    }
+    for (IfExists e : {IfExists::error, IfExists::overwrite, IfExists::increment})
+    {
+        auto j = minimal();
+        j["outputs"] = {{"if_exists", to_cstring(e)}};
+        EXPECT_EQ(e, load_study(write_json("exists.json", j)).outputs.if_exists);
+        EXPECT_EQ(e, to_if_exists(to_cstring(e)));
+    }
+    for (TallyUncertainty u :
+         {TallyUncertainty::automatic, TallyUncertainty::batch, TallyUncertainty::history})
+        EXPECT_EQ(u, to_tally_uncertainty(to_cstring(u)));
+    EXPECT_THROW(to_image_format("png"), RuntimeError);
+    EXPECT_THROW(to_if_exists("Overwrite"), RuntimeError);
+    EXPECT_THROW(to_tally_uncertainty("batches"), RuntimeError);
+
+    auto j = minimal();
+    j["outputs"] = {{"image_format", "nrd"}};
+    InputError const f = study_error(write_json("nrd.json", j));
+    EXPECT_EQ("/outputs/image_format", f.pointer());
+    EXPECT_TRUE(contains(f, "did you mean 'nrrd'?")) << f.what();
+    j["outputs"] = {{"if_exists", "overwite"}};
+    InputError const e = study_error(write_json("overwite.json", j));
+    EXPECT_EQ("/outputs/if_exists", e.pointer());
+    EXPECT_TRUE(contains(e, "did you mean 'overwrite'?")) << e.what();
 }
 
 TEST_F(StudyTest, ValuesOutOfRangeNameTheRange)

@@ -228,7 +228,7 @@ TEST(StudyRunTest, ElectronSourceWithLocalDepositionIsRefusedClearly)
     std::string text = study_text(R"({"histories": 10})", "/tmp");
     text.replace(text.find("\"photon\""), 8, "\"electron\"");
     StudyInput study = parse_study(text, "/tmp/study.json");
-    study.physics.condensed_history = false;
+    study.physics.transport.electron.condensed_history = false;
     try
     {
         run_study(study, {});

@@ -20,7 +20,8 @@
 
 namespace mcdose
 {
-//! What the transport builds its tables with (study JSON "physics"; study/RunSetup.cc fills it).
+//! What the transport builds its tables with (study JSON "physics": the study reader fills
+//! it; study/RunSetup.cc sets emax_MeV from the sources).
 struct TransportOptions
 {
     double emin_MeV{1e-3};      //!< low end of the tables (<= photon cut-off)

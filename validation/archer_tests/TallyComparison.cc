@@ -33,7 +33,8 @@ RunOutput run_one(TallyComparisonInput const& input, std::uint64_t histories, Pr
     study.physics.precision = precision;
     study.tally.method = method;
     study.tally.batches = input.batches;
-    study.tally.uncertainty = "batch"; // the methods' own atomic adds, on either backend
+    // The methods' own atomic adds, on either backend.
+    study.tally.uncertainty = TallyUncertainty::batch;
 
     StudyRunOptions opts;
     opts.backend = input.backend;

@@ -261,7 +261,7 @@ ValidationCaseResult run_validation_case(ValidationCase const& vcase, Validation
     ro.histories = r.histories;
     ro.cpu_threads = o.cpu_threads;
     ro.output_dir = run_out.string();
-    ro.if_exists = "overwrite";
+    ro.if_exists = IfExists::overwrite;
     if (!o.quiet)
     {
         std::cout << "  " << vcase.name << ": " << r.histories << " histories ..." << std::flush;

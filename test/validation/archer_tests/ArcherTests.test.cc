@@ -54,8 +54,10 @@ TEST(ArcherTestsTest, CommittedStudiesMatchTheBuiltInPresets)
         EXPECT_EQ(preset.rng.generator, file.rng.generator);
         EXPECT_EQ(preset.rng.seed, file.rng.seed);
         EXPECT_EQ(preset.physics.precision, file.physics.precision);
-        EXPECT_EQ(preset.physics.electron_cutoff_MeV, file.physics.electron_cutoff_MeV);
-        EXPECT_EQ(preset.physics.photon_cutoff_MeV, file.physics.photon_cutoff_MeV);
+        EXPECT_EQ(preset.physics.transport.electron.absorption_MeV,
+                  file.physics.transport.electron.absorption_MeV);
+        EXPECT_EQ(preset.physics.transport.photon_cutoff_MeV,
+                  file.physics.transport.photon_cutoff_MeV);
         EXPECT_EQ(preset.tally.method, file.tally.method);
     }
 }
