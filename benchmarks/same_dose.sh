@@ -2,8 +2,8 @@
 # Do two builds of mcdose give the same dose, bit for bit? Runs each example study
 # (examples/*.json) and each validation study (the cases of `mcdose validate`, from
 # validation/*/case.json, then the other studies in validation/*/) in OLD and then in NEW. Both
-# use one copy of the study: Philox generator, FX (fixed-point) tally, CPU backend, THREADS
-# threads, HISTORIES histories, input paths made absolute. Philox draws each history's numbers
+# use one copy of the study: Philox generator, FX (fixed-point) tally, BACKEND (cpu with THREADS
+# threads, or gpu), HISTORIES histories, input paths made absolute. Philox draws each history's numbers
 # from that history's own counter, and FX adds deposits as integers. So the dose does not
 # depend on which thread ran which history: any difference comes from the code.
 # Compared bit for bit: every HDF5 dataset except the input echo (dtype, shape, bytes), /run's
@@ -17,7 +17,7 @@
 #   OUT_DIR         default ./same_dose_results: studies/ (the copies), old/, new/ (outputs, logs)
 #   --old-from DIR  take OLD's outputs from an earlier OUT_DIR instead of running OLD again
 #                   (a case is run again if its study copy or options differ)
-# Environment: HISTORIES (default 100000), THREADS (2), BALANCE_TOL (1e-10; 0 with THREADS=1),
+# Environment: HISTORIES (default 100000), BACKEND (cpu), THREADS (2), BALANCE_TOL (1e-10; 0 with THREADS=1),
 #   TIMEOUT (seconds per run, 900), PYTHON (python3 with h5py and numpy, /usr/bin/python3).
 # Prints one line per case: SAME, DIFFERENT (also a case that fails in one build only),
 # FAILED-BOTH (with the error) or NOT-RUN (no study copy could be made). The last line is
@@ -27,7 +27,7 @@ old_from=
 if [ "${1:-}" = --old-from ]; then old_from=$(cd "$2" && pwd) || exit 2; shift 2; fi
 if [ $# -lt 2 ]; then awk 'NR > 1 { if (!/^#/) exit; sub(/^# ?/, ""); print }' "$0"; exit 2; fi
 OLD=$(realpath "$1"); NEW=$(realpath "$2"); OUT=$(realpath -m "${3:-same_dose_results}")
-HIST=${HISTORIES:-100000}; THREADS=${THREADS:-2}; PY=${PYTHON:-/usr/bin/python3}
+HIST=${HISTORIES:-100000}; THREADS=${THREADS:-2}; BACKEND=${BACKEND:-cpu}; PY=${PYTHON:-/usr/bin/python3}
 TOL=${BALANCE_TOL:-$([ "$THREADS" = 1 ] && echo 0 || echo 1e-10)}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 2
@@ -153,7 +153,7 @@ PY
 run_one() {  # which exe case study-copy histories
   local dir=$OUT/$1/$3
   rm -rf "$dir"
-  timeout "${TIMEOUT:-900}" "$2" run "$4" --backend cpu --threads "$THREADS" --histories "$5" \
+  timeout "${TIMEOUT:-900}" "$2" run "$4" --backend "$BACKEND" --threads "$THREADS" --histories "$5" \
     --output-dir "$dir" --table-cache-dir "$OUT/cache/$1" > "$OUT/$1/$3.log" 2>&1
   echo $? > "$OUT/$1/$3.rc"
 }
@@ -171,7 +171,7 @@ while read -r case study; do
   if ! hist=$("$PY" -c "$helper" prepare "$study" "$copy.tmp" "$HIST"); then
     echo "NOT-RUN     $case: could not prepare its study: $hist"; not_run=$((not_run + 1)); continue
   fi
-  args="histories=$hist threads=$THREADS"; echo "$args" > "$copy.args.tmp"
+  args="histories=$hist backend=$BACKEND threads=$THREADS"; echo "$args" > "$copy.args.tmp"
   t0=$(date +%s); prev=$old_from/studies/$case.json; reuse=
   # OLD's outputs are reused only if they came from the same study copy (up to the repository
   # its paths name) and the same options.
