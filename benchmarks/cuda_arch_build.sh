@@ -120,7 +120,7 @@ for c in "${choices[@]}"; do
       # shellcheck disable=SC2086
       nvcc -forward-unknown-to-host-compiler -I"$root" -I"$out/generated" "${r123_flag[@]}" \
         --expt-relaxed-constexpr -Xcudafe --diag_suppress=esa_on_defaulted_function_ignored \
-        -lineinfo "${opt[@]}" $flags --keep --keep-dir "$out/$name/keep_$t" -Xcompiler=-fPIC -std=c++17 -x cu -c \
+        -lineinfo --compress-mode=size "${opt[@]}" $flags --keep --keep-dir "$out/$name/keep_$t" -Xcompiler=-fPIC -std=c++17 -x cu -c \
         "${tu_paths[$i]}" -o "$out/$name/$t.o" \
         > "$out/$name/$t.log" 2>&1 || { echo "FAILED: see $out/$name/$t.log" >&2; exit 1; }
       elapsed "$s" "$(date +%s.%N)" > "$out/$name/$t.seconds"
@@ -137,7 +137,7 @@ for c in "${choices[@]}"; do
   done
   echo "$row" >> "$table"
   echo "$row" >> "$out/all_rows.md"
-  sum=$(cat "$out/$name"/*.seconds | awk '{ s += $1 } END { printf "%.1f", s }')
+  sum=$(awk '{ s += $1 } END { printf "%.1f", s }' "$out/$name"/*.seconds)
   mb=$(for t in "${tus[@]}"; do stat -c %s "$out/$name/$t.o"; done | awk '{ s += $1 } END { printf "%.2f", s / 1e6 }')
   echo "$name: ${#tus[@]} translation units, $all s wall at most $max_jobs at once, $sum s summed over them, $mb MB of objects" | tee -a "$out/summary.txt"
 done
