@@ -15,7 +15,7 @@
 #include "study/TableCache.hh"
 #include "tally/EnergyBalance.hh"
 #include "transport/engine/SourceParticles.hh"
-#include "transport/engine/TransportRun.hh"
+#include "transport/engine/TransportProgress.hh"
 
 namespace mcdose
 {

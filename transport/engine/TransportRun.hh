@@ -28,6 +28,7 @@
 #include "tally/EnergyBalance.hh"
 #include "tally/TallyMethod.hh"
 #include "transport/engine/PersistentGrid.hh"
+#include "transport/engine/TransportProgress.hh"
 #include "transport/engine/TransportView.hh"
 
 namespace mcdose
@@ -47,16 +48,6 @@ struct TransportChoice
 //! A choice the transport runs; refuses the generators that are baselines for RNG studies
 //! only (lcg, ran2), naming the field.
 TransportChoice make_transport_choice(Precision precision, RngKind generator, TallyMethod method);
-
-//! Progress after each batch.
-struct TransportProgress
-{
-    std::uint64_t histories_done{0};
-    std::uint64_t histories_total{0};
-    std::uint64_t batches_done{0};
-    double elapsed_s{0};
-    DoseTally const* tally{nullptr}; //!< folded results so far (tally->result())
-};
 
 //! How to run (the physics lives in the params and the source).
 struct TransportRunOptions

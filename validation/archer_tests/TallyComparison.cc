@@ -6,6 +6,7 @@
 
 #include "core/Assert.hh"
 #include "study/StudyRunner.hh"
+#include "tally/DoseTally.hh"
 #include "tally/accum/CompensatedSum.hh"
 
 namespace mcdose
