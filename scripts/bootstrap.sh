@@ -75,7 +75,7 @@ case "$mode" in
     mpi_opt=(-DMCDOSE_USE_MPI=OFF); [ $with_mpi -eq 0 ] || mpi_opt=(-DMCDOSE_USE_MPI=ON)
     echo "== configure (Release; ${cuda_opts[*]} ${mpi_opt[*]})"
     if [ "${cuda_opts[0]}" = -DMCDOSE_USE_CUDA=ON ]; then
-      echo "   (the two CUDA transport kernels take most of the build: see docs/performance.md,"
+      echo "   (the CUDA transport kernels take most of the build: see docs/performance.md,"
       echo "    \"Build time and size\")"
     fi
     cmake -S . -B build/release -DCMAKE_BUILD_TYPE=Release -DMCDOSE_BUILD_TESTS=OFF \
