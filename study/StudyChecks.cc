@@ -14,6 +14,7 @@
 #include "study/OutputPlan.hh"
 #include "study/PhaseSpaceOutput.hh"
 #include "study/StudyMaterials.hh"
+#include "transport/engine/TransportEngines.hh"
 
 namespace mcdose
 {
@@ -58,12 +59,10 @@ void check_sources(StudyInput const& study)
 void check_rng(StudyInput const& study)
 {
     RngKind const g = study.rng.generator;
-    if (g != RngKind::philox && g != RngKind::hybrid_taus && g != RngKind::lagged_fibonacci)
+    if (!is_transport_generator(g))
     {
         throw InputError(study.study_file, "/rng/generator",
-                         std::string("'") + to_cstring(g) +
-                             "' is a baseline for RNG studies only; use philox, hybrid-taus or "
-                             "lagged-fibonacci for transport");
+                         std::string("'") + to_cstring(g) + "' " + transport_generator_advice());
     }
 }
 

@@ -21,7 +21,22 @@ inline bool is_transport_generator(RngKind kind)
            kind == RngKind::philox;
 }
 
-//! Call f(EngineTag<Engine>{}) for a transport generator (refuses the baselines).
+//! Why a generator the transport is not built with is refused, and what to use instead.
+inline char const* transport_generator_advice()
+{
+    return "is a baseline for RNG studies only; use philox, hybrid-taus or lagged-fibonacci for "
+           "transport";
+}
+
+//! Refuse a generator the transport is not built with, naming the field.
+inline void require_transport_generator(RngKind kind)
+{
+    MCDOSE_VALIDATE(is_transport_generator(kind), << "rng.generator '" << to_cstring(kind) << "' "
+                                                  << transport_generator_advice());
+}
+
+//! Call f(EngineTag<Engine>{}) for a transport generator (refuses the baselines). Not
+//! visit_rng: that one would instantiate f for the baselines too.
 template <class F>
 decltype(auto) visit_transport_engine(RngKind kind, F&& f)
 {
@@ -36,9 +51,7 @@ decltype(auto) visit_transport_engine(RngKind kind, F&& f)
     default:
         break;
     }
-    MCDOSE_VALIDATE(false, << "rng.generator '" << to_cstring(kind)
-                           << "' is a baseline for RNG studies only; use philox, hybrid-taus "
-                              "or lagged-fibonacci for transport");
-    return f(EngineTag<PhiloxEngine>{});
+    require_transport_generator(kind);
+    return f(EngineTag<PhiloxEngine>{}); // not reached
 }
 } // namespace mcdose

@@ -98,7 +98,8 @@ class TransportGroup final : public TransportGroupBase
     bool run_piece(HistoryRange const& piece, bool watching) final
     {
         args_.tally.set_slot_map(slot_map);
-        args_.queue.end = queue_end;
+        if (!gpu_)
+            args_.queue.end = queue_end; // a GPU's is set per part (launch_gpu_batch)
         std::vector<EnergyBalance> balances_before;
         if (after_batch_)
             balances_before = gpu_ ? device_balances.to_host() : host_balances;

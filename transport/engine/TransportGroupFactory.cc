@@ -7,10 +7,7 @@ namespace mcdose
 {
 TransportChoice make_transport_choice(Precision precision, RngKind generator, TallyMethod method)
 {
-    MCDOSE_VALIDATE(is_transport_generator(generator),
-                    << "rng.generator '" << to_cstring(generator)
-                    << "' is a baseline for RNG studies only; use philox, hybrid-taus or "
-                       "lagged-fibonacci for transport");
+    require_transport_generator(generator);
     return {precision, generator, method};
 }
 
