@@ -599,18 +599,23 @@ bool TransportDriver::end_batch(std::uint64_t b, HistoryRange const& range)
     progress.batches_done = b + 1;
     progress.tally = folder_;
     progress.elapsed_s = elapsed_s();
-    bool const want_stop = options_.on_batch && !options_.on_batch(progress);
+    // A stop asked for while the batch ran is honoured here too: the watch that polls it
+    // during the batch may not have been scheduled before the batch ended (a loaded machine).
+    bool const asked = options_.stop_requested && options_.stop_requested();
+    bool const want_stop = (options_.on_batch && !options_.on_batch(progress)) || asked;
     bool const due = !options_.checkpoint_path.empty() && comm_.rank() == 0 &&
                      progress.elapsed_s - last_checkpoint_s_ >= options_.checkpoint_interval_s;
     // Agree on stopping and checkpointing (time limits and signals differ by rank).
-    std::uint64_t votes[2] = {want_stop ? 1u : 0u, due ? 1u : 0u};
-    comm_.allreduce_sum({votes, 2});
+    std::uint64_t votes[3] = {want_stop ? 1u : 0u, due ? 1u : 0u, asked ? 1u : 0u};
+    comm_.allreduce_sum({votes, 3});
     bool const last = b + 1 == plan_.num_batches;
     bool const stop = votes[0] > 0 && !last;
+    // Fixed mode: interrupted; open-ended: the goal reached, unless a stop was asked for.
+    bool const goal = stop && plan_.open_ended && votes[2] == 0;
     if (stop)
-        result_.complete = plan_.open_ended; // fixed mode: interrupted; open-ended: the goal
+        result_.complete = goal;
     if (votes[1] > 0 || (!options_.checkpoint_path.empty() && (stop || last)))
-        save_checkpoint(b, range, progress.elapsed_s, last || (stop && plan_.open_ended));
+        save_checkpoint(b, range, progress.elapsed_s, last || goal);
     return stop;
 }
 

@@ -126,7 +126,8 @@ struct TransportRunOptions
     //! the histories in flight finish, the batch is discarded and the run ends
     //! incomplete with the batches before it (a signal stops a run within
     //! about a second rather than at the end of a batch). The GPU backend
-    //! stops at the next batch boundary (on_batch).
+    //! stops its kernel the same way. Also asked at every batch boundary, so
+    //! a request is never missed when the batch ends before the next poll.
     std::function<bool()> stop_requested;
     //! Where the result's two host grids (energy and its uncertainty) and their mask go
     //! (DoseTally::result; TransportRunResult::dose's grids are then empty); null: into
