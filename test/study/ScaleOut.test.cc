@@ -9,6 +9,8 @@
 #include <fstream>
 #include <sstream>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <hdf5.h>
 #include <nlohmann/json.hpp>
@@ -117,7 +119,7 @@ class ScaleOutTest : public ::testing::Test
     {
         // One directory per test: ctest runs the cases of this file in parallel.
         dir_ = fs::temp_directory_path() /
-               (std::string("mcdose_scaleout_") +
+               (std::string("mcdose_scaleout_") + std::to_string(::getpid()) + "_" +
                 ::testing::UnitTest::GetInstance()->current_test_info()->name());
         fs::remove_all(dir_);
         fs::create_directories(dir_);

@@ -8,6 +8,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 
 #include "TestMacros.hh"
@@ -54,7 +56,8 @@ std::string study_text(std::string const& run, std::string const& out_dir)
 
 TEST(StudyRunTest, FixedHistoriesWritesOutputsAndClosesBalance)
 {
-    fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_fixed";
+    fs::path const dir =
+        fs::temp_directory_path() / ("mcdose_studyrun_fixed_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     StudyInput const study = parse_study(study_text(R"({"histories": 20000})", dir.string()),
                                          (dir / "study.json").string());
@@ -97,7 +100,8 @@ TEST(StudyRunTest, FixedHistoriesWritesOutputsAndClosesBalance)
 
 TEST(StudyRunTest, TargetUncertaintyStopsWhenReached)
 {
-    fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_target";
+    fs::path const dir =
+        fs::temp_directory_path() / ("mcdose_studyrun_target_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     StudyInput const study = parse_study(
         study_text(R"({"target_uncertainty": 0.02, "batch_histories": 2000, "time_limit_s": 60})",
@@ -136,7 +140,8 @@ TEST(StudyRunTest, ElectronSourceRunsWithCondensedHistory)
 // in the lung (the dose outside it, beyond the electrons' range, is 0).
 TEST(StudyRunTest, VolumeSourceClosesTheEnergyBalance)
 {
-    fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_volume";
+    fs::path const dir =
+        fs::temp_directory_path() / ("mcdose_studyrun_volume_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
     std::ofstream(dir / "lines.csv") << "energy_MeV,weight\n0.5,1\n1.5,3\n";
@@ -249,7 +254,8 @@ namespace mcdose::test
 // agreement is statistical, not bitwise).
 void expect_host_and_device_agree(std::string const& name, std::string const& study_json)
 {
-    fs::path const dir = fs::temp_directory_path() / ("mcdose_studyrun_hostdev_" + name);
+    fs::path const dir = fs::temp_directory_path() /
+                         ("mcdose_studyrun_hostdev_" + name + "_" + std::to_string(::getpid()));
     std::vector<DoseResultLike> runs;
     for (Backend b : {Backend::cpu, Backend::gpu})
     {
@@ -290,7 +296,8 @@ void expect_host_and_device_agree(std::string const& name, std::string const& st
 TEST(StudyRunDeviceTest, ReleasedGpuGivesTheSameDoseAndServesTheNextRun)
 {
     MCDOSE_SKIP_IF_NO_GPU();
-    fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_release";
+    fs::path const dir =
+        fs::temp_directory_path() / ("mcdose_studyrun_release_" + std::to_string(::getpid()));
     std::vector<std::vector<double>> edep, sigma;
     for (bool release : {true, false, true})
     {
@@ -323,7 +330,8 @@ TEST(StudyRunDeviceTest, ReleasedGpuGivesTheSameDoseAndServesTheNextRun)
 TEST(StudyRunDeviceTest, HostAndDeviceAgree)
 {
     MCDOSE_SKIP_IF_NO_GPU();
-    fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_hostdev_photons";
+    fs::path const dir = fs::temp_directory_path() /
+                         ("mcdose_studyrun_hostdev_photons_" + std::to_string(::getpid()));
     expect_host_and_device_agree("photons", study_text(R"({"histories": 200000})", dir.string()));
 }
 
@@ -373,7 +381,8 @@ TEST(StudyRunDeviceTest, BlockCachedTallyMethodsMatchHardwareDouble)
         {R"("dimensions": [5, 5, 20], "spacing_cm": [1, 1, 0.5], "origin_cm": [-2, -2, 0.25])",
          R"("dimensions": [16, 16, 16], "spacing_cm": [0.5, 0.5, 0.5], "origin_cm": [-3.75, -3.75, 0.25])"})
     {
-        fs::path const dir = fs::temp_directory_path() / "mcdose_studyrun_blockcache";
+        fs::path const dir = fs::temp_directory_path() /
+                             ("mcdose_studyrun_blockcache_" + std::to_string(::getpid()));
         std::vector<DoseResultLike> runs;
         std::vector<std::string> const methods{"hb", "cas", "wag", "kas"};
         for (std::string const& method : methods)

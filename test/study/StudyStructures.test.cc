@@ -6,6 +6,8 @@
 #include <filesystem>
 #include <fstream>
 
+#include <unistd.h>
+
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -60,7 +62,8 @@ nlohmann::json read_json(fs::path const& path)
 
 TEST(StudyStructuresTest, TargetUncertaintyStopsOnTheBodyNotOnAHotAirVoxel)
 {
-    fs::path const dir = fs::temp_directory_path() / "mcdose_structures_hot_air";
+    fs::path const dir =
+        fs::temp_directory_path() / ("mcdose_structures_hot_air_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     StudyInput const study =
         parse_study(hot_air_study(R"({"target_uncertainty": 0.05, "batch_histories": 5000,
@@ -99,7 +102,8 @@ TEST(StudyStructuresTest, TargetUncertaintyStopsOnTheBodyNotOnAHotAirVoxel)
 
 TEST(StudyStructuresTest, LabelStructureFiguresInSummaryAndCsv)
 {
-    fs::path const dir = fs::temp_directory_path() / "mcdose_structures_labels";
+    fs::path const dir =
+        fs::temp_directory_path() / ("mcdose_structures_labels_" + std::to_string(::getpid()));
     fs::remove_all(dir);
     fs::create_directories(dir);
     // A 2 x 2 x 2 cm target on the beam axis at the box's centre.
