@@ -3,8 +3,8 @@
 //! are refused naming the file and the element. Series are written at test time (ITK's
 //! GDCMImageIO) and edited with GDCM (test/phantoms/DicomTestSeries.hh).
 #include <filesystem>
-#include <iterator>
 #include <fstream>
+#include <iterator>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -108,8 +108,7 @@ TEST_F(DicomFolderTest, EveryEntryIsReadOrNamedWithWhy)
     EXPECT_TRUE(contains(notes, "a_readme.txt' is ignored: not a DICOM file")) << notes;
     EXPECT_TRUE(contains(notes, "a_rtstruct.dcm' is ignored: not an image (Modality 'RTSTRUCT')"))
         << notes;
-    EXPECT_TRUE(contains(notes, "other0.dcm' is ignored: another series (2.25.301001.2)"))
-        << notes;
+    EXPECT_TRUE(contains(notes, "other0.dcm' is ignored: another series (2.25.301001.2)")) << notes;
     EXPECT_EQ(8u, image.notes.size()) << notes;
 
     // The phantom builder passes the notes on as warnings naming the field.
