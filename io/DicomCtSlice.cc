@@ -175,6 +175,39 @@ bool unit(double x, double y, double z)
 {
     return std::abs(std::sqrt(x * x + y * y + z * z) - 1) <= 1e-3;
 }
+
+//! The type 1 attributes (required, with a value) of the CT Image, Image Pixel, Image Plane
+//! and Frame of Reference modules that mcdose uses (PS3.3 C.8.2.1, C.7.6.3, C.7.6.2, C.7.4.1):
+//! without one, a default would silently change the image.
+void check_required(DicomCtSlice const& s, std::string const& what)
+{
+    struct Required
+    {
+        DicomTag tag;
+        char const* name;
+    };
+    static Required const required[] = {{series_tag, "Series Instance UID"},
+                                        {frame_tag, "Frame of Reference UID"},
+                                        {samples_tag, "Samples per Pixel"},
+                                        {photometric_tag, "Photometric Interpretation"},
+                                        {rows_tag, "Rows"},
+                                        {columns_tag, "Columns"},
+                                        {bits_allocated_tag, "Bits Allocated"},
+                                        {bits_stored_tag, "Bits Stored"},
+                                        {high_bit_tag, "High Bit"},
+                                        {representation_tag, "Pixel Representation"},
+                                        {intercept_tag, "Rescale Intercept"},
+                                        {slope_tag, "Rescale Slope"}};
+    for (Required const& r : required)
+    {
+        DicomElementAt const* e = s.file.find(r.tag);
+        MCDOSE_VALIDATE(e && e->length > 0,
+                        << file_prefix(what, s.file) << "has no " << r.name << " "
+                        << tag_name(r.tag)
+                        << ", which a CT image must have (DICOM PS3.3 C.8.2.1, C.7.6.3): the "
+                           "file is damaged or incomplete; export the series again");
+    }
+}
 } // namespace
 
 void check_ct_slice(DicomCtSlice const& s, std::string const& what)
@@ -185,6 +218,10 @@ void check_ct_slice(DicomCtSlice const& s, std::string const& what)
                     << "', not CT: mcdose converts CT numbers (HU) to materials and densities, "
                        "which other modalities do not hold; give a CT series (for an MR-only "
                        "plan, a synthetic CT in HU)");
+    MCDOSE_VALIDATE(s.has_pixels, << at << "has no Pixel Data (7FE0,0010): it ends before "
+                                  << "its pixels (a truncated copy); copy the series again "
+                                     "from its source");
+    check_required(s, what);
     check_pixel_format(s, what);
     MCDOSE_VALIDATE(s.has_spacing, << at
                                    << "has no Pixel Spacing (0028,0030): the size of its pixels is "

@@ -307,6 +307,14 @@ std::uint32_t key(DicomTag t)
 {
     throw RuntimeError("cannot read the " + what + ": file '" + path + "' " + problem);
 }
+
+[[noreturn]] void refuse_cut_short(std::string const& what, std::string const& path,
+                                   std::string const& problem)
+{
+    refuse_walk(what, path,
+                "is cut short: " + problem +
+                    " (a truncated or damaged copy); copy the file again from its source");
+}
 } // namespace
 
 DicomElementAt const* DicomFileElements::find(DicomTag tag) const
@@ -340,11 +348,7 @@ std::optional<DicomFileElements> read_dicom_elements(std::string const& path,
     DicomWalker walker(path);
     Walk const w = walker.walk();
     if (w == Walk::cut_short)
-    {
-        refuse_walk(what, path,
-                    "is cut short: " + walker.problem() +
-                        " (a truncated or damaged copy); copy the file again from its source");
-    }
+        refuse_cut_short(what, path, walker.problem());
     char magic[4] = {};
     if (!walker.read(128, magic, 4) || std::memcmp(magic, "DICM", 4) != 0)
         return std::nullopt;
@@ -354,6 +358,14 @@ std::optional<DicomFileElements> read_dicom_elements(std::string const& path,
                     "holds bytes that are not DICOM data elements (PS3.5 section 7; a damaged "
                     "file?); copy the file again from its source");
     }
+    std::string const& ts = walker.syntax;
+    bool const known = ts == "1.2.840.10008.1.2" || ts == "1.2.840.10008.1.2.1" ||
+                       ts == "1.2.840.10008.1.2.2" || ts == "1.2.840.10008.1.2.5" ||
+                       ts == "1.2.840.10008.1.2.1.99" || ts.rfind("1.2.840.10008.1.2.4.", 0) == 0;
+    MCDOSE_VALIDATE(known, << "cannot read the " << what << ": file '" << path
+                           << "' has Transfer Syntax UID (0002,0010) '" << ts
+                           << "', which is not one of DICOM's (PS3.5 section 10 and annex A; a "
+                              "damaged file?); copy the file again from its source");
     MCDOSE_VALIDATE(walker.syntax != "1.2.840.10008.1.2.1.99",
                     << "cannot read the " << what << ": file '" << path
                     << "' is deflated (transfer syntax 1.2.840.10008.1.2.1.99), which mcdose "
@@ -408,9 +420,7 @@ void check_dicom_pixel_length(DicomFileElements const& file, std::string const& 
 void check_dicom_file_complete(std::string const& path, std::string const& what)
 {
     DicomWalker walker(path);
-    MCDOSE_VALIDATE(walker.walk() != Walk::cut_short,
-                    << "cannot read the " << what << ": file '" << path
-                    << "' is cut short: " << walker.problem()
-                    << " (a truncated or damaged copy); copy the file again from its source");
+    if (walker.walk() == Walk::cut_short)
+        refuse_cut_short(what, path, walker.problem());
 }
 } // namespace mcdose
