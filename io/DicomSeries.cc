@@ -88,13 +88,17 @@ std::vector<std::string> list_dicom_folder(std::string const& dir, std::vector<s
     return files;
 }
 
-//! Whether the first `size` (< 132) bytes of `path` are all zero: a DICOM preamble cut short.
+//! Whether `path`, of `size` bytes (< 132), is the start of a DICOM file: a zero preamble,
+//! then the start of "DICM".
 bool cut_preamble(std::string const& path, std::uint64_t size)
 {
     std::ifstream in(path, std::ios::binary);
     std::string bytes(size, '\1');
     in.read(bytes.data(), static_cast<std::streamsize>(size));
-    return size < 132 && std::all_of(bytes.begin(), bytes.end(), [](char c) { return c == 0; });
+    std::size_t const zeros = std::min<std::size_t>(size, 128);
+    return size < 132 &&
+           std::all_of(bytes.begin(), bytes.begin() + zeros, [](char c) { return c == 0; }) &&
+           std::string("DICM").compare(0, size - zeros, bytes, zeros, size - zeros) == 0;
 }
 
 //! Each file of the folder walked and parsed on all cores: a CT slice candidate (an image),
