@@ -130,6 +130,10 @@ DicomCtSlice parse_ct_slice(DicomFileElements file, std::string const& what)
     s.high_bit = us_value(f, high_bit_tag, s.bits_stored ? s.bits_stored - 1 : 0);
     s.representation = us_value(f, representation_tag, 0);
     auto const frames = numbers(f, frames_tag, "Number of Frames", 1, what);
+    MCDOSE_VALIDATE(frames.empty() || (frames[0] == std::floor(frames[0]) && frames[0] < 1e9),
+                    << file_prefix(what, f) << "has Number of Frames (0028,0008) '"
+                    << f.text(frames_tag) << "', not a whole number; the file is damaged: "
+                    << "export it again");
     s.frames = frames.empty() ? 1 : static_cast<long long>(frames[0]);
     if (s.modality == "CT")
     {

@@ -11,6 +11,7 @@
 #include <gdcmTag.h>
 
 #include "core/Assert.hh"
+#include "io/DicomDataSet.hh"
 #include "io/DicomFileCheck.hh"
 #include "io/DicomValue.hh"
 #include "io/InputFile.hh"
@@ -162,6 +163,7 @@ RtStructureSet read_rt_structure_set(std::string const& path)
                     << "'" << path
                     << "' is not a DICOM file (no 'DICM' at byte 128); give the path of an RT "
                        "Structure Set (RTSTRUCT) file");
+    quiet_gdcm();
     gdcm::Reader reader;
     reader.SetFileName(path.c_str());
     MCDOSE_VALIDATE(reader.Read(), << "cannot read '" << path

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 
 #include "DicomTestSeries.hh"
+#include "StderrToFile.hh"
 #include "io/ImageIO.hh"
 #include "io/InputError.hh"
 #include "io/RtStructFile.hh"
@@ -266,6 +267,7 @@ TEST_F(DicomFuzzTest, CtSeriesMutantsAreRefusedOrReadTheSame)
     auto const edits = ct_value_edits();
     fs::path const work = dir_ / "mutant";
     int counts[3] = {0, 0, 0}, refused = 0;
+    test::StderrToFile capture((dir_ / "stderr.txt").string());
     for (int m = 0; m < 240; ++m)
     {
         std::mt19937_64 rng(5300 + m);
@@ -319,6 +321,8 @@ TEST_F(DicomFuzzTest, CtSeriesMutantsAreRefusedOrReadTheSame)
             expect_own_message(o, work.string(), mutant);
         }
     }
+    std::string const printed = capture.restore();
+    EXPECT_TRUE(printed.empty()) << "printed on stderr: " << printed.substr(0, 500);
     EXPECT_EQ(80, counts[0]);
     EXPECT_GT(refused, 120);
     std::printf("CT series: 240 mutants (%d cuts, %d header bytes flipped, %d values replaced), "
@@ -369,6 +373,7 @@ TEST_F(DicomFuzzTest, RtStructMutantsAreRefusedOrReadTheSame)
                                          {"Lung_L", "Lung_R", false},
                                          {"PTV", "GTV", false}};
     int refused = 0;
+    test::StderrToFile capture((dir_ / "stderr.txt").string());
     for (int m = 0; m < 240; ++m)
     {
         std::mt19937_64 rng(5900 + m);
@@ -430,6 +435,8 @@ TEST_F(DicomFuzzTest, RtStructMutantsAreRefusedOrReadTheSame)
                                mutant);
         }
     }
+    std::string const printed = capture.restore();
+    EXPECT_TRUE(printed.empty()) << "printed on stderr: " << printed.substr(0, 500);
     EXPECT_GT(refused, 120);
     std::printf("RT Structure Set: 240 mutants (80 each: cuts, header bytes flipped, values "
                 "replaced), %d refused, %d read the same\n",
