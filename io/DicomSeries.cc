@@ -182,10 +182,12 @@ std::vector<SeriesFiles> group_series(std::vector<std::optional<DicomCtSlice>>& 
 SeriesFiles choose_series(std::vector<SeriesFiles>& all, std::string const& dir,
                           std::string const& uid, std::vector<std::string>& notes)
 {
-    MCDOSE_VALIDATE(!all.empty(), << "'" << dir
-                                  << "' is a directory without a DICOM image series; give an "
-                                     "image file (.mha, .nrrd, .nii) or a folder of DICOM CT "
-                                     "slices");
+    MCDOSE_VALIDATE(
+        !all.empty(),
+        << "'" << dir
+        << "' is a directory without a DICOM series (no DICOM image file in it); give an "
+           "image file (.mha, .nrrd, .nii) or a folder of DICOM CT "
+           "slices");
     auto chosen = all.begin();
     if (uid.empty() && all.size() != 1)
     {
@@ -208,8 +210,11 @@ SeriesFiles choose_series(std::vector<SeriesFiles>& all, std::string const& dir,
     {
         if (&s == &*chosen)
             continue;
-        for (auto const& f : s.slices)
-            notes.push_back("'" + f.file.path + "' is ignored: another series (" + s.uid + ")");
+        std::size_t const n = s.slices.size();
+        notes.push_back("'" + dir + "' holds " + std::to_string(n) + (n == 1 ? " file" : " files") +
+                        " of another series, " +
+                        (s.uid.empty() ? "(no Series Instance UID)" : s.uid) + " ('" +
+                        s.slices.front().file.path + "'" + (n == 1 ? "" : ", ...") + "), not read");
     }
     return std::move(*chosen);
 }
