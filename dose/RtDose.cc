@@ -28,7 +28,6 @@ namespace
 {
 constexpr char rt_dose_storage_uid[] = "1.2.840.10008.5.1.4.1.1.481.2";
 constexpr double mm_per_cm = 10.0;
-constexpr double max_pixel = 4294967295.0; // 2^32 - 1
 
 //! A decimal string (DS) value: at most 16 characters (PS3.5 6.2), as many
 //! significant digits as fit.
@@ -133,8 +132,14 @@ void put_series_and_equipment(DicomDataSet& ds, SeriesIdentity const& id, RunMet
     ds.put({0x0008, 0x0018}, DicomVr::UI, new_dicom_uid());
 }
 
+//! The largest pixel of `bits`: 2^bits - 1.
+double max_pixel(int bits)
+{
+    return std::ldexp(1.0, bits) - 1;
+}
+
 //! Image Plane, Image Pixel and Multi-frame geometry of the grid.
-void put_geometry(DicomDataSet& ds, GridGeometry const& g)
+void put_geometry(DicomDataSet& ds, GridGeometry const& g, int bits)
 {
     double const* d = g.direction;
     // Column c of the row-major direction matrix is index axis c.
@@ -169,36 +174,56 @@ void put_geometry(DicomDataSet& ds, GridGeometry const& g)
     ds.put_us({0x0028, 0x0011}, static_cast<std::uint16_t>(g.dims[0])); // Columns
     ds.put_us({0x0028, 0x0002}, 1);                                     // Samples per Pixel
     ds.put({0x0028, 0x0004}, DicomVr::CS, "MONOCHROME2");
-    ds.put_us({0x0028, 0x0100}, 32); // Bits Allocated
-    ds.put_us({0x0028, 0x0101}, 32); // Bits Stored
-    ds.put_us({0x0028, 0x0102}, 31); // High Bit
-    ds.put_us({0x0028, 0x0103}, 0);  // Pixel Representation
+    auto const b = static_cast<std::uint16_t>(bits);
+    ds.put_us({0x0028, 0x0100}, b);                                 // Bits Allocated
+    ds.put_us({0x0028, 0x0101}, b);                                 // Bits Stored
+    ds.put_us({0x0028, 0x0102}, static_cast<std::uint16_t>(b - 1)); // High Bit
+    ds.put_us({0x0028, 0x0103}, 0);                                 // Pixel Representation
 }
 
-//! DoseGridScaling as written (a DS) and its value: the largest value maps to at most 2^32-1.
-std::pair<std::string, double> dose_grid_scaling(double max_value)
+//! DoseGridScaling as written (a DS) and its value: the largest value maps to at most
+//! 2^bits - 1 (the DS text, rounded to 16 characters, at most a part in 10^11 above).
+std::pair<std::string, double> dose_grid_scaling(double max_value, double top)
 {
     if (!(max_value > 0))
         return {"1", 1.0};
-    double s = max_value / max_pixel;
+    double s = max_value / top;
     for (;;)
     {
         std::string const text = ds_text(s);
         double const parsed = std::stod(text);
-        if (max_value / parsed <= max_pixel)
+        if (max_value / parsed <= top)
             return {text, parsed};
         s *= 1 + 1e-11; // the rounded text fell below: nudge up
     }
 }
 
-//! Pixel data and DoseGridScaling of per-voxel values.
-template <class ValueOf>
-void put_dose_pixels(DicomDataSet& ds, size_type n, ValueOf&& value_of)
+//! The pixels of `n` values as `Pixel` integers of at most `top`.
+template <class Pixel, class ValueOf>
+std::vector<Pixel> dose_pixels(size_type n, double scaling, double top, ValueOf&& value_of)
 {
-    MCDOSE_VALIDATE(n <= max_rt_dose_voxels,
-                    << "the dose grid of " << n
-                    << " voxels is too large for one RT Dose file (at most 2^30 voxels); "
-                       "use the HDF5 output or a coarser grid");
+    std::vector<Pixel> pixels(n);
+    parallel_for_pieces(n, 0,
+                        [&](size_type begin, size_type end, size_type)
+                        {
+                            for (size_type v = begin; v < end; ++v)
+                            {
+                                double const p = std::round(std::max(0.0, value_of(v)) / scaling);
+                                pixels[v] = static_cast<Pixel>(std::min(p, top));
+                            }
+                        });
+    return pixels;
+}
+
+//! Pixel data and DoseGridScaling of per-voxel values, in `bits`-bit pixels.
+template <class ValueOf>
+void put_dose_pixels(DicomDataSet& ds, size_type n, int bits, ValueOf&& value_of)
+{
+    MCDOSE_VALIDATE(n <= max_rt_dose_voxels(bits),
+                    << "the dose grid of " << n << " voxels is too large for one RT Dose file of "
+                    << bits << "-bit pixels (at most " << max_rt_dose_voxels(bits)
+                    << " voxels: the Pixel Data length is a 32-bit count); use the HDF5 output "
+                       "or a coarser grid");
     std::vector<double> piece_max(parallel_pieces(n, 0), 0.0);
     parallel_for_pieces(n, 0,
                         [&](size_type begin, size_type end, size_type piece)
@@ -210,21 +235,17 @@ void put_dose_pixels(DicomDataSet& ds, size_type n, ValueOf&& value_of)
                         });
     double const max_value =
         piece_max.empty() ? 0.0 : *std::max_element(piece_max.begin(), piece_max.end());
-    auto const [scaling_text, scaling] = dose_grid_scaling(max_value);
+    double const top = max_pixel(bits);
+    auto const [scaling_text, scaling] = dose_grid_scaling(max_value, top);
     ds.put({0x3004, 0x000E}, DicomVr::DS, scaling_text);
-
-    std::vector<std::uint32_t> pixels(n);
-    parallel_for_pieces(n, 0,
-                        [&](size_type begin, size_type end, size_type)
-                        {
-                            for (size_type v = begin; v < end; ++v)
-                            {
-                                double const p = std::round(std::max(0.0, value_of(v)) / scaling);
-                                pixels[v] = static_cast<std::uint32_t>(std::min(p, max_pixel));
-                            }
-                        });
-    ds.put_bytes({0x7FE0, 0x0010}, DicomVr::OW, pixels.data(),
-                 pixels.size() * sizeof(std::uint32_t));
+    if (bits == 16)
+    {
+        auto const pixels = dose_pixels<std::uint16_t>(n, scaling, top, value_of);
+        ds.put_bytes({0x7FE0, 0x0010}, DicomVr::OW, pixels.data(), pixels.size() * 2);
+        return;
+    }
+    auto const pixels = dose_pixels<std::uint32_t>(n, scaling, top, value_of);
+    ds.put_bytes({0x7FE0, 0x0010}, DicomVr::OW, pixels.data(), pixels.size() * 4);
 }
 
 //! Referenced RT Plan Sequence with one item: the RT Plan (SOP Class RT Plan Storage).
@@ -246,7 +267,7 @@ struct RtDoseInstance
     bool absolute;
     std::string dose_type;
     std::string comment;
-    std::string const& referenced_plan_uid;
+    RtDoseOptions const& options;
 };
 
 //! One RT Dose instance as the bytes of its file.
@@ -256,14 +277,14 @@ std::string rt_dose_file(RtDoseInstance const& in, ValueOf&& value_of)
     DicomDataSet ds;
     put_patient_and_study(ds, in.id);
     put_series_and_equipment(ds, in.id, in.meta, in.number);
-    put_geometry(ds, in.grid);
+    put_geometry(ds, in.grid, in.options.bits_allocated);
     ds.put({0x3004, 0x0002}, DicomVr::CS, in.absolute ? "GY" : "RELATIVE");
     ds.put({0x3004, 0x0004}, DicomVr::CS, in.dose_type);
     ds.put({0x3004, 0x0006}, DicomVr::LO, in.comment.substr(0, 64));
     ds.put({0x3004, 0x000A}, DicomVr::CS, "PLAN");
-    if (!in.referenced_plan_uid.empty())
-        put_referenced_plan(ds, in.referenced_plan_uid);
-    put_dose_pixels(ds, in.grid.num_voxels(), value_of);
+    if (!in.options.referenced_plan_uid.empty())
+        put_referenced_plan(ds, in.options.referenced_plan_uid);
+    put_dose_pixels(ds, in.grid.num_voxels(), in.options.bits_allocated, value_of);
     std::optional<std::string> bytes = ds.encode_explicit_little_endian();
     MCDOSE_VALIDATE(bytes, << "GDCM could not encode the RT Dose (instance " << in.number
                            << "); this is a bug, please report it");
@@ -272,8 +293,11 @@ std::string rt_dose_file(RtDoseInstance const& in, ValueOf&& value_of)
 } // namespace
 
 void write_rt_dose(RtDosePaths const& paths, DoseGridData const& data, RunMetadata const& meta,
-                   std::string const& referenced_plan_uid)
+                   RtDoseOptions const& options)
 {
+    MCDOSE_VALIDATE(options.bits_allocated == 16 || options.bits_allocated == 32,
+                    << "RT Dose pixels of " << options.bits_allocated
+                    << " bits; choose 16 or 32 (rtdose_bits)");
     validate_dose_data(data);
     MCDOSE_VALIDATE(
         data.geometry.dims[0] <= max_rt_dose_rows && data.geometry.dims[1] <= max_rt_dose_rows,
@@ -292,7 +316,7 @@ void write_rt_dose(RtDosePaths const& paths, DoseGridData const& data, RunMetada
                             absolute,
                             "PHYSICAL",
                             std::string(meta.quantity.name()) + " in " + unit,
-                            referenced_plan_uid};
+                            options};
     write_text_atomically(paths.dose, rt_dose_file(instance, dose));
     instance.number = 2;
     instance.dose_type = "ERROR";
@@ -443,7 +467,13 @@ bool is_dicom_file(std::string const& path)
 
 RtDoseGrid read_rt_dose(std::string const& path)
 {
-    check_dicom_file_complete(path, "RT Dose");
+    // GDCM reads a cut file, or Pixel Data longer or shorter than Rows x Columns x Number of
+    // Frames, as if it fitted: mcdose's own walk refuses them first.
+    auto const elements = read_dicom_elements(path, "RT Dose");
+    MCDOSE_VALIDATE(elements, << "'" << path
+                              << "' is not a DICOM file (no 'DICM' at byte 128); give an RT "
+                                 "Dose file");
+    check_dicom_pixel_length(*elements, "RT Dose");
     DicomImageFile file;
     MCDOSE_VALIDATE(file.read(path), << "cannot read '" << path
                                      << "' as a DICOM image; check that it is an RT Dose file");

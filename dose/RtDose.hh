@@ -5,8 +5,8 @@
 //! A run writes two instances of one RT Dose series: the dose (DoseType
 //! PHYSICAL) and its 1-sigma statistical uncertainty as an absolute dose
 //! (DoseType ERROR, "an estimate of error" in DICOM PS3.3 C.8.8.3). Pixels
-//! are unsigned 32-bit integers times DoseGridScaling, the scaling chosen so
-//! that the largest value uses the whole range. DoseUnits is GY when the
+//! are unsigned 16- or 32-bit integers (RtDoseOptions) times DoseGridScaling,
+//! the scaling chosen so that the largest value uses the whole range. DoseUnits is GY when the
 //! sources give their particle count (the dose is then absolute), else
 //! RELATIVE, and the values are then Gy per source particle (said in
 //! DoseComment). The grid is the phantom's: ImagePositionPatient is the
@@ -26,10 +26,26 @@
 
 namespace mcdose
 {
-//! Largest grid one RT Dose file holds: 32-bit pixels in one Pixel Data
-//! element (length below 2^32 bytes), Rows and Columns unsigned 16-bit.
-inline constexpr size_type max_rt_dose_voxels = size_type(1) << 30;
+//! Largest grid one RT Dose file of `bits_allocated`-bit pixels (16 or 32) holds: its Pixel
+//! Data's length is an even 32-bit count below 0xFFFFFFFF (PS3.5 7.1.1, undefined length),
+//! so n x bits / 8 <= 2^32 - 2: n < 2^30 voxels of 32 bits, n < 2^31 of 16 bits.
+inline constexpr size_type max_rt_dose_voxels(int bits_allocated)
+{
+    return ((size_type(1) << 32) - 2) / size_type(bits_allocated / 8);
+}
+//! Rows and Columns are unsigned 16-bit.
 inline constexpr int max_rt_dose_rows = 65535;
+
+//! How the RT Dose files are written.
+struct RtDoseOptions
+{
+    //! Bits Allocated (= Bits Stored) of the unsigned pixels: 16 (the default: every DICOM
+    //! reader and checker takes them; the step is 1/65535 of the file's maximum) or 32 (a
+    //! step of 1/(2^32 - 1)).
+    int bits_allocated{16};
+    //! SOP Instance UID of the RT Plan the dose belongs to ("": none referenced).
+    std::string referenced_plan_uid;
+};
 
 //! The two files of write_rt_dose.
 struct RtDosePaths
@@ -43,9 +59,11 @@ struct RtDosePaths
 //! RT Dose of DoseSummationType PLAN to reference its RT Plan (Referenced RT
 //! Plan Sequence, type 1C); a run has one only when the user names it
 //! (`referenced_plan_uid`, its SOP Instance UID), and the sequence is
-//! otherwise left out: the one attribute such a file lacks.
+//! otherwise left out: the one attribute such a file lacks. DoseGridScaling maps each file's
+//! largest value to the largest pixel (2^bits - 1): a value is off by at most half a step,
+//! maximum / (2 (2^bits - 1)).
 void write_rt_dose(RtDosePaths const& paths, DoseGridData const& data, RunMetadata const& meta,
-                   std::string const& referenced_plan_uid = {});
+                   RtDoseOptions const& options = {});
 
 //! An RT Dose read back: the grid and the values in its DoseUnits.
 struct RtDoseGrid

@@ -7,6 +7,7 @@
 #include <gdcmFile.h>
 #include <gdcmImageReader.h>
 #include <gdcmSequenceOfItems.h>
+#include <gdcmTrace.h>
 #include <gdcmUIDGenerator.h>
 #include <gdcmWriter.h>
 
@@ -128,6 +129,13 @@ std::optional<std::string> DicomDataSet::encode_explicit_little_endian() const
     return os.str();
 }
 
+void quiet_gdcm()
+{
+    gdcm::Trace::WarningOff();
+    gdcm::Trace::ErrorOff();
+    gdcm::Trace::DebugOff();
+}
+
 std::string new_dicom_uid()
 {
     gdcm::UIDGenerator uid;
@@ -146,6 +154,7 @@ DicomImageFile::~DicomImageFile() = default;
 
 bool DicomImageFile::read(std::string const& path)
 {
+    quiet_gdcm();
     impl_->reader.SetFileName(path.c_str());
     return impl_->reader.Read();
 }

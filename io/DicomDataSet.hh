@@ -67,6 +67,10 @@ class DicomDataSet
     std::unique_ptr<Impl> impl_;
 };
 
+//! GDCM's own warnings and errors (printed on stderr) turned off: mcdose reports every problem
+//! itself, naming the file and the element. Called before GDCM reads a file.
+void quiet_gdcm();
+
 //! A new UID: GDCM's root and a suffix unique to this call.
 std::string new_dicom_uid();
 

@@ -12,7 +12,10 @@
 #include <filesystem>
 #include <fstream>
 
+#include <cstdlib>
+
 #include "core/Assert.hh"
+#include "io/DicomValue.hh"
 
 namespace mcdose
 {
@@ -65,6 +68,11 @@ bool long_vr(char const* vr)
 class DicomWalker
 {
   public:
+    //! The data set's top-level elements, in file order, as the walk passed them.
+    std::vector<Header> top_level;
+    Encoding encoding;  //!< the data set's
+    std::string syntax; //!< Transfer Syntax UID (0002,0010)
+
     explicit DicomWalker(std::string const& path) : in_(path, std::ios::binary)
     {
         std::error_code ec;
@@ -81,7 +89,6 @@ class DicomWalker
         // The file meta group: explicit VR little endian, up to the first other group.
         std::uint64_t at = 132;
         Encoding const meta{};
-        std::string syntax;
         while (at < size_)
         {
             unsigned char group[2];
@@ -113,21 +120,18 @@ class DicomWalker
         }
         if (syntax == "1.2.840.10008.1.2.1.99")
             return Walk::whole; // deflated: the walk would need the inflated bytes
-        Encoding data;
-        data.explicit_vr = syntax != "1.2.840.10008.1.2";
-        data.big_endian = syntax == "1.2.840.10008.1.2.2";
-        return this->elements(at, data, false, 0, at);
+        encoding.explicit_vr = syntax != "1.2.840.10008.1.2";
+        encoding.big_endian = syntax == "1.2.840.10008.1.2.2";
+        return this->elements(at, encoding, false, 0, at);
     }
 
     //! What the message says after "is cut short: ".
     std::string const& problem() const { return problem_; }
 
-  private:
-    std::ifstream in_;
-    std::uint64_t size_{0};
-    bool ok_{false};
-    std::string problem_;
+    //! The file's length [bytes].
+    std::uint64_t size() const { return size_; }
 
+    //! `n` bytes at `at` (false past the end).
     bool read(std::uint64_t at, void* to, std::size_t n)
     {
         if (at + n > size_)
@@ -136,6 +140,12 @@ class DicomWalker
         in_.seekg(static_cast<std::streamoff>(at));
         return static_cast<bool>(in_.read(static_cast<char*>(to), static_cast<std::streamsize>(n)));
     }
+
+  private:
+    std::ifstream in_;
+    std::uint64_t size_{0};
+    bool ok_{false};
+    std::string problem_;
 
     static std::uint32_t number(unsigned char const* p, int bytes, bool big_endian)
     {
@@ -225,6 +235,8 @@ class DicomWalker
                 end = h.value_at;
                 return Walk::whole;
             }
+            if (depth == 0)
+                top_level.push_back(h);
             if (h.length != undefined_length)
             {
                 if (this->skip_value(h, at) != Walk::whole)
@@ -283,12 +295,132 @@ class DicomWalker
 };
 } // namespace
 
+namespace
+{
+std::uint32_t key(DicomTag t)
+{
+    return std::uint32_t(t.group) << 16 | t.element;
+}
+
+[[noreturn]] void refuse_walk(std::string const& what, std::string const& path,
+                              std::string const& problem)
+{
+    throw RuntimeError("cannot read the " + what + ": file '" + path + "' " + problem);
+}
+
+[[noreturn]] void refuse_cut_short(std::string const& what, std::string const& path,
+                                   std::string const& problem)
+{
+    refuse_walk(what, path,
+                "is cut short: " + problem +
+                    " (a truncated or damaged copy); copy the file again from its source");
+}
+} // namespace
+
+DicomElementAt const* DicomFileElements::find(DicomTag tag) const
+{
+    for (auto const& e : elements)
+    {
+        if (e.tag.group == tag.group && e.tag.element == tag.element)
+            return &e;
+    }
+    return nullptr;
+}
+
+std::string DicomFileElements::text(DicomTag tag) const
+{
+    auto const it = values.find(key(tag));
+    return it == values.end() ? std::string() : trim_dicom_value(it->second);
+}
+
+std::optional<std::uint16_t> DicomFileElements::us(DicomTag tag) const
+{
+    auto const it = values.find(key(tag));
+    if (it == values.end() || it->second.size() != 2)
+        return std::nullopt;
+    auto const* b = reinterpret_cast<unsigned char const*>(it->second.data());
+    return std::uint16_t(big_endian ? (b[0] << 8 | b[1]) : (b[1] << 8 | b[0]));
+}
+
+std::optional<DicomFileElements> read_dicom_elements(std::string const& path,
+                                                     std::string const& what)
+{
+    DicomWalker walker(path);
+    Walk const w = walker.walk();
+    if (w == Walk::cut_short)
+        refuse_cut_short(what, path, walker.problem());
+    char magic[4] = {};
+    if (!walker.read(128, magic, 4) || std::memcmp(magic, "DICM", 4) != 0)
+        return std::nullopt;
+    if (w == Walk::not_understood)
+    {
+        refuse_walk(what, path,
+                    "holds bytes that are not DICOM data elements (PS3.5 section 7; a damaged "
+                    "file?); copy the file again from its source");
+    }
+    std::string const& ts = walker.syntax;
+    bool const known = ts == "1.2.840.10008.1.2" || ts == "1.2.840.10008.1.2.1" ||
+                       ts == "1.2.840.10008.1.2.2" || ts == "1.2.840.10008.1.2.5" ||
+                       ts == "1.2.840.10008.1.2.1.99" || ts.rfind("1.2.840.10008.1.2.4.", 0) == 0;
+    MCDOSE_VALIDATE(known, << "cannot read the " << what << ": file '" << path
+                           << "' has Transfer Syntax UID (0002,0010) '" << ts
+                           << "', which is not one of DICOM's (PS3.5 section 10 and annex A; a "
+                              "damaged file?); copy the file again from its source");
+    MCDOSE_VALIDATE(walker.syntax != "1.2.840.10008.1.2.1.99",
+                    << "cannot read the " << what << ": file '" << path
+                    << "' is deflated (transfer syntax 1.2.840.10008.1.2.1.99), which mcdose "
+                       "does not read; convert it to explicit VR little endian (e.g. dcmconv "
+                       "+te, or gdcmconv --raw)");
+    DicomFileElements out;
+    out.path = path;
+    out.transfer_syntax = walker.syntax;
+    out.big_endian = walker.encoding.big_endian;
+    out.file_size = walker.size();
+    for (Header const& h : walker.top_level)
+    {
+        out.elements.push_back({DicomTag{h.group, h.element}, h.value_at, h.length});
+        if (h.length > 1024)
+            continue;
+        std::string value(h.length, '\0');
+        walker.read(h.value_at, value.data(), h.length);
+        out.values[key(DicomTag{h.group, h.element})] = std::move(value);
+    }
+    return out;
+}
+
+void check_dicom_pixel_length(DicomFileElements const& file, std::string const& what)
+{
+    DicomElementAt const* pixels = file.find(DicomTag{0x7FE0, 0x0010});
+    if (!pixels || pixels->length == undefined_dicom_length)
+        return;
+    std::string const frames_text = file.text(DicomTag{0x0028, 0x0008});
+    char* end = nullptr;
+    long long const frames = frames_text.empty() ? 1 : std::strtoll(frames_text.c_str(), &end, 10);
+    MCDOSE_VALIDATE(frames_text.empty() || (end && *end == '\0' && frames >= 1),
+                    << "cannot read the " << what << ": file '" << file.path
+                    << "' has Number of Frames (0028,0008) '" << frames_text
+                    << "', not a positive integer; the file is damaged: export it again");
+    std::uint64_t const rows = file.us(DicomTag{0x0028, 0x0010}).value_or(0);
+    std::uint64_t const columns = file.us(DicomTag{0x0028, 0x0011}).value_or(0);
+    std::uint64_t const samples = file.us(DicomTag{0x0028, 0x0002}).value_or(1);
+    std::uint64_t const bits = file.us(DicomTag{0x0028, 0x0100}).value_or(0);
+    std::uint64_t const expected =
+        (rows * columns * std::uint64_t(frames) * samples * bits + 7) / 8;
+    std::uint64_t const length = pixels->length;
+    MCDOSE_VALIDATE(length == expected || (expected % 2 == 1 && length == expected + 1),
+                    << "cannot read the " << what << ": file '" << file.path
+                    << "' has Pixel Data of " << length << " bytes, but Rows (" << rows
+                    << ") x Columns (" << columns << ") x Number of Frames (" << frames
+                    << ") x Samples per Pixel (" << samples << ") x Bits Allocated (" << bits
+                    << ") / 8 is " << expected
+                    << " bytes: the header does not describe the pixels (a damaged or "
+                       "wrongly edited file); export it again from its source");
+}
+
 void check_dicom_file_complete(std::string const& path, std::string const& what)
 {
     DicomWalker walker(path);
-    MCDOSE_VALIDATE(walker.walk() != Walk::cut_short,
-                    << "cannot read the " << what << ": file '" << path
-                    << "' is cut short: " << walker.problem()
-                    << " (a truncated or damaged copy); copy the file again from its source");
+    if (walker.walk() == Walk::cut_short)
+        refuse_cut_short(what, path, walker.problem());
 }
 } // namespace mcdose

@@ -306,7 +306,10 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
                                      "' is a file; remove dicom_series_uid");
     }
 
-    check_dicom_file_complete(path, "image"); // ITK's DICOM reader would meet it first
+    // ITK's DICOM reader would meet a cut file first, and reads a Pixel Data of another length
+    // than its header describes as if it fitted.
+    if (auto const elements = read_dicom_elements(path, "image"))
+        check_dicom_pixel_length(*elements, "image");
     auto io = itk::ImageIOFactory::CreateImageIO(path.c_str(), itk::IOFileModeEnum::ReadMode);
     MCDOSE_VALIDATE(io, << "cannot read image '" << path
                         << "': unknown format; use MetaImage (.mha/.mhd), NRRD (.nrrd/.nhdr), "

@@ -30,6 +30,9 @@ struct ScalarImage
     //! Patient, study and frame of reference of a DICOM series (empty UIDs for other
     //! formats); structure sets are checked against its frame (io/RtStructFile.hh).
     DicomReference dicom;
+    //! Files of a DICOM folder that were not read as slices, each named with why (another
+    //! series, not DICOM, not an image, not a regular file).
+    std::vector<std::string> notes;
 };
 
 //! The choice of DICOM series is missing or wrong: several series in the

@@ -11,6 +11,7 @@
 #include <gdcmTag.h>
 
 #include "core/Assert.hh"
+#include "io/DicomDataSet.hh"
 #include "io/DicomFileCheck.hh"
 #include "io/DicomValue.hh"
 #include "io/InputFile.hh"
@@ -105,8 +106,16 @@ void read_contours(gdcm::DataSet const& item, std::string const& where, RtRoi& r
         item, contour_seq_tag,
         [&](gdcm::DataSet const& c)
         {
-            if (element_text(c, contour_type_tag) != "CLOSED_PLANAR")
+            std::string const type = element_text(c, contour_type_tag);
+            if (type != "CLOSED_PLANAR")
             {
+                // The other types of PS3.3 C.8.8.6.1 are not areas; anything else is damage.
+                MCDOSE_VALIDATE(type == "POINT" || type == "OPEN_PLANAR" ||
+                                    type == "OPEN_NONPLANAR" || type == "CLOSED_PLANAR_XOR",
+                                << where << ": a contour has Contour Geometric Type (3006,0042) '"
+                                << type
+                                << "', not one of DICOM's (CLOSED_PLANAR, OPEN_PLANAR, "
+                                   "OPEN_NONPLANAR, POINT); the file is damaged: export it again");
                 ++roi.skipped_contours;
                 return;
             }
@@ -149,7 +158,12 @@ std::string RtStructureSet::names() const
 RtStructureSet read_rt_structure_set(std::string const& path)
 {
     require_regular_file(path, "RT Structure Set");
-    check_dicom_file_complete(path, "RT Structure Set");
+    // mcdose's own walk first: GDCM stops the program (an assertion) on some damaged files.
+    MCDOSE_VALIDATE(read_dicom_elements(path, "RT Structure Set"),
+                    << "'" << path
+                    << "' is not a DICOM file (no 'DICM' at byte 128); give the path of an RT "
+                       "Structure Set (RTSTRUCT) file");
+    quiet_gdcm();
     gdcm::Reader reader;
     reader.SetFileName(path.c_str());
     MCDOSE_VALIDATE(reader.Read(), << "cannot read '" << path

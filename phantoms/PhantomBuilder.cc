@@ -462,6 +462,11 @@ Phantom build_phantom(PhantomInput const& input, NominalDensityFn const& nominal
         {
             throw InputError(input.study_file, input.pointer + "/image", e.what());
         }
+        if (warnings)
+        {
+            for (auto const& note : ct.notes)
+                warnings->push_back(input.study_file + ": " + input.pointer + "/image: " + note);
+        }
         if (!ct.dicom.frame_of_reference_uid.empty() && !input.ct.frame_of_reference_uid.empty() &&
             ct.dicom.frame_of_reference_uid != input.ct.frame_of_reference_uid)
         {

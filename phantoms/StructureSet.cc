@@ -20,10 +20,15 @@ RtRoi const& checked_roi(RtStructureSet const& set, std::string const& name, Pha
                          "structure '" + name + "' is not in '" + set.path + "', which holds " +
                              set.names() + "; spell the name as the file does");
     }
-    std::string const frame = roi->frame_uid.empty() ? set.frame_of_reference_uid : roi->frame_uid;
-    if (!phantom.frame_of_reference_uid.empty() && !frame.empty() &&
-        frame != phantom.frame_of_reference_uid)
+    // The ROI's Referenced Frame of Reference UID and the structure set's: each given one must
+    // be the CT's (a file whose two disagree is inconsistent).
+    for (std::string const& frame : {roi->frame_uid, set.frame_of_reference_uid})
     {
+        if (phantom.frame_of_reference_uid.empty() || frame.empty() ||
+            frame == phantom.frame_of_reference_uid)
+        {
+            continue;
+        }
         throw InputError(where.file(), where.pointer(),
                          "structure '" + name + "' of '" + set.path +
                              "' is drawn on Frame of Reference " + frame + ", the CT's is " +

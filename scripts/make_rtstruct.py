@@ -8,6 +8,8 @@ The structures are described by a JSON file:
     "frame_of_reference_uid": "2.25.1.9",       # the CT's (0020,0052)
     "series_uid": "2.25.1.1",                   # the CT series the contours reference
     "study_uid": "2.25.1",
+    "patient_name": "Test^Phantom",             # the CT's (0010,0010) (default Test^Phantom)
+    "patient_id": "mcdose",                     # the CT's (0010,0020) (default mcdose)
     "planes_mm": {"first": -33, "spacing": 3, "count": 4},   # CT slice z positions
     "vertices": 256,                            # per circle or ellipse (default 256)
     "structures": [
@@ -93,8 +95,8 @@ def write_rtstruct(spec, path):
     ds.SOPClassUID = RTSTRUCT_SOP_CLASS
     ds.SOPInstanceUID = meta.MediaStorageSOPInstanceUID
     ds.Modality = "RTSTRUCT"
-    ds.PatientName = "Test^Phantom"
-    ds.PatientID = "mcdose"
+    ds.PatientName = spec.get("patient_name", "Test^Phantom")
+    ds.PatientID = spec.get("patient_id", "mcdose")
     ds.StudyInstanceUID = spec["study_uid"]
     ds.SeriesInstanceUID = spec["study_uid"] + ".77"
     ds.FrameOfReferenceUID = spec["frame_of_reference_uid"]

@@ -79,6 +79,8 @@ def write_mha(path, volume):
 
 
 # Fixed identifiers of the DICOM series (UUID-derived UIDs under the 2.25 root, PS3.5 B.2).
+# The example's RT Structure Set is drawn on this CT: scripts/synthetic_ct_structures.json
+# names the same study, series, Frame of Reference and patient.
 STUDY_UID = "2.25.262018574310938472616583340191848371711"
 SERIES_UID = "2.25.262018574310938472616583340191848371712"
 FRAME_OF_REFERENCE_UID = "2.25.262018574310938472616583340191848371713"

@@ -144,7 +144,8 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
     if (outputs.rtdose)
     {
         RtDosePaths const paths{stem + "_dose.dcm", stem + "_uncertainty.dcm"};
-        write_rt_dose(paths, data, meta, outputs.rtdose_referenced_plan);
+        write_rt_dose(paths, data, meta,
+                      RtDoseOptions{outputs.rtdose_bits, outputs.rtdose_referenced_plan});
         written.push_back(paths.dose);
         written.push_back(paths.uncertainty);
         clock.mark("rt_dose");

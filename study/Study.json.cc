@@ -220,8 +220,8 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
     node.require_object("the outputs");
     node.allow_only({"directory", "name", "hdf5", "image_format", "depth_dose", "depth_axis",
                      "lateral_profiles", "summary", "if_exists", "rtdose", "rtdose_referenced_plan",
-                     "dvh", "dvh_volume_at_doses", "dose_to", "dose_to_water_energy_MeV",
-                     "phase_space"});
+                     "rtdose_bits", "dvh", "dvh_volume_at_doses", "dose_to",
+                     "dose_to_water_energy_MeV", "phase_space"});
     OutputInput o;
     o.dvh = default_dvh;
     std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
@@ -250,6 +250,15 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
                     "' is not a DICOM UID (digits in groups separated by '.', no leading "
                     "zero, at most 64 characters); copy the RT Plan's SOP Instance UID "
                     "(0008,0018)");
+        }
+    }
+    if (auto b = node.optional_child("rtdose_bits"))
+    {
+        o.rtdose_bits = int(b->integer(16, 32, "16 or 32"));
+        if (o.rtdose_bits != 16 && o.rtdose_bits != 32)
+        {
+            b->fail("RT Dose pixels have 16 or 32 bits, not " + std::to_string(o.rtdose_bits) +
+                    "; choose 16 (read by every DICOM reader) or 32 (finer dose steps)");
         }
     }
     if (auto d = node.optional_child("depth_dose"))

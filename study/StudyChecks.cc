@@ -129,19 +129,23 @@ void check_profile_points(StudyInput const& study, Phantom const& phantom)
         }
     }
 }
-//! An RT Dose file holds at most 2^30 voxels and 65535 rows and columns.
+//! An RT Dose file holds fewer than 2^30 voxels of 32 bits (2^31 of 16 bits) and at most
+//! 65535 rows and columns.
 void check_rtdose_grid(StudyInput const& study, Phantom const& phantom)
 {
     GridGeometry const& g = phantom.grid.geometry();
-    if (!study.outputs.rtdose || (g.num_voxels() <= max_rt_dose_voxels &&
+    int const bits = study.outputs.rtdose_bits;
+    if (!study.outputs.rtdose || (g.num_voxels() <= max_rt_dose_voxels(bits) &&
                                   g.dims[0] <= max_rt_dose_rows && g.dims[1] <= max_rt_dose_rows))
     {
         return;
     }
     std::ostringstream os;
     os << "the phantom's grid (" << g.dims[0] << " x " << g.dims[1] << " x " << g.dims[2]
-       << " voxels) does not fit one RT Dose file (at most 2^30 voxels and 65535 rows and "
-          "columns); set \"rtdose\": false and use the HDF5 output, or use a coarser grid";
+       << " voxels) does not fit one RT Dose file of " << bits << "-bit pixels (at most "
+       << max_rt_dose_voxels(bits)
+       << " voxels, 65535 rows and 65535 columns); set \"rtdose\": false and use the HDF5 "
+       << "output, use a coarser grid" << (bits == 32 ? ", or \"rtdose_bits\": 16" : "");
     throw InputError(study.study_file, "/outputs/rtdose", os.str());
 }
 

@@ -138,6 +138,8 @@ struct OutputInput
     bool rtdose{false};
     //! SOP Instance UID of the RT Plan the dose belongs to ("" : none referenced)
     std::string rtdose_referenced_plan;
+    //! Bits of the RT Dose pixels: 16 (the default, read by every DICOM reader) or 32
+    int rtdose_bits{16};
     //! What a run does when files of an earlier run are there: "error" (the default),
     //! "overwrite" or "increment" (IfExists).
     IfExists if_exists{IfExists::error};

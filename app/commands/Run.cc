@@ -78,6 +78,7 @@ struct RunArgs
     std::optional<int> threads;
     std::string output_dir;
     std::optional<IfExists> if_exists;
+    std::optional<int> rtdose_bits;
     std::string gpus;
     int cpu_groups{1};
     std::optional<std::uint64_t> batches_per_launch;
@@ -101,7 +102,12 @@ void print_progress(TransportProgress const& p)
 void run_study_command(RunArgs const& a, GlobalOptions const& global)
 {
     Comm const& comm = Comm::world();
-    StudyInput const study = load_study(a.study);
+    StudyInput study = load_study(a.study);
+    if (a.rtdose_bits)
+    {
+        study.outputs.rtdose = true;
+        study.outputs.rtdose_bits = *a.rtdose_bits;
+    }
     StudyRunOptions opts;
     if (!a.backend.empty())
         opts.backend = to_backend(a.backend);
@@ -232,6 +238,10 @@ bool const registered = register_command(
                 "--if-exists", [a](std::string const& e) { a->if_exists = to_if_exists(e); },
                 "Override outputs.if_exists: what to do with files of an earlier run")
              ->check(CLI::IsMember({"error", "overwrite", "increment"}));
+         sub.add_option("--rtdose-bits", a->rtdose_bits,
+                        "Write the RT Dose files (outputs.rtdose) with 16- or 32-bit pixels, "
+                        "overriding outputs.rtdose_bits")
+             ->check(CLI::IsMember({16, 32}));
          sub.add_option("--gpus", a->gpus,
                         "GPUs of each process: a count (2), a list (0,1; '1,' for GPU 1 alone) "
                         "or 'all' (default: all visible; one per rank when ranks share a node)");

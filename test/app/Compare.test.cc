@@ -133,7 +133,7 @@ TEST_F(CompareCliTest, UniformDoseScaledByKnownFactor)
 TEST_F(CompareCliTest, RtDoseAgainstItsHdf5)
 {
     // The RT Dose of a result compared with the HDF5 of the same result: equal
-    // to within the 32-bit quantisation, every voxel passes.
+    // to within the 32-bit quantisation (RtDoseOptions), every voxel passes.
     GridGeometry const g = grid();
     std::vector<float> const shape = gaussian(g, 0, 1.0);
     std::vector<double> edep(shape.begin(), shape.end()), sigma(edep.size());
@@ -151,7 +151,9 @@ TEST_F(CompareCliTest, RtDoseAgainstItsHdf5)
     meta.source_particles = 1e10;
     meta.started_utc = "2026-11-25T12:00:00Z";
     write_dose_hdf5(path("r.h5"), data, meta);
-    write_rt_dose({path("r_dose.dcm"), path("r_unc.dcm")}, data, meta);
+    RtDoseOptions fine;
+    fine.bits_allocated = 32;
+    write_rt_dose({path("r_dose.dcm"), path("r_unc.dcm")}, data, meta, fine);
     auto const r = run_command(mcdose_exe() + " compare " + path("r.h5") + " " +
                                path("r_dose.dcm") + " --json " + path("c.json"));
     ASSERT_EQ(0, r.exit_code) << r.output;

@@ -1,15 +1,16 @@
 #!/usr/bin/python3
 """DICOM RT Dose output read back by an independent reader (pydicom) and checked
 against the HDF5 output of the same run: every geometric tag, the dose and
-uncertainty values, units, dose types and UIDs; dciodvfy (dicom3tools) finds
-no error in either file; the CT-series example's RT Dose names the CT's
-FrameOfReferenceUID, StudyInstanceUID and patient.
+uncertainty values, units, dose types and UIDs, in 16-bit pixels (the default)
+and 32-bit ones (outputs.rtdose_bits and run --rtdose-bits); dciodvfy
+(dicom3tools) finds no error in either file; the CT-series example's RT Dose
+names the CT's FrameOfReferenceUID, StudyInstanceUID and patient.
 
 dciodvfy of Debian's dicom3tools (1.00~20220618) aborts on an assertion
 (`bitsallocated <= bytesinword*8u`, attrothr.cc) for any 32-bit Pixel Data, so
-it checks a copy whose pixels are re-described as 16-bit (Bits Allocated 16
-and half the bytes; every other attribute unchanged); the 32-bit pixel
-description is checked here with pydicom. A copy without DoseUnits must make
+for 32-bit files it checks a copy whose pixels are re-described as 16-bit (Bits
+Allocated 16 and half the bytes; every other attribute unchanged); the 32-bit
+pixel description is checked here with pydicom. A copy without DoseUnits must make
 dciodvfy report an error (it really checks). Without an RT Plan to reference,
 DICOM's one unmet condition is the Referenced RT Plan Sequence (type 1C for
 DoseSummationType PLAN): that error alone is allowed; with
@@ -77,10 +78,11 @@ NO_PLAN_ERROR = ("Error - Missing attribute Type 1C Conditional Element="
 
 
 def dciodvfy_errors(path, remove=None):
-    """dciodvfy's errors for a 16-bit re-description of the file (see above)."""
+    """dciodvfy's errors for the file (a 32-bit one re-described as 16-bit, see above)."""
     ds = pydicom.dcmread(path)
-    ds.BitsAllocated, ds.BitsStored, ds.HighBit = 16, 16, 15
-    ds.PixelData = ds.PixelData[:len(ds.PixelData) // 2]
+    if ds.BitsAllocated == 32:
+        ds.BitsAllocated, ds.BitsStored, ds.HighBit = 16, 16, 15
+        ds.PixelData = ds.PixelData[:len(ds.PixelData) // 2]
     if remove:
         delattr(ds, remove)
     copy = path + ".16bit.dcm"
@@ -103,7 +105,7 @@ def check_dciodvfy(path, label, plan_referenced):
           f"{label}: dciodvfy found nothing wrong without DoseUnits: {control}")
 
 
-def check_geometry(ds, h5, label):
+def check_geometry(ds, h5, label, bits):
     """Every geometric tag against the HDF5 grid attributes."""
     spacing = h5.attrs["spacing_cm"] * 10  # mm, (x, y, z)
     origin = h5.attrs["origin_cm"] * 10
@@ -127,38 +129,46 @@ def check_geometry(ds, h5, label):
           f"{label}: GridFrameOffsetVector {ds.GridFrameOffsetVector}")
     check(ds.FrameIncrementPointer == pydicom.tag.Tag(0x3004, 0x000C),
           f"{label}: FrameIncrementPointer {ds.FrameIncrementPointer}")
-    check(ds.BitsAllocated == 32 and ds.BitsStored == 32 and ds.HighBit == 31
+    check(ds.BitsAllocated == bits and ds.BitsStored == bits and ds.HighBit == bits - 1
           and ds.PixelRepresentation == 0 and ds.SamplesPerPixel == 1
           and ds.PhotometricInterpretation == "MONOCHROME2",
           f"{label}: pixel description")
 
 
-def check_values(ds, expected, label):
+def check_values(ds, expected, label, bits):
     """pixel * DoseGridScaling equals the HDF5 values to half a quantisation step."""
     scaling = float(ds.DoseGridScaling)
     values = ds.pixel_array.astype(np.float64) * scaling  # (frames, rows, columns)
     vmax = expected.max()
     check(vmax > 0, f"{label}: the run deposited no dose")
-    # The largest value uses the range: within 1e-9 of 2^32 - 1.
-    check(abs(int(ds.pixel_array.max()) - 4294967295) <= 5,
-          f"{label}: largest pixel {ds.pixel_array.max()} does not use the 32-bit range")
+    # The largest value uses the range: within 1e-9 of 2^bits - 1.
+    top = 2**bits - 1
+    check(top - 5 <= int(ds.pixel_array.max()) <= top,
+          f"{label}: largest pixel {ds.pixel_array.max()} does not use the {bits}-bit range")
+    # The documented bound: half a step, the step maximum / (2^bits - 1).
     err = np.abs(values - expected).max()
-    check(err <= 0.5 * scaling * (1 + 1e-6) + 1e-12 * vmax,
+    check(err <= 0.5 * scaling * (1 + 1e-6) + 1e-12 * vmax and scaling <= vmax / top * (1 + 1e-9),
           f"{label}: values differ from HDF5 by {err} (scaling {scaling})")
+    print(f"{label}: {bits}-bit pixels, largest error {err / vmax:.3g} of the maximum "
+          f"(bound {0.5 / top:.3g})")
 
 
 PLAN_UID = "1.2.826.0.1.3680043.8.498.12345678901234567890"
 
 
-def check_run(exe, work, name, particles, plan=None):
+def check_run(exe, work, name, particles, plan=None, bits=16, cli_bits=False):
     study = os.path.join(work, name + ".json")
     text = STUDY.replace("NAME", name).replace(
         "PARTICLES", f', "particles": {particles}' if particles else "")
     if plan:
         text = text.replace('"rtdose": true', f'"rtdose": true, "rtdose_referenced_plan": "{plan}"')
+    if bits != 16 and not cli_bits:
+        text = text.replace('"rtdose": true', f'"rtdose": true, "rtdose_bits": {bits}')
+    if cli_bits:
+        text = text.replace('"rtdose": true', '"rtdose": false')
     with open(study, "w") as f:
         f.write(text)
-    run(exe, ["run", study], work)
+    run(exe, ["run", study] + (["--rtdose-bits", str(bits)] if cli_bits else []), work)
     out = os.path.join(work, "out")
     dose = pydicom.dcmread(os.path.join(out, name + "_dose.dcm"))
     unc = pydicom.dcmread(os.path.join(out, name + "_uncertainty.dcm"))
@@ -175,7 +185,7 @@ def check_run(exe, work, name, particles, plan=None):
             for uid in (ds.SOPInstanceUID, ds.SeriesInstanceUID, ds.StudyInstanceUID,
                         ds.FrameOfReferenceUID):
                 check(valid_uid(uid), f"{label}: '{uid}' is not a valid UID")
-            check_geometry(ds, h5, label)
+            check_geometry(ds, h5, label, bits)
             check_dciodvfy(os.path.join(out, label + ".dcm"), label, plan is not None)
             if plan:
                 refs = ds.ReferencedRTPlanSequence
@@ -187,8 +197,8 @@ def check_run(exe, work, name, particles, plan=None):
                       f"{label}: a plan is referenced though none was given")
         check(dose.DoseType == "PHYSICAL", f"dose DoseType {dose.DoseType}")
         check(unc.DoseType == "ERROR", f"uncertainty DoseType {unc.DoseType}")
-        check_values(dose, expected, name + "_dose")
-        check_values(unc, expected * np.where(expected > 0, rel, 0), name + "_uncertainty")
+        check_values(dose, expected, name + "_dose", bits)
+        check_values(unc, expected * np.where(expected > 0, rel, 0), name + "_uncertainty", bits)
     check(dose.SeriesInstanceUID == unc.SeriesInstanceUID
           and dose.StudyInstanceUID == unc.StudyInstanceUID
           and dose.FrameOfReferenceUID == unc.FrameOfReferenceUID
@@ -234,8 +244,8 @@ def main():
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     check_run(exe, work, "absolute", 2.5e12)
-    check_run(exe, work, "with_plan", 1e9, plan=PLAN_UID)
-    relative = check_run(exe, work, "relative", None)
+    check_run(exe, work, "with_plan", 1e9, plan=PLAN_UID, bits=32)
+    relative = check_run(exe, work, "relative", None, bits=32, cli_bits=True)
     check("per source particle" in relative.DoseComment,
           f"RELATIVE dose does not say its unit: '{relative.DoseComment}'")
     check_ct_series(exe, source_dir, work)

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include <gdcmReader.h>
+#include <gdcmWriter.h>
 #include <itkGDCMImageIO.h>
 #include <itkGDCMSeriesFileNames.h>
 #include <itkImage.h>
@@ -144,6 +145,40 @@ std::vector<std::string> write_dicom_series(std::string const& directory, DicomT
         paths.push_back(path);
     }
     return paths;
+}
+
+void edit_dicom_element(std::string const& path, std::uint16_t group, std::uint16_t element,
+                        char const* vr, std::optional<std::string> value)
+{
+    gdcm::Reader reader;
+    reader.SetFileName(path.c_str());
+    if (!reader.Read())
+        throw std::runtime_error("GDCM cannot read " + path);
+    gdcm::DataSet& ds = reader.GetFile().GetDataSet();
+    gdcm::Tag const tag(group, element);
+    if (!value)
+    {
+        ds.Remove(tag);
+    }
+    else
+    {
+        if (value->size() % 2 != 0)
+            value->push_back(' ');
+        gdcm::DataElement de(tag);
+        de.SetVR(gdcm::VR::GetVRType(vr));
+        de.SetByteValue(value->data(), static_cast<std::uint32_t>(value->size()));
+        ds.Replace(de);
+    }
+    gdcm::Writer writer;
+    writer.SetFile(reader.GetFile());
+    writer.SetFileName(path.c_str());
+    if (!writer.Write())
+        throw std::runtime_error("GDCM cannot write " + path);
+}
+
+std::string us_bytes(std::uint16_t value)
+{
+    return std::string{char(value & 0xFF), char(value >> 8)};
 }
 
 StoredDicomSlice inspect_dicom_file(std::string const& path)

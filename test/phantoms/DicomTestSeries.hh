@@ -4,6 +4,8 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -55,6 +57,15 @@ struct DicomTestSeries
 std::vector<std::string> write_dicom_series(std::string const& directory,
                                             DicomTestSeries const& series,
                                             std::string const& file_stem = "slice");
+
+//! Replace or add the top-level element (group, element) of the DICOM file `path` with value
+//! representation `vr` ("DS", "US", ...) and `value`'s bytes as given (padded to an even
+//! length with a space), or remove it (no value). GDCM writes the file again; nothing else
+//! changes (no check that the result is consistent: the tests make it inconsistent).
+void edit_dicom_element(std::string const& path, std::uint16_t group, std::uint16_t element,
+                        char const* vr, std::optional<std::string> value);
+//! The two bytes of a US value (little endian).
+std::string us_bytes(std::uint16_t value);
 
 //! What a DICOM file stores, read back by GDCM (independently of mcdose).
 struct StoredDicomSlice

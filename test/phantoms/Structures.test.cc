@@ -253,6 +253,30 @@ TEST_F(RtStructTest, CtCarriesItsFrameOfReference)
     }
 }
 
+TEST_F(RtStructTest, AStructureSetOfAnotherFrameIsRefusedNamingBoth)
+{
+    nlohmann::json const ptv = nlohmann::json::array(
+        {{{"name", "PTV"}, {"shape", "sphere"}, {"centre_mm", {0, 0, 0}}, {"radius_mm", 10}}});
+    std::string const e = error_of(input(write_rtstruct(ptv, "2.25.5"), {"PTV"}));
+    EXPECT_NE(std::string::npos, e.find("/structures/rt_struct")) << e;
+    EXPECT_NE(std::string::npos,
+              e.find("drawn on Frame of Reference 2.25.5, the CT's is " + frame_uid()))
+        << e;
+}
+
+TEST(ExampleStructuresTest, TheDicomCtExampleAndItsStructureSetShareAFrame)
+{
+    std::string const examples = std::string(MCDOSE_TEST_SOURCE_DIR) + "/examples/";
+    ScalarImage const ct = read_scalar_image(examples + "synthetic_ct_dicom");
+    RtStructureSet const rs = read_rt_structure_set(examples + "synthetic_ct_rtstruct.dcm");
+    ASSERT_FALSE(ct.dicom.frame_of_reference_uid.empty());
+    EXPECT_EQ(ct.dicom.frame_of_reference_uid, rs.frame_of_reference_uid);
+    for (RtRoi const& roi : rs.rois)
+        EXPECT_EQ(ct.dicom.frame_of_reference_uid, roi.frame_uid) << roi.name;
+    EXPECT_EQ(std::vector<std::string>{ct.dicom.series_instance_uid}, rs.referenced_series_uids);
+    EXPECT_TRUE(ct.notes.empty());
+}
+
 TEST_F(RtStructTest, SphereAndBoxRasteriseToTheirVolume)
 {
     double const r_mm = 20;

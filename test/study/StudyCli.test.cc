@@ -252,8 +252,14 @@ TEST_F(StudyCliTest, SeveralDicomSeriesNeedTheUid)
     j["phantom"]["dicom_series_uid"] = "2.25.301002.2";
     auto const chosen = run_command(mcdose_exe() + " phantom --json " + write_json("b.json", j));
     ASSERT_EQ(0, chosen.exit_code) << chosen.output;
+    // The other series' files are named in one warning (stderr), then the JSON (stdout).
+    EXPECT_EQ(0u, chosen.output.find("mcdose: warning: ")) << chosen.output;
+    EXPECT_NE(std::string::npos,
+              chosen.output.find("holds 3 files of another series, 2.25.301002.1 ("))
+        << chosen.output;
     EXPECT_EQ((std::vector<int>{8, 6, 2}),
-              nlohmann::json::parse(chosen.output)["dimensions"].get<std::vector<int>>());
+              nlohmann::json::parse(chosen.output.substr(chosen.output.find('{')))["dimensions"]
+                  .get<std::vector<int>>());
 
     j["phantom"]["dicom_series_uid"] = "2.25.301002.3";
     std::string const unknown = write_json("unknown.json", j);

@@ -17,6 +17,7 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "StderrToFile.hh"
 #include "StudyFixture.hh"
 #include "TestMacros.hh"
 #include "io/JsonInput.hh"
@@ -162,36 +163,6 @@ bool leaks_library_text(std::string const& message)
     }
     return false;
 }
-
-//! stderr redirected to a file while alive; text() is what was printed.
-class StderrToFile
-{
-  public:
-    explicit StderrToFile(std::string path) : path_(std::move(path))
-    {
-        std::fflush(stderr);
-        saved_ = ::dup(STDERR_FILENO);
-        int const fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        ::dup2(fd, STDERR_FILENO);
-        ::close(fd);
-    }
-    ~StderrToFile() { this->restore(); }
-    std::string restore()
-    {
-        if (saved_ >= 0)
-        {
-            std::fflush(stderr);
-            ::dup2(saved_, STDERR_FILENO);
-            ::close(saved_);
-            saved_ = -1;
-        }
-        return read_text(path_);
-    }
-
-  private:
-    std::string path_;
-    int saved_{-1};
-};
 
 //! CPU time of this process (all its threads) so far [s].
 double process_cpu_s()
