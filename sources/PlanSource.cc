@@ -278,6 +278,37 @@ PlanTables build_plan_tables(PlanInput const& in, GridGeometry const& grid,
     return t;
 }
 
+double plan_mean_solid_angle_sr(PlanInput const& in, std::string const& where)
+{
+    double mu_omega = 0, mu = 0;
+    for (RtBeam const* b : selected_beams(in, where))
+    {
+        std::string const w = beam_where(where, *b);
+        check_machine(*b, in.machine, w);
+        auto const& cps = b->control_points;
+        double jaws[2][4];
+        jaw_positions(*b, 0, in.machine, w, jaws[0]);
+        for (std::size_t k = 0; k + 1 < cps.size(); ++k)
+        {
+            jaw_positions(*b, k + 1, in.machine, w, jaws[(k + 1) % 2]);
+            double const dmu = b->meterset_mu *
+                               (cps[k + 1].cumulative_weight - cps[k].cumulative_weight) /
+                               b->final_weight;
+            mu_omega += dmu * mean_jaw_solid_angle(jaws[k % 2], jaws[(k + 1) % 2], b->sad_mm / 10);
+        }
+        mu += b->meterset_mu;
+    }
+    return mu_omega / mu;
+}
+
+double plan_monitor_units(PlanInput const& in, std::string const& where)
+{
+    double mu = 0;
+    for (RtBeam const* b : selected_beams(in, where))
+        mu += b->meterset_mu;
+    return mu;
+}
+
 namespace
 {
 template <class Real>

@@ -43,6 +43,15 @@ struct PlanTables
 PlanTables build_plan_tables(PlanInput const& input, GridGeometry const& grid,
                              std::string const& where, std::string const& ct_frame_uid);
 
+//! The mean solid angle [sr] of the jaw openings over the selected beams' monitor units:
+//! sum over segments of MU x (mean jaw solid angle) / total MU. A plan's particles per
+//! monitor unit are those of its machine's focal spot per steradian times this (the plan's
+//! emission extent, sources/SourceModel.hh). Refuses a plan that does not fit its machine.
+double plan_mean_solid_angle_sr(PlanInput const& input, std::string const& where);
+
+//! Monitor units of the selected beams (per fraction).
+double plan_monitor_units(PlanInput const& input, std::string const& where);
+
 template <class Real>
 class PlanParams
 {

@@ -12,6 +12,7 @@
 #include "io/SpectrumFile.hh"
 #include "phantoms/PhantomJson.hh"
 #include "sources/BeamGeometry.hh"
+#include "sources/PlanSource.hh"
 #include "sources/SourceJson.hh"
 
 namespace mcdose
@@ -418,12 +419,33 @@ void parse_weight(JsonNode const& node, SourceInput& s)
 SourceInput parse_plan_source(JsonNode const& node, SourceInput s)
 {
     node.allow_only({"type", "file", "machine", "beams", "energy_MeV", "spectrum", "spectrum_file",
-                     "weight", "particles"});
+                     "weight", "particles", "calibration", "monitor_backscatter_factor"});
     s.kind = SourceKind::rt_plan;
     s.particle = ParticleType::photon;
     parse_energy(node, s);
     s.plan = parse_plan(node);
     parse_weight(node, s);
+    if (auto c = node.optional_child("calibration"))
+    {
+        // The plan's monitor units per fraction, turned into particles by the calibration.
+        if (s.particles)
+            c->fail("give either 'particles' or 'calibration' (which turns the plan's monitor "
+                    "units into particles), not both");
+        s.monitor_units = plan_monitor_units(*s.plan, s.pointer);
+        s.calibration = resolve_input_path(
+            c->string("path of a calibration file written by 'mcdose calibrate' for a beam "
+                      "source of this machine and energy"),
+            input_base_dir(node.file()));
+        if (auto b = node.optional_child("monitor_backscatter_factor"))
+            s.monitor_backscatter_factor =
+                b->number(NumberRange::closed(0.8, 1.25),
+                          "(monitor-chamber signal per particle in the reference field) / (in "
+                          "this plan); 1 neglects backscatter into the monitor chamber");
+    }
+    else if (node.has("monitor_backscatter_factor"))
+    {
+        node.child("monitor_backscatter_factor").fail("used with 'calibration'");
+    }
     return s;
 }
 } // namespace

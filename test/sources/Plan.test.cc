@@ -18,6 +18,7 @@
 #include "sources/BeamGeometry.hh"
 #include "sources/PlanSource.hh"
 #include "sources/SourceInput.hh"
+#include "sources/SourceModel.hh"
 #include "sources/SourceParams.hh"
 
 namespace mcdose::test
@@ -414,5 +415,34 @@ TEST(PlanSource, RefusesPlansThatDoNotFit)
     p = one_beam(static_beam(-50, 50, -50, 50));
     p.beams[0].control_points[1].couch_deg = 10;
     refused(plan_source(p, m), "", {"beam 1", "control point 1", "Patient Support Angle"});
+}
+// Monitor units to particles: a plan's emission extent is its jaw openings' solid angle,
+// averaged over its monitor units, and its source model is a beam's.
+TEST(PlanSource, EmissionExtentIsTheMeanJawSolidAngle)
+{
+    MachineModel const m = millennium120();
+    SourceInput const fixed = plan_source(one_beam(static_beam(-50, 50, -50, 50)), m);
+    double const omega10 = rectangle_solid_angle(-5.0, 5.0, -5.0, 5.0, 100.0);
+    EmissionExtent const e = emission_extent(fixed);
+    EXPECT_EQ(e.unit, "sr");
+    EXPECT_NEAR(e.value, omega10, 1e-12 * omega10);
+    EXPECT_DOUBLE_EQ(plan_monitor_units(*fixed.plan, fixed.pointer), 100);
+    // The jaws open from 10 x 10 to 20 x 20 cm^2 over the beam's monitor units: the mean of
+    // the solid angle along the way (a fine midpoint sum).
+    TestBeam b = static_beam(-50, 50, -50, 50);
+    b.control_points[1].positions = {{"ASYMX", {-100, 100}}, {"ASYMY", {-100, 100}}};
+    SourceInput const opening = plan_source(one_beam(b), m);
+    double mean = 0;
+    int const n = 20000;
+    for (int i = 0; i < n; ++i)
+    {
+        double const h = 5 + 5 * (i + 0.5) / n;
+        mean += rectangle_solid_angle(-h, h, -h, h, 100.0) / n;
+    }
+    EXPECT_NEAR(emission_extent(opening).value, mean, 1e-6 * mean);
+    SourceInput beam;
+    beam.kind = SourceKind::beam;
+    beam.energy_MeV = 6;
+    EXPECT_EQ(source_model_key(beam), source_model_key(fixed));
 }
 } // namespace mcdose::test

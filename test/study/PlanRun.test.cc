@@ -10,8 +10,12 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include "core/Assert.hh"
+#include "dose/Calibration.hh"
 #include "dose/DoseData.hh"
 #include "io/TestRtPlan.hh"
+#include "sources/BeamGeometry.hh"
+#include "sources/SourceModel.hh"
 #include "study/StudyInput.hh"
 #include "study/StudyRunner.hh"
 
@@ -147,5 +151,39 @@ TEST_F(PlanRun, FullArcIsRotationallySymmetric)
         return (9 - j) + 10 * i + 100 * k;
     };
     expect_same(d, d, quarter, "a full arc and its quarter turn");
+}
+// A beam's calibration (dose per MU at the reference condition, particles per MU over its
+// field's solid angle) turns a plan's monitor units into particles: a static 10 x 10 cm^2
+// plan of 100 MU represents 100 MU of the calibration's particles per MU.
+TEST_F(PlanRun, BeamCalibrationTurnsThePlanMonitorUnitsIntoParticles)
+{
+    SourceInput beam;
+    beam.kind = SourceKind::beam;
+    beam.energy_MeV = 6;
+    DoseCalibration c;
+    c.source_model = source_model_key(beam);
+    c.emission_extent = rectangle_solid_angle(-5.0, 5.0, -5.0, 5.0, 100.0);
+    c.emission_extent_unit = "sr";
+    c.condition = "10 x 10 cm2, SSD 100 cm, 10 cm deep";
+    c.voxels = 1;
+    c.dose_per_monitor_unit_Gy = 0.01;
+    c.dose_per_particle_Gy = 4e-17;
+    c.dose_per_particle_sigma_Gy = 4e-20;
+    c.reference_study_file = "reference.json";
+    c.reference_study_hash = "0";
+    c.build = "test";
+    c.physics_sha256 = "test";
+    c.created_utc = "2026-01-01T00:00:00Z";
+    std::string const calibration = (dir_ / "beam.calibration.json").string();
+    write_calibration(calibration, c);
+    nlohmann::json source = plan_source(static_beam(-50, 50, -50, 50));
+    source["calibration"] = calibration;
+    StudyInput const in = parse_study(study(source, 1000).dump(), (dir_ / "s.json").string());
+    ASSERT_TRUE(in.sources.at(0).particles.has_value());
+    EXPECT_NEAR(*in.sources[0].particles, 100 * c.particles_per_monitor_unit(),
+                1e-9 * 100 * c.particles_per_monitor_unit());
+    // Particles and a calibration together are refused.
+    source["particles"] = 1e12;
+    EXPECT_THROW(parse_study(study(source, 1000).dump(), (dir_ / "s.json").string()), RuntimeError);
 }
 } // namespace mcdose::test
