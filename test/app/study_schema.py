@@ -46,6 +46,37 @@ bad.setdefault("physics", {})["electron_cutof_MeV"] = 0.1
 if validator.is_valid(bad):
     failures.append("schema accepted the misspelled field 'electron_cutof_MeV'")
 
+
+
+def schema_properties(node, found):
+    """Every property name the schema declares, at any depth."""
+    if isinstance(node, dict):
+        for key, value in node.items():
+            if key == "properties" and isinstance(value, dict):
+                found.update(value)
+            schema_properties(value, found)
+    elif isinstance(node, list):
+        for value in node:
+            schema_properties(value, found)
+    return found
+
+
+# Every field of the reference's field tables (| field | type | ...) is in the schema:
+# a field added to the parser and its docs but not to the schema fails here.
+declared = schema_properties(schema, set())
+with open(os.path.join(src, "docs", "study-reference.md")) as f:
+    in_fields = False
+    for line in f:
+        if not line.startswith("|"):
+            in_fields = False
+        elif line.startswith("| field |"):
+            in_fields = True
+        elif in_fields and line.startswith("| `"):
+            field = line.split("`")[1].split(".")[-1]
+            if field not in declared:
+                failures.append(f"docs/study-reference.md documents '{field}', "
+                                "docs/study.schema.json does not declare it")
+
 for line in failures:
     print(line)
 print(f"{len(studies)} studies checked, {len(failures)} problems")
