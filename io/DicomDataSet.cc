@@ -6,6 +6,7 @@
 #include <gdcmDataSet.h>
 #include <gdcmFile.h>
 #include <gdcmImageReader.h>
+#include <gdcmReader.h>
 #include <gdcmSequenceOfItems.h>
 #include <gdcmTrace.h>
 #include <gdcmUIDGenerator.h>
@@ -140,6 +141,65 @@ std::string new_dicom_uid()
 {
     gdcm::UIDGenerator uid;
     return uid.Generate();
+}
+
+struct DicomReadSet::Impl
+{
+    std::shared_ptr<gdcm::Reader const> file;       //!< keeps the whole file alive
+    gdcm::SmartPointer<gdcm::SequenceOfItems> held; //!< the sequence an item belongs to
+    gdcm::DataSet const* ds{nullptr};
+};
+
+DicomReadSet::DicomReadSet(std::shared_ptr<Impl const> impl) : impl_(std::move(impl))
+{
+}
+
+std::optional<DicomReadSet> DicomReadSet::read(std::string const& path)
+{
+    auto reader = std::make_shared<gdcm::Reader>();
+    reader->SetFileName(path.c_str());
+    if (!reader->Read())
+        return std::nullopt;
+    auto impl = std::make_shared<Impl>();
+    impl->ds = &reader->GetFile().GetDataSet();
+    impl->file = std::move(reader);
+    return DicomReadSet(std::move(impl));
+}
+
+bool DicomReadSet::has(DicomTag tag) const
+{
+    return impl_->ds->FindDataElement(gdcm_tag(tag));
+}
+
+std::string DicomReadSet::text(DicomTag tag) const
+{
+    gdcm::Tag const t = gdcm_tag(tag);
+    if (!impl_->ds->FindDataElement(t))
+        return {};
+    gdcm::ByteValue const* bv = impl_->ds->GetDataElement(t).GetByteValue();
+    if (!bv || !bv->GetPointer())
+        return {};
+    return trim_dicom_value(std::string(bv->GetPointer(), bv->GetLength()));
+}
+
+std::vector<DicomReadSet> DicomReadSet::items(DicomTag tag) const
+{
+    std::vector<DicomReadSet> result;
+    gdcm::Tag const t = gdcm_tag(tag);
+    if (!impl_->ds->FindDataElement(t))
+        return result;
+    gdcm::SmartPointer<gdcm::SequenceOfItems> sq = impl_->ds->GetDataElement(t).GetValueAsSQ();
+    if (!sq)
+        return result;
+    for (gdcm::SequenceOfItems::SizeType i = 1; i <= sq->GetNumberOfItems(); ++i)
+    {
+        auto impl = std::make_shared<Impl>();
+        impl->file = impl_->file;
+        impl->held = sq;
+        impl->ds = &sq->GetItem(i).GetNestedDataSet();
+        result.push_back(DicomReadSet(std::move(impl)));
+    }
+    return result;
 }
 
 struct DicomImageFile::Impl

@@ -2,7 +2,8 @@
 //! Thin typed access to DICOM data sets over GDCM, so that GDCM's headers stay in io/: a
 //! data set built element by element and encoded as the bytes of a Part 10 file
 //! (DicomDataSet, new_dicom_uid), and a DICOM image file read back: its elements' text,
-//! its grid of pixels and their decoded values (DicomImageFile). Which elements a file
+//! its grid of pixels and their decoded values (DicomImageFile), and any DICOM file's data
+//! set read back element by element, sequences included (DicomReadSet). Which elements a file
 //! holds is the caller's (e.g. dose/RtDose.cc); the tags and value representations are
 //! those of DICOM PS3.5 and PS3.6.
 #pragma once
@@ -73,6 +74,28 @@ void quiet_gdcm();
 
 //! A new UID: GDCM's root and a suffix unique to this call.
 std::string new_dicom_uid();
+
+//! A data set read from a DICOM file, or an item of one of its sequences (the items share
+//! the file, which stays in memory while any of them lives). Read-only; copies are cheap.
+class DicomReadSet
+{
+  public:
+    //! Read the Part 10 file `path` (any transfer syntax GDCM reads); none where GDCM cannot.
+    static std::optional<DicomReadSet> read(std::string const& path);
+
+    //! Whether the data set holds the element (with or without a value).
+    bool has(DicomTag tag) const;
+    //! A text element's value without its padding (io/DicomValue.hh); "" when the element
+    //! is absent or has no value.
+    std::string text(DicomTag tag) const;
+    //! The items of a sequence element, in order; none when the element is absent or empty.
+    std::vector<DicomReadSet> items(DicomTag tag) const;
+
+  private:
+    struct Impl;
+    explicit DicomReadSet(std::shared_ptr<Impl const> impl);
+    std::shared_ptr<Impl const> impl_;
+};
 
 //! A DICOM image file read by GDCM (any transfer syntax it decodes).
 class DicomImageFile

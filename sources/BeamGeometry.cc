@@ -8,6 +8,7 @@
 #include "core/Assert.hh"
 #include "core/Constants.hh"
 #include "core/VectorMath.hh"
+#include "sources/PlanView.hh"
 #include "sources/SourceInput.hh"
 
 namespace mcdose
@@ -36,10 +37,8 @@ Real3 rotate_y(Real3 const& v, double a)
 //! A vector of the beam-limiting-device system in phantom (DICOM LPS, HFS) coordinates.
 Real3 bld_to_phantom(BeamInput const& b, Real3 const& v)
 {
-    Real3 const s =
-        rotate_z(rotate_y(rotate_z(v, radians(b.collimator_deg)), radians(b.gantry_deg)),
-                 -radians(b.couch_deg));
-    return {{s[0], -s[2], s[1]}};
+    return fixed_to_phantom(rotate_y(rotate_z(v, radians(b.collimator_deg)), radians(b.gantry_deg)),
+                            b.couch_deg, PatientPosition::hfs);
 }
 
 //! The interval of the projections of `points` on `axis`.
@@ -114,6 +113,41 @@ bool pyramid_meets_box(Real3 const& apex, Real3 const& axis, Real3 const& u, Rea
 }
 } // namespace
 
+bool patient_position_from_dicom(std::string const& code, PatientPosition* position)
+{
+    char const* const codes[] = {"HFS", "HFP", "FFS", "FFP"};
+    PatientPosition const values[] = {PatientPosition::hfs, PatientPosition::hfp,
+                                      PatientPosition::ffs, PatientPosition::ffp};
+    for (int i = 0; i < 4; ++i)
+    {
+        if (code == codes[i])
+        {
+            *position = values[i];
+            return true;
+        }
+    }
+    return false;
+}
+
+Real3 fixed_to_phantom(Real3 const& v, double couch_deg, PatientPosition position)
+{
+    Real3 const s = rotate_z(v, -radians(couch_deg));
+    // Head first: superior = +Y_s; supine: anterior = +Z_s, so posterior (+y) = -Z_s; the
+    // patient's left (+x) is +X_s when head first supine or feet first prone.
+    switch (position)
+    {
+    case PatientPosition::hfs:
+        return {{s[0], -s[2], s[1]}};
+    case PatientPosition::hfp:
+        return {{-s[0], s[2], s[1]}};
+    case PatientPosition::ffs:
+        return {{-s[0], -s[2], -s[1]}};
+    case PatientPosition::ffp:
+        return {{s[0], s[2], -s[1]}};
+    }
+    MCDOSE_ASSERT_UNREACHABLE();
+}
+
 BeamAxes beam_axes(BeamInput const& b)
 {
     BeamAxes a;
@@ -128,9 +162,7 @@ BeamAxes beam_axes(BeamInput const& b)
 
 double rectangle_solid_angle(double x0, double x1, double y0, double y1, double d)
 {
-    auto const f = [d](double x, double y)
-    { return std::atan(x * y / (d * std::sqrt(d * d + x * x + y * y))); };
-    return f(x1, y1) - f(x0, y1) - f(x1, y0) + f(x0, y0);
+    return rectangle_solid_angle<double>(x0, x1, y0, y1, d);
 }
 
 BeamField beam_field(BeamInput const& b, std::string const& where)

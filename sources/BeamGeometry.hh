@@ -21,6 +21,7 @@
 //! isocentre + M R_z(-couch) R_y(gantry) R_z(collimator) p_b in the phantom, M the HFS map.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "core/Array3.hh"
@@ -30,6 +31,25 @@ namespace mcdose
 {
 struct BeamInput;
 struct SourceInput;
+
+//! How the patient lies on the couch (DICOM Patient Position (0018,5100), PS3.3 C.7.3.1.1.2):
+//! head or feet first (towards the gantry), supine or prone.
+enum class PatientPosition
+{
+    hfs,
+    hfp,
+    ffs,
+    ffp
+};
+
+//! The position named by a DICOM Patient Position ("HFS", ...); false for one not modelled
+//! (decubitus, sitting).
+bool patient_position_from_dicom(std::string const& code, PatientPosition* position);
+
+//! A vector of the IEC fixed system in phantom (DICOM patient) coordinates: rotated by the
+//! couch angle [deg] into the patient support system, then mapped by the patient's position
+//! (head first supine: x = X_s, y = -Z_s, z = Y_s).
+Real3 fixed_to_phantom(Real3 const& v, double couch_deg, PatientPosition position);
 
 //! A beam's focal spot and axes in phantom coordinates.
 struct BeamAxes
@@ -43,10 +63,7 @@ struct BeamAxes
 //! The focal spot and axes of a beam (angles in degrees).
 BeamAxes beam_axes(BeamInput const& beam);
 
-//! The solid angle [sr] that the rectangle [x0, x1] x [y0, y1] in a plane at distance d
-//! subtends at a point whose foot on the plane is the origin: with
-//! F(x, y) = atan(x y / (d sqrt(d^2 + x^2 + y^2))),
-//! Omega = F(x1, y1) - F(x0, y1) - F(x1, y0) + F(x0, y0).
+//! The solid angle [sr] of a rectangle of the isocentre plane (sources/PlanView.hh).
 double rectangle_solid_angle(double x0, double x1, double y0, double y1, double d);
 
 //! The field of a beam at the isocentre plane: cells (x0, x1, y0, y1 each, [cm], IEC b

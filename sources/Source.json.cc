@@ -12,6 +12,7 @@
 #include "io/SpectrumFile.hh"
 #include "phantoms/PhantomJson.hh"
 #include "sources/BeamGeometry.hh"
+#include "sources/PlanSource.hh"
 #include "sources/SourceJson.hh"
 
 namespace mcdose
@@ -401,6 +402,52 @@ void parse_monitor_units(JsonNode const& node, SourceInput& s)
             "1 neglects backscatter into the monitor chamber");
     }
 }
+//! `weight` and `particles`.
+void parse_weight(JsonNode const& node, SourceInput& s)
+{
+    if (auto w = node.optional_child("weight"))
+        s.weight =
+            w->number(NumberRange::open_closed(0, 1e12), "relative intensity of this source");
+    if (auto n = node.optional_child("particles"))
+    {
+        s.particles = n->number(NumberRange::open_closed(0, 1e30),
+                                "number of source particles the run represents (for dose in Gy)");
+    }
+}
+
+//! An rt_plan source: photons from the plan's beams, with their energy.
+SourceInput parse_plan_source(JsonNode const& node, SourceInput s)
+{
+    node.allow_only({"type", "file", "machine", "beams", "energy_MeV", "spectrum", "spectrum_file",
+                     "weight", "particles", "calibration", "monitor_backscatter_factor"});
+    s.kind = SourceKind::rt_plan;
+    s.particle = ParticleType::photon;
+    parse_energy(node, s);
+    s.plan = parse_plan(node);
+    parse_weight(node, s);
+    if (auto c = node.optional_child("calibration"))
+    {
+        // The plan's monitor units per fraction, turned into particles by the calibration.
+        if (s.particles)
+            c->fail("give either 'particles' or 'calibration' (which turns the plan's monitor "
+                    "units into particles), not both");
+        s.monitor_units = plan_monitor_units(*s.plan, s.pointer);
+        s.calibration = resolve_input_path(
+            c->string("path of a calibration file written by 'mcdose calibrate' for a beam "
+                      "source of this machine and energy"),
+            input_base_dir(node.file()));
+        if (auto b = node.optional_child("monitor_backscatter_factor"))
+            s.monitor_backscatter_factor =
+                b->number(NumberRange::closed(0.8, 1.25),
+                          "(monitor-chamber signal per particle in the reference field) / (in "
+                          "this plan); 1 neglects backscatter into the monitor chamber");
+    }
+    else if (node.has("monitor_backscatter_factor"))
+    {
+        node.child("monitor_backscatter_factor").fail("used with 'calibration'");
+    }
+    return s;
+}
 } // namespace
 
 SourceInput parse_source(JsonNode const& node)
@@ -409,7 +456,7 @@ SourceInput parse_source(JsonNode const& node)
     SourceInput s;
     s.pointer = node.where();
     std::string const type = node.child("type").choice(
-        {"pencil", "parallel", "point", "isotropic", "volume", "beam", "phase_space"});
+        {"pencil", "parallel", "point", "isotropic", "volume", "beam", "phase_space", "rt_plan"});
     if (type == "phase_space")
     {
         node.allow_only({"type", "file", "translation_cm", "rotation_deg", "recycle", "read_ahead",
@@ -418,6 +465,8 @@ SourceInput parse_source(JsonNode const& node)
         s.phase_space = parse_phase_space(node);
         return s;
     }
+    if (type == "rt_plan")
+        return parse_plan_source(node, std::move(s));
     s.kind = type == "pencil"      ? SourceKind::pencil
              : type == "parallel"  ? SourceKind::parallel
              : type == "point"     ? SourceKind::point
@@ -485,14 +534,7 @@ SourceInput parse_source(JsonNode const& node)
     }
     if (s.kind == SourceKind::parallel || s.kind == SourceKind::point)
         s.field = parse_field(node.child("field"), s.kind);
-    if (auto w = node.optional_child("weight"))
-        s.weight =
-            w->number(NumberRange::open_closed(0, 1e12), "relative intensity of this source");
-    if (auto n = node.optional_child("particles"))
-    {
-        s.particles = n->number(NumberRange::open_closed(0, 1e30),
-                                "number of source particles the run represents (for dose in Gy)");
-    }
+    parse_weight(node, s);
     parse_monitor_units(node, s);
     return s;
 }

@@ -25,6 +25,8 @@ char const* to_cstring(SourceKind k)
         return "beam";
     case SourceKind::phase_space:
         return "phase_space";
+    case SourceKind::rt_plan:
+        return "rt_plan";
     }
     return "?";
 }

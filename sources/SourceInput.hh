@@ -16,6 +16,7 @@
 #include "core/Particle.hh"
 #include "phantoms/PhantomInput.hh"
 #include "sources/PhaseSpaceInput.hh"
+#include "sources/PlanInput.hh"
 
 namespace mcdose
 {
@@ -30,13 +31,14 @@ struct SourceEnergyLimits
 //! Geometry of the emission.
 enum class SourceKind
 {
-    pencil,     //!< all particles from `position_cm` along `direction`
-    parallel,   //!< uniform over `field` (perpendicular to `direction`), all along `direction`
-    point,      //!< from `position_cm`, directions uniform over `field` at `field.distance_cm`
-    isotropic,  //!< from `position_cm`, directions uniform over 4 pi
-    volume,     //!< from within the phantom (VolumeInput), directions uniform over 4 pi
-    beam,       //!< a linac beam placed by IEC 61217 angles (BeamInput)
-    phase_space //!< the particles of an MCPL file (PhaseSpaceInput)
+    pencil,      //!< all particles from `position_cm` along `direction`
+    parallel,    //!< uniform over `field` (perpendicular to `direction`), all along `direction`
+    point,       //!< from `position_cm`, directions uniform over `field` at `field.distance_cm`
+    isotropic,   //!< from `position_cm`, directions uniform over 4 pi
+    volume,      //!< from within the phantom (VolumeInput), directions uniform over 4 pi
+    beam,        //!< a linac beam placed by IEC 61217 angles (BeamInput)
+    phase_space, //!< the particles of an MCPL file (PhaseSpaceInput)
+    rt_plan      //!< the beams of a DICOM RT Plan, delivered continuously (PlanInput)
 };
 char const* to_cstring(SourceKind k);
 
@@ -160,6 +162,7 @@ struct SourceInput
     std::optional<VolumeInput> volume;          //!< volume sources
     std::optional<BeamInput> beam;              //!< beams (position_cm and direction derived)
     std::optional<PhaseSpaceInput> phase_space; //!< phase-space sources
+    std::optional<PlanInput> plan;              //!< rt_plan sources
     double weight{1};                           //!< relative intensity among the sources
     //! Number of source particles the run represents (e.g. from monitor
     //! units): when given, dose is also reported in Gy.

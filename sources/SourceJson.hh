@@ -15,4 +15,8 @@ SourceInput parse_source(JsonNode const& node);
 //! The phase-space fields of a source (file, translation_cm, rotation_deg,
 //! recycle, read_ahead); reads the whole file once (scan_phase_space).
 PhaseSpaceInput parse_phase_space(JsonNode const& node);
+
+//! The fields of an rt_plan source (file, machine, beams); reads and checks the plan and the
+//! machine file (io/RtPlanFile.hh, sources/MachineModel.hh).
+PlanInput parse_plan(JsonNode const& node);
 } // namespace mcdose

@@ -8,6 +8,7 @@
 #include "core/Assert.hh"
 #include "core/Constants.hh"
 #include "sources/BeamGeometry.hh"
+#include "sources/PlanSource.hh"
 
 namespace mcdose
 {
@@ -31,8 +32,10 @@ void write_numbers(std::ostream& os, char const* name, std::vector<double> const
 std::string source_model_key(SourceInput const& s)
 {
     std::ostringstream os;
-    os << std::setprecision(17) << to_cstring(s.kind) << ' ' << particle_name(s.particle)
-       << " source,";
+    // A plan's beams come from the same focal spot as a beam source's: one model.
+    os << std::setprecision(17)
+       << (s.kind == SourceKind::rt_plan ? to_cstring(SourceKind::beam) : to_cstring(s.kind)) << ' '
+       << particle_name(s.particle) << " source,";
     if (s.energy_MeV)
     {
         os << " energy_MeV=" << *s.energy_MeV;
@@ -124,6 +127,9 @@ EmissionExtent emission_extent(SourceInput const& s)
             omega += w;
         return {omega, "sr"};
     }
+    case SourceKind::rt_plan:
+        MCDOSE_VALIDATE(s.plan, << s.pointer << ": an rt_plan source needs its plan");
+        return {plan_mean_solid_angle_sr(*s.plan, s.pointer), "sr"};
     default:
         break;
     }

@@ -25,7 +25,9 @@ std::string source_model_description(SourceInput const& source);
 //! the solid angle its field subtends (sr), a parallel source over its field's area (cm^2),
 //! a pencil beam has extent 1 ("pencil"). The particles per monitor unit of a model are
 //! proportional to it (a collimator selects part of a fixed emission per unit solid angle
-//! or area). Isotropic and volume sources have no monitor units (RuntimeError).
+//! or area). A beam emits into its field's solid angle, an rt_plan source into the mean
+//! solid angle of its jaw openings over its monitor units. Isotropic and volume sources
+//! have no monitor units (RuntimeError).
 struct EmissionExtent
 {
     double value{1};

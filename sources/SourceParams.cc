@@ -11,6 +11,7 @@
 #include "phantoms/VoxelGrid.hh"
 #include "sources/BeamGeometry.hh"
 #include "sources/PhaseSpaceSource.hh"
+#include "sources/PlanSource.hh"
 #include "sources/SourceInput.hh"
 
 namespace mcdose
@@ -225,6 +226,9 @@ SourceParams<Real>::SourceParams(SourceInput const& in, GridGeometry const& grid
         break;
     case SourceKind::phase_space:
         break; // above
+    case SourceKind::rt_plan:
+        this->set_plan(in, grid, phantom);
+        break;
     case SourceKind::parallel:
     case SourceKind::point:
     {
@@ -367,6 +371,17 @@ void SourceParams<Real>::set_beam(SourceInput const& in, GridGeometry const& gri
 }
 
 template <class Real>
+void SourceParams<Real>::set_plan(SourceInput const& in, GridGeometry const& grid,
+                                  Phantom const* phantom)
+{
+    MCDOSE_VALIDATE(in.plan, << in.pointer << ": an rt_plan source needs its plan");
+    plan_ = std::make_shared<PlanParams<Real>>(*in.plan, grid, in.pointer,
+                                               phantom ? phantom->frame_of_reference_uid : "");
+    host_.shape = SourceShape::plan;
+    host_.plan = plan_->host_view();
+}
+
+template <class Real>
 void SourceParams<Real>::set_volume(SourceInput const& in, Phantom const* phantom)
 {
     MCDOSE_VALIDATE(phantom && in.volume,
@@ -421,6 +436,8 @@ SourceView<Real> const& SourceParams<Real>::device_view()
             device_.aperture.keep = std::as_const(device_aperture_keep_).device_span();
             device_.aperture.alias = std::as_const(device_aperture_alias_).device_span();
         }
+        if (plan_)
+            device_.plan = plan_->device_view();
         if (!emission_voxel_.empty())
         {
             device_emission_voxel_ = DeviceBuffer<std::uint32_t>(emission_voxel_);

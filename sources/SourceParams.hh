@@ -29,6 +29,8 @@ struct VolumeInput;
 struct Phantom; // phantoms/VoxelGrid.hh
 template <class Real>
 class PhaseSpaceChunks; // sources/PhaseSpaceSource.hh
+template <class Real>
+class PlanParams; // sources/PlanSource.hh
 
 //! Relative number of a volume source's particles starting in each voxel of the phantom
 //! (linear index; VolumeInput says how). Throws RuntimeError naming `where` (the source's
@@ -73,6 +75,7 @@ class SourceParams
     void set_spectrum(SpectrumInput const& spectrum, std::string const& where);
     void set_volume(SourceInput const& input, Phantom const* phantom);
     void set_beam(SourceInput const& input, GridGeometry const& grid);
+    void set_plan(SourceInput const& input, GridGeometry const& grid, Phantom const* phantom);
 
     std::vector<Real> edges_;   //!< histogram edges
     std::vector<Real> density_; //!< piecewise-linear continuum: density at the edges
@@ -100,6 +103,7 @@ class SourceParams
     SourceView<Real> device_;
     bool uploaded_{false};
     std::shared_ptr<PhaseSpaceChunks<Real>> phase_space_;
+    std::shared_ptr<PlanParams<Real>> plan_;
 };
 
 //! The sources of a study as one sampler (SourceMixView). Selection

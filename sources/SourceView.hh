@@ -20,7 +20,9 @@
 //!   plane, `field_distance_cm` (the SAD) along `direction`, drawn by ApertureView in the
 //!   (axis_u, axis_v) = IEC (X_b, Y_b) frame (sources/BeamGeometry.hh);
 //! - phase space: the particle the history index selects (PhaseSpaceView), no
-//!   random number drawn.
+//!   random number drawn;
+//! - plan: a treatment plan's beams delivered continuously through their jaws and leaves
+//!   (PlanView), each particle weighted by its transmission.
 //! Lengths in cm, energies in MeV.
 #pragma once
 
@@ -37,6 +39,7 @@
 #include "rng/Distributions.hh"
 #include "sources/BeamView.hh"
 #include "sources/PhaseSpaceView.hh"
+#include "sources/PlanView.hh"
 #include "sources/SpectrumView.hh"
 
 namespace mcdose
@@ -52,7 +55,8 @@ enum class SourceShape : int
     isotropic_point,
     volume,
     beam,
-    phase_space
+    phase_space,
+    plan
 };
 
 //! Where a volume source's particles start: an emitting voxel drawn with Walker's alias
@@ -99,6 +103,7 @@ struct SourceView
     EmissionView<Real> emission; //!< volume sources
     ApertureView<Real> aperture; //!< beams: the field at the isocentre plane
     PhaseSpaceView<Real> phase_space;
+    PlanView<Real> plan; //!< rt_plan sources: the delivery (position, direction, weight)
 
     //! The source particle of history `history` (a phase space's particle, with
     //! its weight), else one sampled as below.
@@ -170,6 +175,9 @@ struct SourceView
             p.direction = normalized(axpy(field_distance_cm, direction, to));
             break;
         }
+        case SourceShape::plan:
+            plan(rng, p);
+            break;
         case SourceShape::isotropic_point:
         {
             auto const d = sample_isotropic<Real>(rng);

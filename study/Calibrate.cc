@@ -28,12 +28,13 @@ SourceInput const& reference_source(StudyInput const& study)
     }
     SourceInput const& s = study.sources.front();
     if (s.kind != SourceKind::pencil && s.kind != SourceKind::parallel &&
-        s.kind != SourceKind::point)
+        s.kind != SourceKind::point && s.kind != SourceKind::beam)
     {
         throw InputError(study.study_file, s.pointer + "/type",
                          std::string("a ") + to_cstring(s.kind) +
-                             " source has no monitor units; calibrate a pencil, parallel or "
-                             "point source");
+                             " source has no monitor units; calibrate a pencil, parallel, "
+                             "point or beam source (a beam's calibration serves the rt_plan "
+                             "sources of the same machine and energy)");
     }
     if (s.monitor_units)
     {

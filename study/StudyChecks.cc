@@ -10,6 +10,7 @@
 #include "phantoms/PhantomBuilder.hh"
 #include "phantoms/StructureSet.hh"
 #include "sources/BeamGeometry.hh"
+#include "sources/PlanSource.hh"
 #include "sources/SourceParams.hh"
 #include "study/OutputPlan.hh"
 #include "study/PhaseSpaceOutput.hh"
@@ -151,7 +152,7 @@ void check_rtdose_grid(StudyInput const& study, Phantom const& phantom)
 
 //! Volume sources: each emits from at least one voxel of the phantom (material, region and
 //! activity image read and checked; errors name the source's field). Beams: the field
-//! reaches the phantom.
+//! reaches the phantom. Plans: they fit their machine and the CT's Frame of Reference.
 void check_volume_sources(StudyInput const& study, Phantom const& phantom)
 {
     for (SourceInput const& s : study.sources)
@@ -160,6 +161,9 @@ void check_volume_sources(StudyInput const& study, Phantom const& phantom)
             volume_emission_weights(*s.volume, phantom, s.pointer);
         if (s.kind == SourceKind::beam && s.beam)
             check_beam_reaches_grid(s, phantom.grid.geometry());
+        if (s.kind == SourceKind::rt_plan && s.plan)
+            build_plan_tables(*s.plan, phantom.grid.geometry(), s.pointer,
+                              phantom.frame_of_reference_uid);
     }
 }
 } // namespace

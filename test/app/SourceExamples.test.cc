@@ -1,13 +1,16 @@
-//! The spectrum and beam examples run end to end on the CPU with few histories, and a beam
-//! whose field misses the phantom is refused before transport without writing an output.
+//! The spectrum, beam and plan examples run end to end on the CPU with few histories; a beam
+//! whose field misses the phantom and a plan made on another CT are refused before transport
+//! without writing an output.
 #include <filesystem>
 #include <fstream>
+#include <vector>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include "RunCommand.hh"
 #include "TestMacros.hh"
+#include "io/TestRtPlan.hh"
 
 namespace mcdose::test
 {
@@ -22,11 +25,31 @@ fs::path fresh_dir(std::string const& name)
     fs::create_directories(dir);
     return dir;
 }
+
+//! `mcdose check` and `mcdose run` of `study` (written to `path`) both fail with every one of
+//! `messages`, writing no output.
+void expect_refused_before_transport(nlohmann::json const& study, fs::path const& path,
+                                     std::vector<std::string> const& messages)
+{
+    std::ofstream(path) << study.dump(2);
+    fs::path const out = path.parent_path() / "results";
+    std::string const run =
+        " run " + path.string() + " --backend cpu --histories 100 --output-dir " + out.string();
+    for (std::string const& command : {" check " + path.string(), run})
+    {
+        auto const r = run_command(mcdose_exe() + command);
+        EXPECT_NE(0, r.exit_code) << r.output;
+        for (auto const& m : messages)
+            EXPECT_NE(r.output.find(m), std::string::npos) << r.output;
+        EXPECT_TRUE(!fs::exists(out) || fs::is_empty(out)) << "an output was written";
+    }
+}
 } // namespace
 
 TEST(SourceExamples, RunOnTheCpuWithFewHistories)
 {
-    for (std::string const name : {"spectrum_6MV_water", "beam_6MV_two_beams"})
+    for (std::string const name :
+         {"spectrum_6MV_water", "beam_6MV_two_beams", "synthetic_ct_plan_vmat"})
     {
         fs::path const out = fresh_dir(name);
         std::string const study = source_dir() + "/examples/" + name + ".json";
@@ -57,21 +80,26 @@ TEST(SourceExamples, BeamThatMissesThePhantomIsRefusedBeforeTransport)
         if (s.contains("aperture"))
             s["aperture"]["image"] = source_dir() + "/examples/beam_aperture.mha";
     }
-    fs::path const study = dir / "miss.json";
-    std::ofstream(study) << j.dump(2);
-    fs::path const out = dir / "results";
-    std::string const run =
-        " run " + study.string() + " --backend cpu --histories 100 --output-dir " + out.string();
-    for (std::string const& command : {" check " + study.string(), run})
-    {
-        auto const r = run_command(mcdose_exe() + command);
-        EXPECT_NE(0, r.exit_code) << r.output;
-        EXPECT_NE(r.output.find("/sources/0: the beam's field misses the phantom"),
-                  std::string::npos)
-            << r.output;
-        EXPECT_NE(r.output.find("check 'isocentre_cm'"), std::string::npos) << r.output;
-        EXPECT_TRUE(!fs::exists(out) || fs::is_empty(out)) << "an output was written";
-    }
+    expect_refused_before_transport(
+        j, dir / "miss.json",
+        {"/sources/0: the beam's field misses the phantom", "check 'isocentre_cm'"});
+    fs::remove_all(dir);
+}
+TEST(SourceExamples, PlanOnAnotherFrameOfReferenceIsRefusedBeforeTransport)
+{
+    fs::path const dir = fresh_dir("plan_frame");
+    TestPlan plan;
+    plan.frame_uid = "1.2.826.0.1.3680043.2.1125.99.1"; // not the CT's
+    plan.beams = {static_beam(-20, 20, -20, 20)};
+    write_test_plan(plan, (dir / "plan.dcm").string());
+    std::ifstream in(source_dir() + "/examples/synthetic_ct_plan_vmat.json");
+    nlohmann::json j = nlohmann::json::parse(in);
+    j["phantom"]["image"] = source_dir() + "/examples/synthetic_ct_dicom";
+    j["sources"][0]["file"] = (dir / "plan.dcm").string();
+    j["sources"][0]["machine"] = source_dir() + "/examples/machines/varian_millennium120.json";
+    j["sources"][0]["spectrum_file"] = source_dir() + "/examples/mohan6.spectrum";
+    expect_refused_before_transport(j, dir / "plan.json",
+                                    {"/sources/0: the plan", "Frame of Reference"});
     fs::remove_all(dir);
 }
 } // namespace mcdose::test
