@@ -2,13 +2,12 @@
 #include "transport/engine/Checkpoint.hh"
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <type_traits>
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
 #include "core/Hash.hh"
+#include "io/InputFile.hh"
 
 namespace mcdose
 {
@@ -190,12 +189,8 @@ void write_checkpoint(std::string const& path, TransportCheckpoint const& ck)
 
 std::string read_checkpoint_bytes(std::string const& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    MCDOSE_VALIDATE(in.good(), << "--resume '" << path
-                               << "': cannot open the checkpoint (check the path)");
-    std::ostringstream os;
-    os << in.rdbuf();
-    return os.str();
+    // A FIFO, device or directory is refused without waiting on it.
+    return read_input_file(path, "checkpoint given to --resume", data_input_limit);
 }
 
 void check_checkpoint_fingerprint(TransportCheckpoint const& ck, std::string const& expected,
