@@ -95,8 +95,7 @@ int FileHandle::release() noexcept
     return fd;
 }
 
-OpenedDirectory::OpenedDirectory(std::string const& path, std::string const& for_file)
-    : path_(path)
+OpenedDirectory::OpenedDirectory(std::string const& path, std::string const& for_file) : path_(path)
 {
     MCDOSE_VALIDATE(!path.empty(), << "cannot write '" << for_file
                                    << "': the directory name is empty; give a directory");
@@ -139,9 +138,9 @@ void write_and_close(FileHandle fd, void const* data, std::size_t size, std::str
         p += n;
         size -= std::size_t(n);
     }
-    MCDOSE_VALIDATE(::close(fd.release()) == 0,
-                    << "writing '" << display << "' failed (" << errno_text(errno)
-                    << "); check the free disk space");
+    MCDOSE_VALIDATE(::close(fd.release()) == 0, << "writing '" << display << "' failed ("
+                                                << errno_text(errno)
+                                                << "); check the free disk space");
 }
 
 StagingDirectory::StagingDirectory(OpenedDirectory const& parent, std::string const& for_file)
@@ -251,9 +250,7 @@ struct StagedFile::Impl
 };
 
 StagedFile::StagedFile(std::string const& final_path)
-    : impl_(std::make_unique<Impl>()),
-      final_path_(final_path),
-      name_(name_of(final_path))
+    : impl_(std::make_unique<Impl>()), final_path_(final_path), name_(name_of(final_path))
 {
     MCDOSE_VALIDATE(!final_path.empty() && !name_.empty() && name_ != "." && name_ != "..",
                     << "output path '" << final_path << "' names no file; give a file name");
@@ -284,11 +281,11 @@ void StagedFile::commit()
     int const staging = impl_->staging->fd();
     // A third-party writer may report failure without throwing and without a file.
     struct stat st = {};
-    MCDOSE_VALIDATE(::fstatat(staging, name_.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-                        S_ISREG(st.st_mode),
-                    << "cannot write '" << final_path_
-                    << "': the writer produced no file; check the disk space and that the "
-                       "directory is writable");
+    MCDOSE_VALIDATE(
+        ::fstatat(staging, name_.c_str(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode),
+        << "cannot write '" << final_path_
+        << "': the writer produced no file; check the disk space and that the "
+           "directory is writable");
     if (impl_->set)
     {
         impl_->set->ready(name_);
@@ -307,7 +304,24 @@ void write_atomically(std::string const& path,
 {
     MCDOSE_VALIDATE(!path.empty(), << "output path is empty; give a file name");
     StagedFile staged(path);
-    write(staged.path());
+    try
+    {
+        write(staged.path());
+    }
+    catch (RuntimeError const& e)
+    {
+        // A writer's message names the file it was given: the user knows it as `path`.
+        std::string message = e.what();
+        bool renamed = false;
+        for (std::size_t at; (at = message.find(staged.path())) != std::string::npos;)
+        {
+            message.replace(at, staged.path().size(), path);
+            renamed = true;
+        }
+        if (renamed)
+            throw RuntimeError(message);
+        throw;
+    }
     staged.commit();
 }
 

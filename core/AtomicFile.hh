@@ -70,8 +70,7 @@ FileHandle create_file_at(int dir_fd, std::string const& name, mode_t mode,
 
 //! Write all `size` bytes to `fd`, then close it, throwing (naming `display`) on a short
 //! write or a failed close (a full disk).
-void write_and_close(FileHandle fd, void const* data, std::size_t size,
-                     std::string const& display);
+void write_and_close(FileHandle fd, void const* data, std::size_t size, std::string const& display);
 
 /*!
  * A file being written under a temporary name in a private staging directory beside

@@ -75,7 +75,10 @@ void OutputSet::ready(std::string const& name)
 {
     std::lock_guard<std::mutex> const lock(mutex_);
     if (std::find(ready_.begin(), ready_.end(), name) == ready_.end())
+    {
         ready_.push_back(name);
+        registered_.push_back(std::make_unique<TemporaryFile>(staging_->entry_path(name)));
+    }
 }
 
 std::vector<std::string> OutputSet::commit()
@@ -91,19 +94,29 @@ std::vector<std::string> OutputSet::commit()
     // is not in place.
     std::stable_partition(order.begin(), order.end(),
                           [&](std::string const& n) { return n != last_; });
+    // Nothing moves unless all can: a directory in a file's place fails before any does.
+    for (auto const& name : order)
+    {
+        struct stat st = {};
+        MCDOSE_VALIDATE(::fstatat(dir_->fd(), name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 ||
+                            !S_ISDIR(st.st_mode),
+                        << "cannot write '" << dir_->path() << "/" << name
+                        << "': a directory is in its place; remove it or choose another "
+                           "outputs.name");
+    }
     std::vector<std::string> paths;
     for (auto const& name : order)
     {
-        MCDOSE_VALIDATE(
-            ::renameat(staging_->fd(), name.c_str(), dir_->fd(), name.c_str()) == 0,
-            << "cannot move '" << name << "' into '" << dir_->path() << "': "
-            << std::strerror(errno) << "; check the output directory");
+        MCDOSE_VALIDATE(::renameat(staging_->fd(), name.c_str(), dir_->fd(), name.c_str()) == 0,
+                        << "cannot move '" << name << "' into '" << dir_->path()
+                        << "': " << std::strerror(errno) << "; check the output directory");
         paths.push_back(dir_->path() + "/" + name);
     }
     {
         std::lock_guard<std::mutex> const lock(g_sets_mutex);
         g_sets.erase(std::remove(g_sets.begin(), g_sets.end(), this), g_sets.end());
     }
+    registered_.clear();
     staging_.reset();
     return paths;
 }

@@ -20,6 +20,7 @@ namespace mcdose
 {
 class OpenedDirectory;
 class StagingDirectory;
+class TemporaryFile;
 
 class OutputSet
 {
@@ -54,5 +55,7 @@ class OutputSet
     std::shared_ptr<StagingDirectory> staging_;
     std::mutex mutex_;
     std::vector<std::string> ready_;
+    //! The staged files, listed for removal on a signal until they are moved.
+    std::vector<std::unique_ptr<TemporaryFile>> registered_;
 };
 } // namespace mcdose

@@ -2,10 +2,10 @@
 #include "io/CacheFile.hh"
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <filesystem>
-#include <cstdio>
 #include <mutex>
 #include <sys/stat.h>
 #include <unistd.h>

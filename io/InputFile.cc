@@ -1,99 +1,33 @@
 //! \file io/InputFile.cc
 #include "io/InputFile.hh"
 
-#include <cerrno>
-#include <cstring>
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include "io/InputError.hh"
 
 namespace mcdose
 {
-namespace
-{
-char const* kind_of(mode_t mode)
-{
-    return S_ISDIR(mode)    ? "a directory"
-           : S_ISFIFO(mode) ? "a FIFO (named pipe)"
-           : S_ISSOCK(mode) ? "a socket"
-           : S_ISLNK(mode)  ? "a symbolic link"
-                            : "a device";
-}
-
-std::string size_text(std::uint64_t bytes)
-{
-    return std::to_string(bytes) + " bytes";
-}
-} // namespace
-
 FileHandle open_input_file(std::string const& path, char const* what, std::uint64_t max_bytes,
                            bool follow_link)
 {
-    // O_NONBLOCK: opening a FIFO returns at once (then refused below), never waits.
-    int const flags =
-        O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | (follow_link ? 0 : O_NOFOLLOW);
-    FileHandle fd(::open(path.c_str(), flags));
-    if (!fd)
+    try
     {
-        int const err = errno;
-        if (err == ELOOP && !follow_link)
-        {
-            throw InputError(path, "",
-                             std::string("is a symbolic link; give the ") + what + " itself");
-        }
-        throw InputError(path, "",
-                         std::string("cannot open the ") + what + " (" + std::strerror(err) +
-                             "); check the path and its permissions");
+        return open_regular_file(path, what, max_bytes, follow_link);
     }
-    struct stat st = {};
-    if (::fstat(fd.get(), &st) != 0)
-        throw InputError(path, "", std::string("cannot read the ") + what + " (fstat failed)");
-    if (!S_ISREG(st.st_mode))
+    catch (RegularFileError const& e)
     {
-        throw InputError(path, "",
-                         std::string("is ") + kind_of(st.st_mode) +
-                             ", not a regular file; give the " + what + " itself");
+        throw InputError(path, "", e.what());
     }
-    if (std::uint64_t(st.st_size) > max_bytes)
-    {
-        throw InputError(path, "",
-                         std::string("is ") + size_text(std::uint64_t(st.st_size)) +
-                             ", more than the " + size_text(max_bytes) + " a " + what +
-                             " may have; check that this is the right file");
-    }
-    // Reads block as usual from here on.
-    ::fcntl(fd.get(), F_SETFL, O_RDONLY);
-    return fd;
 }
 
 std::string read_opened_file(FileHandle fd, std::string const& path, char const* what)
 {
-    struct stat st = {};
-    ::fstat(fd.get(), &st);
-    std::string bytes;
-    bytes.reserve(std::size_t(st.st_size));
-    char buffer[1 << 16];
-    for (;;)
+    try
     {
-        ssize_t const n = ::read(fd.get(), buffer, sizeof(buffer));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n < 0)
-        {
-            throw InputError(path, "",
-                             std::string("reading the ") + what + " failed (" +
-                                 std::strerror(errno) + ")");
-        }
-        if (n == 0)
-            break;
-        bytes.append(buffer, std::size_t(n));
-        // A file that grows while it is read is cut at the size it had when opened.
-        if (bytes.size() > std::size_t(st.st_size))
-            throw InputError(path, "", std::string("the ") + what + " changed while read");
+        return read_opened_file(std::move(fd), what);
     }
-    return bytes;
+    catch (RegularFileError const& e)
+    {
+        throw InputError(path, "", e.what());
+    }
 }
 
 void require_regular_file(std::string const& path, char const* what, std::uint64_t max_bytes)

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "core/AtomicFile.hh"
+#include "core/RegularFile.hh"
 
 namespace mcdose
 {
@@ -18,7 +18,8 @@ inline constexpr std::uint64_t data_input_limit = std::uint64_t(64) << 30;  //!<
 
 //! Open `path` for reading (without waiting on a FIFO, not following a last link where
 //! `follow_link` is false) and check with fstat that it is a regular file of at most
-//! `max_bytes`. Throws InputError naming `path`; `what` names the file ("study file").
+//! `max_bytes` (core/RegularFile.hh). Throws InputError naming `path`; `what` names the
+//! file ("study file").
 FileHandle open_input_file(std::string const& path, char const* what, std::uint64_t max_bytes,
                            bool follow_link = true);
 

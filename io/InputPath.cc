@@ -40,8 +40,8 @@ bool same_file(std::string const& a, std::string const& b)
     if (comparable_path(a) == comparable_path(b))
         return true;
     struct stat sa = {}, sb = {};
-    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 &&
-           sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return ::stat(a.c_str(), &sa) == 0 && ::stat(b.c_str(), &sb) == 0 && sa.st_dev == sb.st_dev &&
+           sa.st_ino == sb.st_ino;
 }
 
 void refuse_outputs_over_inputs(std::vector<NamedFile> const& outputs,

@@ -9,15 +9,15 @@
 #include <filesystem>
 #include <map>
 #include <set>
-#include <sys/stat.h>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/AtomicFile.hh"
+#include "core/OutputSet.hh"
 #include "io/InputError.hh"
 #include "io/InputFile.hh"
 #include "io/InputPath.hh"
-#include "core/OutputSet.hh"
 #include "io/JsonInput.hh"
 
 namespace fs = std::filesystem;
@@ -75,7 +75,12 @@ void check_output_names(StudyInput const& study, std::vector<PlannedOutput> cons
                                      in.pointer + "; choose another name");
             }
         }
-        auto const [it, inserted] = seen.emplace(comparable_path(out.path), &out);
+        // Two outputs clash by name (a link in an output's place is replaced, not followed).
+        fs::path const p(out.path);
+        std::string const name =
+            comparable_path(p.has_parent_path() ? p.parent_path().string() : ".") + "/" +
+            p.filename().string();
+        auto const [it, inserted] = seen.emplace(name, &out);
         if (!inserted)
         {
             throw InputError(study.study_file, out.pointer,
@@ -96,15 +101,16 @@ fs::path existing_ancestor(fs::path dir)
 }
 
 //! Refuse an output directory in a file system of the kernel's (/proc, /sys, /dev).
-void check_not_kernel_directory(StudyInput const& study, std::string const& resolved)
+void check_not_kernel_directory(StudyInput const& study, std::string const& directory)
 {
+    std::string const resolved = comparable_path(directory);
     for (char const* root : {"/proc", "/sys", "/dev"})
     {
         std::string const r = root;
         if (resolved == r || resolved.compare(0, r.size() + 1, r + "/") == 0)
         {
             throw InputError(study.study_file, "/outputs/directory",
-                             "'" + resolved + "' is under " + r +
+                             "'" + directory + "' is under " + r +
                                  ", a file system of the kernel, not for files; choose an "
                                  "output directory on a disk (or --output-dir)");
         }
@@ -150,7 +156,7 @@ void check_directory_writable(StudyInput const& study, OutputInput const& output
     }
     std::error_code ec;
     fs::path const dir(outputs.directory);
-    check_not_kernel_directory(study, comparable_path(outputs.directory));
+    check_not_kernel_directory(study, outputs.directory);
     fs::path const existing = existing_ancestor(dir);
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     {
@@ -297,16 +303,16 @@ int open_lock_file(std::string const& directory, bool& own)
     {
         fd = ::openat(dir.fd(), lock_name.c_str(), flags);
         if (fd < 0 && errno == EACCES) // another user's lock: a shared lock needs no write
-            fd = ::openat(dir.fd(), lock_name.c_str(), O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
-                                                           O_NONBLOCK);
+            fd = ::openat(dir.fd(), lock_name.c_str(),
+                          O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
     }
     int const err = errno;
-    MCDOSE_VALIDATE(fd >= 0,
-                    << "cannot lock the output directory '" << directory << "' ("
-                    << (err == ELOOP ? std::string("its .mcdose.lock is a symbolic link")
-                                     : std::string(std::strerror(err)))
-                    << "); remove '" << lock_name
-                    << "' if no run is writing there, or choose another outputs.directory");
+    MCDOSE_VALIDATE(
+        fd >= 0, << "cannot lock the output directory '" << directory << "' ("
+                 << (err == ELOOP ? std::string("its .mcdose.lock is a symbolic link")
+                                  : std::string(std::strerror(err)))
+                 << "); remove '" << lock_name
+                 << "' if no run is writing there, or choose another outputs.directory");
     struct stat st = {};
     if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
     {

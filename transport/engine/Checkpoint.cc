@@ -7,7 +7,7 @@
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
 #include "core/Hash.hh"
-#include "io/InputFile.hh"
+#include "core/RegularFile.hh"
 
 namespace mcdose
 {
@@ -190,7 +190,16 @@ void write_checkpoint(std::string const& path, TransportCheckpoint const& ck)
 std::string read_checkpoint_bytes(std::string const& path)
 {
     // A FIFO, device or directory is refused without waiting on it.
-    return read_input_file(path, "checkpoint given to --resume", data_input_limit);
+    char const what[] = "checkpoint given to --resume";
+    try
+    {
+        return read_opened_file(open_regular_file(path, what, std::uint64_t(64) << 30), what);
+    }
+    catch (RegularFileError const& e)
+    {
+        MCDOSE_VALIDATE(false, << "--resume '" << path << "': " << e.what());
+    }
+    return {};
 }
 
 void check_checkpoint_fingerprint(TransportCheckpoint const& ck, std::string const& expected,
