@@ -7,7 +7,6 @@
 #include <cmath>
 #include <condition_variable>
 #include <cstdint>
-#include <fstream>
 #include <future>
 #include <memory>
 #include <mutex>
@@ -462,19 +461,7 @@ void with_hdf5_errors(std::string const& path, F&& f)
 //! success.
 void write_file_image(std::string const& path, void const* bytes, std::size_t size)
 {
-    write_atomically(path,
-                     [&](std::string const& tmp)
-                     {
-                         std::ofstream out(tmp, std::ios::binary);
-                         MCDOSE_VALIDATE(out, << "cannot open '" << tmp
-                                              << "' for writing; check that the directory "
-                                                 "exists and is writable");
-                         out.write(static_cast<char const*>(bytes),
-                                   static_cast<std::streamsize>(size));
-                         out.close();
-                         MCDOSE_VALIDATE(out, << "cannot write HDF5 file '" << path
-                                              << "' (disk full?); check the free disk space");
-                     });
+    write_bytes_atomically(path, bytes, size);
 }
 } // namespace
 

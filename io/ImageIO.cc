@@ -213,47 +213,38 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
     image->GetPixelContainer()->SetImportPointer(const_cast<T*>(values.data()), values.size(),
                                                  false);
 
-    write_atomically(
-        path,
-        [&](std::string const& tmp)
-        {
-            // ITK picks details (e.g. MetaImage's single-file layout) from the
-            // extension, so write under the real extension, then move onto `tmp`.
-            std::string const staged = tmp + ext;
-            TemporaryFile const registered(staged);
-            auto writer = itk::ImageFileWriter<Image>::New();
-            writer->SetImageIO(io);
-            writer->SetFileName(staged);
-            writer->SetInput(image);
-            writer->UseCompressionOn();
-            try
-            {
-                CerrCapture const quiet; // failures are found by reading the file back
-                writer->Update();
-            }
-            catch (itk::ExceptionObject const& e)
-            {
-                std::remove(staged.c_str());
-                MCDOSE_VALIDATE(false, << "cannot write image '" << path << "': " << itk_reason(e)
-                                       << "; check that the directory exists and is writable");
-            }
-            try
-            {
-                verify_written_image(staged, geometry, values);
-            }
-            catch (RuntimeError const& e)
-            {
-                std::remove(staged.c_str());
-                MCDOSE_VALIDATE(false, << "cannot write image '" << path
-                                       << "': the file written is incomplete (" << e.what()
-                                       << "); check the free disk space");
-            }
-            if (std::rename(staged.c_str(), tmp.c_str()) != 0)
-            {
-                std::remove(staged.c_str());
-                MCDOSE_VALIDATE(false, << "cannot write image '" << path << "' (rename failed)");
-            }
-        });
+    write_atomically(path,
+                     [&](std::string const& tmp)
+                     {
+                         // `tmp` ends as `path` does: ITK picks details (e.g. MetaImage's
+                         // single-file layout) from the extension.
+                         auto writer = itk::ImageFileWriter<Image>::New();
+                         writer->SetImageIO(io);
+                         writer->SetFileName(tmp);
+                         writer->SetInput(image);
+                         writer->UseCompressionOn();
+                         try
+                         {
+                             CerrCapture const quiet; // failures are found by reading the file back
+                             writer->Update();
+                         }
+                         catch (itk::ExceptionObject const& e)
+                         {
+                             MCDOSE_VALIDATE(
+                                 false, << "cannot write image '" << path << "': " << itk_reason(e)
+                                        << "; check that the directory exists and is writable");
+                         }
+                         try
+                         {
+                             verify_written_image(tmp, geometry, values);
+                         }
+                         catch (RuntimeError const& e)
+                         {
+                             MCDOSE_VALIDATE(false, << "cannot write image '" << path
+                                                    << "': the file written is incomplete ("
+                                                    << e.what() << "); check the free disk space");
+                         }
+                     });
 }
 
 //! Read an image file whose header `io` has read, as pixels of type T.

@@ -1,51 +1,42 @@
 //! \file io/InputFile.cc
 #include "io/InputFile.hh"
 
-#include <cerrno>
-#include <cstring>
-#include <fstream>
-#include <sstream>
-#include <sys/stat.h>
-
 #include "io/InputError.hh"
 
 namespace mcdose
 {
-void require_regular_file(std::string const& path, char const* what)
+FileHandle open_input_file(std::string const& path, char const* what, std::uint64_t max_bytes,
+                           bool follow_link)
 {
-    struct stat st = {};
-    if (::stat(path.c_str(), &st) != 0)
+    try
     {
-        int const err = errno;
-        throw InputError(path, "",
-                         std::string("cannot open the ") + what + " (" + std::strerror(err) +
-                             "); check the path");
+        return open_regular_file(path, what, max_bytes, follow_link);
     }
-    if (S_ISREG(st.st_mode))
-        return;
-    char const* kind = S_ISDIR(st.st_mode)    ? "a directory"
-                       : S_ISFIFO(st.st_mode) ? "a FIFO (named pipe)"
-                       : S_ISSOCK(st.st_mode) ? "a socket"
-                                              : "a device";
-    throw InputError(
-        path, "", std::string("is ") + kind + ", not a regular file; give the " + what + " itself");
+    catch (RegularFileError const& e)
+    {
+        throw InputError(path, "", e.what());
+    }
 }
 
-std::string read_input_file(std::string const& path, char const* what)
+std::string read_opened_file(FileHandle fd, std::string const& path, char const* what)
 {
-    require_regular_file(path, what);
-    std::ifstream in(path, std::ios::binary);
-    if (!in)
+    try
     {
-        throw InputError(path, "",
-                         std::string("cannot open the ") + what +
-                             " (unreadable); check its "
-                             "permissions");
+        return read_opened_file(std::move(fd), what);
     }
-    std::stringstream ss;
-    ss << in.rdbuf();
-    if (in.bad())
-        throw InputError(path, "", std::string("reading the ") + what + " failed (I/O error)");
-    return ss.str();
+    catch (RegularFileError const& e)
+    {
+        throw InputError(path, "", e.what());
+    }
+}
+
+void require_regular_file(std::string const& path, char const* what, std::uint64_t max_bytes)
+{
+    (void)open_input_file(path, what, max_bytes);
+}
+
+std::string read_input_file(std::string const& path, char const* what, std::uint64_t max_bytes)
+{
+    return read_opened_file(open_input_file(path, what, max_bytes), path, what);
 }
 } // namespace mcdose

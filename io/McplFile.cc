@@ -262,8 +262,7 @@ void McplReader::seek(std::uint64_t index)
 struct McplWriter::Impl
 {
     mcpl_outfile_t file{nullptr};
-    std::string tmp; //!< the name libmcpl writes to
-    std::unique_ptr<TemporaryFile> registered;
+    std::unique_ptr<StagedFile> staged; //!< where libmcpl writes (see core/AtomicFile.hh)
     bool open{false};
 };
 
@@ -273,19 +272,19 @@ McplWriter::McplWriter(std::string const& path, std::string const& source_name,
 {
     install_error_handler();
     // libmcpl appends ".mcpl" to a name without it.
-    std::string const tmp = path + ".tmp." + std::to_string(::getpid()) + ".mcpl";
+    MCDOSE_VALIDATE(path.size() > 5 && path.compare(path.size() - 5, 5, ".mcpl") == 0,
+                    << path << ": a phase-space file's name must end in .mcpl");
+    impl_->staged = std::make_unique<StagedFile>(path);
     with_path(path,
               [&]
               {
-                  impl_->file = mcpl_create_outfile(tmp.c_str());
+                  impl_->file = mcpl_create_outfile(impl_->staged->path().c_str());
                   impl_->open = true;
-                  impl_->tmp = mcpl_outfile_filename(impl_->file);
                   mcpl_hdr_set_srcname(impl_->file, source_name.c_str());
                   for (auto const& c : comments)
                       mcpl_hdr_add_comment(impl_->file, c.c_str());
                   return 0;
               });
-    impl_->registered = std::make_unique<TemporaryFile>(impl_->tmp);
 }
 
 McplWriter::~McplWriter()
@@ -299,7 +298,7 @@ McplWriter::~McplWriter()
     catch (...)
     {
     }
-    std::remove(impl_->tmp.c_str());
+    // The staged file goes with impl_->staged.
 }
 
 void McplWriter::add(McplParticle const& in)
@@ -334,14 +333,7 @@ void McplWriter::commit()
                   return 0;
               });
     impl_->open = false;
-    if (std::rename(impl_->tmp.c_str(), path_.c_str()) != 0)
-    {
-        int const err = errno;
-        std::remove(impl_->tmp.c_str());
-        MCDOSE_VALIDATE(false, << path_ << ": cannot rename the finished phase-space file ("
-                               << std::strerror(err) << ")");
-    }
-    impl_->registered.reset();
+    impl_->staged->commit();
 }
 #else
 namespace

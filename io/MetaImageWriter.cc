@@ -12,6 +12,9 @@
 #include <sstream>
 #include <vector>
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include "core/Assert.hh"
 #include "core/ParallelFor.hh"
 #include "io/Deflate.hh"
@@ -104,8 +107,12 @@ void write_metaimage_impl(std::string const& path, GridGeometry const& geometry,
     std::size_t const header_bytes =
         metaimage_header(geometry, type, std::numeric_limits<std::size_t>::max(), 0).size();
 
-    // Closed on every path out (an error anywhere below throws).
-    std::unique_ptr<std::FILE, FileCloser> file(std::fopen(path.c_str(), "wb"));
+    // A new file, never one through a link (`path` is a staged name: core/AtomicFile.hh);
+    // closed on every path out (an error anywhere below throws).
+    int const fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    std::unique_ptr<std::FILE, FileCloser> file(fd >= 0 ? ::fdopen(fd, "wb") : nullptr);
+    if (fd >= 0 && !file)
+        ::close(fd);
     MCDOSE_VALIDATE(file, << "cannot write image '" << path << "': " << std::strerror(errno)
                           << "; check that the directory exists and is writable");
     std::FILE* const f = file.get();

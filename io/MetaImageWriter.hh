@@ -24,10 +24,9 @@ using ImageFill = std::function<void(size_type begin, size_type end, T* out)>;
 
 /*!
  * Write the image of `geometry` whose values `fill` gives to the MetaImage file `path`
- * (written in place: callers stage it, core/AtomicFile.hh). Rounds of a few pieces per
- * core are filled and deflated on all cores (`fill` is called from several threads at
- * once, for disjoint ranges) and written in order: memory of a few MiB per core, none
- * per voxel.
+ * (a new file, created with O_EXCL and O_NOFOLLOW: callers stage it, core/AtomicFile.hh). Rounds of
+ * a few pieces per core are filled and deflated on all cores (`fill` is called from several threads
+ * at once, for disjoint ranges) and written in order: memory of a few MiB per core, none per voxel.
  */
 void write_metaimage(std::string const& path, GridGeometry const& geometry,
                      ImageFill<float> const& fill);

@@ -2,14 +2,18 @@
 //! The files one run writes, checked before transport: names that collide
 //! with each other or with the study's inputs, a directory that cannot be
 //! written, results of an earlier run (`outputs.if_exists`), and another run
-//! writing into the same directory (a lock held for the whole run). After
-//! the outputs, a manifest `<name>_manifest.json` lists what the run wrote;
-//! "overwrite" removes the files an earlier run's manifest lists.
+//! writing into the same directory (a lock held for the whole run). The run's
+//! files are written into a staging directory and moved into place together
+//! (core/OutputSet.hh) once they and their manifest `<name>_manifest.json` are
+//! whole; "overwrite" then removes the files of the earlier run's manifest that
+//! this run did not write over.
 #pragma once
 
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "core/OutputSet.hh"
 #include "study/StudyInput.hh"
 
 namespace mcdose
@@ -30,11 +34,20 @@ std::string manifest_path(OutputInput const& outputs);
 /*!
  * Checks that need no writing, made by `mcdose check` and before a run:
  * output files that would overwrite each other or one of the study's inputs
- * (the study file, its images), a directory that cannot be created or
- * written, and, with if_exists "error", files of an earlier run.
+ * (the study file, its images, structure sets, spectra, calibrations, phase
+ * spaces, apertures: by path, link or inode), an empty directory, one under
+ * /proc, /sys or /dev, a directory that cannot be created or written, names
+ * longer than its file system takes, and, with if_exists "error", files of an
+ * earlier run.
  * Throws InputError naming the study file and the field.
  */
 void check_outputs(StudyInput const& study, OutputInput const& outputs);
+
+//! Refuse `path`, a file a run writes beside its outputs (the checkpoint, the
+//! calibration) called `what` in the message, where it is one of the study's
+//! inputs or (`with_outputs`) one of its outputs. Throws InputError naming it.
+void check_extra_output(StudyInput const& study, OutputInput const& outputs,
+                        std::string const& path, std::string const& what, bool with_outputs);
 
 //! An output directory held by one run: an exclusive lock (flock) on
 //! `<directory>/.mcdose.lock`, released when the run ends (or the process
@@ -55,22 +68,32 @@ class OutputDirectoryLock
 };
 
 //! The outputs of a run about to start: the name to write under (changed by
-//! if_exists "increment") and the directory's lock.
+//! if_exists "increment"), the directory's lock, the set its files are staged in
+//! until commit_outputs, and (with "overwrite") the earlier run's files.
 struct PreparedOutputs
 {
     OutputInput outputs;
     OutputDirectoryLock lock;
+    std::unique_ptr<OutputSet> set;
+    std::vector<std::string> replaced;
 };
 
 /*!
  * Before transport: create the directory, take its lock (refused if another
- * run holds it), check the outputs (check_outputs), apply if_exists, and
- * remove the temporaries of these outputs left by runs that died.
+ * run holds it), check the outputs (check_outputs), apply if_exists, remove
+ * the staging directories of runs that were killed, and start the set that
+ * stages this run's files. Nothing of an earlier run is removed here.
  */
 PreparedOutputs prepare_outputs(StudyInput const& study, OutputInput outputs);
 
-//! Remove `<path>.tmp.<pid>` files (the temporaries of core/AtomicFile.hh)
-//! of processes that no longer exist (a run killed while writing).
+//! After the outputs and the manifest: move the run's files into place (the
+//! manifest last), then remove the earlier run's files this run did not write
+//! over ("overwrite"). Returns the paths moved.
+std::vector<std::string> commit_outputs(PreparedOutputs const& prepared);
+
+//! Remove, from the directories of `paths`, the staging directories of
+//! processes that no longer exist (core/AtomicFile.hh: a run killed while
+//! writing).
 void remove_stale_temporaries(std::vector<std::string> const& paths);
 
 //! After the outputs: list `files` (written by this run) in the manifest.

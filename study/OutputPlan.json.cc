@@ -8,12 +8,16 @@
 #include <fcntl.h>
 #include <filesystem>
 #include <map>
+#include <set>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/AtomicFile.hh"
+#include "core/OutputSet.hh"
 #include "io/InputError.hh"
 #include "io/InputFile.hh"
+#include "io/InputPath.hh"
 #include "io/JsonInput.hh"
 
 namespace fs = std::filesystem;
@@ -24,47 +28,65 @@ namespace
 {
 std::string const lock_name = ".mcdose.lock";
 
-//! A path for comparison: absolute and normalised, links resolved where they exist.
-std::string comparable(std::string const& path)
-{
-    std::error_code ec;
-    fs::path p = fs::weakly_canonical(fs::absolute(path, ec), ec);
-    return ec ? fs::absolute(path).lexically_normal().string() : p.string();
-}
-
 //! The study's input files, with the field that names each.
 std::vector<PlannedOutput> study_inputs(StudyInput const& study)
 {
     std::vector<PlannedOutput> inputs{{study.study_file, "the study file"}};
+    auto add = [&](std::string const& path, std::string const& pointer)
+    {
+        if (!path.empty())
+            inputs.push_back({path, pointer});
+    };
     PhantomInput const& p = study.phantom;
-    if (!p.ct.image_path.empty())
-        inputs.push_back({p.ct.image_path, p.pointer + "/image"});
-    if (!p.material_image.material_image_path.empty())
-        inputs.push_back({p.material_image.material_image_path, p.pointer + "/material_image"});
-    if (!p.material_image.density_image_path.empty())
-        inputs.push_back({p.material_image.density_image_path, p.pointer + "/density_image"});
+    add(p.ct.image_path, p.pointer + "/image");
+    add(p.material_image.material_image_path, p.pointer + "/material_image");
+    add(p.material_image.density_image_path, p.pointer + "/density_image");
+    for (auto const& r : study.structures.rt_structs)
+        add(r.path, r.pointer);
+    for (auto const& l : study.structures.label_images)
+        add(l.path, l.pointer);
+    for (auto const& s : study.sources)
+    {
+        add(s.calibration, s.pointer + "/calibration");
+        if (s.spectrum)
+            add(s.spectrum->file, s.pointer + "/spectrum");
+        if (s.phase_space)
+            add(s.phase_space->file, s.pointer + "/file");
+        if (s.beam && s.beam->aperture)
+            add(s.beam->aperture->path, s.pointer + "/aperture");
+    }
     return inputs;
 }
 
-//! Refuse output files that overwrite each other or an input.
+//! Refuse output files that overwrite each other or an input (the same file by path,
+//! link or inode).
 void check_output_names(StudyInput const& study, std::vector<PlannedOutput> const& planned)
 {
     auto const inputs = study_inputs(study);
     std::map<std::string, PlannedOutput const*> seen;
-    for (auto const& in : inputs)
-        seen[comparable(in.path)] = &in;
     for (auto const& out : planned)
     {
-        auto const [it, inserted] = seen.emplace(comparable(out.path), &out);
-        if (inserted)
-            continue;
-        bool const is_input = std::any_of(inputs.begin(), inputs.end(),
-                                          [&](auto const& in) { return &in == it->second; });
-        throw InputError(study.study_file, out.pointer,
-                         "output '" + out.path + "' would overwrite " +
-                             (is_input ? "the input named by " + it->second->pointer
-                                       : "the output asked for by " + it->second->pointer) +
-                             "; choose another name");
+        for (auto const& in : inputs)
+        {
+            if (same_file(out.path, in.path))
+            {
+                throw InputError(study.study_file, out.pointer,
+                                 "output '" + out.path + "' would overwrite the input named by " +
+                                     in.pointer + "; choose another name");
+            }
+        }
+        // Two outputs clash by name (a link in an output's place is replaced, not followed).
+        fs::path const p(out.path);
+        std::string const name =
+            comparable_path(p.has_parent_path() ? p.parent_path().string() : ".") + "/" +
+            p.filename().string();
+        auto const [it, inserted] = seen.emplace(name, &out);
+        if (!inserted)
+        {
+            throw InputError(study.study_file, out.pointer,
+                             "output '" + out.path + "' would overwrite the output asked for by " +
+                                 it->second->pointer + "; choose another name");
+        }
     }
 }
 
@@ -78,10 +100,63 @@ fs::path existing_ancestor(fs::path dir)
     return dir;
 }
 
+//! Refuse an output directory in a file system of the kernel's (/proc, /sys, /dev).
+void check_not_kernel_directory(StudyInput const& study, std::string const& directory)
+{
+    std::string const resolved = comparable_path(directory);
+    for (char const* root : {"/proc", "/sys", "/dev"})
+    {
+        std::string const r = root;
+        if (resolved == r || resolved.compare(0, r.size() + 1, r + "/") == 0)
+        {
+            throw InputError(study.study_file, "/outputs/directory",
+                             "'" + directory + "' is under " + r +
+                                 ", a file system of the kernel, not for files; choose an "
+                                 "output directory on a disk (or --output-dir)");
+        }
+    }
+}
+
+//! Refuse output names longer than the file system takes (NAME_MAX and PATH_MAX of the
+//! directory, from pathconf).
+void check_name_lengths(StudyInput const& study, OutputInput const& outputs,
+                        fs::path const& existing)
+{
+    long const name_max = ::pathconf(existing.c_str(), _PC_NAME_MAX);
+    long const path_max = ::pathconf(existing.c_str(), _PC_PATH_MAX);
+    for (auto const& f : planned_outputs(outputs))
+    {
+        std::string const name = fs::path(f.path).filename().string();
+        std::string const full = fs::absolute(f.path).string();
+        if (name_max > 0 && long(name.size()) > name_max)
+        {
+            throw InputError(study.study_file, f.pointer,
+                             "the file name '" + name.substr(0, 64) + "...' is " +
+                                 std::to_string(name.size()) + " bytes long, more than the " +
+                                 std::to_string(name_max) +
+                                 " the file system takes; choose a shorter outputs.name");
+        }
+        if (path_max > 0 && long(full.size()) >= path_max)
+        {
+            throw InputError(study.study_file, f.pointer,
+                             "the output path is " + std::to_string(full.size()) +
+                                 " bytes long, more than the " + std::to_string(path_max - 1) +
+                                 " the file system takes; choose a shorter directory or name");
+        }
+    }
+}
+
 void check_directory_writable(StudyInput const& study, OutputInput const& outputs)
 {
+    if (outputs.directory.empty())
+    {
+        throw InputError(study.study_file, "/outputs/directory",
+                         "the output directory is empty; give a directory (\".\" for the "
+                         "study file's folder)");
+    }
     std::error_code ec;
-    fs::path const dir = outputs.directory.empty() ? fs::path(".") : fs::path(outputs.directory);
+    fs::path const dir(outputs.directory);
+    check_not_kernel_directory(study, outputs.directory);
     fs::path const existing = existing_ancestor(dir);
     if (fs::exists(dir, ec) && !fs::is_directory(dir, ec))
     {
@@ -97,6 +172,7 @@ void check_directory_writable(StudyInput const& study, OutputInput const& output
                          "cannot write into '" + existing.string() + "' (" + std::strerror(err) +
                              "); choose a writable output directory (or --output-dir)");
     }
+    check_name_lengths(study, outputs, existing);
 }
 
 //! Files of an earlier run under these names (planned outputs and manifest).
@@ -130,7 +206,7 @@ std::vector<std::string> manifest_files(std::string const& manifest, std::string
 {
     std::vector<std::string> files;
     std::error_code ec;
-    if (!fs::is_regular_file(manifest, ec))
+    if (!fs::exists(fs::symlink_status(manifest, ec)))
         return files;
     nlohmann::json const doc = parse_json_file(manifest);
     if (!doc.is_object() || !doc.contains("files") || !doc["files"].is_array())
@@ -151,27 +227,14 @@ std::vector<std::string> manifest_files(std::string const& manifest, std::string
 
 void remove_stale_temporaries(std::vector<std::string> const& paths)
 {
-    std::error_code ec;
+    std::set<std::string> directories;
     for (auto const& path : paths)
     {
-        fs::path const final_path(path);
-        std::string const prefix = final_path.filename().string() + ".tmp.";
-        fs::path const dir = final_path.has_parent_path() ? final_path.parent_path() : ".";
-        for (auto const& entry : fs::directory_iterator(dir, ec))
-        {
-            std::string const file = entry.path().filename().string();
-            if (file.compare(0, prefix.size(), prefix) != 0)
-                continue;
-            // `<path>.tmp.<pid>`, or `<path>.tmp.<pid>.<ext>` (an image being staged).
-            std::string const pid_text = file.substr(prefix.size(), 9);
-            std::size_t const digits = pid_text.find_first_not_of("0123456789");
-            if (digits == 0 || pid_text.empty())
-                continue;
-            pid_t const pid = static_cast<pid_t>(std::stol(pid_text.substr(0, digits)));
-            if (pid != ::getpid() && ::kill(pid, 0) != 0 && errno == ESRCH)
-                fs::remove(entry.path(), ec);
-        }
+        fs::path const p(path);
+        directories.insert(p.has_parent_path() ? p.parent_path().string() : ".");
     }
+    for (auto const& d : directories)
+        remove_stale_staging(d);
 }
 
 std::vector<PlannedOutput> planned_outputs(OutputInput const& outputs)
@@ -224,13 +287,48 @@ void check_outputs(StudyInput const& study, OutputInput const& outputs)
         refuse_existing(study, outputs);
 }
 
+namespace
+{
+//! `.mcdose.lock` in `directory`, never through a link: created (O_EXCL) when missing,
+//! else opened as it is, never truncated; it must be a regular file. Sets `own`: a file
+//! this run created, or one of this user's with no other name (its process id may be
+//! written over).
+int open_lock_file(std::string const& directory, bool& own)
+{
+    OpenedDirectory const dir(directory, (fs::path(directory) / lock_name).string());
+    int const flags = O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK;
+    int fd = ::openat(dir.fd(), lock_name.c_str(), flags | O_CREAT | O_EXCL, 0644);
+    bool const created = fd >= 0;
+    if (fd < 0 && errno == EEXIST)
+    {
+        fd = ::openat(dir.fd(), lock_name.c_str(), flags);
+        if (fd < 0 && errno == EACCES) // another user's lock: a shared lock needs no write
+            fd = ::openat(dir.fd(), lock_name.c_str(),
+                          O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+    }
+    int const err = errno;
+    MCDOSE_VALIDATE(
+        fd >= 0, << "cannot lock the output directory '" << directory << "' ("
+                 << (err == ELOOP ? std::string("its .mcdose.lock is a symbolic link")
+                                  : std::string(std::strerror(err)))
+                 << "); remove '" << lock_name
+                 << "' if no run is writing there, or choose another outputs.directory");
+    struct stat st = {};
+    if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+    {
+        ::close(fd);
+        MCDOSE_VALIDATE(false, << "cannot lock the output directory '" << directory << "': its "
+                               << lock_name << " is not a regular file; remove it");
+    }
+    own = created || (st.st_uid == ::geteuid() && st.st_nlink == 1 && st.st_size <= 64);
+    return fd;
+}
+} // namespace
+
 OutputDirectoryLock::OutputDirectoryLock(std::string const& directory)
 {
-    std::string const path = (fs::path(directory) / lock_name).string();
-    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    MCDOSE_VALIDATE(fd_ >= 0, << "cannot write into the output directory '" << directory << "' ("
-                              << std::strerror(errno)
-                              << "); choose a writable outputs.directory (or --output-dir)");
+    bool own = false;
+    fd_ = open_lock_file(directory, own);
     if (::flock(fd_, LOCK_EX | LOCK_NB) != 0)
     {
         char owner[32] = {};
@@ -245,9 +343,35 @@ OutputDirectoryLock::OutputDirectoryLock(std::string const& directory)
                    << "'; wait for it to end or choose another outputs.directory "
                       "(or --output-dir)");
     }
-    std::string const pid = std::to_string(::getpid()) + "\n";
-    if (::ftruncate(fd_, 0) == 0)
+    // The process id, for the message above, written over the last one (padded, never
+    // truncated), only in a file of this user's.
+    if (own)
+    {
+        std::string pid = std::to_string(::getpid()) + "\n";
+        pid.resize(24, ' ');
         (void)!::pwrite(fd_, pid.data(), pid.size(), 0);
+    }
+}
+
+void check_extra_output(StudyInput const& study, OutputInput const& outputs,
+                        std::string const& path, std::string const& what, bool with_outputs)
+{
+    auto const check = [&](PlannedOutput const& other, char const* kind)
+    {
+        if (same_file(path, other.path))
+        {
+            throw InputError(path, "",
+                             "the " + what + " would overwrite " + kind + " '" + other.path +
+                                 "' (" + other.pointer + "); choose another file");
+        }
+    };
+    for (auto const& in : study_inputs(study))
+        check(in, "the study's input");
+    if (with_outputs)
+    {
+        for (auto const& out : planned_outputs(outputs))
+            check(out, "the study's output");
+    }
 }
 
 OutputDirectoryLock::~OutputDirectoryLock()
@@ -275,21 +399,16 @@ PreparedOutputs prepare_outputs(StudyInput const& study, OutputInput outputs)
     fs::create_directories(outputs.directory, ec);
     MCDOSE_VALIDATE(!ec, << "cannot create output directory '" << outputs.directory
                          << "': " << ec.message() << "; check outputs.directory");
-    PreparedOutputs prepared{outputs, OutputDirectoryLock(outputs.directory)};
-    std::vector<std::string> paths;
-    for (auto const& f : planned_outputs(outputs))
-        paths.push_back(f.path);
-    remove_stale_temporaries(paths);
+    PreparedOutputs prepared{outputs, OutputDirectoryLock(outputs.directory), nullptr, {}};
+    remove_stale_staging(outputs.directory);
     if (outputs.if_exists == IfExists::error)
     {
         refuse_existing(study, outputs);
     }
     else if (outputs.if_exists == IfExists::overwrite)
     {
-        std::string const manifest = manifest_path(outputs);
-        for (auto const& f : manifest_files(manifest, outputs.directory))
-            fs::remove(f, ec);
-        fs::remove(manifest, ec);
+        // Replaced when this run's files are whole (commit_outputs), not before.
+        prepared.replaced = manifest_files(manifest_path(outputs), outputs.directory);
     }
     else
     {
@@ -302,7 +421,28 @@ PreparedOutputs prepare_outputs(StudyInput const& study, OutputInput outputs)
         }
         check_output_names(study, planned_outputs(prepared.outputs));
     }
+    std::vector<std::string> names;
+    for (auto const& f : planned_outputs(prepared.outputs))
+        names.push_back(fs::path(f.path).filename().string());
+    prepared.set = std::make_unique<OutputSet>(
+        outputs.directory, names, fs::path(manifest_path(prepared.outputs)).filename().string());
     return prepared;
+}
+
+std::vector<std::string> commit_outputs(PreparedOutputs const& prepared)
+{
+    std::vector<std::string> const moved = prepared.set->commit();
+    std::set<std::string> written;
+    for (auto const& m : moved)
+        written.insert(fs::path(m).filename().string());
+    // An earlier run's files that this run did not write over go with its manifest.
+    std::error_code ec;
+    for (auto const& old : prepared.replaced)
+    {
+        if (!written.count(fs::path(old).filename().string()))
+            fs::remove(old, ec);
+    }
+    return moved;
 }
 
 void write_output_manifest(OutputInput const& outputs, std::vector<std::string> const& files,

@@ -324,6 +324,8 @@ void finish_dose(RunSetup const& setup, TransportStage& stage, StudyRunOptions c
         summary.files =
             write_outputs(prepared->outputs, data, meta, run, setup.run_options, setup.depth_axis,
                           summary.warnings, stage.phase_space_file, clock, started.get());
+        // All written and whole: into place together, the manifest last.
+        commit_outputs(*prepared);
         clock.mark("summary_and_manifest");
     }
     summary.steps = clock.steps();

@@ -4,8 +4,6 @@
 #include <filesystem>
 #include <future>
 
-#include <unistd.h>
-
 #include "core/Assert.hh"
 #include "dose/DoseHdf5.hh"
 #include "dose/DoseImages.hh"
@@ -44,18 +42,23 @@ StartedOutputs::StartedOutputs(OutputInput const& outputs, DoseGridData const& d
     }
     if (outputs.image_format == ImageFormat::none)
         return;
-    // The images need nothing of the HDF5 file (nor HDF5): `<name>.tmp.<pid>_dose.<ext>`
-    // and `..._uncertainty.<ext>` until they are taken.
-    stem_ = output_stem(outputs);
-    staged_stem_ = stem_ + ".tmp." + std::to_string(::getpid());
-    for (char const* kind : {"_dose.", "_uncertainty."})
+    // The images need nothing of the HDF5 file (nor HDF5). Written atomically, in the
+    // run's output set where there is one, else in a set of their own, moved in place
+    // when taken: nothing in place before then.
+    std::string const stem = output_stem(outputs);
+    std::string const ext = to_cstring(outputs.image_format);
+    if (!OutputSet::holds(stem + "_dose." + ext))
     {
-        staged_paths_.push_back(staged_stem_ + kind + to_cstring(outputs.image_format));
-        staged_.push_back(std::make_unique<TemporaryFile>(staged_paths_.back()));
+        std::string const name = std::filesystem::path(stem).filename().string();
+        images_set_ = std::make_unique<OutputSet>(
+            outputs.directory,
+            std::vector<std::string>{name + "_dose." + ext, name + "_uncertainty." + ext},
+            name + "_uncertainty." + ext);
     }
-    images_ = std::async(std::launch::async, [stem = staged_stem_, format = outputs.image_format,
-                                              &data, particles = grid_meta.source_particles]
-                         { return write_dose_images(stem, format, data, particles); });
+    images_ =
+        std::async(std::launch::async, [stem = output_stem(outputs), format = outputs.image_format,
+                                        &data, particles = grid_meta.source_particles]
+                   { return write_dose_images(stem, format, data, particles); });
 }
 
 StartedOutputs::~StartedOutputs()
@@ -65,24 +68,9 @@ StartedOutputs::~StartedOutputs()
 
 std::vector<std::string> StartedOutputs::take_images()
 {
-    std::vector<std::string> paths;
-    try
-    {
-        for (std::string const& staged : images_.get())
-        {
-            MCDOSE_ASSERT(staged.compare(0, staged_stem_.size(), staged_stem_) == 0);
-            paths.push_back(stem_ + staged.substr(staged_stem_.size()));
-            std::error_code ec;
-            std::filesystem::rename(staged, paths.back(), ec);
-            MCDOSE_VALIDATE(!ec, << "cannot move the image '" << staged << "' to '" << paths.back()
-                                 << "': " << ec.message() << "; check the output directory");
-        }
-    }
-    catch (...)
-    {
-        this->discard_images();
-        throw;
-    }
+    std::vector<std::string> paths = images_.get();
+    if (images_set_)
+        images_set_->commit();
     return paths;
 }
 
@@ -90,11 +78,7 @@ void StartedOutputs::discard_images() noexcept
 {
     if (images_.valid())
         images_.wait();
-    for (std::string const& p : staged_paths_)
-    {
-        std::error_code ec;
-        std::filesystem::remove(p, ec);
-    }
+    images_set_.reset(); // its staged files with it
 }
 
 std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridData const& data,

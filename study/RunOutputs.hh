@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "core/AtomicFile.hh"
+#include "core/OutputSet.hh"
 #include "dose/DoseData.hh"
 #include "dose/DoseHdf5.hh"
 #include "dose/ProfileCsv.hh"
@@ -23,9 +23,9 @@ namespace mcdose
  * outputs.hdf5 is on, and the dose and uncertainty images where outputs.image_format
  * is not "none", each on a thread of its own. write_run_outputs finishes them; until
  * then the caller must not use HDF5. Nothing of them is in place before then: the HDF5
- * file is built in memory, and the images are written under temporary names (removed
- * on a signal, as every temporary) and moved to their own when taken; outputs
- * abandoned (e.g. by a failed report) leave nothing. `data` must outlive this.
+ * file is built in memory, and the images are written atomically (core/AtomicFile.hh),
+ * within the run's output set (core/OutputSet.hh) where one holds their names, so that
+ * outputs abandoned (e.g. by a failed report) leave nothing. `data` must outlive this.
  */
 class StartedOutputs
 {
@@ -40,18 +40,15 @@ class StartedOutputs
     DoseHdf5Writer* hdf5() const { return hdf5_.get(); }
     //! Are the images under way (and not taken yet)?
     bool has_images() const { return images_.valid(); }
-    //! The images, waited for (their error, if any, thrown here) and moved to their
-    //! names; returns those. Once.
+    //! The images, waited for (their error, if any, thrown here); returns their
+    //! paths. Once.
     std::vector<std::string> take_images();
-    //! Waits for the images and removes them (the outputs failed).
+    //! Waits for the images (the outputs failed: the output set removes them).
     void discard_images() noexcept;
 
   private:
     std::unique_ptr<DoseHdf5Writer> hdf5_;
-    std::string stem_;        //!< the images' paths without their endings
-    std::string staged_stem_; //!< the same, of the temporary names
-    std::vector<std::unique_ptr<TemporaryFile>> staged_; //!< the temporaries, listed
-    std::vector<std::string> staged_paths_;
+    std::unique_ptr<OutputSet> images_set_; //!< where no run's set holds the images
     std::future<std::vector<std::string>> images_;
 };
 

@@ -433,6 +433,11 @@ void check_and_prepare(StudyInput const& study, StudyRunOptions const& options, 
     summary.warnings.insert(summary.warnings.end(), study.reader_warnings.begin(),
                             study.reader_warnings.end());
     // Outputs are checked and their directory locked before any transport.
+    if (!options.checkpoint_path.empty())
+    {
+        check_extra_output(study, study.outputs, options.checkpoint_path, "--checkpoint file",
+                           setup.writes);
+    }
     if (setup.writes)
         setup.prepared = prepare_outputs(study, study.outputs);
     if (!options.checkpoint_path.empty() && Comm::world().rank() == 0)

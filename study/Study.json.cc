@@ -226,6 +226,9 @@ OutputInput parse_outputs(JsonNode const& node, std::string const& base_dir,
     o.dvh = default_dvh;
     std::string dir = node.has("directory") ? node.child("directory").string("an output directory")
                                             : std::string(".");
+    if (dir.empty())
+        node.child("directory")
+            .fail("is empty; give a directory (\".\" for the study file's folder)");
     o.directory = resolve_input_path(dir, base_dir);
     o.name = default_name;
     if (auto n = node.optional_child("name"))

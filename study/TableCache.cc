@@ -49,13 +49,21 @@ TableCacheResult load_or_build_transport_tables(TransportTableInputs const& inpu
     };
     std::string const directory =
         settings.directory.empty() ? default_cache_directory() : settings.directory;
-    if (!settings.enabled || directory.empty())
+    // A directory another user could write is neither read nor written: one warning.
+    std::string const untrusted = directory.empty() ? "" : cache_directory_problem(directory);
+    if (!settings.enabled || directory.empty() || !untrusted.empty())
     {
-        if (settings.enabled)
+        if (settings.enabled && directory.empty())
         {
             result.warnings.push_back(std::string("physics tables not cached: no cache "
                                                   "directory (set ") +
                                       cache_directory_variable + ", XDG_CACHE_HOME or HOME)");
+        }
+        else if (settings.enabled)
+        {
+            result.warnings.push_back("physics tables not cached: the cache directory '" +
+                                      directory + "' is not used (" + untrusted + "); set " +
+                                      cache_directory_variable + " to a directory of your own");
         }
         result.tables = std::make_shared<TransportTables const>(build_transport_tables(inputs));
         return finish();

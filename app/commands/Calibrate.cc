@@ -12,6 +12,7 @@
 #include "app/CommandRegistry.hh"
 #include "app/ListOptions.hh"
 #include "study/Calibrate.hh"
+#include "study/OutputPlan.hh"
 #include "study/StudyInput.hh"
 
 namespace mcdose::app
@@ -37,6 +38,13 @@ struct CalibrateArgs
 void run_calibrate(CalibrateArgs const& a, GlobalOptions const& global)
 {
     StudyInput const study = load_study(a.study);
+    {
+        // The calibration never overwrites what the run reads or writes.
+        OutputInput outputs = study.outputs;
+        if (!a.output_dir.empty())
+            outputs.directory = a.output_dir;
+        check_extra_output(study, outputs, a.output, "calibration (-o)", !a.no_outputs);
+    }
     StudyRunOptions opts;
     if (a.histories)
     {

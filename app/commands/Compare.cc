@@ -15,6 +15,7 @@
 #include "core/AtomicFile.hh"
 #include "dose/DoseComparison.hh"
 #include "io/ImageIO.hh"
+#include "io/InputPath.hh"
 
 namespace mcdose::app
 {
@@ -146,6 +147,8 @@ void run_compare(Options const& o, GlobalOptions const& global)
     MCDOSE_VALIDATE(o.gamma_map.empty() || is_writable_image_path(o.gamma_map),
                     << "'--gamma-map " << o.gamma_map
                     << "': give a .mha, .nrrd, .nii or .nii.gz file name");
+    refuse_outputs_over_inputs({{o.gamma_map, "--gamma-map image"}, {o.json, "--json report"}},
+                               {{o.reference, "reference dose"}, {o.evaluated, "evaluated dose"}});
     ComparisonOptions options;
     options.threshold_fraction = o.threshold_percent / 100;
     options.normalisation_dose = o.normalisation_dose;

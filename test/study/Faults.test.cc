@@ -126,7 +126,10 @@ std::size_t count_temporaries(fs::path const& dir)
     std::size_t n = 0;
     std::error_code ec;
     for (auto const& e : fs::recursive_directory_iterator(dir, ec))
-        n += e.path().filename().string().find(".tmp.") != std::string::npos;
+    {
+        std::string const name = e.path().filename().string();
+        n += name.find(".tmp.") != std::string::npos || name.rfind(".mcdose-tmp.", 0) == 0;
+    }
     return n;
 }
 
@@ -261,18 +264,7 @@ TEST_F(FaultsTest, IfExistsErrorOverwriteIncrement)
         {"name", "r"},
         {"lateral_profiles", {{{"axis", "x"}, {"position_cm", {0, 0, 0}}, {"name", "px"}}}}};
     auto const study = write_json("s.json", j);
-    // A temporary of a run that died while writing is removed; one of a live process stays.
-    pid_t const dead = ::fork();
-    if (dead == 0)
-        ::_exit(0);
-    ::waitpid(dead, nullptr, 0);
-    fs::create_directories(dir_ / "out");
-    std::ofstream(dir_ / "out" / ("r.h5.tmp." + std::to_string(dead))) << "partial";
-    std::ofstream(dir_ / "out" / ("r.h5.tmp." + std::to_string(::getpid()))) << "partial";
     ASSERT_EQ(0, run_command(run(study)).exit_code);
-    EXPECT_FALSE(fs::exists(dir_ / "out" / ("r.h5.tmp." + std::to_string(dead))));
-    EXPECT_TRUE(fs::exists(dir_ / "out" / ("r.h5.tmp." + std::to_string(::getpid()))));
-    fs::remove(dir_ / "out" / ("r.h5.tmp." + std::to_string(::getpid())));
     ASSERT_TRUE(fs::exists(dir_ / "out" / "r_px.csv"));
     auto const again = run_command(run(study));
     EXPECT_EQ(1, again.exit_code) << again.output;
@@ -359,6 +351,19 @@ TEST_F(FaultsTest, CheckRefusesWhatRunRefusesBeforeTransport)
          "/outputs/directory"},
         {"directory is a file",
          [&](auto& j) { j["outputs"]["directory"] = (dir_ / "file").string(); }, "not a directory"},
+        {"empty directory", [&](auto& j) { j["outputs"]["directory"] = ""; },
+         "/outputs/directory: is empty"},
+        {"under /proc", [&](auto& j) { j["outputs"]["directory"] = "/proc/self/x"; },
+         "a file system of the kernel"},
+        {"under /sys", [&](auto& j) { j["outputs"]["directory"] = "/sys/x"; },
+         "a file system of the kernel"},
+        {"name too long for the file system",
+         [&](auto& j)
+         {
+             j["outputs"]["name"] = std::string(150, 'n');
+             j["outputs"]["lateral_profiles"] = {profile(std::string(150, 'p').c_str(), 0)};
+         },
+         "the file system takes"},
     };
     for (auto const& c : cases)
     {

@@ -1,7 +1,8 @@
 //! \file test/study/TableCache.test.cc
 //! The table cache: a hit gives the tables of a fresh build bit for bit; any change of an
 //! input the tables depend on misses; a corrupt or truncated file is rebuilt with a
-//! warning; the cache off, or unwritable, still gives the tables.
+//! warning; the cache off, or unwritable, still gives the tables; entries or a directory
+//! other users could have written are never read.
 #include "study/TableCache.hh"
 
 #include <filesystem>
@@ -280,4 +281,34 @@ TEST_F(TableCacheTest, ConcurrentRunsShareOneValidFile)
               TableCacheOutcome::loaded);
 }
 } // namespace
+} // namespace mcdose
+
+namespace mcdose
+{
+// On a shared machine: an entry others could have written (forged tables change the dose)
+// is ignored with one warning and replaced; a cache directory others can write is neither
+// read nor written, with one warning; the tables are built in both cases.
+TEST_F(TableCacheTest, EntriesOthersCouldHaveWrittenAreNeverRead)
+{
+    auto const inputs = transport_table_inputs(materials(), two_material_grid(), options());
+    TransportTables const fresh = build_transport_tables(inputs);
+    auto const first = load_or_build_transport_tables(inputs, settings());
+    ASSERT_EQ(first.outcome, TableCacheOutcome::stored);
+    fs::permissions(first.path, fs::perms::group_write, fs::perm_options::add);
+    auto const forged = load_or_build_transport_tables(inputs, settings());
+    EXPECT_EQ(forged.outcome, TableCacheOutcome::stored);
+    ASSERT_EQ(forged.warnings.size(), 1u);
+    EXPECT_NE(forged.warnings[0].find("other users can write it"), std::string::npos)
+        << forged.warnings[0];
+    EXPECT_TRUE(*forged.tables == fresh);
+    EXPECT_EQ(load_or_build_transport_tables(inputs, settings()).outcome,
+              TableCacheOutcome::loaded);
+
+    fs::permissions(dir_, fs::perms::others_write | fs::perms::others_exec, fs::perm_options::add);
+    auto const shared = load_or_build_transport_tables(inputs, settings());
+    EXPECT_EQ(shared.outcome, TableCacheOutcome::built);
+    ASSERT_EQ(shared.warnings.size(), 1u);
+    EXPECT_NE(shared.warnings[0].find("is not used"), std::string::npos) << shared.warnings[0];
+    EXPECT_TRUE(*shared.tables == fresh);
+}
 } // namespace mcdose

@@ -2,13 +2,12 @@
 #include "transport/engine/Checkpoint.hh"
 
 #include <cstring>
-#include <fstream>
-#include <sstream>
 #include <type_traits>
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
 #include "core/Hash.hh"
+#include "core/RegularFile.hh"
 
 namespace mcdose
 {
@@ -190,12 +189,17 @@ void write_checkpoint(std::string const& path, TransportCheckpoint const& ck)
 
 std::string read_checkpoint_bytes(std::string const& path)
 {
-    std::ifstream in(path, std::ios::binary);
-    MCDOSE_VALIDATE(in.good(), << "--resume '" << path
-                               << "': cannot open the checkpoint (check the path)");
-    std::ostringstream os;
-    os << in.rdbuf();
-    return os.str();
+    // A FIFO, device or directory is refused without waiting on it.
+    char const what[] = "checkpoint given to --resume";
+    try
+    {
+        return read_opened_file(open_regular_file(path, what, std::uint64_t(64) << 30), what);
+    }
+    catch (RegularFileError const& e)
+    {
+        MCDOSE_VALIDATE(false, << "--resume '" << path << "': " << e.what());
+    }
+    return {};
 }
 
 void check_checkpoint_fingerprint(TransportCheckpoint const& ck, std::string const& expected,
