@@ -259,14 +259,14 @@ std::uint64_t PhaseSpaceRecorder<Real>::written() const
 }
 
 template <class Real>
-std::uint64_t PhaseSpaceRecorder<Real>::commit()
+std::uint64_t PhaseSpaceRecorder<Real>::commit(std::uint64_t primary_histories)
 {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         pending_.clear(); // a discarded batch's (a CPU piece cut by a stop drains its buffer)
     }
     std::uint64_t const n = writer_->count();
-    writer_->commit();
+    writer_->commit(primary_histories);
     return n;
 }
 

@@ -91,8 +91,9 @@ class PhaseSpaceRecorder
     //! Append the completed batch's crossings, sorted by history.
     void flush_batch();
     //! Close the file under its final name, dropping the crossings of a batch that
-    //! did not complete; returns the crossings written.
-    std::uint64_t commit();
+    //! did not complete, with the run's `primary_histories` in its header; returns the
+    //! crossings written.
+    std::uint64_t commit(std::uint64_t primary_histories);
 
     std::uint64_t written() const;
     std::uint64_t regrown() const { return regrown_; } //!< pieces run again
