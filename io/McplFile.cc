@@ -12,6 +12,7 @@
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
+#include "io/GzipStream.hh"
 #include "io/InputFile.hh"
 #include "io/McplHeader.hh"
 #include "io/McplRecords.hh"
@@ -70,12 +71,13 @@ void record_histories(std::string const& tmp, std::string const& path, std::uint
                              << std::strerror(errno) << ")");
     std::string head(4096, '\0');
     ssize_t const n = ::pread(fd, head.data(), head.size(), 0);
-    std::size_t const at = n > 0 ? std::string(head.data(), std::size_t(n)).find(placeholder)
-                                 : std::string::npos;
+    std::size_t const at =
+        n > 0 ? std::string(head.data(), std::size_t(n)).find(placeholder) : std::string::npos;
     bool const ok = at != std::string::npos &&
                     ::pwrite(fd, text.data(), text.size(), off_t(at)) == ssize_t(text.size());
     ::close(fd);
-    MCDOSE_VALIDATE(ok, << path << ": cannot record the primary histories in the phase-space "
+    MCDOSE_VALIDATE(ok, << path
+                        << ": cannot record the primary histories in the phase-space "
                            "file's header");
 }
 
@@ -139,6 +141,7 @@ struct McplReader::Impl
 {
     mcpl_file_t file{nullptr}; //!< libmcpl's handle (null: read here)
     int fd{-1};
+    std::unique_ptr<GzipStream> gz; //!< a gzipped file's inflated bytes (null: not gzipped)
     McplHeader header;
     std::vector<unsigned char> raw;  //!< the block's records
     std::vector<McplParticle> block; //!< decoded
@@ -164,9 +167,40 @@ struct McplReader::Impl
                                  << std::strerror(errno) << ")");
         struct stat st;
         MCDOSE_VALIDATE(::fstat(fd, &st) == 0 && S_ISREG(st.st_mode),
-                        << path << ": the phase-space file is not a regular file; give an "
-                                   "MCPL file");
+                        << path
+                        << ": the phase-space file is not a regular file; give an "
+                           "MCPL file");
+        if (is_gzip_file(fd))
+            gz = std::make_unique<GzipStream>(fd, path, max_mcpl_header_bytes);
         return std::uint64_t(st.st_size);
+    }
+
+    //! The particles of a gzipped file: the header's count, bounded by what the file can
+    //! inflate to; a file never closed by its writer, or with `recover` the whole records
+    //! the stream holds (inflated once, streaming, to count them).
+    std::uint64_t gzip_count(std::string const& path, std::uint64_t file_bytes, bool recover)
+    {
+        std::uint64_t const pb = header.particle_bytes;
+        std::uint64_t const most = max_deflate_ratio * file_bytes / pb;
+        MCDOSE_VALIDATE(header.particles <= most,
+                        << path << ": the MCPL header counts " << header.particles
+                        << " particles, more than a compressed file of " << file_bytes
+                        << " bytes can hold (" << most << "); the file is corrupt or truncated");
+        std::uint64_t count = header.particles;
+        if (recover || count == 0)
+        {
+            gz->set_limit(header.header_bytes + most * pb + 1);
+            std::uint64_t const whole = gz->skip(most * pb + 1) / pb;
+            MCDOSE_VALIDATE(recover || whole == 0,
+                            << path << ": the MCPL file was not closed by the program that "
+                            << "wrote it (its header counts 0 particles, but records follow); "
+                            << "read the " << whole << " whole particles there are with "
+                            << "\"recover\": true in the phase-space source");
+            count = whole;
+            gz->rewind();
+        }
+        gz->set_limit(header.header_bytes + count * pb + 1);
+        return count;
     }
 
     //! Read and check the header; returns the particles to read.
@@ -177,17 +211,22 @@ struct McplReader::Impl
             [&](void* to, std::size_t n)
             {
                 std::size_t const got =
-                    read_at(fd, static_cast<unsigned char*>(to), n, at, path);
+                    gz ? gz->read(to, n)
+                       : read_at(fd, static_cast<unsigned char*>(to), n, at, path);
                 at += got;
                 return got;
             },
-            file_bytes, path);
+            gz ? 0 : file_bytes, path);
+        if (gz)
+            return this->gzip_count(path, file_bytes, recover);
         return mcpl_particle_count(header, file_bytes, recover, path);
     }
 
     //! Let libmcpl read a file whose header was checked (the particle count agrees).
     void open_libmcpl(std::string const& path, bool recover)
     {
+        MCDOSE_VALIDATE(!gz, << path << ": a gzipped MCPL file is read in format 3 only; "
+                             << "gunzip this one (format " << header.version << ") first");
         MCDOSE_VALIDATE(!recover, << path << ": \"recover\" reads MCPL format 3 files only; "
                                   << "finish this one with mcpltool --repair");
         with_path(path,
@@ -198,6 +237,30 @@ struct McplReader::Impl
                   });
     }
 
+    /*!
+     * `bytes` of the records of a gzipped file from record `first` on into `raw`: the
+     * stream inflated on from where it is, or again from its start to go back. Where the
+     * read reaches the last of the `size` particles, data after it are refused.
+     */
+    std::size_t read_stream(std::uint64_t first, std::size_t bytes, std::uint64_t size,
+                            std::string const& path)
+    {
+        std::uint64_t const at = header.header_bytes + first * header.particle_bytes;
+        if (gz->position() > at)
+            gz->rewind();
+        gz->skip(at - gz->position());
+        std::size_t const got = gz->read(raw.data(), bytes);
+        if (got == bytes && first + bytes / header.particle_bytes == size)
+        {
+            unsigned char more;
+            MCDOSE_VALIDATE(gz->read(&more, 1) == 0,
+                            << path << ": the MCPL file holds data after the " << size
+                            << " particles its header counts; the file is corrupt or was "
+                               "changed: write it again");
+        }
+        return got;
+    }
+
     //! Read and decode the block of records that starts at the current position.
     void read_block(std::uint64_t size, std::string const& path)
     {
@@ -206,7 +269,8 @@ struct McplReader::Impl
         std::size_t const bytes = header.particle_bytes;
         raw.resize(count * bytes);
         std::size_t const got =
-            read_at(fd, raw.data(), count * bytes, header.header_bytes + first * bytes, path);
+            gz ? read_stream(first, count * bytes, size, path)
+               : read_at(fd, raw.data(), count * bytes, header.header_bytes + first * bytes, path);
         std::size_t const whole = got / bytes;
         check_not_truncated(whole > 0, path, first, size);
         block.resize(whole);
@@ -230,6 +294,11 @@ McplReader::McplReader(std::string const& path, bool blocks, bool recover)
 std::uint64_t McplReader::primary_histories() const
 {
     return mcpl_primary_histories(impl_->header, path_);
+}
+
+bool McplReader::compressed() const
+{
+    return impl_->gz != nullptr;
 }
 
 McplReader::~McplReader()
@@ -414,6 +483,10 @@ McplReader::McplReader(std::string const& path, bool, bool) : path_(path)
     no_mcpl();
 }
 std::uint64_t McplReader::primary_histories() const
+{
+    no_mcpl();
+}
+bool McplReader::compressed() const
 {
     no_mcpl();
 }

@@ -43,7 +43,9 @@ struct McplParticle
     double weight{1};
 };
 
-//! Reads an MCPL file particle by particle (streaming: a block of records at most is kept).
+//! Reads an MCPL file particle by particle (streaming: a block of records at most is kept),
+//! uncompressed or gzipped (.mcpl.gz, inflated by mcdose through zlib: Debian's libmcpl
+//! reads no gzip).
 class McplReader
 {
   public:
@@ -63,6 +65,9 @@ class McplReader
     std::uint64_t size() const { return size_; }
     //! The primary histories the header records (io/McplHeader.hh), 0 if it does not.
     std::uint64_t primary_histories() const;
+    //! Whether the file is gzipped (io/GzipStream.hh: read as a stream, so going back
+    //! inflates it again from its start).
+    bool compressed() const;
     //! The generating application's name in the header.
     std::string const& source_name() const { return source_name_; }
 

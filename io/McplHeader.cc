@@ -79,8 +79,8 @@ class HeaderCursor
     }
     void need(std::uint64_t n, char const* what) const
     {
-        MCDOSE_VALIDATE(n <= this->left(), << path_ << ": the MCPL header's " << what << " of "
-                                           << n << " bytes does not fit in its remaining "
+        MCDOSE_VALIDATE(n <= this->left(), << path_ << ": the MCPL header's " << what << " of " << n
+                                           << " bytes does not fit in its remaining "
                                            << this->left() << " bytes" << this->where()
                                            << "; the file is truncated or corrupt");
     }
@@ -102,11 +102,10 @@ unsigned read_start(HeaderCursor& c, std::string const& path)
     MCDOSE_VALIDATE(std::memcmp(start, "MCPL", 4) == 0,
                     << path << ": not an MCPL file (it does not start with \"MCPL\"); give an "
                     << "MCPL phase-space file (.mcpl or .mcpl.gz)");
-    bool const digits = start[4] >= '0' && start[4] <= '9' && start[5] >= '0' &&
-                        start[5] <= '9' && start[6] >= '0' && start[6] <= '9';
-    unsigned const version = digits ? unsigned((start[4] - '0') * 100 + (start[5] - '0') * 10 +
-                                               (start[6] - '0'))
-                                    : 0;
+    bool const digits = start[4] >= '0' && start[4] <= '9' && start[5] >= '0' && start[5] <= '9' &&
+                        start[6] >= '0' && start[6] <= '9';
+    unsigned const version =
+        digits ? unsigned((start[4] - '0') * 100 + (start[5] - '0') * 10 + (start[6] - '0')) : 0;
     MCDOSE_VALIDATE(version == 2 || version == 3,
                     << path << ": MCPL format version '" << std::string(start + 4, 3)
                     << "' is not one mcdose reads (002 or 003); convert the file with a "
@@ -153,8 +152,8 @@ void read_options(HeaderCursor& c, McplHeader& h, std::uint32_t (&counts)[2],
     h.particle_bytes = a[6];
     MCDOSE_VALIDATE(h.particle_bytes == h.layout.record_bytes(),
                     << path << ": the MCPL header gives " << h.particle_bytes
-                    << " bytes per particle, but its options make "
-                    << h.layout.record_bytes() << "; the file is corrupt");
+                    << " bytes per particle, but its options make " << h.layout.record_bytes()
+                    << "; the file is corrupt");
 }
 } // namespace
 
@@ -216,6 +215,8 @@ std::uint64_t parse_histories(std::string text, std::string const& path)
 {
     while (!text.empty() && text.back() == ' ')
         text.pop_back(); // the room left for the digits
+    if (text.empty())
+        return 0; // a writer that did not fill it in: not recorded
     std::uint64_t n = 0;
     bool ok = !text.empty() && text.size() <= 19;
     for (char ch : text)
@@ -226,7 +227,7 @@ std::uint64_t parse_histories(std::string text, std::string const& path)
     MCDOSE_VALIDATE(ok && n > 0, << path << ": the MCPL header's primary history count '"
                                  << text.substr(0, 40)
                                  << "' is not a positive integer; correct the header or give "
-                                    "\"primary_histories\" in the phase-space source");
+                                    "remove the comment (mcpltool)");
     return n;
 }
 } // namespace

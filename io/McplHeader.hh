@@ -69,7 +69,8 @@ std::uint64_t mcpl_particle_count(McplHeader const& h, std::uint64_t file_bytes,
 
 //! The primary histories recorded in the header (a comment "mcdose primary histories:
 //! N" or a blob of key mcdose_primary_histories holding N in decimal), 0 if none.
-//! Throws RuntimeError naming the file if the record is not a positive integer.
+//! Throws RuntimeError naming the file if the record is not a positive integer (a record
+//! left blank by its writer counts as none).
 std::uint64_t mcpl_primary_histories(McplHeader const& h, std::string const& path);
 
 //! The comment that records the primary histories (what mcpl_primary_histories reads).

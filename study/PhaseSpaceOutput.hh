@@ -40,6 +40,9 @@ std::string phase_space_output_path(OutputInput const& outputs);
 //! A phase-space source's electrons and positrons need condensed history;
 //! InputError naming the source's file otherwise.
 void check_phase_space_sources(StudyInput const& study);
+//! Refuse, as `run` would and naming the field, histories that are not whole uses of the
+//! file (study/PhaseSpaceOutput phase_space_histories) and more batches than particles used.
+void check_phase_space_batches(StudyInput const& study, PhaseSpaceInput const& ps);
 
 //! The phase-space source of the study, if any (it is then the only source).
 SourceInput const* phase_space_source(StudyInput const& study);

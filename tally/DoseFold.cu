@@ -196,8 +196,9 @@ MCDOSE_KERNEL void mask_counts_kernel(std::uint64_t const* mask, size_type words
 }
 
 MCDOSE_KERNEL void result_voxels_kernel(double const* hi, double const* lo, double const* sum_sq,
-                                        size_type words, BatchCount batches, std::uint64_t const* mask,
-                                        std::uint64_t const* offsets, double* energy, double* sigma)
+                                        size_type words, BatchCount batches,
+                                        std::uint64_t const* mask, std::uint64_t const* offsets,
+                                        double* energy, double* sigma)
 {
     size_type const stride = size_type(gridDim.x) * blockDim.x;
     for (size_type w = size_type(blockIdx.x) * blockDim.x + threadIdx.x; w < words; w += stride)
@@ -245,8 +246,8 @@ void fold_batches_device(TallyMethod m, double quantum_MeV, DeviceBatchGrids con
 void batch_result_device(double const* hi, double const* lo, double const* sum_sq, size_type voxels,
                          BatchCount batches, double* energy_MeV, double* sigma_MeV)
 {
-    batch_result_kernel<<<blocks_for(voxels), block_threads>>>(
-        hi, lo, sum_sq, voxels, batches, energy_MeV, sigma_MeV);
+    batch_result_kernel<<<blocks_for(voxels), block_threads>>>(hi, lo, sum_sq, voxels, batches,
+                                                               energy_MeV, sigma_MeV);
     MCDOSE_CUDA_CHECK_LAUNCH();
 }
 
@@ -286,8 +287,8 @@ void result_voxels_device(double const* hi, double const* lo, double const* sum_
     size_type const words = mask_words(voxels);
     if (words == 0)
         return;
-    result_voxels_kernel<<<blocks_for(words), block_threads>>>(
-        hi, lo, sum_sq, words, batches, mask, offsets, energy_MeV, sigma_MeV);
+    result_voxels_kernel<<<blocks_for(words), block_threads>>>(hi, lo, sum_sq, words, batches, mask,
+                                                               offsets, energy_MeV, sigma_MeV);
     MCDOSE_CUDA_CHECK_LAUNCH();
 }
 } // namespace mcdose

@@ -106,9 +106,8 @@ inline std::optional<size_type> result_mask_device(double const*, double const*,
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
-inline void result_voxels_device(double const*, double const*, double const*, size_type,
-                                 BatchCount, std::uint64_t const*, std::uint64_t const*, double*,
-                                 double*)
+inline void result_voxels_device(double const*, double const*, double const*, size_type, BatchCount,
+                                 std::uint64_t const*, std::uint64_t const*, double*, double*)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
@@ -117,8 +116,8 @@ inline void fold_batches_device(TallyMethod, double, DeviceBatchGrids const&, si
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
-inline void batch_result_device(double const*, double const*, double const*, size_type,
-                                BatchCount, double*, double*)
+inline void batch_result_device(double const*, double const*, double const*, size_type, BatchCount,
+                                double*, double*)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

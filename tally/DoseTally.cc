@@ -422,14 +422,13 @@ void DoseTally::fold_host_words(TallyMethod method, std::uint64_t* words, std::u
             history_slab_sq_batch_[s] = 0;
         }
     }
-    folded_slabs_.push_back(dispatch_tally_method(method,
-                                                  [&](auto policy)
-                                                  {
-                                                      return fold_on_host<decltype(policy)>(
-                                                          words, voxels_, quantum, totals, slabs_,
-                                                          touched, squares, sq_weight,
-                                                          host_threads_);
-                                                  }));
+    folded_slabs_.push_back(dispatch_tally_method(
+        method,
+        [&](auto policy)
+        {
+            return fold_on_host<decltype(policy)>(words, voxels_, quantum, totals, slabs_, touched,
+                                                  squares, sq_weight, host_threads_);
+        }));
 }
 
 void DoseTally::count_batch(std::uint64_t histories)
@@ -731,21 +730,20 @@ void DoseTally::host_result(Span<double> energy, Span<double> sigma) const
     BatchCount const count =
         history_moments_ ? BatchCount{double(samples), double(samples)} : this->batch_count();
     double const sq_quantum = accum::exp2_int(sq_quantum_exp2_);
-    parallel_for_pieces(voxels_, host_threads_,
-                        [&](size_type begin, size_type end, size_type)
-                        {
-                            for (size_type i = begin; i < end; ++i)
-                            {
-                                double const sum_sq =
-                                    history_moments_
-                                        ? FxPolicy::decode(history_sq_total_[i], sq_quantum)
-                                        : sum_sq_[i];
-                                detail::VoxelTotals const t{total_hi_[i], total_lo_[i], sum_sq};
-                                energy[i] = detail::total_energy(t);
-                                sigma[i] = samples < 2 ? std::numeric_limits<double>::quiet_NaN()
-                                                       : detail::batch_sigma(t, count.batches,
-                                                                             count.effective);
-                            }
-                        });
+    parallel_for_pieces(
+        voxels_, host_threads_,
+        [&](size_type begin, size_type end, size_type)
+        {
+            for (size_type i = begin; i < end; ++i)
+            {
+                double const sum_sq = history_moments_
+                                          ? FxPolicy::decode(history_sq_total_[i], sq_quantum)
+                                          : sum_sq_[i];
+                detail::VoxelTotals const t{total_hi_[i], total_lo_[i], sum_sq};
+                energy[i] = detail::total_energy(t);
+                sigma[i] = samples < 2 ? std::numeric_limits<double>::quiet_NaN()
+                                       : detail::batch_sigma(t, count.batches, count.effective);
+            }
+        });
 }
 } // namespace mcdose

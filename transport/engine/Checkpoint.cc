@@ -117,8 +117,8 @@ void refuse_field(bool ok, std::string const& source, char const* what)
 //! Whether every element of `v` is finite (and >= 0 with `non_negative`).
 bool all_finite(std::vector<double> const& v, bool non_negative = false)
 {
-    return std::all_of(v.begin(), v.end(), [&](double x)
-                       { return std::isfinite(x) && (!non_negative || x >= 0); });
+    return std::all_of(v.begin(), v.end(),
+                       [&](double x) { return std::isfinite(x) && (!non_negative || x >= 0); });
 }
 
 //! The batch counts a run writes: B batches of min to max histories (the first
