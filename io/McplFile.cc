@@ -176,8 +176,9 @@ struct McplReader::Impl
     }
 
     //! The particles of a gzipped file: the header's count, bounded by what the file can
-    //! inflate to; a file never closed by its writer, or with `recover` the whole records
-    //! the stream holds (inflated once, streaming, to count them).
+    //! inflate to (a file never closed by its writer, count 0 with records after the
+    //! header, is refused), or with `recover` the whole records the stream holds (inflated
+    //! once, streaming, to count them).
     std::uint64_t gzip_count(std::string const& path, std::uint64_t file_bytes, bool recover)
     {
         std::uint64_t const pb = header.particle_bytes;
@@ -187,24 +188,29 @@ struct McplReader::Impl
                         << " particles, more than a compressed file of " << file_bytes
                         << " bytes can hold (" << most << "); the file is corrupt or truncated");
         std::uint64_t count = header.particles;
-        if (recover || count == 0)
+        if (recover)
         {
             gz->set_limit(header.header_bytes + most * pb + 1);
-            std::uint64_t const whole = gz->skip(most * pb + 1) / pb;
-            MCDOSE_VALIDATE(recover || whole == 0,
+            count = gz->skip(most * pb + 1) / pb;
+            gz->rewind();
+        }
+        else if (count == 0)
+        {
+            gz->set_limit(header.header_bytes + 1);
+            unsigned char byte;
+            MCDOSE_VALIDATE(gz->read(&byte, 1) == 0,
                             << path << ": the MCPL file was not closed by the program that "
                             << "wrote it (its header counts 0 particles, but records follow); "
-                            << "read the " << whole << " whole particles there are with "
-                            << "\"recover\": true in the phase-space source");
-            count = whole;
-            gz->rewind();
+                            << "read the whole particles there are with \"recover\": true in "
+                            << "the phase-space source");
         }
         gz->set_limit(header.header_bytes + count * pb + 1);
         return count;
     }
 
     //! Read and check the header; returns the particles to read.
-    std::uint64_t read_header(std::string const& path, std::uint64_t file_bytes, bool recover)
+    std::uint64_t read_header(std::string const& path, std::uint64_t file_bytes, bool recover,
+                              bool scanned)
     {
         std::uint64_t at = 0;
         header = read_mcpl_header(
@@ -219,7 +225,8 @@ struct McplReader::Impl
             gz ? 0 : file_bytes, path);
         if (gz)
             return this->gzip_count(path, file_bytes, recover);
-        return mcpl_particle_count(header, file_bytes, recover, path);
+        return scanned && !recover ? header.particles
+                                   : mcpl_particle_count(header, file_bytes, recover, path);
     }
 
     //! Let libmcpl read a file whose header was checked (the particle count agrees).
@@ -280,12 +287,12 @@ struct McplReader::Impl
     }
 };
 
-McplReader::McplReader(std::string const& path, bool blocks, bool recover)
+McplReader::McplReader(std::string const& path, bool blocks, bool recover, bool scanned)
     : impl_(std::make_unique<Impl>()), path_(path)
 {
     install_error_handler();
     std::uint64_t const bytes = impl_->open(path);
-    size_ = impl_->read_header(path, bytes, recover);
+    size_ = impl_->read_header(path, bytes, recover, scanned);
     source_name_ = impl_->header.source_name;
     if (!blocks || impl_->header.version != 3 || !host_is_little_endian())
         impl_->open_libmcpl(path, recover);
@@ -478,7 +485,7 @@ std::string mcpl_version()
 struct McplReader::Impl
 {
 };
-McplReader::McplReader(std::string const& path, bool, bool) : path_(path)
+McplReader::McplReader(std::string const& path, bool, bool, bool) : path_(path)
 {
     no_mcpl();
 }

@@ -54,8 +54,11 @@ class McplReader
     //! regular or non-MCPL file, a corrupt header or one whose particle count disagrees
     //! with the file's length (unless `recover`: then the whole records there are are
     //! read). `blocks` false: libmcpl reads every particle (what the block decoding is
-    //! tested against).
-    explicit McplReader(std::string const& path, bool blocks = true, bool recover = false);
+    //! tested against). `scanned`: the file was read whole and checked before (a run's
+    //! readers after the study's scan), so the header's count is taken as it is and a file
+    //! cut since is reported where the particles it lacks are read.
+    explicit McplReader(std::string const& path, bool blocks = true, bool recover = false,
+                        bool scanned = false);
     ~McplReader();
     McplReader(McplReader const&) = delete;
     McplReader& operator=(McplReader const&) = delete;

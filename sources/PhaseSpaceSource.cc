@@ -310,7 +310,7 @@ std::string describe_scan(PhaseSpaceScan const& scan, std::string const& file)
 
 PhaseSpaceReader::PhaseSpaceReader(PhaseSpaceInput input)
     : input_(std::move(input)),
-      file_(std::make_unique<McplReader>(input_.file, true, input_.recover)),
+      file_(std::make_unique<McplReader>(input_.file, true, input_.recover, true)),
       rotation_(rotation_matrix(input_.placement))
 {
 }

@@ -29,6 +29,16 @@ SourceInput const* phase_space_source(StudyInput const& study)
     return nullptr;
 }
 
+std::uint64_t primary_histories_of(StudyInput const& study, std::uint64_t histories)
+{
+    SourceInput const* s = phase_space_source(study);
+    if (!s || s->phase_space->scan.primary_histories == 0)
+        return histories;
+    PhaseSpaceScan const& scan = s->phase_space->scan;
+    return std::uint64_t(std::llround(double(histories) * double(scan.primary_histories) /
+                                      double(scan.transported)));
+}
+
 void check_phase_space_sources(StudyInput const& study)
 {
     SourceInput const* s = phase_space_source(study);

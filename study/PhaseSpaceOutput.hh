@@ -44,6 +44,12 @@ void check_phase_space_sources(StudyInput const& study);
 //! file (study/PhaseSpaceOutput phase_space_histories) and more batches than particles used.
 void check_phase_space_batches(StudyInput const& study, PhaseSpaceInput const& ps);
 
+//! The primary histories that `histories` of this run stand for: themselves, or with a
+//! phase-space source whose file records the N primary histories that made its T
+//! transported particles, histories x N / T (rounded): what a phase space this run writes
+//! records, so that a third stage still normalises to the first.
+std::uint64_t primary_histories_of(StudyInput const& study, std::uint64_t histories);
+
 //! The phase-space source of the study, if any (it is then the only source).
 SourceInput const* phase_space_source(StudyInput const& study);
 
