@@ -7,10 +7,14 @@
 #include <cstring>
 #include <fcntl.h>
 #include <mutex>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/Assert.hh"
 #include "core/AtomicFile.hh"
+#include "io/GzipStream.hh"
+#include "io/InputFile.hh"
+#include "io/McplHeader.hh"
 #include "io/McplRecords.hh"
 
 #if MCDOSE_USE_MCPL
@@ -46,6 +50,35 @@ auto with_path(std::string const& path, F&& f)
     {
         throw RuntimeError(path + ": " + e.what());
     }
+}
+
+//! The first comment of a file mcdose writes, before the primary histories are known:
+//! the record's text with room for 20 digits, filled in place at commit.
+std::string histories_placeholder()
+{
+    std::string const prefix = mcpl_primary_histories_comment(0);
+    return prefix.substr(0, prefix.size() - 1) + std::string(20, ' ');
+}
+
+//! Fill the placeholder in the header of `tmp` with `histories` (the header's length kept).
+void record_histories(std::string const& tmp, std::string const& path, std::uint64_t histories)
+{
+    std::string const placeholder = histories_placeholder();
+    std::string text = mcpl_primary_histories_comment(histories);
+    text.resize(placeholder.size(), ' ');
+    int const fd = ::open(tmp.c_str(), O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+    MCDOSE_VALIDATE(fd >= 0, << path << ": cannot complete the phase-space file ("
+                             << std::strerror(errno) << ")");
+    std::string head(4096, '\0');
+    ssize_t const n = ::pread(fd, head.data(), head.size(), 0);
+    std::size_t const at =
+        n > 0 ? std::string(head.data(), std::size_t(n)).find(placeholder) : std::string::npos;
+    bool const ok = at != std::string::npos &&
+                    ::pwrite(fd, text.data(), text.size(), off_t(at)) == ssize_t(text.size());
+    ::close(fd);
+    MCDOSE_VALIDATE(ok, << path
+                        << ": cannot record the primary histories in the phase-space "
+                           "file's header");
 }
 
 //! Particles decoded per read of the records.
@@ -98,17 +131,18 @@ std::string mcpl_version()
 }
 
 /*!
- * libmcpl's file handle and, where the file allows (uncompressed, format 3, this
- * machine's byte order), the records read directly: a block of them with one
- * read, decoded by io/McplRecords (libmcpl reads and decodes one particle per
- * call).
+ * The file, its header as mcdose read and checked it (io/McplHeader.hh) and, in format
+ * 3, the records read directly: a block of them with one read, decoded by
+ * io/McplRecords (libmcpl reads and decodes one particle per call). Format 2 files
+ * (and every file where blocks are not asked for) are read by libmcpl, which then
+ * sees only a header mcdose checked.
  */
 struct McplReader::Impl
 {
-    mcpl_file_t file{nullptr};
-    int fd{-1}; //!< the file for direct reading (-1: libmcpl reads)
-    McplRecordLayout layout;
-    std::uint64_t first_record_byte{0};
+    mcpl_file_t file{nullptr}; //!< libmcpl's handle (null: read here)
+    int fd{-1};
+    std::unique_ptr<GzipStream> gz; //!< a gzipped file's inflated bytes (null: not gzipped)
+    McplHeader header;
     std::vector<unsigned char> raw;  //!< the block's records
     std::vector<McplParticle> block; //!< decoded
     std::uint64_t block_first{0};    //!< index of block[0]
@@ -124,36 +158,114 @@ struct McplReader::Impl
     }
     std::uint64_t position() const { return block_first + next; }
 
-    /*!
-     * Set up direct reading where libmcpl would read the records with plain reads,
-     * in format 3 and this machine's byte order (a gzipped file starts with other
-     * bytes than "MCPL"), and the records have the size the header gives.
-     */
-    void open_direct(std::string const& path)
+    //! Open without blocking (a FIFO put in the file's place is refused, not waited on).
+    std::uint64_t open(std::string const& path)
     {
-        if (mcpl_hdr_version(file) != 3 || !mcpl_hdr_little_endian(file) ||
-            !host_is_little_endian())
-            return;
-        McplRecordLayout l;
-        l.single_precision = !mcpl_hdr_has_doubleprec(file);
-        l.polarisation = mcpl_hdr_has_polarisation(file) != 0;
-        l.universal_weight = mcpl_hdr_universal_weight(file);
-        l.universal_pdg_code = mcpl_hdr_universal_pdgcode(file);
-        l.user_flags = mcpl_hdr_has_userflags(file) != 0;
-        if (int(l.record_bytes()) != mcpl_hdr_particle_size(file))
-            return;
-        int const f = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-        if (f < 0)
-            return;
-        unsigned char magic[4] = {0, 0, 0, 0};
-        if (read_at(f, magic, 4, 0, path) != 4 || std::memcmp(magic, "MCPL", 4) != 0)
+        require_regular_file(path, "phase-space file");
+        fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+        MCDOSE_VALIDATE(fd >= 0, << path << ": cannot read the phase-space file ("
+                                 << std::strerror(errno) << ")");
+        struct stat st;
+        MCDOSE_VALIDATE(::fstat(fd, &st) == 0 && S_ISREG(st.st_mode),
+                        << path
+                        << ": the phase-space file is not a regular file; give an "
+                           "MCPL file");
+        if (is_gzip_file(fd))
+            gz = std::make_unique<GzipStream>(fd, path, max_mcpl_header_bytes);
+        return std::uint64_t(st.st_size);
+    }
+
+    //! The particles of a gzipped file: the header's count, bounded by what the file can
+    //! inflate to (a file never closed by its writer, count 0 with records after the
+    //! header, is refused), or with `recover` the whole records the stream holds (inflated
+    //! once, streaming, to count them).
+    std::uint64_t gzip_count(std::string const& path, std::uint64_t file_bytes, bool recover)
+    {
+        std::uint64_t const pb = header.particle_bytes;
+        std::uint64_t const most = max_deflate_ratio * file_bytes / pb;
+        MCDOSE_VALIDATE(header.particles <= most,
+                        << path << ": the MCPL header counts " << header.particles
+                        << " particles, more than a compressed file of " << file_bytes
+                        << " bytes can hold (" << most << "); the file is corrupt or truncated");
+        std::uint64_t count = header.particles;
+        if (recover)
         {
-            ::close(f);
-            return;
+            gz->set_limit(header.header_bytes + most * pb + 1);
+            count = gz->skip(most * pb + 1) / pb;
+            gz->rewind();
         }
-        fd = f;
-        layout = l;
-        first_record_byte = mcpl_hdr_header_size(file);
+        else if (count == 0)
+        {
+            gz->set_limit(header.header_bytes + 1);
+            unsigned char byte;
+            MCDOSE_VALIDATE(gz->read(&byte, 1) == 0,
+                            << path << ": the MCPL file was not closed by the program that "
+                            << "wrote it (its header counts 0 particles, but records follow); "
+                            << "read the whole particles there are with \"recover\": true in "
+                            << "the phase-space source");
+        }
+        gz->set_limit(header.header_bytes + count * pb + 1);
+        return count;
+    }
+
+    //! Read and check the header; returns the particles to read.
+    std::uint64_t read_header(std::string const& path, std::uint64_t file_bytes, bool recover,
+                              bool scanned)
+    {
+        std::uint64_t at = 0;
+        header = read_mcpl_header(
+            [&](void* to, std::size_t n)
+            {
+                std::size_t const got =
+                    gz ? gz->read(to, n)
+                       : read_at(fd, static_cast<unsigned char*>(to), n, at, path);
+                at += got;
+                return got;
+            },
+            gz ? 0 : file_bytes, path);
+        if (gz)
+            return this->gzip_count(path, file_bytes, recover);
+        return scanned && !recover ? header.particles
+                                   : mcpl_particle_count(header, file_bytes, recover, path);
+    }
+
+    //! Let libmcpl read a file whose header was checked (the particle count agrees).
+    void open_libmcpl(std::string const& path, bool recover)
+    {
+        MCDOSE_VALIDATE(!gz, << path << ": a gzipped MCPL file is read in format 3 only; "
+                             << "gunzip this one (format " << header.version << ") first");
+        MCDOSE_VALIDATE(!recover, << path << ": \"recover\" reads MCPL format 3 files only; "
+                                  << "finish this one with mcpltool --repair");
+        with_path(path,
+                  [&]
+                  {
+                      file = mcpl_open_file(path.c_str());
+                      return 0;
+                  });
+    }
+
+    /*!
+     * `bytes` of the records of a gzipped file from record `first` on into `raw`: the
+     * stream inflated on from where it is, or again from its start to go back. Where the
+     * read reaches the last of the `size` particles, data after it are refused.
+     */
+    std::size_t read_stream(std::uint64_t first, std::size_t bytes, std::uint64_t size,
+                            std::string const& path)
+    {
+        std::uint64_t const at = header.header_bytes + first * header.particle_bytes;
+        if (gz->position() > at)
+            gz->rewind();
+        gz->skip(at - gz->position());
+        std::size_t const got = gz->read(raw.data(), bytes);
+        if (got == bytes && first + bytes / header.particle_bytes == size)
+        {
+            unsigned char more;
+            MCDOSE_VALIDATE(gz->read(&more, 1) == 0,
+                            << path << ": the MCPL file holds data after the " << size
+                            << " particles its header counts; the file is corrupt or was "
+                               "changed: write it again");
+        }
+        return got;
     }
 
     //! Read and decode the block of records that starts at the current position.
@@ -161,38 +273,39 @@ struct McplReader::Impl
     {
         std::uint64_t const first = this->position();
         std::size_t const count = std::size_t(std::min<std::uint64_t>(direct_block, size - first));
-        std::size_t const bytes = layout.record_bytes();
+        std::size_t const bytes = header.particle_bytes;
         raw.resize(count * bytes);
         std::size_t const got =
-            read_at(fd, raw.data(), count * bytes, first_record_byte + first * bytes, path);
+            gz ? read_stream(first, count * bytes, size, path)
+               : read_at(fd, raw.data(), count * bytes, header.header_bytes + first * bytes, path);
         std::size_t const whole = got / bytes;
         check_not_truncated(whole > 0, path, first, size);
         block.resize(whole);
-        decode_mcpl_records(layout, raw.data(), whole, block.data());
+        decode_mcpl_records(header.layout, raw.data(), whole, block.data());
         block_first = first;
         next = 0;
     }
 };
 
-McplReader::McplReader(std::string const& path, bool blocks)
+McplReader::McplReader(std::string const& path, bool blocks, bool recover, bool scanned)
     : impl_(std::make_unique<Impl>()), path_(path)
 {
     install_error_handler();
-    // libmcpl's own message for a missing file is "Unable to open file!": say which.
-    MCDOSE_VALIDATE(::access(path.c_str(), R_OK) == 0, << path
-                                                       << ": cannot read the phase-space file ("
-                                                       << std::strerror(errno) << ")");
-    with_path(path,
-              [&]
-              {
-                  impl_->file = mcpl_open_file(path.c_str());
-                  size_ = mcpl_hdr_nparticles(impl_->file);
-                  char const* name = mcpl_hdr_srcname(impl_->file);
-                  source_name_ = name ? name : "";
-                  return 0;
-              });
-    if (blocks)
-        impl_->open_direct(path);
+    std::uint64_t const bytes = impl_->open(path);
+    size_ = impl_->read_header(path, bytes, recover, scanned);
+    source_name_ = impl_->header.source_name;
+    if (!blocks || impl_->header.version != 3 || !host_is_little_endian())
+        impl_->open_libmcpl(path, recover);
+}
+
+std::uint64_t McplReader::primary_histories() const
+{
+    return mcpl_primary_histories(impl_->header, path_);
+}
+
+bool McplReader::compressed() const
+{
+    return impl_->gz != nullptr;
 }
 
 McplReader::~McplReader()
@@ -204,7 +317,7 @@ McplReader::~McplReader()
 bool McplReader::read(McplParticle& out)
 {
     Impl& impl = *impl_;
-    if (impl.fd >= 0)
+    if (!impl.file.internal)
     {
         if (impl.next == impl.block.size())
         {
@@ -215,6 +328,8 @@ bool McplReader::read(McplParticle& out)
         out = impl.block[impl.next++];
         return true;
     }
+    if (this->position() >= size_)
+        return false;
     mcpl_particle_t const* p = with_path(path_, [&] { return mcpl_read(impl.file); });
     if (!p)
     {
@@ -235,21 +350,21 @@ bool McplReader::read(McplParticle& out)
 
 std::uint64_t McplReader::position() const
 {
-    if (impl_->fd >= 0)
+    if (!impl_->file.internal)
         return impl_->position();
     return mcpl_currentposition(impl_->file);
 }
 
 bool McplReader::reads_blocks() const
 {
-    return impl_->fd >= 0;
+    return !impl_->file.internal;
 }
 
 void McplReader::seek(std::uint64_t index)
 {
     MCDOSE_VALIDATE(index <= size_,
                     << path_ << ": cannot seek to particle " << index << " of " << size_);
-    if (impl_->fd >= 0)
+    if (!impl_->file.internal)
     {
         impl_->block.clear();
         impl_->block_first = index;
@@ -281,6 +396,7 @@ McplWriter::McplWriter(std::string const& path, std::string const& source_name,
                   impl_->file = mcpl_create_outfile(impl_->staged->path().c_str());
                   impl_->open = true;
                   mcpl_hdr_set_srcname(impl_->file, source_name.c_str());
+                  mcpl_hdr_add_comment(impl_->file, histories_placeholder().c_str());
                   for (auto const& c : comments)
                       mcpl_hdr_add_comment(impl_->file, c.c_str());
                   return 0;
@@ -323,7 +439,7 @@ void McplWriter::add(McplParticle const& in)
     ++count_;
 }
 
-void McplWriter::commit()
+void McplWriter::commit(std::uint64_t primary_histories)
 {
     MCDOSE_VALIDATE(impl_->open, << path_ << ": the phase-space file was already closed");
     with_path(path_,
@@ -333,6 +449,8 @@ void McplWriter::commit()
                   return 0;
               });
     impl_->open = false;
+    if (primary_histories > 0)
+        record_histories(impl_->staged->path(), path_, primary_histories);
     impl_->staged->commit();
 }
 #else
@@ -359,7 +477,15 @@ std::string mcpl_version()
 struct McplReader::Impl
 {
 };
-McplReader::McplReader(std::string const& path, bool) : path_(path)
+McplReader::McplReader(std::string const& path, bool, bool, bool) : path_(path)
+{
+    no_mcpl();
+}
+std::uint64_t McplReader::primary_histories() const
+{
+    no_mcpl();
+}
+bool McplReader::compressed() const
 {
     no_mcpl();
 }
@@ -394,7 +520,7 @@ void McplWriter::add(McplParticle const&)
 {
     no_mcpl();
 }
-void McplWriter::commit()
+void McplWriter::commit(std::uint64_t)
 {
     no_mcpl();
 }

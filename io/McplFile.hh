@@ -43,21 +43,34 @@ struct McplParticle
     double weight{1};
 };
 
-//! Reads an MCPL file particle by particle (streaming: a block of records at most is kept).
+//! Reads an MCPL file particle by particle (streaming: a block of records at most is kept),
+//! uncompressed or gzipped (.mcpl.gz, inflated by mcdose through zlib: Debian's libmcpl
+//! reads no gzip).
 class McplReader
 {
   public:
-    //! Open and read the header; throws RuntimeError ("<path>: <what>") for a
-    //! missing, unreadable or non-MCPL file. `blocks` false: libmcpl reads every
-    //! particle (what the block decoding is tested against).
-    explicit McplReader(std::string const& path, bool blocks = true);
+    //! Open and read the header, checked before libmcpl sees it (io/McplHeader.hh);
+    //! throws RuntimeError ("<path>: <what>; <fix>") for a missing, unreadable, not
+    //! regular or non-MCPL file, a corrupt header or one whose particle count disagrees
+    //! with the file's length (unless `recover`: then the whole records there are are
+    //! read). `blocks` false: libmcpl reads every particle (what the block decoding is
+    //! tested against). `scanned`: the file was read whole and checked before (a run's
+    //! readers after the study's scan), so the header's count is taken as it is and a file
+    //! cut since is reported where the particles it lacks are read.
+    explicit McplReader(std::string const& path, bool blocks = true, bool recover = false,
+                        bool scanned = false);
     ~McplReader();
     McplReader(McplReader const&) = delete;
     McplReader& operator=(McplReader const&) = delete;
 
     std::string const& path() const { return path_; }
-    //! Particles the header announces.
+    //! Particles to read: the header's count (or, recovering, the whole records there are).
     std::uint64_t size() const { return size_; }
+    //! The primary histories the header records (io/McplHeader.hh), 0 if it does not.
+    std::uint64_t primary_histories() const;
+    //! Whether the file is gzipped (io/GzipStream.hh: read as a stream, so going back
+    //! inflates it again from its start).
+    bool compressed() const;
     //! The generating application's name in the header.
     std::string const& source_name() const { return source_name_; }
 
@@ -91,6 +104,8 @@ class McplReader
 class McplWriter
 {
   public:
+    //! The header's first comment is kept for the primary history count (commit); the
+    //! `comments` follow it.
     McplWriter(std::string const& path, std::string const& source_name,
                std::vector<std::string> const& comments);
     ~McplWriter();
@@ -99,8 +114,10 @@ class McplWriter
 
     void add(McplParticle const& particle);
     std::uint64_t count() const { return count_; }
-    //! Close and rename onto the final path.
-    void commit();
+    //! Close and rename onto the final path, with the primary histories that made the
+    //! particles recorded in the header's first comment (io/McplHeader.hh
+    //! mcpl_primary_histories; 0: not recorded).
+    void commit(std::uint64_t primary_histories = 0);
 
   private:
     struct Impl;

@@ -39,6 +39,8 @@ PhaseSpaceInput parse_phase_space(JsonNode const& node)
         ps.read_threads = static_cast<int>(
             t->integer(0, 256, "threads that read the file at once (0: every core, at most 16)"));
     }
+    if (auto r = node.optional_child("recover"))
+        ps.recover = r->boolean();
     if (!mcpl_available())
     {
         file.fail("this mcdose was built without MCPL, so it cannot read phase-space files; "
@@ -46,13 +48,9 @@ PhaseSpaceInput parse_phase_space(JsonNode const& node)
     }
     try
     {
-        ps.scan = scan_phase_space(ps.file, SourceEnergyLimits::max_MeV);
+        ps.scan = scan_phase_space(ps.file, SourceEnergyLimits::max_MeV, 0, ps.recover);
     }
-    catch (InputError const&)
-    {
-        throw;
-    }
-    catch (RuntimeError const& e)
+    catch (RuntimeError const& e) // the file's own errors (InputError too) name this field
     {
         file.fail(e.what());
     }

@@ -49,6 +49,11 @@ struct PhaseSpaceScan
     double max_history_energy_MeV{0};
     double total_weight{0}; //!< of the transported particles
     double min_weight{0}, max_weight{0};
+    //! Primary histories the file's header records (0: none recorded).
+    std::uint64_t primary_histories{0};
+    //! A gzipped file: scanned and read by one thread, in order (going back inflates
+    //! the file again from its start).
+    bool compressed{false};
     //! File position of transported particle k * index_stride.
     std::vector<std::uint64_t> index;
 };
@@ -63,6 +68,9 @@ struct PhaseSpaceInput
     //! Threads that read a piece's parts at once, each with the file open (0: every
     //! core, at most 16).
     int read_threads{0};
+    //! Read a file whose particle count disagrees with its length (never closed by its
+    //! writer, truncated) as the whole records there are (io/McplHeader.hh).
+    bool recover{false};
     PhaseSpaceScan scan; //!< filled by the parser (one pass over the file)
 };
 
@@ -75,8 +83,10 @@ inline constexpr std::uint64_t scan_block_particles = std::uint64_t(1) << 16;
 //! kinetic energy within [0, max_energy_MeV], weight >= 0 (photons, electrons and
 //! positrons below min_energy_MeV are counted and skipped). Throws RuntimeError naming
 //! the file, the index of the first bad particle and the fix; a file without any photon,
-//! electron or positron is refused. The result does not depend on `threads`.
-PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV, int threads = 0);
+//! electron or positron is refused, and so is one whose transported particles all weigh 0.
+//! The result does not depend on `threads`. `recover`: PhaseSpaceInput::recover.
+PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV, int threads = 0,
+                                bool recover = false);
 
 //! "neutron (2112)", or "PDG 1000020040" for a code without a name here.
 std::string pdg_name(std::int32_t pdg_code);

@@ -144,14 +144,14 @@ struct ScanBlock
 //! Scan particles [begin, end) of the file into `b`, setting the bit of each transported
 //! one in `used` (blocks start at multiples of 64, so blocks share no word); stop at the
 //! first error, which `b` keeps.
-void scan_block(std::string const& path, double max_energy_MeV, std::uint64_t begin,
+void scan_block(std::string const& path, double max_energy_MeV, bool recover, std::uint64_t begin,
                 std::uint64_t end, std::vector<std::uint64_t>& used, ScanBlock& b)
 {
     PhaseSpaceScan& scan = b.scan;
     scan.min_weight = std::numeric_limits<double>::infinity();
     try
     {
-        McplReader file(path);
+        McplReader file(path, true, recover);
         file.seek(begin);
         McplParticle p;
         for (std::uint64_t i = begin; i < end; ++i)
@@ -241,9 +241,11 @@ std::vector<std::uint64_t> transported_index(std::vector<std::uint64_t> const& u
 }
 } // namespace
 
-PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV, int threads)
+PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV, int threads,
+                                bool recover)
 {
-    std::uint64_t const particles = McplReader(path).size();
+    McplReader const header(path, true, recover);
+    std::uint64_t const particles = header.size();
     MCDOSE_VALIDATE(particles > 0, << path
                                    << ": the phase-space file holds no "
                                       "particles; give a file with particles");
@@ -253,18 +255,25 @@ PhaseSpaceScan scan_phase_space(std::string const& path, double max_energy_MeV, 
     ScanBlock const all = parallel_block_sum(
         particles, threads, zero,
         [&](size_type begin, size_type end, ScanBlock& b)
-        { scan_block(path, max_energy_MeV, begin, end, used, b); },
-        merge_block, scan_block_particles);
+        { scan_block(path, max_energy_MeV, recover, begin, end, used, b); },
+        merge_block,
+        header.compressed() ? std::max<std::uint64_t>(particles, 1) : scan_block_particles);
     if (all.error)
         std::rethrow_exception(all.error);
     PhaseSpaceScan scan = all.scan;
     scan.file_particles = particles;
+    scan.primary_histories = header.primary_histories();
+    scan.compressed = header.compressed();
     scan.index = transported_index(used);
     MCDOSE_VALIDATE(scan.transported > 0,
                     << path << ": none of the file's " << scan.file_particles
                     << " particles is a photon, electron or positron of at least 1 keV, the "
                        "particles mcdose transports; "
                     << describe_scan(scan, path));
+    MCDOSE_VALIDATE(scan.total_weight > 0,
+                    << path << ": all " << scan.transported
+                    << " photons, electrons and positrons of the file weigh 0, so they would "
+                       "deposit nothing; give a file with positive weights");
     return scan;
 }
 
@@ -274,6 +283,8 @@ std::string describe_scan(PhaseSpaceScan const& scan, std::string const& file)
     os << "phase space '" << file << "': " << scan.file_particles << " particles, "
        << scan.transported << " transported (" << scan.photons << " photons, " << scan.electrons
        << " electrons, " << scan.positrons << " positrons)";
+    if (scan.primary_histories > 0)
+        os << ", made by " << scan.primary_histories << " primary histories";
     std::uint64_t skipped = 0;
     for (auto const& [code, n] : scan.skipped)
         skipped += n;
@@ -298,7 +309,8 @@ std::string describe_scan(PhaseSpaceScan const& scan, std::string const& file)
 }
 
 PhaseSpaceReader::PhaseSpaceReader(PhaseSpaceInput input)
-    : input_(std::move(input)), file_(std::make_unique<McplReader>(input_.file)),
+    : input_(std::move(input)),
+      file_(std::make_unique<McplReader>(input_.file, true, input_.recover, true)),
       rotation_(rotation_matrix(input_.placement))
 {
 }
@@ -425,7 +437,7 @@ PhaseSpaceChunks<Real>::PhaseSpaceChunks(PhaseSpaceInput const& input, GridGeome
 {
     MCDOSE_VALIDATE(recycle_ >= 1, << input.file << ": recycle must be at least 1");
     readers_.push_back(std::make_unique<PhaseSpaceReader>(input));
-    max_readers_ = phase_space_read_threads(input);
+    max_readers_ = input.scan.compressed ? 1 : phase_space_read_threads(input);
     uploads_.resize(max_readers_);
 }
 

@@ -460,7 +460,7 @@ SourceInput parse_source(JsonNode const& node)
     if (type == "phase_space")
     {
         node.allow_only({"type", "file", "translation_cm", "rotation_deg", "recycle", "read_ahead",
-                         "read_threads"});
+                         "read_threads", "recover"});
         s.kind = SourceKind::phase_space;
         s.phase_space = parse_phase_space(node);
         return s;

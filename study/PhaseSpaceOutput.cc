@@ -29,6 +29,16 @@ SourceInput const* phase_space_source(StudyInput const& study)
     return nullptr;
 }
 
+std::uint64_t primary_histories_of(StudyInput const& study, std::uint64_t histories)
+{
+    SourceInput const* s = phase_space_source(study);
+    if (!s || s->phase_space->scan.primary_histories == 0)
+        return histories;
+    PhaseSpaceScan const& scan = s->phase_space->scan;
+    return std::uint64_t(std::llround(double(histories) * double(scan.primary_histories) /
+                                      double(scan.transported)));
+}
+
 void check_phase_space_sources(StudyInput const& study)
 {
     SourceInput const* s = phase_space_source(study);
@@ -49,6 +59,29 @@ void check_phase_space_sources(StudyInput const& study)
         throw InputError(study.study_file, s->pointer,
                          "a phase-space source must be the study's only source (its histories "
                          "follow the file); remove the others or run them as a separate study");
+    }
+    check_phase_space_batches(study, *s->phase_space);
+}
+
+void check_phase_space_batches(StudyInput const& study, PhaseSpaceInput const& ps)
+{
+    if (study.run.target_uncertainty && !study.run.histories)
+        return; // batches of whole particles up to the file (RunSetup)
+    // The histories run refuses (not a multiple of recycle, more than the file holds).
+    std::uint64_t const histories = phase_space_histories(study, study.run.histories.value_or(0));
+    // Recycled particles take the batch method (100 batches unless given).
+    if (study.tally.batches == 0 && ps.recycle == 1)
+        return;
+    auto const batches = std::uint64_t(
+        study.tally.run_batches(study.tally.uncertainty == TallyUncertainty::history));
+    if (batches > histories / ps.recycle)
+    {
+        throw InputError(study.study_file, "/tally/batches",
+                         std::to_string(batches) + " batches for the " +
+                             std::to_string(histories / ps.recycle) +
+                             " particles of the phase space used: each batch needs a particle "
+                             "of its own (all uses of a particle stay in one batch); give at "
+                             "most that many batches");
     }
 }
 
@@ -259,14 +292,14 @@ std::uint64_t PhaseSpaceRecorder<Real>::written() const
 }
 
 template <class Real>
-std::uint64_t PhaseSpaceRecorder<Real>::commit()
+std::uint64_t PhaseSpaceRecorder<Real>::commit(std::uint64_t primary_histories)
 {
     {
         std::lock_guard<std::mutex> lock(mutex_);
         pending_.clear(); // a discarded batch's (a CPU piece cut by a stop drains its buffer)
     }
     std::uint64_t const n = writer_->count();
-    writer_->commit();
+    writer_->commit(primary_histories);
     return n;
 }
 

@@ -40,6 +40,15 @@ std::string phase_space_output_path(OutputInput const& outputs);
 //! A phase-space source's electrons and positrons need condensed history;
 //! InputError naming the source's file otherwise.
 void check_phase_space_sources(StudyInput const& study);
+//! Refuse, as `run` would and naming the field, histories that are not whole uses of the
+//! file (study/PhaseSpaceOutput phase_space_histories) and more batches than particles used.
+void check_phase_space_batches(StudyInput const& study, PhaseSpaceInput const& ps);
+
+//! The primary histories that `histories` of this run stand for: themselves, or with a
+//! phase-space source whose file records the N primary histories that made its T
+//! transported particles, histories x N / T (rounded): what a phase space this run writes
+//! records, so that a third stage still normalises to the first.
+std::uint64_t primary_histories_of(StudyInput const& study, std::uint64_t histories);
 
 //! The phase-space source of the study, if any (it is then the only source).
 SourceInput const* phase_space_source(StudyInput const& study);
@@ -91,8 +100,9 @@ class PhaseSpaceRecorder
     //! Append the completed batch's crossings, sorted by history.
     void flush_batch();
     //! Close the file under its final name, dropping the crossings of a batch that
-    //! did not complete; returns the crossings written.
-    std::uint64_t commit();
+    //! did not complete, with the run's `primary_histories` in its header; returns the
+    //! crossings written.
+    std::uint64_t commit(std::uint64_t primary_histories);
 
     std::uint64_t written() const;
     std::uint64_t regrown() const { return regrown_; } //!< pieces run again

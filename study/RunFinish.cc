@@ -10,6 +10,7 @@
 #include "core/ParallelFor.hh"
 #include "dose/Dvh.hh"
 #include "dose/ProfileCsv.hh"
+#include "study/PhaseSpaceOutput.hh"
 #include "study/RunOutputs.hh"
 #include "tally/EnergyMask.hh"
 
@@ -67,14 +68,29 @@ double per_history(std::uint64_t histories)
 }
 
 /*!
+ * The factor from dose per history of this run to dose per primary history of the run
+ * that wrote the phase space read (the primary histories P its file records): the h
+ * histories start h / recycle particles, of the file's T transported ones, which stand
+ * for P (h / recycle) / T primaries, each particle used `recycle` times; so the dose per
+ * primary is E / (P h / T) and the factor T / P. 1 without such a record.
+ */
+double per_primary_factor(StudyInput const& study)
+{
+    SourceInput const* s = phase_space_source(study);
+    if (!s || s->phase_space->scan.primary_histories == 0)
+        return 1.0;
+    PhaseSpaceScan const& scan = s->phase_space->scan;
+    return double(scan.transported) / double(scan.primary_histories);
+}
+
+/*!
  * The run's grids per source particle [MeV], scaled in place, and the mask of the voxels
  * with energy: only the voxels of the run's mask are read and scaled (the pages of the
  * others are not touched), on all cores; a voxel whose scaled energy is 0 (an underflow)
  * leaves the mask.
  */
-DoseGrids energy_per_particle(DoseGrids&& grids, std::uint64_t histories)
+DoseGrids energy_per_particle(DoseGrids&& grids, double per)
 {
-    double const per = per_history(histories);
     Span<double> const edep = grids.energy_MeV.span(), sigma = grids.energy_sigma_MeV.span();
     std::vector<std::uint64_t>& mask = grids.has_energy;
     parallel_for_pieces(
@@ -115,8 +131,15 @@ DoseGridData make_dose_grid_data(Phantom const& phantom, DoseGrids const& energy
 std::string describe_dose(DoseQuantity const& quantity, StudyInput const& study,
                           std::optional<double> source_particles)
 {
-    std::string d = std::string(quantity.name()) + ", in " +
-                    (source_particles ? "Gy" : "Gy per source particle");
+    SourceInput const* ps = phase_space_source(study);
+    std::uint64_t const primaries = ps ? ps->phase_space->scan.primary_histories : 0;
+    std::string d =
+        std::string(quantity.name()) + ", in " +
+        (source_particles ? "Gy"
+         : primaries > 0  ? "Gy per primary history of the run that wrote the phase space (its "
+                            "file records " +
+                               std::to_string(primaries) + ")"
+                         : "Gy per source particle");
     if (source_particles)
         d += " (" + study.absolute.description + ")";
     return d;
@@ -213,13 +236,18 @@ std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridDa
                                        TransportRunOptions const& run_options, int depth_axis,
                                        std::vector<std::string>& warnings,
                                        std::string const& phase_space_file, StepClock& clock,
-                                       StartedOutputs* started)
+                                       StartedOutputs* started, double per_primary)
 {
     OutputInput outputs = outputs_in;
     std::optional<DepthDoseCurve> curve;
     if (outputs.depth_dose)
     {
         curve = depth_dose_curve(run, run_options, data.geometry, depth_axis);
+        for (std::size_t k = 0; curve && k < curve->edep_MeV.size(); ++k)
+        {
+            curve->edep_MeV[k] *= per_primary;
+            curve->edep_sigma_MeV[k] *= per_primary;
+        }
         if (!curve)
         {
             outputs.depth_dose = false;
@@ -294,8 +322,9 @@ void finish_dose(RunSetup const& setup, TransportStage& stage, StudyRunOptions c
 {
     StudyInput const& study = setup.study();
     TransportRunResult& run = stage.run;
-    DoseGrids const energy =
-        energy_per_particle(std::move(*setup.run_options.result_grids), run.histories);
+    double const per_primary = per_primary_factor(study);
+    DoseGrids const energy = energy_per_particle(std::move(*setup.run_options.result_grids),
+                                                 per_history(run.histories) * per_primary);
     DoseGridData data = make_dose_grid_data(setup.phantom(), energy, setup.to_water);
     // The dose of the voxels with energy, for the report's passes and the files (none
     // where it would not pay: EnergyVoxelTable).
@@ -321,9 +350,9 @@ void finish_dose(RunSetup const& setup, TransportStage& stage, StudyRunOptions c
     if (prepared)
     {
         RunMetadata meta = run_metadata(setup, stage, summary, clock.total_s());
-        summary.files =
-            write_outputs(prepared->outputs, data, meta, run, setup.run_options, setup.depth_axis,
-                          summary.warnings, stage.phase_space_file, clock, started.get());
+        summary.files = write_outputs(prepared->outputs, data, meta, run, setup.run_options,
+                                      setup.depth_axis, summary.warnings, stage.phase_space_file,
+                                      clock, started.get(), per_primary);
         // All written and whole: into place together, the manifest last.
         commit_outputs(*prepared);
         clock.mark("summary_and_manifest");

@@ -155,7 +155,7 @@ TransportRunResult run_typed_transport(RunSetup& setup, TransportRunOptions cons
                                                  phantom.grid.num_voxels(), run_options);
             if (recorder)
             {
-                write.written = recorder->commit();
+                write.written = recorder->commit(primary_histories_of(study, r.histories));
                 write.reruns = recorder->regrown();
             }
             return r;

@@ -95,7 +95,7 @@ MCDOSE_KERNEL void fold_batches_kernel(DeviceBatchGrids grids, size_type voxels,
                     if (!loaded)
                         t = {totals.hi[v], totals.lo[v], totals.sum_sq[v]};
                     loaded = true;
-                    detail::fold_energy(e, t);
+                    detail::fold_energy(e, t, grids.sq_weights ? grids.sq_weights[k] : 1.0);
                 }
                 if (slabs.enabled())
                 {
@@ -127,23 +127,23 @@ struct VoxelResult
 
 //! The uncertainty of totals `t` (quiet NaN with fewer than 2 batches).
 MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE double voxel_sigma(detail::VoxelTotals const& t,
-                                                             double batches)
+                                                             BatchCount batches)
 {
-    return batches < 2 ? __longlong_as_double(0x7ff8000000000000LL)
-                       : detail::batch_sigma(t, batches);
+    return batches.batches < 2 ? __longlong_as_double(0x7ff8000000000000LL)
+                               : detail::batch_sigma(t, batches.batches, batches.effective);
 }
 
 MCDOSE_DEVICE_FUNCTION MCDOSE_FORCEINLINE VoxelResult voxel_result(double const* hi,
                                                                    double const* lo,
                                                                    double const* sum_sq,
-                                                                   size_type v, double batches)
+                                                                   size_type v, BatchCount batches)
 {
     detail::VoxelTotals const t{hi[v], lo[v], sum_sq[v]};
     return {detail::total_energy(t), voxel_sigma(t, batches)};
 }
 
 MCDOSE_KERNEL void batch_result_kernel(double const* hi, double const* lo, double const* sum_sq,
-                                       size_type voxels, double batches, double* energy,
+                                       size_type voxels, BatchCount batches, double* energy,
                                        double* sigma)
 {
     size_type const stride = size_type(gridDim.x) * blockDim.x;
@@ -159,7 +159,7 @@ MCDOSE_KERNEL void batch_result_kernel(double const* hi, double const* lo, doubl
 //! w), one warp per half; `odd` set where a voxel without energy has an uncertainty
 //! other than +0.
 MCDOSE_KERNEL void result_mask_kernel(double const* hi, double const* lo, double const* sum_sq,
-                                      size_type voxels, double batches, std::uint32_t* halves,
+                                      size_type voxels, BatchCount batches, std::uint32_t* halves,
                                       size_type half_count, unsigned* odd)
 {
     unsigned const lane = threadIdx.x & 31u;
@@ -196,8 +196,9 @@ MCDOSE_KERNEL void mask_counts_kernel(std::uint64_t const* mask, size_type words
 }
 
 MCDOSE_KERNEL void result_voxels_kernel(double const* hi, double const* lo, double const* sum_sq,
-                                        size_type words, double batches, std::uint64_t const* mask,
-                                        std::uint64_t const* offsets, double* energy, double* sigma)
+                                        size_type words, BatchCount batches,
+                                        std::uint64_t const* mask, std::uint64_t const* offsets,
+                                        double* energy, double* sigma)
 {
     size_type const stride = size_type(gridDim.x) * blockDim.x;
     for (size_type w = size_type(blockIdx.x) * blockDim.x + threadIdx.x; w < words; w += stride)
@@ -243,16 +244,16 @@ void fold_batches_device(TallyMethod m, double quantum_MeV, DeviceBatchGrids con
 }
 
 void batch_result_device(double const* hi, double const* lo, double const* sum_sq, size_type voxels,
-                         std::uint64_t batches, double* energy_MeV, double* sigma_MeV)
+                         BatchCount batches, double* energy_MeV, double* sigma_MeV)
 {
-    batch_result_kernel<<<blocks_for(voxels), block_threads>>>(
-        hi, lo, sum_sq, voxels, double(batches), energy_MeV, sigma_MeV);
+    batch_result_kernel<<<blocks_for(voxels), block_threads>>>(hi, lo, sum_sq, voxels, batches,
+                                                               energy_MeV, sigma_MeV);
     MCDOSE_CUDA_CHECK_LAUNCH();
 }
 
 std::optional<size_type> result_mask_device(double const* hi, double const* lo,
                                             double const* sum_sq, size_type voxels,
-                                            std::uint64_t batches, std::uint64_t* mask,
+                                            BatchCount batches, std::uint64_t* mask,
                                             std::uint64_t* offsets)
 {
     size_type const words = mask_words(voxels);
@@ -262,7 +263,7 @@ std::optional<size_type> result_mask_device(double const* hi, double const* lo,
     odd.zero();
     size_type const halves = 2 * words;
     result_mask_kernel<<<blocks_for(32 * halves), block_threads>>>(
-        hi, lo, sum_sq, voxels, double(batches), reinterpret_cast<std::uint32_t*>(mask), halves,
+        hi, lo, sum_sq, voxels, batches, reinterpret_cast<std::uint32_t*>(mask), halves,
         odd.data());
     MCDOSE_CUDA_CHECK_LAUNCH();
     if (odd.to_host()[0] != 0)
@@ -280,14 +281,14 @@ std::optional<size_type> result_mask_device(double const* hi, double const* lo,
 }
 
 void result_voxels_device(double const* hi, double const* lo, double const* sum_sq,
-                          size_type voxels, std::uint64_t batches, std::uint64_t const* mask,
+                          size_type voxels, BatchCount batches, std::uint64_t const* mask,
                           std::uint64_t const* offsets, double* energy_MeV, double* sigma_MeV)
 {
     size_type const words = mask_words(voxels);
     if (words == 0)
         return;
-    result_voxels_kernel<<<blocks_for(words), block_threads>>>(
-        hi, lo, sum_sq, words, double(batches), mask, offsets, energy_MeV, sigma_MeV);
+    result_voxels_kernel<<<blocks_for(words), block_threads>>>(hi, lo, sum_sq, words, batches, mask,
+                                                               offsets, energy_MeV, sigma_MeV);
     MCDOSE_CUDA_CHECK_LAUNCH();
 }
 } // namespace mcdose

@@ -50,6 +50,17 @@ struct DeviceBatchGrids
     size_type slots{1};
     std::uint8_t const* touched{nullptr};
     size_type slot_strips{0};
+    //! Grid k's squares enter the sums of squares times sq_weights[k] (device memory;
+    //! null: 1 for every grid), detail::fold_energy.
+    double const* sq_weights{nullptr};
+};
+
+//! The batches a tally folded and their effective count (histories over the reference
+//! batch size; the count itself where the batches are of equal size): detail::batch_sigma.
+struct BatchCount
+{
+    double batches{0};
+    double effective{0};
 };
 
 #if MCDOSE_USE_CUDA
@@ -71,7 +82,7 @@ void fold_batches_device(TallyMethod m, double quantum_MeV, DeviceBatchGrids con
 //! Final grids from the totals: energy [MeV] and its batch-method standard
 //! uncertainty (NaN with fewer than 2 batches), one double per voxel each.
 void batch_result_device(double const* hi, double const* lo, double const* sum_sq, size_type voxels,
-                         std::uint64_t batches, double* energy_MeV, double* sigma_MeV);
+                         BatchCount batches, double* energy_MeV, double* sigma_MeV);
 /*!
  * The mask of the voxels with energy of those grids (tally/EnergyMask.hh), computed from
  * the totals into `mask` (mask_words(voxels) words), and the number of such voxels before
@@ -81,23 +92,22 @@ void batch_result_device(double const* hi, double const* lo, double const* sum_s
  */
 std::optional<size_type> result_mask_device(double const* hi, double const* lo,
                                             double const* sum_sq, size_type voxels,
-                                            std::uint64_t batches, std::uint64_t* mask,
+                                            BatchCount batches, std::uint64_t* mask,
                                             std::uint64_t* offsets);
 //! The energies and uncertainties of batch_result_device of the voxels of `mask`, word w's
 //! at offsets[w] onward of `energy_MeV` and `sigma_MeV` (result_mask_device's arrays).
 void result_voxels_device(double const* hi, double const* lo, double const* sum_sq,
-                          size_type voxels, std::uint64_t batches, std::uint64_t const* mask,
+                          size_type voxels, BatchCount batches, std::uint64_t const* mask,
                           std::uint64_t const* offsets, double* energy_MeV, double* sigma_MeV);
 #else
 inline std::optional<size_type> result_mask_device(double const*, double const*, double const*,
-                                                   size_type, std::uint64_t, std::uint64_t*,
+                                                   size_type, BatchCount, std::uint64_t*,
                                                    std::uint64_t*)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
-inline void result_voxels_device(double const*, double const*, double const*, size_type,
-                                 std::uint64_t, std::uint64_t const*, std::uint64_t const*, double*,
-                                 double*)
+inline void result_voxels_device(double const*, double const*, double const*, size_type, BatchCount,
+                                 std::uint64_t const*, std::uint64_t const*, double*, double*)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
@@ -106,8 +116,8 @@ inline void fold_batches_device(TallyMethod, double, DeviceBatchGrids const&, si
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }
-inline void batch_result_device(double const*, double const*, double const*, size_type,
-                                std::uint64_t, double*, double*)
+inline void batch_result_device(double const*, double const*, double const*, size_type, BatchCount,
+                                double*, double*)
 {
     MCDOSE_NOT_CONFIGURED("CUDA");
 }

@@ -93,7 +93,8 @@ constexpr size_type fold_block_strips = 1024;
 template <class Policy>
 std::vector<double> fold_on_host(std::uint64_t* raw_words, size_type voxels, double quantum,
                                  detail::TotalsArrays totals, SlabSpec const& slabs,
-                                 std::uint8_t* touched, HistorySquares squares, int threads)
+                                 std::uint8_t* touched, HistorySquares squares, double sq_weight,
+                                 int threads)
 {
     using word_type = typename Policy::word_type;
     constexpr bool fixed_point = std::is_same<Policy, FxPolicy>::value;
@@ -113,7 +114,7 @@ std::vector<double> fold_on_host(std::uint64_t* raw_words, size_type voxels, dou
                 continue; // adds zeros: no bit of the totals (or slab sums) would change
             words[v] = 0;
             double const e = Policy::decode(w, quantum);
-            detail::fold_voxel(e, totals, v);
+            detail::fold_voxel(e, totals, v, sq_weight);
             if (squares.batch)
             {
                 squares.total[v] += squares.batch[v]; // integers: exact in any order
@@ -352,23 +353,43 @@ DeviceTotals DoseTally::device_totals()
     return {device_hi_.data(), device_lo_.data(), device_sum_sq_.data()};
 }
 
+std::vector<double> DoseTally::square_weights(std::vector<std::uint64_t> const& histories)
+{
+    if (reference_batch_histories_ == 0)
+        reference_batch_histories_ = histories.at(0);
+    std::vector<double> weights;
+    for (std::uint64_t h : histories)
+        weights.push_back(double(reference_batch_histories_) / double(h));
+    return weights;
+}
+
 void DoseTally::fold_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched,
-                           size_type count)
+                           std::vector<std::uint64_t> const& histories)
 {
     double const quantum = accum::exp2_int(fx_quantum_exp2_);
     size_type const stride = words64_ / slots_;
+    size_type const count = histories.size();
+    std::vector<double> const weights = this->square_weights(histories);
     if (!on_device())
     {
         for (size_type k = 0; k < count; ++k)
             this->fold_host_words(method, words + k * stride,
-                                  touched ? touched + k * slot_strips_ : nullptr);
+                                  touched ? touched + k * slot_strips_ : nullptr, weights[k]);
         return;
     }
     DeviceTotals const totals = this->device_totals();
     if (slabs_.enabled())
         device_slabs_.zero();
-    fold_batches_device(method, quantum, {words, stride, count, touched, slot_strips_}, voxels_,
-                        totals, slabs_, device_slabs_.data());
+    // The weights cross only where the batches differ in size (otherwise all are 1).
+    DeviceBuffer<double> device_weights;
+    if (std::any_of(weights.begin(), weights.end(), [](double w) { return w != 1.0; }))
+    {
+        device_weights = DeviceBuffer<double>(count);
+        device_weights.copy_to_device(make_span(weights));
+    }
+    fold_batches_device(method, quantum,
+                        {words, stride, count, touched, slot_strips_, device_weights.data()},
+                        voxels_, totals, slabs_, device_slabs_.data());
     if (touched)
         device_memset_zero(touched, count * slot_strips_);
     if (!slabs_.enabled())
@@ -386,7 +407,8 @@ void DoseTally::fold_words(TallyMethod method, std::uint64_t* words, std::uint8_
     }
 }
 
-void DoseTally::fold_host_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched)
+void DoseTally::fold_host_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched,
+                                double sq_weight)
 {
     double const quantum = accum::exp2_int(fx_quantum_exp2_);
     detail::TotalsArrays const totals{total_hi_.data(), total_lo_.data(), sum_sq_.data()};
@@ -400,13 +422,13 @@ void DoseTally::fold_host_words(TallyMethod method, std::uint64_t* words, std::u
             history_slab_sq_batch_[s] = 0;
         }
     }
-    folded_slabs_.push_back(dispatch_tally_method(method,
-                                                  [&](auto policy)
-                                                  {
-                                                      return fold_on_host<decltype(policy)>(
-                                                          words, voxels_, quantum, totals, slabs_,
-                                                          touched, squares, host_threads_);
-                                                  }));
+    folded_slabs_.push_back(dispatch_tally_method(
+        method,
+        [&](auto policy)
+        {
+            return fold_on_host<decltype(policy)>(words, voxels_, quantum, totals, slabs_, touched,
+                                                  squares, sq_weight, host_threads_);
+        }));
 }
 
 void DoseTally::count_batch(std::uint64_t histories)
@@ -431,7 +453,7 @@ void DoseTally::end_batches(std::vector<std::uint64_t> const& histories)
         MCDOSE_VALIDATE(h > 0, << "a tally batch must contain at least one history");
     folded_slabs_.clear();
     // The grids in batch order, in one pass on a device.
-    this->fold_words(method_, this->slot_data(0), this->touched_data(), histories.size());
+    this->fold_words(method_, this->slot_data(0), this->touched_data(), histories);
     for (std::uint64_t h : histories)
         this->count_batch(h);
 }
@@ -447,11 +469,11 @@ void DoseTally::fold_batch(std::vector<double> const& batch, std::uint64_t histo
     if (on_device())
     {
         DeviceBuffer<std::uint64_t> device_words(words);
-        this->fold_words(TallyMethod::hb, device_words.data(), nullptr);
+        this->fold_words(TallyMethod::hb, device_words.data(), nullptr, {histories});
     }
     else
     {
-        this->fold_words(TallyMethod::hb, words.data(), nullptr);
+        this->fold_words(TallyMethod::hb, words.data(), nullptr, {histories});
     }
     this->count_batch(histories);
 }
@@ -483,6 +505,7 @@ DoseTallyTotals DoseTally::totals() const
     t.histories = histories_;
     t.min_batch_histories = min_batch_histories_;
     t.max_batch_histories = max_batch_histories_;
+    t.reference_batch_histories = reference_batch_histories_;
     return t;
 }
 
@@ -518,6 +541,7 @@ void DoseTally::restore(DoseTallyTotals t)
     histories_ = t.histories;
     min_batch_histories_ = t.min_batch_histories;
     max_batch_histories_ = t.max_batch_histories;
+    reference_batch_histories_ = t.reference_batch_histories;
 }
 
 std::vector<double> DoseTally::history_slab_sum_sq() const
@@ -583,20 +607,29 @@ void write_device_voxels(Span<std::uint64_t const> mask, DeviceBuffer<double> co
 }
 } // namespace
 
+BatchCount DoseTally::batch_count() const
+{
+    double const b = double(batches_);
+    return {b, reference_batch_histories_ > 0
+                   ? double(histories_) / double(reference_batch_histories_)
+                   : b};
+}
+
 bool DoseTally::result_voxels_into(DoseGrids& into) const
 {
     size_type const words = mask_words(voxels_);
     DeviceBuffer<std::uint64_t> mask(words), offsets(words);
     std::optional<size_type> const count =
         result_mask_device(device_hi_.data(), device_lo_.data(), device_sum_sq_.data(), voxels_,
-                           batches_, mask.data(), offsets.data());
+                           this->batch_count(), mask.data(), offsets.data());
     if (!count)
         return false;
     DeviceBuffer<double> energy(*count), sigma(*count);
     if (*count > 0)
     {
         result_voxels_device(device_hi_.data(), device_lo_.data(), device_sum_sq_.data(), voxels_,
-                             batches_, mask.data(), offsets.data(), energy.data(), sigma.data());
+                             this->batch_count(), mask.data(), offsets.data(), energy.data(),
+                             sigma.data());
     }
     resize_on_all_cores(into.has_energy, words, std::uint64_t(0), host_threads_);
     mask.copy_to_host_parallel(make_span(into.has_energy), host_threads_);
@@ -623,12 +656,6 @@ bool DoseTally::result_voxels_into(DoseGrids& into) const
 
 DoseResult DoseTally::result(DoseGrids* into) const
 {
-    // The batch estimator assumes equal batches; batch_history_range gives
-    // sizes within one history of each other, so allow exactly that.
-    MCDOSE_VALIDATE(max_batch_histories_ <= min_batch_histories_ + 1,
-                    << "tally batches must have equal history counts (got " << min_batch_histories_
-                    << " to " << max_batch_histories_
-                    << "); split the run with batch_history_range()");
     DoseResult r;
     r.batches = batches_;
     r.histories = histories_;
@@ -666,7 +693,7 @@ DoseResult DoseTally::result(DoseGrids* into) const
         device_grids[0] = DeviceBuffer<double>(voxels_);
         device_grids[1] = DeviceBuffer<double>(voxels_);
         batch_result_device(device_hi_.data(), device_lo_.data(), device_sum_sq_.data(), voxels_,
-                            batches_, device_grids[0].data(), device_grids[1].data());
+                            this->batch_count(), device_grids[0].data(), device_grids[1].data());
     }
     parallel_for_each(2,
                       [&](size_type k)
@@ -700,22 +727,23 @@ void DoseTally::host_result(Span<double> energy, Span<double> sigma) const
 {
     // The same estimator over histories instead of batches: s^2 = N/(N-1) (sum x^2 - E^2/N).
     std::uint64_t const samples = history_moments_ ? histories_ : batches_;
-    double const n = double(samples);
+    BatchCount const count =
+        history_moments_ ? BatchCount{double(samples), double(samples)} : this->batch_count();
     double const sq_quantum = accum::exp2_int(sq_quantum_exp2_);
-    parallel_for_pieces(voxels_, host_threads_,
-                        [&](size_type begin, size_type end, size_type)
-                        {
-                            for (size_type i = begin; i < end; ++i)
-                            {
-                                double const sum_sq =
-                                    history_moments_
-                                        ? FxPolicy::decode(history_sq_total_[i], sq_quantum)
-                                        : sum_sq_[i];
-                                detail::VoxelTotals const t{total_hi_[i], total_lo_[i], sum_sq};
-                                energy[i] = detail::total_energy(t);
-                                sigma[i] = samples < 2 ? std::numeric_limits<double>::quiet_NaN()
-                                                       : detail::batch_sigma(t, n);
-                            }
-                        });
+    parallel_for_pieces(
+        voxels_, host_threads_,
+        [&](size_type begin, size_type end, size_type)
+        {
+            for (size_type i = begin; i < end; ++i)
+            {
+                double const sum_sq = history_moments_
+                                          ? FxPolicy::decode(history_sq_total_[i], sq_quantum)
+                                          : sum_sq_[i];
+                detail::VoxelTotals const t{total_hi_[i], total_lo_[i], sum_sq};
+                energy[i] = detail::total_energy(t);
+                sigma[i] = samples < 2 ? std::numeric_limits<double>::quiet_NaN()
+                                       : detail::batch_sigma(t, count.batches, count.effective);
+            }
+        });
 }
 } // namespace mcdose

@@ -86,6 +86,9 @@ struct DoseTallyTotals
     std::uint64_t histories{0};
     std::uint64_t min_batch_histories{0};
     std::uint64_t max_batch_histories{0};
+    //! The first batch's history count: batch b's square is folded times this over its
+    //! own count (detail::fold_energy), so batches of any size give an exact uncertainty.
+    std::uint64_t reference_batch_histories{0};
 };
 
 //! Construction arguments.
@@ -226,6 +229,7 @@ class DoseTally
     std::uint64_t histories_{0};
     std::uint64_t min_batch_histories_{0};
     std::uint64_t max_batch_histories_{0};
+    std::uint64_t reference_batch_histories_{0}; //!< DoseTallyTotals::reference_batch_histories
 
     std::uint64_t* batch_data();
     std::uint8_t* touched_data();
@@ -241,9 +245,15 @@ class DoseTally
     //! strips flagged in `touched` (a slot's flags each; then cleared), or every
     //! voxel if `touched` is null. Appends each grid's slab sums to folded_slabs_.
     void fold_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched,
-                    size_type count = 1);
+                    std::vector<std::uint64_t> const& histories);
+    //! Each batch's weight of its square (the reference batch size over its history count;
+    //! the first batch folded sets the reference).
+    std::vector<double> square_weights(std::vector<std::uint64_t> const& histories);
     //! One grid of fold_words on the host threads (with the batch's history squares).
-    void fold_host_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched);
+    void fold_host_words(TallyMethod method, std::uint64_t* words, std::uint8_t* touched,
+                         double sq_weight);
+    //! The batches folded and their effective count (detail::batch_sigma).
+    BatchCount batch_count() const;
     void count_batch(std::uint64_t histories);
     //! result() from the GPU as the voxels with energy: false (nothing written) where a
     //! voxel without energy has an uncertainty other than 0.

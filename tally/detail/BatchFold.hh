@@ -54,14 +54,18 @@ struct VoxelTotals
     double sum_sq;
 };
 
-//! Fold one batch energy e [MeV] into a voxel's totals.
-MCDOSE_FORCEINLINE_FUNCTION void fold_energy(double e, VoxelTotals& t)
+/*!
+ * Fold one batch energy e [MeV] into a voxel's totals; its square enters the sum of
+ * squares times `sq_weight`, the tally's reference batch size over this batch's history
+ * count (1 where the batches are of equal size: then the square enters unchanged).
+ */
+MCDOSE_FORCEINLINE_FUNCTION void fold_energy(double e, VoxelTotals& t, double sq_weight = 1.0)
 {
     accum::DoubleWordSum<double> total(t.hi, t.lo);
     total.add(e);
     t.hi = total.hi();
     t.lo = total.lo();
-    t.sum_sq = accum::add_rn(t.sum_sq, mul_rn(e, e));
+    t.sum_sq = accum::add_rn(t.sum_sq, mul_rn(sq_weight, mul_rn(e, e)));
 }
 
 //! The running totals of a grid, one double per voxel each, in host or device memory.
@@ -73,10 +77,11 @@ struct TotalsArrays
 };
 
 //! Fold the batch energy e [MeV] of voxel v into the grid's totals.
-MCDOSE_FORCEINLINE_FUNCTION void fold_voxel(double e, TotalsArrays const& totals, size_type v)
+MCDOSE_FORCEINLINE_FUNCTION void fold_voxel(double e, TotalsArrays const& totals, size_type v,
+                                            double sq_weight = 1.0)
 {
     VoxelTotals t{totals.hi[v], totals.lo[v], totals.sum_sq[v]};
-    fold_energy(e, t);
+    fold_energy(e, t, sq_weight);
     totals.hi[v] = t.hi;
     totals.lo[v] = t.lo;
     totals.sum_sq[v] = t.sum_sq;
@@ -89,15 +94,20 @@ MCDOSE_FORCEINLINE_FUNCTION double total_energy(VoxelTotals const& t)
 }
 
 /*!
- * Batch-method standard uncertainty of a voxel's total E = sum_b E_b over
- * B >= 2 batches: s^2(E) = B/(B-1) (sum_b E_b^2 - E^2/B), i.e. B times the
- * sample variance of the batch totals (negative rounding residues clamp to 0).
+ * Batch-method standard uncertainty of a voxel's total E = sum_b E_b over B >= 2
+ * batches of n_b histories (N in all). Each E_b has variance n_b s^2 (s^2: one
+ * history's), so s^2 is estimated without bias by sum_b (E_b - n_b E/N)^2 / n_b / (B-1)
+ * and Var(E) = N s^2. With the squares folded as (n_ref / n_b) E_b^2 (fold_energy) and
+ * `effective` = N / n_ref: s^2(E) = B'/(B-1) (sum_b (n_ref/n_b) E_b^2 - E^2/B') with
+ * B' = effective. Batches of equal size give B' = B: B times the sample variance of the
+ * batch totals (negative rounding residues clamp to 0).
  */
-MCDOSE_FORCEINLINE_FUNCTION double batch_sigma(VoxelTotals const& t, double batches)
+MCDOSE_FORCEINLINE_FUNCTION double batch_sigma(VoxelTotals const& t, double batches,
+                                               double effective)
 {
     double const total = total_energy(t);
-    double spread = accum::sub_rn(t.sum_sq, div_rn(mul_rn(total, total), batches));
+    double spread = accum::sub_rn(t.sum_sq, div_rn(mul_rn(total, total), effective));
     spread = spread > 0 ? spread : 0.0;
-    return sqrt_rn(mul_rn(div_rn(batches, accum::sub_rn(batches, 1.0)), spread));
+    return sqrt_rn(mul_rn(div_rn(effective, accum::sub_rn(batches, 1.0)), spread));
 }
 } // namespace mcdose::detail

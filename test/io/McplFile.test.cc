@@ -293,7 +293,7 @@ TEST_F(McplFileTest, BadFilesAreErrorsNamingTheFile)
     std::string const missing = this->path("missing.mcpl");
     std::string m = message([&] { McplReader r(missing); });
     EXPECT_NE(std::string::npos, m.find(missing)) << m;
-    EXPECT_NE(std::string::npos, m.find("cannot read")) << m;
+    EXPECT_NE(std::string::npos, m.find("cannot open")) << m;
 
     std::string const empty = this->path("empty.mcpl");
     std::ofstream(empty).close();

@@ -5,9 +5,11 @@
 #include <array>
 #include <atomic>
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <sys/stat.h>
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -99,9 +101,11 @@ class PhaseSpaceRunTest : public StudyFixture
     }
     std::string out() const { return (dir_ / "out").string(); }
 
-    //! `n` photons of 1 MeV at (0, 0, -1) along +z with weight `w`.
+    //! `n` photons of 1 MeV at (0, 0, -1) along +z with weight `w`, made by `primaries`
+    //! histories (0: not recorded).
     std::string photons(std::string const& name, int n, double w,
-                        std::vector<std::int32_t> const& pdg = {22}) const
+                        std::vector<std::int32_t> const& pdg = {22},
+                        std::uint64_t primaries = 0) const
     {
         std::string const path = (dir_ / name).string();
         McplWriter writer(path, "test", {});
@@ -114,10 +118,39 @@ class PhaseSpaceRunTest : public StudyFixture
             p.pdg_code = pdg[i % pdg.size()];
             writer.add(p);
         }
-        writer.commit();
+        writer.commit(primaries);
         return path;
     }
 };
+
+// A phase space that records the primary histories that made it gives the dose per primary
+// history of that first run: the dose per history of this run times transported / primaries.
+TEST_F(PhaseSpaceRunTest, DoseIsPerPrimaryHistoryOfTheFirstRun)
+{
+    std::string const plain = this->photons("plain.mcpl", 300, 1);
+    std::string const recorded = this->photons("recorded.mcpl", 300, 1, {22}, 1200);
+    auto source = [](std::string const& file) {
+        return nlohmann::json{{"type", "phase_space"}, {"file", file}, {"recycle", 3}};
+    };
+    StudyRunSummary const a = this->run(study_json(source(plain), this->out(), "plain"), "plain");
+    StudyRunSummary const b =
+        this->run(study_json(source(recorded), this->out(), "recorded"), "recorded");
+    EXPECT_EQ(900u, b.histories);
+    EXPECT_NE(std::string::npos, b.dose_description.find("per primary history"))
+        << b.dose_description;
+    EXPECT_NE(std::string::npos, b.dose_description.find("1200")) << b.dose_description;
+    std::vector<double> const per_history = this->dose("plain");
+    std::vector<double> const per_primary = this->dose("recorded");
+    ASSERT_EQ(per_history.size(), per_primary.size());
+    double total = 0;
+    for (std::size_t v = 0; v < per_history.size(); ++v)
+    {
+        EXPECT_NEAR(per_history[v] * 300.0 / 1200.0, per_primary[v], 1e-12 * per_history[v]) << v;
+        total += per_primary[v];
+    }
+    EXPECT_GT(total, 0);
+    EXPECT_EQ(std::string::npos, a.dose_description.find("primary")) << a.dose_description;
+}
 
 // A pencil beam crosses a plane 1 cm before the phantom: the file holds exactly
 // its particles there. Read back as a source it gives bitwise the dose of the
@@ -331,6 +364,12 @@ TEST_F(PhaseSpaceRunTest, BadInputIsRefusedBeforeTransport)
     this->write("empty.mcpl", "");
     this->write("cut.mcpl", bytes.substr(0, bytes.size() - 20));
     this->write("corrupt.mcpl", "MCPL" + std::string(200, 'x'));
+    std::string unclosed = bytes;
+    std::uint64_t const zero = 0;
+    std::memcpy(&unclosed[8], &zero, sizeof zero); // the count a writer that died left
+    this->write("unclosed.mcpl", unclosed);
+    this->photons("weightless.mcpl", 20, 0);
+    ASSERT_EQ(0, ::mkfifo((dir_ / "fifo.mcpl").c_str(), 0600));
     struct Case
     {
         char const* what;
@@ -361,6 +400,10 @@ TEST_F(PhaseSpaceRunTest, BadInputIsRefusedBeforeTransport)
     auto local = with_source(ok);
     local["sources"][0]["file"] = this->photons("e.mcpl", 10, 1, {11});
     local["physics"] = {{"electron_transport", "local"}};
+    auto partial = field("recycle", 4);
+    partial["run"] = {{"histories", 101}};
+    auto too_many = field("recycle", 4);
+    too_many["tally"]["batches"] = 51;
     Case const cases[] = {
         {"missing", field("file", "nowhere.mcpl"), "/sources/0/file"},
         {"empty", field("file", "empty.mcpl"), "/sources/0/file"},
@@ -372,12 +415,22 @@ TEST_F(PhaseSpaceRunTest, BadInputIsRefusedBeforeTransport)
         {"plane cuts the grid", cutting, "/outputs/phase_space"},
         {"not philox", taus, "/rng/generator"},
         {"local electrons", local, "electron_transport"},
+        {"never closed", field("file", "unclosed.mcpl"), "\"recover\": true"},
+        {"all weights 0", field("file", "weightless.mcpl"), "weigh 0"},
+        {"a FIFO", field("file", "fifo.mcpl"), "regular file"},
+        {"histories not whole particles", partial, "/run/histories"},
+        {"more batches than particles", too_many, "/tally/batches"},
     };
     for (Case const& c : cases)
     {
         SCOPED_TRACE(c.what);
         fs::remove_all(dir_ / "out");
         std::string const path = this->write_json("bad.json", c.study);
+        // `check` refuses what `run` would, with the same field.
+        auto const check = run_command(mcdose_exe() + " check " + path);
+        EXPECT_NE(0, check.exit_code) << check.output;
+        EXPECT_NE(std::string::npos, check.output.find(c.expected)) << check.output;
+        EXPECT_EQ(std::string::npos, check.output.find("MCPL ERROR")) << check.output;
         auto const r = run_command(mcdose_exe() + " run " + path);
         EXPECT_NE(0, r.exit_code) << r.output;
         EXPECT_NE(std::string::npos, r.output.find(c.expected)) << r.output;
@@ -451,17 +504,41 @@ TEST_F(PhaseSpaceRunTest, GpuReadAheadGivesTheSameDose)
     EXPECT_EQ(ahead, this->dose("gpu_ahead"));
 }
 
-// The example studies: the head writes a phase space, the patient reads the committed one.
+// The example studies: the head writes a phase space (fewer histories: only its statistics
+// change), the patient reads the committed one as shipped: 2,018 particles used 4 times in
+// 10 batches of 804 or 808 histories, whose unequal sizes the batch statistics weigh.
 TEST_F(PhaseSpaceRunTest, ExamplesRun)
 {
-    for (char const* name : {"phase_space_head.json", "phase_space_water.json"})
+    struct Example
     {
-        SCOPED_TRACE(name);
-        auto const r =
-            run_command(mcdose_exe() + " run " + source_dir() + "/examples/" + name +
-                        " --backend cpu --histories 400 --output-dir " + (dir_ / name).string());
+        char const* name;
+        char const* options;
+        char const* histories;
+    };
+    for (Example const& e : {Example{"phase_space_head.json", " --histories 400", "400"},
+                             Example{"phase_space_water.json", "", "8072"}})
+    {
+        SCOPED_TRACE(e.name);
+        std::string const example = source_dir() + "/examples/" + e.name;
+        auto const check = run_command(mcdose_exe() + " check " + example);
+        EXPECT_EQ(0, check.exit_code) << check.output;
+        auto const r = run_command(mcdose_exe() + " run " + example + " --backend cpu" + e.options +
+                                   " --output-dir " + (dir_ / e.name).string());
         EXPECT_EQ(0, r.exit_code) << r.output;
-        EXPECT_NE(std::string::npos, r.output.find("histories        : 400")) << r.output;
+        EXPECT_NE(std::string::npos,
+                  r.output.find(std::string("histories        : ") + e.histories))
+            << r.output;
     }
+    // The head's phase space records the 400 primary histories that made it.
+    std::size_t written = 0;
+    for (auto const& f : fs::recursive_directory_iterator(dir_ / "phase_space_head.json"))
+    {
+        if (f.path().extension() == ".mcpl")
+        {
+            EXPECT_EQ(400u, McplReader(f.path().string()).primary_histories()) << f.path();
+            ++written;
+        }
+    }
+    EXPECT_EQ(1u, written);
 }
 } // namespace mcdose::test

@@ -410,6 +410,11 @@ TEST_F(ScaleOutTest, CheckpointEmptyArraysReadBackAndAWrappingCountIsRefused)
     TransportCheckpoint ck;
     ck.fingerprint = "x";
     ck.batches_done = 1;
+    ck.histories_done = 5;
+    ck.tally.batches = 1;
+    ck.tally.histories = 5;
+    ck.tally.min_batch_histories = ck.tally.max_batch_histories = 5;
+    ck.tally.reference_batch_histories = 5;
     ck.batch_digests.emplace_back();
     std::string bytes = serialize_checkpoint(ck);
     TransportCheckpoint const back = deserialize_checkpoint(bytes, "empty.ckpt");
@@ -420,7 +425,7 @@ TEST_F(ScaleOutTest, CheckpointEmptyArraysReadBackAndAWrappingCountIsRefused)
 
     // The count of tally.total_hi follows the magic line, the fingerprint (length + text),
     // batches_done, histories_done, finished (1 byte) and transport_time_s.
-    std::size_t const at = std::strlen("MCDOSE-CHECKPOINT 3\n") + 8 + 1 + 8 + 8 + 1 + 8;
+    std::size_t const at = std::strlen("MCDOSE-CHECKPOINT 4\n") + 8 + 1 + 8 + 8 + 1 + 8;
     std::uint64_t const wraps = (std::uint64_t(1) << 61) + 1; // * 8 == 8 modulo 2^64
     std::memcpy(&bytes[at], &wraps, sizeof wraps);
     std::size_t const body = bytes.size() - sizeof(std::uint64_t);

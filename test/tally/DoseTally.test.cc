@@ -131,6 +131,54 @@ TEST(DoseTallyTest, BatchUncertaintyMatchesTheKnownVariance)
     EXPECT_NEAR(0.0, r.energy_sigma_MeV[1], 1e-6);
 }
 
+// Batches of unequal size (a phase space's particles used `recycle` times stay in one batch):
+// each is weighed by its history count. A voxel with exactly 1 MeV per history has no spread
+// (the unweighted batch formula would give the spread of the batch sizes), the uncertainty
+// of a random voxel matches the known variance, and the estimate is the weighted formula.
+TEST(DoseTallyTest, UnequalBatchesAreWeighedByTheirHistories)
+{
+    std::uint64_t const batches = 40;
+    double const p = 0.3, mu = 0.5;
+    DoseTally tally({TallyMethod::fx, 2, 1e7, Backend::cpu});
+    auto view = tally.view<FxPolicy>();
+    std::uint64_t h = 0;
+    std::vector<double> sums, sizes;
+    for (std::uint64_t b = 0; b < batches; ++b)
+    {
+        std::uint64_t const n = b % 2 ? 5000 : 3000;
+        double e0 = 0;
+        for (std::uint64_t end = h + n; h < end; ++h)
+        {
+            std::mt19937_64 rng(h);
+            std::uniform_real_distribution<double> uni(0, 1);
+            if (uni(rng) < p)
+            {
+                double const e = -mu * std::log1p(-uni(rng));
+                view.deposit(0, e);
+                e0 += e;
+            }
+            view.deposit(1, 1.0);
+        }
+        tally.end_batch(n);
+        sums.push_back(e0);
+        sizes.push_back(double(n));
+    }
+    DoseResult const r = tally.result();
+    EXPECT_EQ(h, r.histories);
+    EXPECT_EQ(double(h), r.energy_MeV[1]);
+    EXPECT_NEAR(0.0, r.energy_sigma_MeV[1], 1e-6 * double(h));
+
+    double const true_sigma = std::sqrt(double(h) * (2 * p * mu * mu - p * p * mu * mu));
+    EXPECT_NEAR(1.0, r.energy_sigma_MeV[0] / true_sigma, 4 / std::sqrt(2.0 * (batches - 1)));
+    // s^2 = N / (B - 1) sum_b (E_b - n_b E / N)^2 / n_b (the FX words round each deposit).
+    double const total = r.energy_MeV[0], n_all = double(h);
+    double s2 = 0;
+    for (std::size_t b = 0; b < sums.size(); ++b)
+        s2 += std::pow(sums[b] - sizes[b] * total / n_all, 2) / sizes[b];
+    s2 *= n_all / double(batches - 1);
+    EXPECT_NEAR(std::sqrt(s2), r.energy_sigma_MeV[0], 1e-6 * std::sqrt(s2));
+}
+
 TEST(DoseTallyTest, OneBatchHasNoUncertainty)
 {
     DoseTally tally({TallyMethod::hb, 1, 10.0, Backend::cpu});
@@ -189,12 +237,20 @@ TEST(EnergyMaskTest, AnyBitInARange)
     EXPECT_FALSE(any_bit_in(m, 10, 10)); // empty
 }
 
-TEST(DoseTallyTest, UnequalBatchesAreRefused)
+// Batches of unequal size with nothing deposited: no uncertainty, and a checkpoint's totals
+// keep the reference size, so a restored tally weighs the next batches alike.
+TEST(DoseTallyTest, UnequalBatchesRestoreTheirReference)
 {
     DoseTally tally({TallyMethod::cas, 1, 10.0, Backend::cpu});
     tally.end_batch(10);
     tally.end_batch(20);
-    EXPECT_THROW(tally.result(), RuntimeError);
+    DoseResult const r = tally.result();
+    EXPECT_EQ(0.0, r.energy_sigma_MeV[0]);
+    DoseTallyTotals const t = tally.totals();
+    EXPECT_EQ(10u, t.reference_batch_histories);
+    DoseTally restored({TallyMethod::cas, 1, 10.0, Backend::cpu});
+    restored.restore(t);
+    EXPECT_EQ(10u, restored.totals().reference_batch_histories);
 }
 
 //! FX with batches: thread count changes the order of the adds, not one bit

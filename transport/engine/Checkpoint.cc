@@ -1,6 +1,8 @@
 //! \file transport/engine/Checkpoint.cc
 #include "transport/engine/Checkpoint.hh"
 
+#include <algorithm>
+#include <cmath>
 #include <cstring>
 #include <type_traits>
 
@@ -13,7 +15,7 @@ namespace mcdose
 {
 namespace
 {
-constexpr char const magic[] = "MCDOSE-CHECKPOINT 3\n";
+constexpr char const magic[] = "MCDOSE-CHECKPOINT 4\n";
 
 class Writer
 {
@@ -103,6 +105,67 @@ class Reader
     }
 };
 
+//! Refuse a field of checkpoint `source` that no run writes: `what` names it.
+void refuse_field(bool ok, std::string const& source, char const* what)
+{
+    MCDOSE_VALIDATE(ok, << "checkpoint '" << source << "' is inconsistent (" << what
+                        << "); it was not written by this run as it is, so it cannot be "
+                           "resumed: start the run again without --resume");
+}
+
+//! Whether every element of `v` is finite (and >= 0 with `non_negative`).
+bool all_finite(std::vector<double> const& v, bool non_negative = false)
+{
+    return std::all_of(v.begin(), v.end(),
+                       [&](double x) { return std::isfinite(x) && (!non_negative || x >= 0); });
+}
+
+//! The batch counts a run writes: B batches of min to max histories (the first
+//! batch's count among them), N histories in all, and the batch loop's own counts.
+void check_batch_counts(TransportCheckpoint const& ck, std::string const& source)
+{
+    DoseTallyTotals const& t = ck.tally;
+    refuse_field(t.batches == ck.batches_done && t.histories == ck.histories_done, source,
+                 "the tally's batch and history counts differ from the batches done");
+    if (t.batches == 0)
+    {
+        refuse_field(t.histories == 0 && t.reference_batch_histories == 0, source,
+                     "histories without a batch");
+        return;
+    }
+    refuse_field(0 < t.min_batch_histories && t.min_batch_histories <= t.max_batch_histories &&
+                     t.min_batch_histories <= t.reference_batch_histories &&
+                     t.reference_batch_histories <= t.max_batch_histories,
+                 source, "batch history counts");
+    // B min <= N <= B max, without overflow: N / B lies between min and max.
+    refuse_field(t.histories / t.batches >= t.min_batch_histories &&
+                     t.histories / t.batches <= t.max_batch_histories,
+                 source, "the history count against the batch sizes");
+}
+
+/*!
+ * Refuse a checkpoint whose fields no run writes (a forged or damaged file with a valid
+ * checksum): non-finite or negative sums, counts that contradict each other, a time or
+ * energy balance that is not a finite number. Each field is named.
+ */
+void check_checkpoint_fields(TransportCheckpoint const& ck, std::string const& source)
+{
+    DoseTallyTotals const& t = ck.tally;
+    refuse_field(all_finite(t.total_hi) && all_finite(t.total_lo), source,
+                 "a dose total that is not a finite number");
+    refuse_field(all_finite(t.sum_sq, true), source,
+                 "a sum of squares that is negative or not a finite number");
+    refuse_field(std::isfinite(ck.transport_time_s) && ck.transport_time_s >= 0, source,
+                 "transport time");
+    EnergyBalance const& b = ck.balance;
+    for (double x : {b.emitted_MeV, b.deposited_MeV, b.escaped_MeV, b.below_cutoff_MeV,
+                     b.overflow_MeV, b.rest_mass_MeV})
+        refuse_field(std::isfinite(x), source, "an energy balance that is not a finite number");
+    for (auto const& d : ck.batch_digests)
+        refuse_field(all_finite(d), source, "a batch digest that is not a finite number");
+    check_batch_counts(ck, source);
+}
+
 std::string first_line_of(std::string const& text, std::size_t pos)
 {
     std::size_t const begin = text.rfind('\n', pos == 0 ? 0 : pos - 1);
@@ -130,6 +193,7 @@ std::string serialize_checkpoint(TransportCheckpoint const& ck)
     w.pod(ck.tally.histories);
     w.pod(ck.tally.min_batch_histories);
     w.pod(ck.tally.max_batch_histories);
+    w.pod(ck.tally.reference_batch_histories);
     w.pod(ck.balance);
     w.pod(std::uint64_t(ck.batch_digests.size()));
     for (auto const& d : ck.batch_digests)
@@ -144,7 +208,7 @@ TransportCheckpoint deserialize_checkpoint(std::string const& bytes, std::string
     std::size_t const magic_len = sizeof(magic) - 1;
     MCDOSE_VALIDATE(bytes.size() >= magic_len + sizeof(std::uint64_t) &&
                         bytes.compare(0, magic_len, magic) == 0,
-                    << "'" << source << "' is not an mcdose checkpoint (version 3); give the "
+                    << "'" << source << "' is not an mcdose checkpoint (version 4); give the "
                     << "file written by --checkpoint");
     std::size_t const body = bytes.size() - sizeof(std::uint64_t);
     std::uint64_t stored = 0;
@@ -170,6 +234,7 @@ TransportCheckpoint deserialize_checkpoint(std::string const& bytes, std::string
     ck.tally.histories = r.pod<std::uint64_t>();
     ck.tally.min_batch_histories = r.pod<std::uint64_t>();
     ck.tally.max_batch_histories = r.pod<std::uint64_t>();
+    ck.tally.reference_batch_histories = r.pod<std::uint64_t>();
     ck.balance = r.pod<EnergyBalance>();
     std::uint64_t const digests = r.pod<std::uint64_t>();
     MCDOSE_VALIDATE(digests <= ck.batches_done, << "checkpoint '" << source << "' is corrupt ("
@@ -179,6 +244,7 @@ TransportCheckpoint deserialize_checkpoint(std::string const& bytes, std::string
         ck.batch_digests.push_back(r.array<double>());
     MCDOSE_VALIDATE(r.at_end(), << "checkpoint '" << source
                                 << "' has trailing data (corrupt); start again without --resume");
+    check_checkpoint_fields(ck, source);
     return ck;
 }
 

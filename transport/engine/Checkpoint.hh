@@ -6,7 +6,7 @@
 //! and how they are tallied. With a history-keyed RNG (Philox) nothing else is
 //! needed: batch b's histories and their random numbers are fixed by b.
 //!
-//! File: "MCDOSE-CHECKPOINT 3\n", then the fields in native byte order
+//! File: "MCDOSE-CHECKPOINT 4\n", then the fields in native byte order
 //! (little-endian on every supported machine), then an FNV-1a 64 checksum of
 //! everything before it; written atomically (temp file + rename).
 #pragma once
@@ -36,7 +36,8 @@ struct TransportCheckpoint
 };
 
 std::string serialize_checkpoint(TransportCheckpoint const& ck);
-//! Throws RuntimeError naming `source` if the bytes are not a complete checkpoint.
+//! Throws RuntimeError naming `source` if the bytes are not a complete checkpoint, or
+//! one whose fields no run writes (non-finite sums, contradictory counts), naming the field.
 TransportCheckpoint deserialize_checkpoint(std::string const& bytes, std::string const& source);
 
 void write_checkpoint(std::string const& path, TransportCheckpoint const& ck);
