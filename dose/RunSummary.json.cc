@@ -187,9 +187,9 @@ std::string dose_report_text(DoseReport const& report, std::optional<double> unc
         label("uncertainty");
         if (uncertainty_reached)
         {
-            os << 100 * *uncertainty_reached << " % over " << r.voxels_counted << " voxels of "
-               << r.region << " above " << 100 * r.dose_fraction << " % of its D0.03cc ("
-               << mean_uncertainty_definition << ")\n";
+            os << 100 * *uncertainty_reached << " % (1 sigma, mean relative) over "
+               << r.voxels_counted << " voxels of " << r.region << " above "
+               << 100 * r.dose_fraction << " % of its D0.03cc\n";
         }
         else
         {
