@@ -22,6 +22,7 @@
 #include <itkImageFileReader.h>
 #include <itkImageFileWriter.h>
 #include <itkImageIOFactory.h>
+#include <itkMetaDataObject.h>
 #include <itkMetaImageIO.h>
 #include <itkMetaImageIOFactory.h>
 #include <itkNiftiImageIO.h>
@@ -168,7 +169,8 @@ void verify_written_image(std::string const& staged, GridGeometry const& geometr
 }
 
 template <class T>
-void write_image_impl(std::string const& path, GridGeometry const& geometry, Span<T const> values)
+void write_image_impl(std::string const& path, GridGeometry const& geometry, Span<T const> values,
+                      std::string const& description)
 {
     MCDOSE_VALIDATE(values.size() == geometry.num_voxels(),
                     << "image '" << path << "': " << values.size() << " values for "
@@ -208,6 +210,9 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
     image->SetSpacing(spacing);
     image->SetOrigin(origin);
     image->SetDirection(direction);
+    if (!description.empty()) // NIfTI descrip and an NRRD key:=value line
+        itk::EncapsulateMetaData<std::string>(image->GetMetaDataDictionary(), "ITK_FileNotes",
+                                              description.substr(0, 79));
     // The writer reads the caller's values where they are (no copy of the grid); the
     // image does not own them and never writes to them.
     image->GetPixelContainer()->SetImportPointer(const_cast<T*>(values.data()), values.size(),
@@ -254,6 +259,19 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
                 MCDOSE_VALIDATE(false, << "cannot write image '" << path << "' (rename failed)");
             }
         });
+}
+
+//! What a header says its values are: MetaImage's Comment, else ITK_FileNotes (NIfTI
+//! descrip, NRRD key); MetaImage's default "mcdose" and ITK's own notes say nothing.
+std::string header_description(itk::ImageIOBase& io)
+{
+    std::string text;
+    if (auto* meta = dynamic_cast<itk::MetaImageIO*>(&io))
+        text = meta->GetMetaImagePointer()->Comment();
+    else
+        itk::ExposeMetaData<std::string>(io.GetMetaDataDictionary(), "ITK_FileNotes", text);
+    text.erase(text.find_last_not_of(' ') + 1); // MetaImage headers pad the comment
+    return text == "mcdose" ? std::string() : text;
 }
 
 //! Read an image file whose header `io` has read, as pixels of type T.
@@ -361,6 +379,7 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
     if (read_error)
         std::rethrow_exception(read_error);
     check_image_grid(image.geometry, path);
+    image.description = header_description(*io);
     return image;
 }
 
@@ -376,7 +395,7 @@ namespace
 //! the other formats through ITK from a buffer that `fill` fills on all cores.
 template <class T>
 void write_filled_image(std::string const& path, GridGeometry const& geometry,
-                        ImageFill<T> const& fill)
+                        ImageFill<T> const& fill, std::string const& description)
 {
     if (ends_with(path, ".mha"))
     {
@@ -385,7 +404,7 @@ void write_filled_image(std::string const& path, GridGeometry const& geometry,
         write_atomically(path,
                          [&](std::string const& tmp)
                          {
-                             write_metaimage(tmp, geometry, fill);
+                             write_metaimage(tmp, geometry, fill, description);
                              check_metaimage_complete(tmp);
                          });
         return;
@@ -395,12 +414,13 @@ void write_filled_image(std::string const& path, GridGeometry const& geometry,
                         [&](size_type begin, size_type end, size_type)
                         { fill(begin, end, values.data() + begin); });
     register_image_io_factories();
-    write_image_impl(path, geometry, make_span(std::as_const(values)));
+    write_image_impl(path, geometry, make_span(std::as_const(values)), description);
 }
 
 //! write_filled_image of the values `values`.
 template <class T>
-void write_image_values(std::string const& path, GridGeometry const& geometry, Span<T const> values)
+void write_image_values(std::string const& path, GridGeometry const& geometry, Span<T const> values,
+                        std::string const& description = {})
 {
     MCDOSE_VALIDATE(values.size() == geometry.num_voxels(),
                     << "image '" << path << "': " << values.size() << " values for "
@@ -408,18 +428,21 @@ void write_image_values(std::string const& path, GridGeometry const& geometry, S
     if (!ends_with(path, ".mha"))
     {
         register_image_io_factories();
-        write_image_impl(path, geometry, values);
+        write_image_impl(path, geometry, values, description);
         return;
     }
-    write_filled_image<T>(path, geometry,
-                          [&](size_type begin, size_type end, T* out)
-                          { std::copy(values.begin() + begin, values.begin() + end, out); });
+    write_filled_image<T>(
+        path, geometry,
+        [&](size_type begin, size_type end, T* out)
+        { std::copy(values.begin() + begin, values.begin() + end, out); },
+        description);
 }
 } // namespace
 
-void write_image(std::string const& path, GridGeometry const& geometry, Span<float const> values)
+void write_image(std::string const& path, GridGeometry const& geometry, Span<float const> values,
+                 std::string const& description)
 {
-    write_image_values(path, geometry, values);
+    write_image_values(path, geometry, values, description);
 }
 
 void write_image(std::string const& path, GridGeometry const& geometry,
@@ -429,8 +452,8 @@ void write_image(std::string const& path, GridGeometry const& geometry,
 }
 
 void write_image(std::string const& path, GridGeometry const& geometry,
-                 ImageFill<float> const& fill)
+                 ImageFill<float> const& fill, std::string const& description)
 {
-    write_filled_image(path, geometry, fill);
+    write_filled_image(path, geometry, fill, description);
 }
 } // namespace mcdose
