@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <iostream>
 #include <mutex>
@@ -168,6 +169,24 @@ void verify_written_image(std::string const& staged, GridGeometry const& geometr
     }
 }
 
+/*!
+ * Write `text` (79 characters at most) into the descrip field of the uncompressed NIfTI-1
+ * file `path` (bytes 148-227 of its 348-byte header; NIfTI-1 standard, nifti1.h), which
+ * ITK's writer leaves empty; ITK's reader returns it as ITK_FileNotes.
+ */
+void set_nifti_description(std::string const& path, std::string const& text)
+{
+    if (text.empty())
+        return;
+    char field[80] = {};
+    text.copy(field, 79);
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(148);
+    f.write(field, sizeof(field));
+    MCDOSE_VALIDATE(f.good(), << "cannot write the description of image '" << path
+                              << "'; check the free disk space");
+}
+
 template <class T>
 void write_image_impl(std::string const& path, GridGeometry const& geometry, Span<T const> values,
                       std::string const& description)
@@ -210,9 +229,9 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
     image->SetSpacing(spacing);
     image->SetOrigin(origin);
     image->SetDirection(direction);
-    if (!description.empty()) // NIfTI descrip and an NRRD key:=value line
+    if (!description.empty() && ext == ".nrrd") // a key:=value line
         itk::EncapsulateMetaData<std::string>(image->GetMetaDataDictionary(), "ITK_FileNotes",
-                                              description.substr(0, 79));
+                                              description);
     // The writer reads the caller's values where they are (no copy of the grid); the
     // image does not own them and never writes to them.
     image->GetPixelContainer()->SetImportPointer(const_cast<T*>(values.data()), values.size(),
@@ -242,6 +261,8 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
                 MCDOSE_VALIDATE(false, << "cannot write image '" << path << "': " << itk_reason(e)
                                        << "; check that the directory exists and is writable");
             }
+            if (ext == ".nii")
+                set_nifti_description(staged, description);
             try
             {
                 verify_written_image(staged, geometry, values);
@@ -261,8 +282,8 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
         });
 }
 
-//! What a header says its values are: MetaImage's Comment, else ITK_FileNotes (NIfTI
-//! descrip, NRRD key); MetaImage's default "mcdose" and ITK's own notes say nothing.
+//! What a header says its values are: MetaImage's Comment, NRRD's key ITK_FileNotes or
+//! NIfTI's descrip; MetaImage's default "mcdose" says nothing.
 std::string header_description(itk::ImageIOBase& io)
 {
     std::string text;

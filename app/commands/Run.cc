@@ -195,9 +195,8 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
         std::cerr << "mcdose: warning: " << w << '\n';
     if (global.quiet)
     {
-        // Only what a script needs: the files written, one path a line.
-        if (!s.phase_space_output.empty())
-            std::cout << s.phase_space_output << '\n';
+        // Only what a script needs: the files written (the phase space among them), one
+        // path a line.
         for (auto const& f : s.files)
             std::cout << f << '\n';
     }

@@ -20,7 +20,11 @@ MCDOSE, SOURCE, WORK = sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3])
 # Histories for studies whose count only sets their statistics.
 FEW_HISTORIES = "2000"
 # Examples that cannot run here yet, with the reason (printed, never silent).
-EXCLUDED = {}
+EXCLUDED = {
+    "phase_space_water.json": "its 2,018 particles x recycle 4 make batches of unequal size "
+                              "(804 to 808 histories), which the tally refuses; runs again once "
+                              "phase-space runs split batches of any size",
+}
 
 
 def histories_args(study):
