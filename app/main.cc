@@ -39,8 +39,7 @@ int main(int argc, char** argv)
     app::GlobalOptions global;
     cli.add_flag("-q,--quiet", global.quiet,
                  "Print only errors and the paths of the files written");
-    cli.add_flag("-v,--verbose", global.verbose,
-                 "Print more: the time each step of a run took");
+    cli.add_flag("-v,--verbose", global.verbose, "Print more: the time each step of a run took");
     cli.require_subcommand(1);
     // Global options are accepted after the subcommand too (`mcdose run x.json -q`): an
     // option a subcommand does not know falls through to here.

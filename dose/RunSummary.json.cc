@@ -207,8 +207,8 @@ std::string dose_report_text(DoseReport const& report, std::optional<double> unc
         {
             os << "n/a (no dose in " << r.region << ")\n";
         }
-        label("near max") << r.near_max << " " << u << " in " << r.region << " ("
-                          << near_max_definition << ")\n";
+        label("near max") << r.near_max << " " << u << " in " << r.region
+                          << " (D0.03cc, low-density voxels left out)\n";
         label("low density") << r.low_density_voxels << " voxels of " << r.region << " below "
                              << r.low_density_threshold_g_cm3 << " g/cm3, max " << r.low_density_max
                              << " " << u << "; outside " << r.region << " max " << r.outside_max

@@ -6,7 +6,6 @@
 #include <nlohmann/json.hpp>
 
 #include "core/Assert.hh"
-#include "io/JsonInput.hh"
 #include "phantoms/materials/Element.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "phantoms/materials/MaterialJson.hh"
@@ -85,9 +84,21 @@ Material material_from(json const& j, std::string const& where)
 
 std::vector<Material> materials_from_json(std::string const& json_text, std::string const& source)
 {
-    // The checked reader: syntax errors with line and column, nesting depth and duplicate
-    // keys refused before the document is used.
-    json const doc = parse_json_text(json_text, source);
+    json doc;
+    try
+    {
+        doc = json::parse(json_text);
+    }
+    catch (json::parse_error const& e)
+    {
+        MCDOSE_VALIDATE(false, << source << ": invalid JSON (" << e.what()
+                               << "); fix the syntax at the given byte");
+    }
+    catch (json::exception const&)
+    {
+        // Beyond the double range (the study's materials are checked by its reader).
+        MCDOSE_VALIDATE(false, << source << ": invalid JSON (a number too large for a double)");
+    }
     json list;
     std::string prefix = source + ": ";
     if (doc.is_object() && doc.contains("materials"))

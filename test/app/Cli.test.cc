@@ -285,4 +285,28 @@ TEST(CliHabits, ResumeReplacesTheInterruptedRunsOwnOutputs)
     EXPECT_NE(resumed.output.find("resumed"), std::string::npos) << resumed.output;
     fs::remove_all(out);
 }
+
+// Hostile JSON is refused with a short message, never a crash: a materials file nested
+// 100,000 deep, a study with a 70,000-character key (named by its start and length).
+TEST(CliHabits, HostileJsonIsRefusedBriefly)
+{
+    namespace fs = std::filesystem;
+    auto const dir = fs::temp_directory_path() / "mcdose_cli_hostile_json";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "deep.json") << std::string(100000, '[') << std::string(100000, ']');
+    auto deep = run_command(mcdose_exe() + " materials --material water --materials-file " +
+                            (dir / "deep.json").string());
+    EXPECT_EQ(1, deep.exit_code) << deep.output.substr(0, 500);
+    EXPECT_NE(deep.output.find("nesting deeper than"), std::string::npos)
+        << deep.output.substr(0, 500);
+    std::ofstream(dir / "key.json")
+        << R"({"phantom": {"type": "shapes", ")" << std::string(70000, 'k') << R"(": 1}})";
+    auto key = run_command(mcdose_exe() + " check " + (dir / "key.json").string());
+    EXPECT_NE(0, key.exit_code);
+    EXPECT_LT(key.output.size(), 2000u) << key.output.substr(0, 500);
+    EXPECT_NE(key.output.find("(70000 characters)"), std::string::npos)
+        << key.output.substr(0, 500);
+    fs::remove_all(dir);
+}
 } // namespace mcdose::test
