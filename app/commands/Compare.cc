@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -115,9 +116,6 @@ Region comparison_region(Options const& o, DoseGrid const& reference)
     }
     else
     {
-        MCDOSE_VALIDATE(o.region == "body", << "'--region " << shortened_name(o.region)
-                                            << "' needs --structures (an RT Structure Set or "
-                                               "a label image); without it give body or grid");
         if (reference.density_g_cm3.empty())
         {
             r.description = "the whole grid (" + reference.source +
@@ -128,8 +126,10 @@ Region comparison_region(Options const& o, DoseGrid const& reference)
         std::vector<float> const density(reference.density_g_cm3.begin(),
                                          reference.density_g_cm3.end());
         m = body_outline(g, make_span(density), default_body_density_g_cm3);
-        r.description = "the body (outline of the reference's densities above " +
-                        std::to_string(default_body_density_g_cm3).substr(0, 3) + " g/cm3)";
+        std::ostringstream text;
+        text << "the body (outline of the reference's densities above "
+             << default_body_density_g_cm3 << " g/cm3)";
+        r.description = text.str();
     }
     MCDOSE_VALIDATE(m.size() > 0, << r.description << " covers no voxel of the reference grid; "
                                   << "check the files, or give --region grid");
@@ -252,6 +252,10 @@ void run_compare(Options const& o, GlobalOptions const& global)
     // Everything the command line says is checked before a file is read.
     std::vector<GammaCriterion> const criteria = parse_criteria(o);
     MCDOSE_VALIDATE(!criteria.empty(), << "'--criteria' is empty; give e.g. 3%/3mm,2%/2mm");
+    MCDOSE_VALIDATE(!o.structures.empty() || o.region == "body" || o.region == "grid",
+                    << "'--region " << shortened_name(o.region)
+                    << "' needs --structures (an RT Structure Set or a label image); without it "
+                       "give body or grid");
     MCDOSE_VALIDATE(o.gamma_map.empty() || is_writable_image_path(o.gamma_map),
                     << "'--gamma-map " << o.gamma_map
                     << "': give a .mha, .nrrd, .nii or .nii.gz file name");
