@@ -18,7 +18,8 @@ namespace mcdose::app
 //! Global options shared by all subcommands.
 struct GlobalOptions
 {
-    bool quiet{false};
+    bool quiet{false};   //!< only errors and the paths written
+    bool verbose{false}; //!< also the step timings and other detail
 };
 
 //! A subcommand: `setup` adds its options to `sub` and installs its callback.
@@ -27,6 +28,8 @@ struct CommandSpec
     std::string name;
     std::string description;
     std::function<void(CLI::App& sub, GlobalOptions const& global)> setup;
+    //! Commands that test or benchmark the engine itself, listed apart in `--help`.
+    bool developer{false};
 };
 
 //! Register a command (call from a namespace-scope initialiser).

@@ -11,16 +11,35 @@
 #include "core/Assert.hh"
 #include "core/Config.hh"
 
+namespace
+{
+//! `mcdose -V`: version, the commit it was built from and the backends it can run.
+std::string version_text()
+{
+    using mcdose::BuildInfo;
+    std::string text = std::string("mcdose ") + BuildInfo::version + " (" +
+                       BuildInfo::git_describe + ", " + BuildInfo::build_type + " build)\n";
+    if (MCDOSE_USE_CUDA)
+        text += std::string("backends: CPU and CUDA GPU (") + BuildInfo::cuda_compiler +
+                ", architectures " + BuildInfo::cuda_architectures + ")";
+    else
+        text += "backends: CPU only (built without CUDA)";
+    text += std::string("\ncompiler: ") + BuildInfo::cxx_compiler;
+    return text;
+}
+} // namespace
+
 int main(int argc, char** argv)
 {
     using namespace mcdose;
     CLI::App cli{"mcdose: GPU Monte Carlo radiation-dose engine (coupled photon-electron-positron "
                  "transport in voxel phantoms)",
                  "mcdose"};
-    cli.set_version_flag("--version", std::string("mcdose ") + BuildInfo::version + " (" +
-                                          BuildInfo::git_describe + ")");
+    cli.set_version_flag("-V,--version", version_text());
     app::GlobalOptions global;
-    cli.add_flag("-q,--quiet", global.quiet, "Print only results and errors");
+    cli.add_flag("-q,--quiet", global.quiet,
+                 "Print only errors and the paths of the files written");
+    cli.add_flag("-v,--verbose", global.verbose, "Print more: the time each step of a run took");
     cli.require_subcommand(1);
     // Global options are accepted after the subcommand too (`mcdose run x.json -q`): an
     // option a subcommand does not know falls through to here.
@@ -34,6 +53,8 @@ int main(int argc, char** argv)
     for (auto const& cmd : app::registered_commands())
     {
         CLI::App* sub = cli.add_subcommand(cmd.name, cmd.description);
+        sub->group(cmd.developer ? "Developer commands (benchmarks and cross-checks of the engine)"
+                                 : "Commands");
         cmd.setup(*sub, global);
     }
 

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cmath>
+#include <functional>
 #include <limits>
 #include <regex>
 #include <sstream>
@@ -367,6 +368,53 @@ void check_comparable(DoseGrid const& reference, DoseGrid const& evaluated)
                                 "phantom or CT)");
 }
 
+void check_finite(DoseGrid const& grid)
+{
+    size_type bad = 0, first = 0;
+    for (size_type v = grid.values.size(); v-- > 0;)
+    {
+        if (!std::isfinite(grid.values[v]))
+        {
+            ++bad;
+            first = v;
+        }
+    }
+    if (bad == 0)
+        return;
+    auto const ijk = grid.geometry.ijk(first);
+    MCDOSE_VALIDATE(false, << grid.source << " holds " << bad << " NaN or infinite dose value"
+                           << (bad > 1 ? "s" : "") << " (the first at voxel (" << ijk[0] << ", "
+                           << ijk[1] << ", " << ijk[2] << ")); a comparison with them means "
+                           << "nothing: recompute or repair that dose file");
+}
+
+double near_max(DoseGrid const& grid, std::vector<std::uint8_t> const& region)
+{
+    std::vector<double> doses;
+    for (size_type v = 0; v < grid.values.size(); ++v)
+    {
+        if (region.empty() || region[v])
+            doses.push_back(grid.values[v]);
+    }
+    if (doses.empty())
+        return 0;
+    GridGeometry const& g = grid.geometry;
+    double const voxel_cm3 = g.spacing_cm[0] * g.spacing_cm[1] * g.spacing_cm[2];
+    constexpr double near_max_volume_cm3 = 0.03;
+    auto const hottest =
+        std::min(doses.size(),
+                 std::size_t(std::max(1.0, std::ceil(near_max_volume_cm3 / voxel_cm3 - 1e-9))));
+    auto const at = doses.begin() + std::ptrdiff_t(hottest - 1);
+    std::nth_element(doses.begin(), at, doses.end(), std::greater<double>());
+    return *at;
+}
+
+double normalisation_dose(DoseGrid const& reference, ComparisonOptions const& options)
+{
+    return options.normalisation_dose ? *options.normalisation_dose
+                                      : near_max(reference, options.region);
+}
+
 DoseDifferenceStats dose_difference(DoseGrid const& reference, DoseGrid const& evaluated,
                                     ComparisonOptions const& options)
 {
@@ -374,13 +422,14 @@ DoseDifferenceStats dose_difference(DoseGrid const& reference, DoseGrid const& e
     GridGeometry const& g = reference.geometry;
     DoseDifferenceStats s;
     s.reference_max = max_value(reference.values);
-    s.normalisation_dose = options.normalisation_dose.value_or(s.reference_max);
-    s.threshold_dose = options.threshold_fraction * s.reference_max;
+    s.region_near_max = near_max(reference, options.region);
+    s.normalisation_dose = normalisation_dose(reference, options);
+    s.threshold_dose = options.threshold_fraction * s.normalisation_dose;
     double sum = 0, sum_abs = 0, sum2 = 0, sum_ratio = 0;
     for (size_type v = 0; v < g.num_voxels(); ++v)
     {
         double const dr = reference.values[v];
-        if (!(dr >= s.threshold_dose) || dr <= 0)
+        if (!(dr >= s.threshold_dose) || dr <= 0 || !(options.region.empty() || options.region[v]))
             continue;
         Real3 const centre = g.voxel_centre_cm(g.ijk(v));
         double de;
@@ -421,10 +470,10 @@ GammaResult gamma_index(DoseGrid const& reference, DoseGrid const& evaluated,
                        "values such as 3%/3mm");
     DoseSampler const sampler(evaluated.geometry, evaluated.values);
     GridGeometry const& g = reference.geometry;
-    double const reference_max = max_value(reference.values);
-    double const threshold = options.threshold_fraction * reference_max;
-    double const global_dD =
-        criterion.dose_fraction * options.normalisation_dose.value_or(reference_max);
+    double const norm = normalisation_dose(reference, options);
+    double const threshold = options.threshold_fraction * norm;
+    double const global_dD = criterion.dose_fraction * norm;
+    std::vector<std::uint8_t> const& region = options.region;
     BlockBounds const bounds(evaluated.geometry, evaluated.values, options.threads);
     GammaSearch const search(sampler, bounds, criterion, options);
 
@@ -446,7 +495,7 @@ GammaResult gamma_index(DoseGrid const& reference, DoseGrid const& evaluated,
                 for (size_type v = begin; v < std::min(n, begin + chunk); ++v)
                 {
                     double const dr = reference.values[v];
-                    if (!(dr >= threshold) || dr <= 0)
+                    if (!(dr >= threshold) || dr <= 0 || !(region.empty() || region[v]))
                         continue;
                     Real3 const u0 = sampler.index_of(g.voxel_centre_cm(g.ijk(v)));
                     if (!sampler.inside(u0))

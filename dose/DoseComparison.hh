@@ -21,12 +21,16 @@
 //! voxels) keeps its dose term alone above the best gamma^2 found. Gamma
 //! above search_radius / dta is reported as that value (a lower bound).
 //!
-//! Evaluated points are the reference voxel centres with dose at or above
-//! threshold x the reference maximum that lie inside the evaluated grid's
-//! extent; grids that differ are compared by trilinear interpolation of the
-//! evaluated grid at the reference voxel centres.
+//! Evaluated points are the reference voxel centres of the region (the body or a
+//! structure; the whole grid when none is given) with dose at or above threshold x the
+//! normalisation dose that lie inside the evaluated grid's extent; grids that differ are
+//! compared by trilinear interpolation of the evaluated grid at the reference voxel
+//! centres. The normalisation dose is the region's near maximum (D0.03cc, the least dose
+//! of its hottest 0.03 cm3) unless a dose is given: air or couch voxels outside the body
+//! never set the scale.
 #pragma once
 
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -53,10 +57,12 @@ GammaCriterion parse_gamma_criterion(std::string const& text, bool local);
 //! Settings shared by all criteria of one comparison.
 struct ComparisonOptions
 {
-    //! Reference voxels below this fraction of the reference maximum are not evaluated.
+    //! Reference voxels below this fraction of the normalisation dose are not evaluated.
     double threshold_fraction{0.10};
-    //! Global normalisation dose (in the grids' unit); default the reference maximum.
+    //! Global normalisation dose (in the grids' unit); default the region's near maximum.
     std::optional<double> normalisation_dose;
+    //! Reference voxels compared (non-zero: inside), one per reference voxel; empty: all.
+    std::vector<std::uint8_t> region;
     //! Search radius in units of the criterion's dta.
     double search_radius_dta{3.0};
     //! Lattice points per dta. Wendling et al. use dta / 10 with no
@@ -71,9 +77,10 @@ struct DoseDifferenceStats
 {
     std::size_t voxels{0};          //!< reference voxels compared
     std::size_t outside{0};         //!< above threshold but outside the evaluated grid
-    double reference_max{0};        //!< largest reference dose (whole grid)
+    double reference_max{0};        //!< largest reference dose (whole grid, reported apart)
+    double region_near_max{0};      //!< D0.03cc of the reference in the region
     double normalisation_dose{0};   //!< what percentages are relative to
-    double threshold_dose{0};       //!< threshold_fraction x reference_max
+    double threshold_dose{0};       //!< threshold_fraction x normalisation_dose
     double mean_difference{0};      //!< mean of (evaluated - reference)
     double mean_abs_difference{0};  //!< mean of |evaluated - reference|
     double rms_difference{0};       //!< root mean square of the difference
@@ -100,6 +107,18 @@ struct GammaResult
 //! Refuse grids that cannot be compared: no reference voxel centre inside
 //! the evaluated grid (names both extents), or units that differ (names both).
 void check_comparable(DoseGrid const& reference, DoseGrid const& evaluated);
+
+//! Refuse a grid with NaN or infinite doses (a comparison would pass them silently):
+//! RuntimeError naming the file, the count and the first voxel.
+void check_finite(DoseGrid const& grid);
+
+//! Near maximum of `grid` in `region` (empty: the whole grid): D0.03cc, the least dose of
+//! the hottest 0.03 cm3 (the voxel's volume when that is larger).
+double near_max(DoseGrid const& grid, std::vector<std::uint8_t> const& region);
+
+//! The dose a comparison's percentages and threshold are relative to: the one given, else
+//! the reference's near maximum in the region.
+double normalisation_dose(DoseGrid const& reference, ComparisonOptions const& options);
 
 //! Dose difference at the reference voxel centres.
 DoseDifferenceStats dose_difference(DoseGrid const& reference, DoseGrid const& evaluated,

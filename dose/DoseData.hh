@@ -132,6 +132,14 @@ char const* to_cstring(StopReason r);
 // Energy bookkeeping: the transport's EnergyBalance (tally/EnergyBalance.hh);
 // in RunMetadata it holds values per source particle [MeV].
 
+//! The central axis of a run's first source in phantom coordinates: what plots along the
+//! beam follow (scripts/plot_dose.py).
+struct BeamAxisRecord
+{
+    Real3 point_cm;  //!< the focal spot (beams) or the source position [cm]
+    Real3 direction; //!< unit, along the beam
+};
+
 //! Facts about a run, written next to the results.
 struct RunMetadata
 {
@@ -175,6 +183,9 @@ struct RunMetadata
     //! Summary over the body (or the stop_on structure) and the structures' DVH
     //! figures (dose/DoseFigures.hh); run_study always fills it.
     DoseReport report;
+    //! The first source's axis (beams, pencil, parallel and point sources; none for
+    //! isotropic, volume and phase-space sources).
+    std::optional<BeamAxisRecord> beam_axis;
 };
 
 //! The unit of the written dose: "Gy" with a particle count, else "Gy per source particle".

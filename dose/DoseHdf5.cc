@@ -348,6 +348,11 @@ void write_run_group(Hdf5Group const& file, RunMetadata const& meta)
                                                  : 0.0);
     run.write_attr_int("complete", meta.complete ? 1 : 0);
     run.write_attr_string("stop_reason", to_cstring(meta.stop_reason));
+    if (meta.beam_axis)
+    {
+        run.write_attr_doubles("beam_axis_point_cm", meta.beam_axis->point_cm.v, 3);
+        run.write_attr_doubles("beam_axis_direction", meta.beam_axis->direction.v, 3);
+    }
     if (meta.uncertainty_reached)
         run.write_attr_double("uncertainty_reached", *meta.uncertainty_reached);
     run.write_attr_double("uncertainty_dose_fraction", meta.uncertainty_dose_fraction);

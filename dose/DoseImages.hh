@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "dose/DoseData.hh"
@@ -27,12 +28,21 @@ ImageFormat to_image_format(std::string const& name);
 
 //! Write `<stem>_dose.<ext>` (Gy per source particle, or Gy when
 //! `source_particles` is given) and `<stem>_uncertainty.<ext>` (relative,
-//! 1 sigma); `extension` is mha, nrrd, nii or nii.gz. Returns the paths.
+//! 1 sigma); `extension` is mha, nrrd, nii or nii.gz. Each header says what its values
+//! are, `quantity` and unit ("mcdose: dose to medium [Gy]"), which read_dose_grid reads
+//! back. Returns the paths.
 std::vector<std::string> write_dose_images(std::string const& stem, std::string const& extension,
                                            DoseGridData const& data,
-                                           std::optional<double> source_particles);
+                                           std::optional<double> source_particles,
+                                           std::string const& quantity = "dose to medium");
 //! The same with the extension of `format` (not ImageFormat::none).
 std::vector<std::string> write_dose_images(std::string const& stem, ImageFormat format,
                                            DoseGridData const& data,
-                                           std::optional<double> source_particles);
+                                           std::optional<double> source_particles,
+                                           std::string const& quantity = "dose to medium");
+
+//! The header description of a dose image: "mcdose: dose to medium [Gy]".
+std::string dose_image_description(std::string const& quantity, std::string const& unit);
+//! Quantity and unit of a description dose_image_description wrote (both empty otherwise).
+std::pair<std::string, std::string> parse_dose_image_description(std::string const& text);
 } // namespace mcdose

@@ -3,9 +3,11 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <tuple>
 #include <vector>
 
 #include "core/Assert.hh"
+#include "dose/DoseImages.hh"
 #include "dose/RtDose.hh"
 #include "io/Hdf5File.hh"
 #include "io/ImageIO.hh"
@@ -61,6 +63,14 @@ DoseGrid read_hdf5_dose(std::string const& path)
         out.units = absolute ? "Gy" : "Gy per source particle";
         if (file.has_attr("dose_to"))
             out.quantity = "dose to " + file.read_attr_string("dose_to");
+        if (file.has_link("density"))
+        {
+            Hdf5Dataset const density = file.open_dataset("density");
+            MCDOSE_VALIDATE(density.dims() == dims, << path << " (dataset density) is not on the "
+                                                    << "dose grid; give an mcdose result file");
+            out.density_g_cm3.resize(g.num_voxels());
+            density.read_doubles(out.density_g_cm3.data());
+        }
     }
     catch (Hdf5Error const& e)
     {
@@ -120,6 +130,8 @@ DoseGrid read_dose_grid(std::string const& path)
     out.geometry = image.geometry;
     out.values = std::move(image.values);
     out.source = path;
+    // mcdose's images say what they hold (dose/DoseImages.hh); others leave both empty.
+    std::tie(out.quantity, out.units) = parse_dose_image_description(image.description);
     return out;
 }
 

@@ -23,6 +23,9 @@ struct DoseGrid
     //! Doses of other programs, mcdose files older than the `dose_to` attribute).
     std::string quantity;
     std::string source; //!< what was read, for messages: "<path> (dataset dose_Gy)"
+    //! Mass density per voxel [g/cm3] (mcdose result files), else empty: what the body
+    //! outline is found from.
+    std::vector<double> density_g_cm3;
 };
 
 //! Read `path` by its content and extension: `.h5` (dataset `dose_Gy` when

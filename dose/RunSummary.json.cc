@@ -130,8 +130,19 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
         {"stack_overflow", meta.energy.overflow_MeV},
         {"rest_mass", meta.energy.rest_mass_MeV},
         {"relative_imbalance", meta.energy.relative_imbalance()}};
+    // The maximum a plan is read by is the region's near maximum (the body's, or the
+    // stop_on structure's); the grid's, often an air voxel, is reported apart.
     double const dmax = max_dose(data);
-    j["max_dose_Gy_per_particle"] = dmax;
+    double const particles = meta.source_particles.value_or(1.0);
+    std::optional<RegionSummary> const& region = meta.report.summary;
+    double const region_max = !region                         ? dmax
+                              : meta.report.dose_unit == "Gy" ? region->near_max / particles
+                                                              : region->near_max;
+    j["max_dose_Gy_per_particle"] = region_max;
+    j["max_dose_of"] =
+        region ? "near max (D0.03cc) of " + region->region + ", low-density voxels left out"
+               : std::string("the whole grid (no structures)");
+    j["grid_max_dose_Gy_per_particle"] = dmax;
     j["dose_to"] = meta.quantity.keyword();
     j["dose_unit_of_outputs"] = dose_unit(meta);
     if (meta.quantity.to_water)
@@ -152,7 +163,8 @@ std::string run_summary_json(RunMetadata const& meta, DoseGridData const& data,
             j["monitor_units"] = meta.absolute.monitor_units;
             j["calibration_files"] = meta.absolute.calibration_files;
         }
-        j["max_dose_Gy"] = dmax * *meta.source_particles;
+        j["max_dose_Gy"] = region_max * particles;
+        j["grid_max_dose_Gy"] = dmax * particles;
     }
     j["grid"] = {
         {"dimensions", {data.geometry.dims[0], data.geometry.dims[1], data.geometry.dims[2]}},
@@ -187,16 +199,16 @@ std::string dose_report_text(DoseReport const& report, std::optional<double> unc
         label("uncertainty");
         if (uncertainty_reached)
         {
-            os << 100 * *uncertainty_reached << " % over " << r.voxels_counted << " voxels of "
-               << r.region << " above " << 100 * r.dose_fraction << " % of its D0.03cc ("
-               << mean_uncertainty_definition << ")\n";
+            os << 100 * *uncertainty_reached << " % (1 sigma, mean relative) over "
+               << r.voxels_counted << " voxels of " << r.region << " above "
+               << 100 * r.dose_fraction << " % of its D0.03cc\n";
         }
         else
         {
             os << "n/a (no dose in " << r.region << ")\n";
         }
-        label("near max") << r.near_max << " " << u << " in " << r.region << " ("
-                          << near_max_definition << ")\n";
+        label("near max") << r.near_max << " " << u << " in " << r.region
+                          << " (D0.03cc, low-density voxels left out)\n";
         label("low density") << r.low_density_voxels << " voxels of " << r.region << " below "
                              << r.low_density_threshold_g_cm3 << " g/cm3, max " << r.low_density_max
                              << " " << u << "; outside " << r.region << " max " << r.outside_max
@@ -273,7 +285,8 @@ std::string run_summary_text(RunMetadata const& meta, DoseGridData const& data,
     double const dmax = max_dose(data);
     if (!meta.report.summary)
         os << dose_report_text(meta.report, std::nullopt, 14);
-    os << "  grid maximum  : " << dmax << " Gy per particle (any voxel, air included)";
+    os << "  grid maximum  : " << dmax
+       << " Gy per particle (any voxel, air included; reported apart)";
     if (meta.source_particles)
         os << ", " << dmax * *meta.source_particles << " Gy for " << *meta.source_particles
            << " particles";

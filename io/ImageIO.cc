@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <exception>
 #include <filesystem>
+#include <fstream>
 #include <future>
 #include <iostream>
 #include <mutex>
@@ -22,6 +23,7 @@
 #include <itkImageFileReader.h>
 #include <itkImageFileWriter.h>
 #include <itkImageIOFactory.h>
+#include <itkMetaDataObject.h>
 #include <itkMetaImageIO.h>
 #include <itkMetaImageIOFactory.h>
 #include <itkNiftiImageIO.h>
@@ -167,8 +169,27 @@ void verify_written_image(std::string const& staged, GridGeometry const& geometr
     }
 }
 
+/*!
+ * Write `text` (79 characters at most) into the descrip field of the uncompressed NIfTI-1
+ * file `path` (bytes 148-227 of its 348-byte header; NIfTI-1 standard, nifti1.h), which
+ * ITK's writer leaves empty; ITK's reader returns it as ITK_FileNotes.
+ */
+void set_nifti_description(std::string const& path, std::string const& text)
+{
+    if (text.empty())
+        return;
+    char field[80] = {};
+    text.copy(field, 79);
+    std::fstream f(path, std::ios::in | std::ios::out | std::ios::binary);
+    f.seekp(148);
+    f.write(field, sizeof(field));
+    MCDOSE_VALIDATE(f.good(), << "cannot write the description of image '" << path
+                              << "'; check the free disk space");
+}
+
 template <class T>
-void write_image_impl(std::string const& path, GridGeometry const& geometry, Span<T const> values)
+void write_image_impl(std::string const& path, GridGeometry const& geometry, Span<T const> values,
+                      std::string const& description)
 {
     MCDOSE_VALIDATE(values.size() == geometry.num_voxels(),
                     << "image '" << path << "': " << values.size() << " values for "
@@ -208,6 +229,9 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
     image->SetSpacing(spacing);
     image->SetOrigin(origin);
     image->SetDirection(direction);
+    if (!description.empty() && ext == ".nrrd") // a key:=value line
+        itk::EncapsulateMetaData<std::string>(image->GetMetaDataDictionary(), "ITK_FileNotes",
+                                              description);
     // The writer reads the caller's values where they are (no copy of the grid); the
     // image does not own them and never writes to them.
     image->GetPixelContainer()->SetImportPointer(const_cast<T*>(values.data()), values.size(),
@@ -234,6 +258,8 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
                                  false, << "cannot write image '" << path << "': " << itk_reason(e)
                                         << "; check that the directory exists and is writable");
                          }
+                         if (ext == ".nii")
+                             set_nifti_description(tmp, description);
                          try
                          {
                              verify_written_image(tmp, geometry, values);
@@ -245,6 +271,19 @@ void write_image_impl(std::string const& path, GridGeometry const& geometry, Spa
                                                     << e.what() << "); check the free disk space");
                          }
                      });
+}
+
+//! What a header says its values are: MetaImage's Comment, NRRD's key ITK_FileNotes or
+//! NIfTI's descrip; MetaImage's default "mcdose" says nothing.
+std::string header_description(itk::ImageIOBase& io)
+{
+    std::string text;
+    if (auto* meta = dynamic_cast<itk::MetaImageIO*>(&io))
+        text = meta->GetMetaImagePointer()->Comment();
+    else
+        itk::ExposeMetaData<std::string>(io.GetMetaDataDictionary(), "ITK_FileNotes", text);
+    text.erase(text.find_last_not_of(' ') + 1); // MetaImage headers pad the comment
+    return text == "mcdose" ? std::string() : text;
 }
 
 //! Read an image file whose header `io` has read, as pixels of type T.
@@ -355,6 +394,7 @@ ScalarImage read_scalar_image(std::string const& path, std::string const& dicom_
     if (read_error)
         std::rethrow_exception(read_error);
     check_image_grid(image.geometry, path);
+    image.description = header_description(*io);
     return image;
 }
 
@@ -370,7 +410,7 @@ namespace
 //! the other formats through ITK from a buffer that `fill` fills on all cores.
 template <class T>
 void write_filled_image(std::string const& path, GridGeometry const& geometry,
-                        ImageFill<T> const& fill)
+                        ImageFill<T> const& fill, std::string const& description)
 {
     if (ends_with(path, ".mha"))
     {
@@ -379,7 +419,7 @@ void write_filled_image(std::string const& path, GridGeometry const& geometry,
         write_atomically(path,
                          [&](std::string const& tmp)
                          {
-                             write_metaimage(tmp, geometry, fill);
+                             write_metaimage(tmp, geometry, fill, description);
                              check_metaimage_complete(tmp);
                          });
         return;
@@ -389,12 +429,13 @@ void write_filled_image(std::string const& path, GridGeometry const& geometry,
                         [&](size_type begin, size_type end, size_type)
                         { fill(begin, end, values.data() + begin); });
     register_image_io_factories();
-    write_image_impl(path, geometry, make_span(std::as_const(values)));
+    write_image_impl(path, geometry, make_span(std::as_const(values)), description);
 }
 
 //! write_filled_image of the values `values`.
 template <class T>
-void write_image_values(std::string const& path, GridGeometry const& geometry, Span<T const> values)
+void write_image_values(std::string const& path, GridGeometry const& geometry, Span<T const> values,
+                        std::string const& description = {})
 {
     MCDOSE_VALIDATE(values.size() == geometry.num_voxels(),
                     << "image '" << path << "': " << values.size() << " values for "
@@ -402,18 +443,21 @@ void write_image_values(std::string const& path, GridGeometry const& geometry, S
     if (!ends_with(path, ".mha"))
     {
         register_image_io_factories();
-        write_image_impl(path, geometry, values);
+        write_image_impl(path, geometry, values, description);
         return;
     }
-    write_filled_image<T>(path, geometry,
-                          [&](size_type begin, size_type end, T* out)
-                          { std::copy(values.begin() + begin, values.begin() + end, out); });
+    write_filled_image<T>(
+        path, geometry,
+        [&](size_type begin, size_type end, T* out)
+        { std::copy(values.begin() + begin, values.begin() + end, out); },
+        description);
 }
 } // namespace
 
-void write_image(std::string const& path, GridGeometry const& geometry, Span<float const> values)
+void write_image(std::string const& path, GridGeometry const& geometry, Span<float const> values,
+                 std::string const& description)
 {
-    write_image_values(path, geometry, values);
+    write_image_values(path, geometry, values, description);
 }
 
 void write_image(std::string const& path, GridGeometry const& geometry,
@@ -423,8 +467,8 @@ void write_image(std::string const& path, GridGeometry const& geometry,
 }
 
 void write_image(std::string const& path, GridGeometry const& geometry,
-                 ImageFill<float> const& fill)
+                 ImageFill<float> const& fill, std::string const& description)
 {
-    write_filled_image(path, geometry, fill);
+    write_filled_image(path, geometry, fill, description);
 }
 } // namespace mcdose

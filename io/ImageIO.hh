@@ -33,6 +33,9 @@ struct ScalarImage
     //! Files of a DICOM folder that were not read as slices, each named with why (another
     //! series, not DICOM, not an image, not a regular file).
     std::vector<std::string> notes;
+    //! What the header says the values are (MetaImage Comment, NIfTI descrip, NRRD
+    //! key ITK_FileNotes), e.g. "mcdose: dose to medium [Gy]"; empty where it says nothing.
+    std::string description;
 };
 
 //! The choice of DICOM series is missing or wrong: several series in the
@@ -62,7 +65,10 @@ bool is_writable_image_path(std::string const& path);
 
 //! Write values (i fastest) with `geometry` to .mha, .nrrd, .nii or .nii.gz,
 //! compressed, through a temporary file renamed on success (core/AtomicFile).
-void write_image(std::string const& path, GridGeometry const& geometry, Span<float const> values);
+//! `description` (one line; NIfTI keeps 79 characters) goes into the header where each
+//! format has room for it: MetaImage Comment, NIfTI descrip, NRRD key ITK_FileNotes.
+void write_image(std::string const& path, GridGeometry const& geometry, Span<float const> values,
+                 std::string const& description = {});
 //! Integer labels (material indices), same conventions.
 void write_image(std::string const& path, GridGeometry const& geometry,
                  Span<std::uint16_t const> values);
@@ -70,5 +76,5 @@ void write_image(std::string const& path, GridGeometry const& geometry,
 //! MetaImage is filled and deflated piece by piece without a whole-grid buffer
 //! (io/MetaImageWriter.hh); the other formats are filled into one first.
 void write_image(std::string const& path, GridGeometry const& geometry,
-                 ImageFill<float> const& fill);
+                 ImageFill<float> const& fill, std::string const& description = {});
 } // namespace mcdose

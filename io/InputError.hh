@@ -25,4 +25,9 @@ class InputError : public RuntimeError
     std::string problem_;
 };
 
+//! A name from the input (a key, a path, a structure name) as messages show it: whole up
+//! to `max_chars`, else its start and its length ("abc... (70000 characters)"), so that a
+//! hostile or broken file cannot flood the terminal or the log.
+std::string shortened_name(std::string const& name, std::size_t max_chars = 80);
+
 } // namespace mcdose

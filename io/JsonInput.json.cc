@@ -439,7 +439,7 @@ void JsonNode::allow_only(std::initializer_list<char const*> allowed) const
             continue;
         JsonNode const bad(item.value(), file_, pointer_ + "/" + escape_pointer_token(item.key()));
         std::string const suggestion = closest_spelling(item.key(), names);
-        std::string problem = "unknown field '" + item.key() + "'";
+        std::string problem = "unknown field '" + shortened_name(item.key()) + "'";
         if (!suggestion.empty())
             problem += "; did you mean '" + suggestion + "'?";
         else

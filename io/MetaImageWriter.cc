@@ -41,7 +41,7 @@ char const* element_type(std::uint16_t const*)
 //! The header lines (ITK MetaIO's keys), with the compressed size, `pad` spaces after the
 //! comment (so that headers of any size can be made the same length).
 std::string metaimage_header(GridGeometry const& g, char const* type, std::size_t compressed,
-                             std::size_t pad)
+                             std::size_t pad, std::string const& comment)
 {
     std::ostringstream h;
     h.precision(17);
@@ -60,8 +60,9 @@ std::string metaimage_header(GridGeometry const& g, char const* type, std::size_
     for (int a = 0; a < 3; ++a)
         h << ' ' << g.spacing_cm[a] * mm_per_cm;
     h << "\nDimSize = " << g.dims[0] << ' ' << g.dims[1] << ' ' << g.dims[2]
-      << "\nElementType = " << type << "\nComment = mcdose" << std::string(pad, ' ')
-      << "\nElementDataFile = LOCAL\n";
+      << "\nElementType = " << type
+      << "\nComment = " << (comment.empty() ? std::string("mcdose") : comment)
+      << std::string(pad, ' ') << "\nElementDataFile = LOCAL\n";
     return h.str();
 }
 
@@ -89,8 +90,12 @@ void write_all(std::FILE* f, void const* data, std::size_t size, std::string con
 
 template <class T>
 void write_metaimage_impl(std::string const& path, GridGeometry const& geometry,
-                          ImageFill<T> const& fill)
+                          ImageFill<T> const& fill, std::string const& description)
 {
+    // One line of printable text (a newline would end the header's Comment early).
+    std::string comment = description.substr(0, 200);
+    for (char& c : comment)
+        c = (c >= ' ' && c != 0x7f) ? c : ' ';
     static_assert(piece_bytes % sizeof(T) == 0);
     {
         std::uint16_t const one = 1;
@@ -105,7 +110,8 @@ void write_metaimage_impl(std::string const& path, GridGeometry const& geometry,
     // The data go after a header of fixed length (that of the largest size), written last
     // with the size padded out, so that each round of pieces is written as it is made.
     std::size_t const header_bytes =
-        metaimage_header(geometry, type, std::numeric_limits<std::size_t>::max(), 0).size();
+        metaimage_header(geometry, type, std::numeric_limits<std::size_t>::max(), 0, comment)
+            .size();
 
     // A new file, never one through a link (`path` is a staged name: core/AtomicFile.hh);
     // closed on every path out (an error anywhere below throws).
@@ -160,9 +166,9 @@ void write_metaimage_impl(std::string const& path, GridGeometry const& geometry,
         static_cast<unsigned char>(adler >> 8), static_cast<unsigned char>(adler)};
     write_all(f, trailer, sizeof(trailer), path);
     compressed += sizeof(trailer);
-    std::string header = metaimage_header(geometry, type, compressed, 0);
+    std::string header = metaimage_header(geometry, type, compressed, 0, comment);
     MCDOSE_EXPECT(header.size() <= header_bytes);
-    header = metaimage_header(geometry, type, compressed, header_bytes - header.size());
+    header = metaimage_header(geometry, type, compressed, header_bytes - header.size(), comment);
     seek(0);
     write_all(f, header.data(), header.size(), path);
     errno = 0;
@@ -176,14 +182,14 @@ void write_metaimage_impl(std::string const& path, GridGeometry const& geometry,
 } // namespace
 
 void write_metaimage(std::string const& path, GridGeometry const& geometry,
-                     ImageFill<float> const& fill)
+                     ImageFill<float> const& fill, std::string const& description)
 {
-    write_metaimage_impl(path, geometry, fill);
+    write_metaimage_impl(path, geometry, fill, description);
 }
 
 void write_metaimage(std::string const& path, GridGeometry const& geometry,
-                     ImageFill<std::uint16_t> const& fill)
+                     ImageFill<std::uint16_t> const& fill, std::string const& description)
 {
-    write_metaimage_impl(path, geometry, fill);
+    write_metaimage_impl(path, geometry, fill, description);
 }
 } // namespace mcdose

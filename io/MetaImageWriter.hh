@@ -28,8 +28,9 @@ using ImageFill = std::function<void(size_type begin, size_type end, T* out)>;
  * a few pieces per core are filled and deflated on all cores (`fill` is called from several threads
  * at once, for disjoint ranges) and written in order: memory of a few MiB per core, none per voxel.
  */
+//! `description` (one line, e.g. "mcdose: dose to medium [Gy]") is the header's Comment.
 void write_metaimage(std::string const& path, GridGeometry const& geometry,
-                     ImageFill<float> const& fill);
+                     ImageFill<float> const& fill, std::string const& description = {});
 void write_metaimage(std::string const& path, GridGeometry const& geometry,
-                     ImageFill<std::uint16_t> const& fill);
+                     ImageFill<std::uint16_t> const& fill, std::string const& description = {});
 } // namespace mcdose

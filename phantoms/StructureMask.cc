@@ -463,6 +463,24 @@ StructureMask whole_grid(GridGeometry const& geometry)
     return m;
 }
 
+StructureMask without_low_density(StructureMask const& s, Span<float const> density_g_cm3,
+                                  double threshold_g_cm3)
+{
+    StructureMask kept;
+    kept.name = s.name;
+    kept.origin = s.origin;
+    for (size_type i = 0; i < s.size(); ++i)
+    {
+        size_type const v = s.voxel(i);
+        if (double(density_g_cm3[v]) >= threshold_g_cm3)
+        {
+            kept.voxels.push_back(v);
+            kept.fraction.push_back(s.fraction_at(i));
+        }
+    }
+    return kept;
+}
+
 StructureMask rasterise_contours(RtRoi const& roi, GridGeometry const& g, int n)
 {
     MCDOSE_EXPECT(n >= 1);

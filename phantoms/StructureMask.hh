@@ -71,6 +71,11 @@ StructureMask body_outline(GridGeometry const& geometry, Span<float const> densi
 //! Every voxel of the grid (the body of an analytic phantom), listing none.
 StructureMask whole_grid(GridGeometry const& geometry);
 
+//! The voxels of `s` whose density is at or above `threshold_g_cm3` (listed, fractions
+//! kept): the region the run summary's figures describe (low-density voxels reported apart).
+StructureMask without_low_density(StructureMask const& s, Span<float const> density_g_cm3,
+                                  double threshold_g_cm3);
+
 /*!
  * Rasterise a structure's closed planar contours (patient coordinates in mm,
  * each contour at constant z) onto the grid with `samples` sub-voxel samples

@@ -20,10 +20,12 @@ t_start=$(date +%s)
 # --- 1. Debian packages -------------------------------------------------------
 # Building and running: compilers, CMake, the libraries mcdose links (CLI11, JSON, ITK for the
 # images, HDF5, xraylib, Random123, GDCM for DICOM, MCPL for phase-space files, zlib for the
-# dose files and gzipped phase spaces) and what plots the results.
+# dose files and gzipped phase spaces) and what plots the results. Debian's libgdcm-dev exports
+# CMake targets for GDCM's command-line tools (gdcmdump, gdcmscanner, ...), which ship in
+# libgdcm-tools: without them every configure lists each tool as a missing file.
 packages=(build-essential cmake pkg-config git libcli11-dev nlohmann-json3-dev
-  libinsighttoolkit5-dev libhdf5-dev libxrl-dev librandom123-dev libgdcm-dev libmcpl-dev mcpl
-  zlib1g-dev
+  libinsighttoolkit5-dev libhdf5-dev libxrl-dev librandom123-dev libgdcm-dev libgdcm-tools
+  libmcpl-dev mcpl zlib1g-dev
   python3 python3-numpy python3-h5py python3-matplotlib)
 # The tests: GoogleTest, MPI (the reproducibility test under mpirun), the format, layering and
 # function-length checks, the study schema and the DICOM checks.

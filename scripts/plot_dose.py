@@ -28,10 +28,16 @@ Writes
   <stem>_slices.png      three orthogonal dose slices through the maximum with the
                          uncertainty.
 
+Doses are in the run's unit: Gy when the sources gave a particle count or monitor units
+(dataset `dose_Gy`), else Gy per source particle (--per-particle plots that one always).
 Axes are the grid's index axes (i, j, k labelled x, y, z), which are the physical axes
-unless the input image was oblique; the depth axis is --axis (default z).
+unless the input image was oblique. The depth axis follows the beam: the run records its
+first source's axis (`/run` attributes `beam_axis_point_cm`, `beam_axis_direction`) and the
+index axis closest to it is taken, the plot running in the beam's direction (a beam along
+-y, gantry 0 on a head-first-supine CT, has depth increasing as y decreases); --axis names
+one instead. Sources without an axis (isotropic, volume, phase space) default to z.
 
-Usage: scripts/plot_dose.py result.h5 [--axis z] [--out stem] [--gy] [--percent]
+Usage: scripts/plot_dose.py result.h5 [--axis auto|x|y|z] [--out stem] [--per-particle] [--percent]
          [--beam auto|broad|pencil] [--integrated energy|dose] [--depths-cm 1.5,5,10]
          [--levels 10,20,50,80,90,95] [--axis-radius-cm R]
 Needs Debian's python3-h5py, python3-numpy and python3-matplotlib.
@@ -58,9 +64,9 @@ def text(value):
 class Result:
     """The arrays and facts of one result file."""
 
-    def __init__(self, path, use_gy):
+    def __init__(self, path, use_gy, per_particle=False):
         with h5py.File(path, "r") as f:
-            name = "dose_Gy" if use_gy else "dose"
+            name = "dose" if per_particle or (not use_gy and "dose_Gy" not in f) else "dose_Gy"
             if name not in f:
                 sys.exit(f"plot_dose: {path} has no dataset '{name}'"
                          + ("; the sources gave no particle count or monitor units, drop --gy"
@@ -76,6 +82,13 @@ class Result:
             self.unit = text(f[name].attrs["units"])
             self.dose_to = text(f.attrs.get("dose_to", "medium"))
             self.study = json.loads(text(f["input/study_json"][()]))
+            self.direction = np.asarray(f[name].attrs.get("direction", np.eye(3).ravel()),
+                                        dtype=float).reshape(3, 3)
+            run = f["run"].attrs if "run" in f else {}
+            self.beam_point = (np.asarray(run["beam_axis_point_cm"], dtype=float)
+                               if "beam_axis_point_cm" in run else None)
+            self.beam_direction = (np.asarray(run["beam_axis_direction"], dtype=float)
+                                   if "beam_axis_direction" in run else None)
 
     def centres(self, axis):
         n = self.dose.shape[2 - axis]
@@ -84,27 +97,66 @@ class Result:
     def quantity(self):
         return f"dose to {self.dose_to}"
 
+    def to_index(self, point):
+        """Physical coordinates [cm] in the index axes' frame (origin at the physical
+        origin): the inverse of the grid's direction matrix (orthonormal) applied."""
+        return self.direction.T @ np.asarray(point, dtype=float)
+
+    def axis_in_index_frame(self):
+        """(point, unit direction) of the run's beam axis in the index axes' frame, else
+        of the first source's position and direction as the study gives them, else None."""
+        point, direction = self.beam_point, self.beam_direction
+        if point is None or direction is None:
+            src = first_source(self.study)
+            point, direction = src.get("position_cm"), src.get("direction")
+        if point is None or direction is None:
+            return None
+        d = np.asarray(direction, dtype=float)
+        if not np.linalg.norm(d) > 0:
+            return None
+        # The origin maps with the rest: origin_cm is the index frame's origin in physical
+        # coordinates, so a point p sits at origin + D (p' - o') where primes are index.
+        o = np.asarray(self.origin, dtype=float)
+        p = self.to_index(np.asarray(point, dtype=float) - o) + o
+        return p, self.to_index(d / np.linalg.norm(d))
+
+    def beam_sign(self, axis):
+        """+1 when the beam travels towards increasing coordinate along `axis`, else -1."""
+        found = self.axis_in_index_frame()
+        return -1 if found is not None and found[1][axis] < 0 else 1
+
 
 def first_source(study):
     sources = study.get("sources") or [{}]
     return sources[0]
 
 
+def default_axis(res):
+    """The index axis closest to the beam's direction, else z."""
+    found = res.axis_in_index_frame()
+    return 2 if found is None else int(np.argmax(np.abs(found[1])))
+
+
 def beam_axis(res, axis):
-    """Lateral coordinates (per depth plane) of the first source's axis, or the dose
-    maximum's when the source has no position/direction."""
-    src = first_source(res.study)
+    """Lateral coordinates (per depth plane) of the beam's axis, or the dose maximum's when
+    the run has no axis or it runs across the depth axis."""
     depth = res.centres(axis)
     lat = [a for a in range(3) if a != axis]
-    pos, direction = src.get("position_cm"), src.get("direction")
-    if pos is None or direction is None or abs(direction[axis]) < 1e-9:
+    found = res.axis_in_index_frame()
+    if found is None or abs(found[1][axis]) < 1e-9:
         k, j, i = np.unravel_index(np.argmax(res.dose), res.dose.shape)
         ijk = (i, j, k)
         return {a: np.full(depth.shape, res.centres(a)[ijk[a]]) for a in lat}
-    d = np.asarray(direction, dtype=float)
-    d /= np.linalg.norm(d)
+    pos, d = found
     t = (depth - pos[axis]) / d[axis]
     return {a: pos[a] + t * d[a] for a in lat}
+
+
+def depth_label(res, axis):
+    """The depth axis' label; plots invert the axis for beams towards decreasing values."""
+    if res.beam_sign(axis) > 0:
+        return f"depth along {AXES[axis]} / cm"
+    return f"{AXES[axis]} / cm (beam towards -{AXES[axis]}: depth increases to the right)"
 
 
 def take_plane(arr, axis, k):
@@ -136,12 +188,15 @@ def integrated(res, axis, kind):
     or dose integrated over the slab's area [dose unit x cm^2]."""
     lat = tuple(2 - a for a in range(3) if a != axis)
     if kind == "energy":
+        # The voxels' sigmas add in quadrature (voxels independent, as for the central
+        # axis); a plain sum of sigmas would take every voxel of a slab as fully correlated,
+        # about sqrt(voxels in the beam's spot) times too wide.
         e = res.edep.sum(axis=lat) / res.spacing[axis]
-        s = (res.edep * np.where(res.edep > 0, res.unc, 0.0)).sum(axis=lat) / res.spacing[axis]
-        return e, s, "energy per unit depth / MeV cm$^{-1}$ per particle"
+        s = np.sqrt(((res.edep * np.where(res.edep > 0, res.unc, 0.0)) ** 2).sum(axis=lat))
+        return e, s / res.spacing[axis], "energy per unit depth / MeV cm$^{-1}$ per particle"
     area = np.prod([res.spacing[a] for a in range(3) if a != axis])
     d = res.dose.sum(axis=lat) * area
-    s = (res.dose * res.unc).sum(axis=lat) * area
+    s = np.sqrt(((res.dose * res.unc) ** 2).sum(axis=lat)) * area
     unit = "Gy cm$^2$ per particle" if res.unit == "Gy per source particle" else "Gy cm$^2$"
     return d, s, f"integrated {res.quantity()} / {unit}"
 
@@ -197,7 +252,9 @@ def plot_depth_dose(res, axis, beam, kind, radius, percent, out):
     ax.plot(z, y, color="C0", label="Monte Carlo")
     ax.fill_between(z, y - s, y + s, color="C0", alpha=0.25, lw=0, label="1 sigma")
     mark_materials(ax, res, axis)
-    ax.set_xlabel(f"depth along {AXES[axis]} / cm")
+    ax.set_xlabel(depth_label(res, axis))
+    if res.beam_sign(axis) < 0:
+        ax.invert_xaxis()
     ax.set_ylabel(label)
     ax.set_title(title, fontsize=10)
     ax.set_ylim(bottom=0)
@@ -212,7 +269,9 @@ def default_depths(res, axis, radius):
     y, _ = central_axis(res, axis, radius)
     z = res.centres(axis)
     zmax = z[int(np.argmax(y))]
-    deeper = [d for d in (zmax + 5, zmax + 10) if d <= z[-1]]
+    sign = res.beam_sign(axis)
+    deeper = [zmax + sign * step for step in (5, 10)]
+    deeper = [d for d in deeper if z[0] <= d <= z[-1]]
     return [zmax] + deeper
 
 
@@ -280,8 +339,9 @@ def plot_isodose(res, axis, levels, out):
         ax.contour(x, z, mat, levels=np.unique(mat)[:-1] + 0.5, colors="w", linewidths=0.6,
                    linestyles="--")
     ax.set_xlabel(f"{AXES[lat_axis]} / cm")
-    ax.set_ylabel(f"depth along {AXES[axis]} / cm")
-    ax.invert_yaxis()
+    ax.set_ylabel(depth_label(res, axis))
+    if res.beam_sign(axis) > 0:
+        ax.invert_yaxis()  # the beam enters at the top
     ax.set_title(f"isodose lines, % of the maximum {res.quantity()} in this plane "
                  f"({AXES[other]} = {c_other[o]:.2f} cm); dashed: material boundaries",
                  fontsize=9)
@@ -332,10 +392,13 @@ def numbers(text_list):
 def main():
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("result", help="mcdose HDF5 result file")
-    p.add_argument("--axis", choices=list(AXES), default="z", help="depth axis (default z)")
+    p.add_argument("--axis", choices=["auto"] + list(AXES), default="auto",
+                   help="depth axis (default: the one along the run's beam, else z)")
     p.add_argument("--out", help="output stem (default: the result file without .h5)")
     p.add_argument("--gy", action="store_true",
-                   help="plot dose_Gy [Gy] instead of Gy per particle")
+                   help="require the dose in Gy (the default where the run has it)")
+    p.add_argument("--per-particle", action="store_true",
+                   help="plot the dose per source particle even where the run has Gy")
     p.add_argument("--percent", action="store_true",
                    help="broad beams: depth dose and profiles in %% of the maximum")
     p.add_argument("--beam", choices=["auto", "broad", "pencil"], default="auto",
@@ -350,8 +413,8 @@ def main():
                         "(default: the largest lateral voxel spacing)")
     args = p.parse_args()
     stem = args.out or str(Path(args.result).with_suffix(""))
-    res = Result(args.result, args.gy)
-    axis = AXES.index(args.axis)
+    res = Result(args.result, args.gy, args.per_particle)
+    axis = default_axis(res) if args.axis == "auto" else AXES.index(args.axis)
     beam = args.beam
     if beam == "auto":
         beam = "pencil" if first_source(res.study).get("type") == "pencil" else "broad"

@@ -179,7 +179,11 @@ BeamField beam_field(BeamInput const& b, std::string const& where)
         }
         if (!(x1 > x0 && y1 > y0 && transmission > 0))
             return;
-        field.cells_cm.insert(field.cells_cm.end(), {x0, x1, y0, y1});
+        // Appended one by one: a range insert at end() still goes through the code that
+        // moves the elements after the insertion point, which GCC 12 at -O3 cannot prove
+        // empty for a fresh vector (a -Wstringop-overflow false positive).
+        for (double const edge_cm : {x0, x1, y0, y1})
+            field.cells_cm.push_back(edge_cm);
         field.weights.push_back(transmission * rectangle_solid_angle(x0, x1, y0, y1, b.sad_cm));
     };
     if (b.aperture)

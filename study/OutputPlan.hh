@@ -31,6 +31,10 @@ std::vector<PlannedOutput> planned_outputs(OutputInput const& outputs);
 //! Path of the manifest of a run with these outputs.
 std::string manifest_path(OutputInput const& outputs);
 
+//! Whether the outputs under these names are those of an interrupted run (their manifest
+//! says incomplete): what `--resume` continues and so replaces.
+bool outputs_of_interrupted_run(OutputInput const& outputs);
+
 /*!
  * Checks that need no writing, made by `mcdose check` and before a run:
  * output files that would overwrite each other or one of the study's inputs

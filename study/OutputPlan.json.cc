@@ -279,6 +279,17 @@ std::string manifest_path(OutputInput const& outputs)
     return (fs::path(outputs.directory) / (outputs.name + "_manifest.json")).string();
 }
 
+bool outputs_of_interrupted_run(OutputInput const& outputs)
+{
+    std::string const manifest = manifest_path(outputs);
+    std::error_code ec;
+    if (!fs::is_regular_file(manifest, ec))
+        return false;
+    nlohmann::json const doc = parse_json_file(manifest);
+    return doc.is_object() && doc.contains("complete") && doc["complete"].is_boolean() &&
+           !doc["complete"].get<bool>();
+}
+
 void check_outputs(StudyInput const& study, OutputInput const& outputs)
 {
     check_output_names(study, planned_outputs(outputs));

@@ -4,12 +4,14 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <sstream>
 
 #include "core/Config.hh"
 #include "core/Device.hh"
 #include "core/ParallelFor.hh"
 #include "dose/Dvh.hh"
 #include "dose/ProfileCsv.hh"
+#include "sources/BeamGeometry.hh"
 #include "study/PhaseSpaceOutput.hh"
 #include "study/RunOutputs.hh"
 #include "tally/EnergyMask.hh"
@@ -145,6 +147,23 @@ std::string describe_dose(DoseQuantity const& quantity, StudyInput const& study,
     return d;
 }
 
+//! The first source's central axis, when it has one.
+std::optional<BeamAxisRecord> first_source_axis(StudyInput const& study)
+{
+    if (study.sources.empty())
+        return std::nullopt;
+    SourceInput const& s = study.sources.front();
+    if (s.kind == SourceKind::beam && s.beam)
+    {
+        BeamAxes const axes = beam_axes(*s.beam);
+        return BeamAxisRecord{axes.source_cm, axes.central_axis};
+    }
+    if (s.kind == SourceKind::pencil || s.kind == SourceKind::parallel ||
+        s.kind == SourceKind::point)
+        return BeamAxisRecord{s.position_cm, s.direction};
+    return std::nullopt;
+}
+
 //! What the outputs record about the run (the settings as the study spells them).
 RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& summary,
                               TransportRunResult const& run, std::string const& started_utc,
@@ -176,6 +195,7 @@ RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& su
     meta.uncertainty_reached = summary.uncertainty_reached;
     meta.uncertainty_dose_fraction = study.run.uncertainty_dose_fraction;
     meta.source_particles = source_particles;
+    meta.beam_axis = first_source_axis(study);
     if (source_particles)
         meta.absolute = study.absolute;
     double const per = per_history(run.histories);
@@ -285,12 +305,29 @@ DoseReport make_dose_report(StudyInput const& study, StructureSet const& structu
     r.outside_max *= scale;
     report.summary = r;
     std::vector<double> const& at = study.outputs.dvh_volume_at_doses;
+    // The summary's region has one near maximum: its DVH figures leave out the same
+    // low-density voxels (air pockets, whose doses are noisy), which are reported apart.
+    auto const dvh = [&](StructureMask const& s)
+    {
+        bool const same = &s == &region || (s.whole_grid_voxels == region.whole_grid_voxels &&
+                                            s.voxels == region.voxels);
+        if (!same || r.low_density_voxels == 0)
+            return structure_dvh(s, data, scale, at);
+        double const threshold = structures.low_density_threshold_g_cm3;
+        DvhFigures f =
+            structure_dvh(without_low_density(s, data.density_g_cm3, threshold), data, scale, at);
+        std::ostringstream note;
+        note << s.origin << "; its " << r.low_density_voxels << " voxels below " << threshold
+             << " g/cm3 left out (reported apart)";
+        f.origin = note.str();
+        return f;
+    };
     std::string const& body = study.structures.body;
     if (body == "auto" || body == "threshold" || body == "phantom")
-        report.dvhs.push_back(structure_dvh(structures.body, data, scale, at));
+        report.dvhs.push_back(dvh(structures.body));
     // (else the body is a named structure: its DVH comes under that name)
     for (StructureMask const& s : structures.structures)
-        report.dvhs.push_back(structure_dvh(s, data, scale, at));
+        report.dvhs.push_back(dvh(s));
     return report;
 }
 

@@ -55,10 +55,10 @@ StartedOutputs::StartedOutputs(OutputInput const& outputs, DoseGridData const& d
             std::vector<std::string>{name + "_dose." + ext, name + "_uncertainty." + ext},
             name + "_uncertainty." + ext);
     }
-    images_ =
-        std::async(std::launch::async, [stem = output_stem(outputs), format = outputs.image_format,
-                                        &data, particles = grid_meta.source_particles]
-                   { return write_dose_images(stem, format, data, particles); });
+    images_ = std::async(std::launch::async, [stem = output_stem(outputs), format = outputs.image_format,
+                                              &data, particles = grid_meta.source_particles,
+                                              quantity = std::string(grid_meta.quantity.name())]
+                         { return write_dose_images(stem, format, data, particles, quantity); });
 }
 
 StartedOutputs::~StartedOutputs()
@@ -119,9 +119,10 @@ std::vector<std::string> write_run_outputs(OutputInput const& outputs, DoseGridD
     }
     if (outputs.image_format != ImageFormat::none)
     {
-        for (auto const& p :
-             started ? started->take_images()
-                     : write_dose_images(stem, outputs.image_format, data, meta.source_particles))
+        for (auto const& p : started
+                                 ? started->take_images()
+                                 : write_dose_images(stem, outputs.image_format, data,
+                                                     meta.source_particles, meta.quantity.name()))
             written.push_back(p);
         clock.mark("images");
     }

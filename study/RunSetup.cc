@@ -343,6 +343,8 @@ StudyInput effective_study(StudyInput const& study, StudyRunOptions const& optio
         s.outputs.directory = *options.output_dir;
     if (options.if_exists)
         s.outputs.if_exists = *options.if_exists;
+    else if (!options.resume_path.empty() && outputs_of_interrupted_run(s.outputs))
+        s.outputs.if_exists = IfExists::overwrite; // a resumed run replaces its own results
     return s;
 }
 

@@ -59,7 +59,23 @@ DepthDoseCurve read_depth_dose_csv(std::string const& path)
             std::size_t const c = col[name];
             MCDOSE_VALIDATE(c < cells.size(),
                             << "'" << path << "' row " << row << ": too few columns");
-            return std::stod(cells[c]);
+            // NaN or infinite bins would pass or fail any comparison silently.
+            double x = std::nan("");
+            std::size_t used = 0;
+            try
+            {
+                x = std::stod(cells[c], &used);
+            }
+            catch (std::exception const&)
+            {
+                used = 0;
+            }
+            MCDOSE_VALIDATE(used > 0 && std::isfinite(x),
+                            << "'" << path << "' row " << row << ", column " << name << ": '"
+                            << cells[c].substr(0, 40)
+                            << "' is not a finite number; repair the file (every bin needs a "
+                               "finite value and uncertainty)");
+            return x;
         };
         d.lo_cm.push_back(get("z_lo_cm"));
         d.hi_cm.push_back(get("z_hi_cm"));

@@ -6,6 +6,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <sstream>
 
 #include <CLI/CLI.hpp>
 #include <nlohmann/json.hpp>
@@ -16,6 +17,9 @@
 #include "dose/DoseComparison.hh"
 #include "io/ImageIO.hh"
 #include "io/InputPath.hh"
+#include "io/InputError.hh"
+#include "io/RtStructFile.hh"
+#include "phantoms/StructureMask.hh"
 
 namespace mcdose::app
 {
@@ -34,7 +38,107 @@ struct Options
     int threads{0};
     std::string json;
     std::string gamma_map;
+    std::string structures; //!< RT Structure Set or label image
+    std::string region{"body"};
 };
+
+//! The reference voxels a comparison looks at, and what they are, for the report.
+struct Region
+{
+    std::string description;
+    std::vector<std::uint8_t> mask; //!< per reference voxel; empty: the whole grid
+};
+
+bool is_image_path(std::string const& path)
+{
+    for (char const* ext : {".mha", ".mhd", ".nrrd", ".nhdr", ".nii", ".nii.gz"})
+    {
+        std::string const e = ext;
+        if (path.size() >= e.size() && path.compare(path.size() - e.size(), e.size(), e) == 0)
+            return true;
+    }
+    return false;
+}
+
+//! The structure `o.region` of `o.structures` on the reference grid.
+StructureMask named_structure(Options const& o, GridGeometry const& grid)
+{
+    if (is_image_path(o.structures))
+    {
+        int label = 0;
+        std::size_t used = 0;
+        try
+        {
+            label = std::stoi(o.region, &used);
+        }
+        catch (std::exception const&)
+        {
+            used = 0;
+        }
+        MCDOSE_VALIDATE(used > 0 && used == o.region.size() && label > 0,
+                        << "'--region " << shortened_name(o.region) << "': with a label image ("
+                        << o.structures << ") the region is a label, a positive whole number "
+                        << "(e.g. --region 1)");
+        return label_structure(read_scalar_image(o.structures), label,
+                               "label " + std::to_string(label), grid, default_sub_voxel_samples);
+    }
+    RtStructureSet const set = read_rt_structure_set(o.structures);
+    std::string names;
+    for (RtRoi const& roi : set.rois)
+    {
+        if (roi.name == o.region)
+            return rasterise_contours(roi, grid, default_sub_voxel_samples);
+        names += (names.empty() ? "" : ", ") + shortened_name(roi.name, 40);
+    }
+    MCDOSE_VALIDATE(false, << o.structures << " has no structure '" << shortened_name(o.region)
+                           << "' (it has: " << names << "); give one of these with --region");
+    return {};
+}
+
+/*!
+ * The region compared: a named structure of --structures, or the body outline of the
+ * reference's densities (mcdose result files), or, for a reference without densities, the
+ * whole grid (said in the description).
+ */
+Region comparison_region(Options const& o, DoseGrid const& reference)
+{
+    GridGeometry const& g = reference.geometry;
+    Region r;
+    StructureMask m;
+    if (!o.structures.empty())
+    {
+        m = named_structure(o, g);
+        r.description = "structure '" + m.name + "' of " + o.structures;
+    }
+    else if (o.region == "grid")
+    {
+        r.description = "the whole grid (--region grid)";
+        return r;
+    }
+    else
+    {
+        if (reference.density_g_cm3.empty())
+        {
+            r.description = "the whole grid (" + reference.source +
+                            " records no densities to find the body in; give --structures and "
+                            "--region for one)";
+            return r;
+        }
+        std::vector<float> const density(reference.density_g_cm3.begin(),
+                                         reference.density_g_cm3.end());
+        m = body_outline(g, make_span(density), default_body_density_g_cm3);
+        std::ostringstream text;
+        text << "the body (outline of the reference's densities above "
+             << default_body_density_g_cm3 << " g/cm3)";
+        r.description = text.str();
+    }
+    MCDOSE_VALIDATE(m.size() > 0, << r.description << " covers no voxel of the reference grid; "
+                                  << "check the files, or give --region grid");
+    r.mask.assign(g.num_voxels(), 0);
+    for (size_type i = 0; i < m.size(); ++i)
+        r.mask[m.voxel(i)] = 1;
+    return r;
+}
 
 std::vector<GammaCriterion> parse_criteria(Options const& o)
 {
@@ -87,11 +191,15 @@ nlohmann::json grid_json(DoseGrid const& d)
             {"origin_cm", {g.origin_cm[0], g.origin_cm[1], g.origin_cm[2]}}};
 }
 
-void print_difference(DoseDifferenceStats const& s, std::string const& units)
+void print_difference(DoseDifferenceStats const& s, std::string const& units, bool given)
 {
     double const pct = s.normalisation_dose > 0 ? 100 / s.normalisation_dose : 0;
-    std::cout << "dose difference (evaluated - reference) over " << s.voxels
-              << " voxels at or above " << s.threshold_dose << " " << units
+    std::cout << "normalisation: " << s.normalisation_dose << " " << units
+              << (given ? " (--norm-dose)" : " (the region's near max, D0.03cc)")
+              << "; reference maximum over the whole grid " << s.reference_max << " " << units
+              << " (reported apart)\n"
+              << "dose difference (evaluated - reference) over " << s.voxels
+              << " voxels of the region at or above " << s.threshold_dose << " " << units
               << " (threshold); percentages of " << s.normalisation_dose << " " << units << ":\n"
               << std::setprecision(4) << "  mean " << s.mean_difference * pct << " %, mean |d| "
               << s.mean_abs_difference * pct << " %, rms " << s.rms_difference * pct
@@ -113,6 +221,7 @@ nlohmann::json difference_json(DoseDifferenceStats const& s)
         {"voxels", s.voxels},
         {"outside_evaluated_grid", s.outside},
         {"reference_max", s.reference_max},
+        {"region_near_max", s.region_near_max},
         {"normalisation_dose", s.normalisation_dose},
         {"threshold_dose", s.threshold_dose},
         {"mean_difference", s.mean_difference},
@@ -144,6 +253,10 @@ void run_compare(Options const& o, GlobalOptions const& global)
     // Everything the command line says is checked before a file is read.
     std::vector<GammaCriterion> const criteria = parse_criteria(o);
     MCDOSE_VALIDATE(!criteria.empty(), << "'--criteria' is empty; give e.g. 3%/3mm,2%/2mm");
+    MCDOSE_VALIDATE(!o.structures.empty() || o.region == "body" || o.region == "grid",
+                    << "'--region " << shortened_name(o.region)
+                    << "' needs --structures (an RT Structure Set or a label image); without it "
+                       "give body or grid");
     MCDOSE_VALIDATE(o.gamma_map.empty() || is_writable_image_path(o.gamma_map),
                     << "'--gamma-map " << o.gamma_map
                     << "': give a .mha, .nrrd, .nii or .nii.gz file name");
@@ -158,7 +271,11 @@ void run_compare(Options const& o, GlobalOptions const& global)
 
     DoseGrid const reference = read_dose_grid(o.reference);
     DoseGrid const evaluated = read_dose_grid(o.evaluated);
+    check_finite(reference);
+    check_finite(evaluated);
     check_comparable(reference, evaluated);
+    Region region = comparison_region(o, reference);
+    options.region = std::move(region.mask);
     std::string const units = reference.units.empty() ? evaluated.units : reference.units;
     std::string const unit_text = units.empty() ? "(image units)" : units;
     bool const resampled = !same_grid(reference.geometry, evaluated.geometry);
@@ -167,7 +284,8 @@ void run_compare(Options const& o, GlobalOptions const& global)
         std::cout << "reference: " << reference.source << ", " << grid_text(reference) << '\n'
                   << "evaluated: " << evaluated.source << ", " << grid_text(evaluated)
                   << (resampled ? ", interpolated (trilinear) at the reference voxel centres" : "")
-                  << '\n';
+                  << '\n'
+                  << "region   : " << region.description << '\n';
         if (reference.units.empty() != evaluated.units.empty())
         {
             std::cout << "note: " << (reference.units.empty() ? "the reference" : "the evaluated")
@@ -175,19 +293,25 @@ void run_compare(Options const& o, GlobalOptions const& global)
         }
     }
     DoseDifferenceStats const diff = dose_difference(reference, evaluated, options);
+    MCDOSE_VALIDATE(diff.normalisation_dose > 0,
+                    << "the reference dose is zero everywhere in " << region.description
+                    << "; check the files, the region, or give --norm-dose");
     MCDOSE_VALIDATE(diff.voxels > 0,
-                    << "no reference voxel at or above the threshold (" << o.threshold_percent
-                    << " % of " << diff.reference_max << " " << unit_text
+                    << "no reference voxel of " << region.description
+                    << " at or above the threshold (" << o.threshold_percent << " % of "
+                    << diff.normalisation_dose << " " << unit_text
                     << ") lies inside the evaluated grid; check the files, or lower --threshold");
     if (!global.quiet)
-        print_difference(diff, unit_text);
+        print_difference(diff, unit_text, o.normalisation_dose.has_value());
 
     nlohmann::json report;
     report["format"] = "mcdose dose comparison";
     report["reference"] = grid_json(reference);
     report["evaluated"] = grid_json(evaluated);
     report["resampled"] = resampled;
+    report["region"] = region.description;
     report["threshold_percent"] = o.threshold_percent;
+    report["threshold_relative_to"] = "normalisation_dose";
     report["search_radius_dta"] = o.search_radius_dta;
     report["samples_per_dta"] = o.samples_per_dta;
     report["dose_difference"] = difference_json(diff);
@@ -241,18 +365,18 @@ bool const registered = register_command(
                         "Gamma criteria DOSE%/DISTANCEmm, comma-separated")
              ->capture_default_str();
          sub.add_option("--normalisation", o->normalisation,
-                        "global: dose difference relative to the reference maximum (or "
+                        "global: dose difference relative to the region's near max (or "
                         "--norm-dose); local: to the reference dose at the point; both")
              ->check(CLI::IsMember({"global", "local", "both"}))
              ->capture_default_str();
          sub.add_option("--threshold", o->threshold_percent,
-                        "Low-dose threshold, % of the reference maximum: voxels below are not "
-                        "evaluated")
+                        "Low-dose threshold, % of the normalisation dose (the region's near "
+                        "max, or --norm-dose): voxels below are not evaluated")
              ->check(CLI::Range(0.0, 100.0))
              ->capture_default_str();
          sub.add_option("--norm-dose", o->normalisation_dose,
-                        "Global normalisation dose, in the files' unit (default: the reference "
-                        "maximum)")
+                        "Global normalisation dose, in the files' unit, e.g. the prescription "
+                        "(default: the region's near max, D0.03cc)")
              ->check(CLI::PositiveNumber);
          sub.add_option("--search-radius", o->search_radius_dta,
                         "Search radius in units of the distance criterion; larger gamma values "
@@ -263,8 +387,16 @@ bool const registered = register_command(
                         "Search lattice points per distance criterion (the best is then refined)")
              ->check(CLI::Range(2, 50))
              ->capture_default_str();
-         sub.add_option("--threads", o->threads, "Threads (0: all cores)")
-             ->check(CLI::NonNegativeNumber)
+         sub.add_option("--structures", o->structures,
+                        "Where the region is: a DICOM RT Structure Set, or a label image (.mha, "
+                        ".nrrd, .nii) on any grid over the same patient coordinates");
+         sub.add_option("--region", o->region,
+                        "Region compared and normalised to: body (outline of an mcdose "
+                        "result's densities), grid (every voxel), or with --structures a "
+                        "structure name (e.g. PTV) or label number")
+             ->capture_default_str();
+         sub.add_option("--threads", o->threads, "Threads (0: all cores; at most 1024)")
+             ->check(CLI::Range(0, 1024))
              ->capture_default_str();
          sub.add_option("--json", o->json, "Write the results as JSON to this file");
          sub.add_option("--gamma-map", o->gamma_map,

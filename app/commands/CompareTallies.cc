@@ -290,6 +290,7 @@ bool const registered = register_command(
              ->capture_default_str();
          sub.add_option("--json", opt->json, "Write the records as a JSON array to FILE");
          sub.callback([opt] { run(*opt); });
-     }});
+     },
+     /*developer=*/true});
 } // namespace
 } // namespace mcdose::app

@@ -355,6 +355,6 @@ bool const registered = register_command(
     {"crosscheck",
      "Cross-check studies on the compensated-sum primitives: MD force accumulation (md), "
      "table 1/sqrt (rsqrt), mixed-precision GEMM (gemm)",
-     setup});
+     setup, /*developer=*/true});
 } // namespace
 } // namespace mcdose::app

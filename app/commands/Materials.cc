@@ -17,6 +17,7 @@
 
 #include "app/CommandRegistry.hh"
 #include "core/Assert.hh"
+#include "io/JsonInput.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "phantoms/materials/MaterialJson.hh"
 #include "transport/engine/TransportParams.hh"
@@ -89,7 +90,12 @@ std::vector<Material> chosen_materials(MaterialsArgs const& a)
 {
     std::vector<Material> user;
     if (!a.materials_file.empty())
+    {
+        // The checked reader first: syntax with line and column, nesting depth and duplicate
+        // keys refused before the materials are read.
+        (void)parse_json_file(a.materials_file);
         user = materials_from_json_file(a.materials_file);
+    }
     std::vector<Material> chosen;
     if (a.all)
     {

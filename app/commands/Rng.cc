@@ -302,6 +302,7 @@ bool const registered = register_command(
          rank->add_option("--json", c->json_path, "Write the results as JSON");
          rank->callback([c, size, matrices, rank_streams]
                         { run_rank(*c, *size, *matrices, *rank_streams); });
-     }});
+     },
+     /*developer=*/true});
 } // namespace
 } // namespace mcdose::app

@@ -99,6 +99,43 @@ void print_progress(TransportProgress const& p)
     std::fflush(stderr);
 }
 
+//! The run's report on stdout: what ran, how fast, the dose figures, the files written
+//! (step timings only with -v).
+void print_run_report(std::string const& study, StudyRunSummary const& s, bool verbose)
+{
+    auto const& b = s.balance;
+    std::cout << "mcdose run: " << study << '\n'
+              << "  backend          : " << s.backend << " (" << s.device << ")\n";
+    if (s.ranks > 1)
+        std::cout << "  MPI ranks        : " << s.ranks << " (" << s.device << " each)\n";
+    if (s.resumed_batches > 0)
+        std::cout << "  resumed          : " << s.resumed_batches
+                  << " batches from the checkpoint\n";
+    if (!s.phase_space_source.empty())
+        std::cout << "  source           : " << s.phase_space_source << '\n';
+    std::cout << "  histories        : " << s.histories << (s.complete ? "" : " (interrupted)")
+              << '\n'
+              << std::setprecision(4) << "  setup time       : " << s.setup_time_s << " s\n"
+              << "  physics tables   : " << s.physics_tables << '\n'
+              << "  transport time   : " << s.transport_time_s << " s (" << s.histories_per_s
+              << " histories/s)\n";
+    if (verbose)
+        std::cout << "  time per step    : " << step_times_text(s.steps) << '\n';
+    std::cout << "  energy (MeV/hist): emitted " << b.emitted_MeV / s.histories << ", deposited "
+              << b.deposited_MeV / s.histories << ", escaped " << b.escaped_MeV / s.histories
+              << ", below cut-off " << b.below_cutoff_MeV / s.histories << '\n'
+              << "  energy balance   : relative imbalance " << std::scientific
+              << b.relative_imbalance() << std::defaultfloat << '\n';
+    std::cout << "  dose             : " << s.dose_description << '\n';
+    std::cout << dose_report_text(s.report, s.uncertainty_reached, 17);
+    if (!s.phase_space_output.empty())
+        std::cout << "  phase space      : " << s.phase_space_output << '\n';
+    for (auto const& f : s.files)
+        std::cout << "  wrote            : " << f << '\n';
+    if (s.zero_dose)
+        std::cout << "  dose             : none deposited (see the warning above)\n";
+}
+
 void run_study_command(RunArgs const& a, GlobalOptions const& global)
 {
     Comm const& comm = Comm::world();
@@ -162,36 +199,17 @@ void run_study_command(RunArgs const& a, GlobalOptions const& global)
     }
     for (auto const& w : s.warnings)
         std::cerr << "mcdose: warning: " << w << '\n';
-    auto const& b = s.balance;
-    std::cout << "mcdose run: " << a.study << '\n'
-              << "  backend          : " << s.backend << " (" << s.device << ")\n";
-    if (s.ranks > 1)
-        std::cout << "  MPI ranks        : " << s.ranks << " (" << s.device << " each)\n";
-    if (s.resumed_batches > 0)
-        std::cout << "  resumed          : " << s.resumed_batches
-                  << " batches from the checkpoint\n";
-    if (!s.phase_space_source.empty())
-        std::cout << "  source           : " << s.phase_space_source << '\n';
-    std::cout << "  histories        : " << s.histories << (s.complete ? "" : " (interrupted)")
-              << '\n'
-              << std::setprecision(4) << "  setup time       : " << s.setup_time_s << " s\n"
-              << "  physics tables   : " << s.physics_tables << '\n'
-              << "  transport time   : " << s.transport_time_s << " s (" << s.histories_per_s
-              << " histories/s)\n"
-              << "  time per step    : " << step_times_text(s.steps) << '\n'
-              << "  energy (MeV/hist): emitted " << b.emitted_MeV / s.histories << ", deposited "
-              << b.deposited_MeV / s.histories << ", escaped " << b.escaped_MeV / s.histories
-              << ", below cut-off " << b.below_cutoff_MeV / s.histories << '\n'
-              << "  energy balance   : relative imbalance " << std::scientific
-              << b.relative_imbalance() << std::defaultfloat << '\n';
-    std::cout << "  dose             : " << s.dose_description << '\n';
-    std::cout << dose_report_text(s.report, s.uncertainty_reached, 17);
-    if (!s.phase_space_output.empty())
-        std::cout << "  phase space      : " << s.phase_space_output << '\n';
-    for (auto const& f : s.files)
-        std::cout << "  wrote            : " << f << '\n';
-    if (s.zero_dose)
-        std::cout << "  dose             : none deposited (see the warning above)\n";
+    if (global.quiet)
+    {
+        // Only what a script needs: the files written (the phase space among them), one
+        // path a line.
+        for (auto const& f : s.files)
+            std::cout << f << '\n';
+    }
+    else
+    {
+        print_run_report(a.study, s, global.verbose);
+    }
     if (!s.complete)
         command_exit_status() = 130;
 }

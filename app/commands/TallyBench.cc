@@ -147,6 +147,7 @@ bool const registered = register_command(
          sub.add_option("--seed", opt->seed, "Philox seed")->capture_default_str();
          sub.add_option("--json", opt->json, "Write the records as a JSON array to FILE");
          sub.callback([opt] { run(*opt); });
-     }});
+     },
+     /*developer=*/true});
 } // namespace
 } // namespace mcdose::app

@@ -1,6 +1,8 @@
 //! What users see from the CLI: version, info, usage errors.
 #include <filesystem>
 #include <fstream>
+#include <iterator>
+#include <sstream>
 
 #include <gtest/gtest.h>
 
@@ -181,5 +183,130 @@ TEST(CliHabits, BashCompletionListsCommandsAndOptions)
     auto bad = run_command(mcdose_exe() + " completion fish");
     EXPECT_EQ(2, bad.exit_code) << bad.output;
     std::filesystem::remove(script);
+}
+
+// -V names the version, the commit and the backends built in.
+TEST(CliHabits, ShortVersionFlagNamesTheBuild)
+{
+    auto r = run_command(mcdose_exe() + " -V");
+    ASSERT_EQ(0, r.exit_code) << r.output;
+    EXPECT_NE(
+        r.output.find(std::string("mcdose ") + BuildInfo::version + " (" + BuildInfo::git_describe),
+        std::string::npos)
+        << r.output;
+    EXPECT_NE(r.output.find(MCDOSE_USE_CUDA ? "backends: CPU and CUDA GPU" : "backends: CPU only"),
+              std::string::npos)
+        << r.output;
+}
+
+// --help lists the developer commands apart, after the commands a user runs.
+TEST(CliHabits, HelpGroupsTheDeveloperCommands)
+{
+    auto r = run_command(mcdose_exe() + " --help");
+    ASSERT_EQ(0, r.exit_code) << r.output;
+    auto const developer = r.output.find("Developer commands");
+    ASSERT_NE(developer, std::string::npos) << r.output;
+    for (char const* name : {"compare-tallies", "crosscheck", "rng ", "tally-bench"})
+        EXPECT_GT(r.output.find(std::string("  ") + name), developer) << name << "\n" << r.output;
+    for (char const* name : {"run ", "check ", "compare ", "validate "})
+        EXPECT_LT(r.output.find(std::string("  ") + name), developer) << name << "\n" << r.output;
+}
+
+// -q prints only the paths written (stdout, one a line); the step timings and the
+// uncertainty's long definition are not printed by default, the timings with -v.
+TEST(CliHabits, QuietPrintsThePathsAndVerboseTheTimings)
+{
+    namespace fs = std::filesystem;
+    auto const out = fs::temp_directory_path() / "mcdose_cli_quiet_paths";
+    fs::remove_all(out);
+    std::string const study = source_dir() + "/validation/electron_20MeV_water/study.json";
+    std::string const run = mcdose_exe() + " run " + study +
+                            " --backend cpu --histories 200 --if-exists overwrite --output-dir " +
+                            out.string();
+    auto quiet = run_command(run + " -q 2>/dev/null");
+    ASSERT_EQ(0, quiet.exit_code) << quiet.output;
+    std::istringstream lines(quiet.output);
+    int paths = 0;
+    for (std::string line; std::getline(lines, line);)
+    {
+        EXPECT_TRUE(fs::is_regular_file(line)) << "not a path written: '" << line << "'";
+        ++paths;
+    }
+    EXPECT_GE(paths, 3) << quiet.output;
+    auto plain = run_command(run);
+    ASSERT_EQ(0, plain.exit_code) << plain.output;
+    EXPECT_EQ(plain.output.find("time per step"), std::string::npos) << plain.output;
+    EXPECT_EQ(plain.output.find("TG-105"), std::string::npos) << plain.output;
+    EXPECT_NE(plain.output.find("wrote"), std::string::npos) << plain.output;
+    auto verbose = run_command(run + " -v");
+    ASSERT_EQ(0, verbose.exit_code) << verbose.output;
+    EXPECT_NE(verbose.output.find("time per step    : phantom"), std::string::npos)
+        << verbose.output;
+    fs::remove_all(out);
+}
+
+// --resume continues an interrupted run into its own outputs without --if-exists (the
+// README's resume line); the results of a complete run are still protected.
+TEST(CliHabits, ResumeReplacesTheInterruptedRunsOwnOutputs)
+{
+    namespace fs = std::filesystem;
+    auto const out = fs::temp_directory_path() / "mcdose_cli_resume_outputs";
+    fs::remove_all(out);
+    std::string const study = source_dir() + "/validation/electron_20MeV_water/study.json";
+    std::string const checkpoint = (out / "run.ckpt").string();
+    std::string const run = mcdose_exe() + " run " + study +
+                            " --backend cpu --histories 400 --output-dir " + (out / "r").string() +
+                            " --checkpoint " + checkpoint;
+    auto first = run_command(run);
+    ASSERT_EQ(0, first.exit_code) << first.output;
+    // The first run complete: its results are not replaced by a resumed run unasked.
+    auto refused = run_command(run + " --resume " + checkpoint);
+    EXPECT_EQ(1, refused.exit_code) << refused.output;
+    EXPECT_NE(refused.output.find("if_exists"), std::string::npos) << refused.output;
+    // Its manifest as an interrupted run leaves it (the results of the batches so far).
+    fs::path manifest;
+    for (auto const& f : fs::directory_iterator(out / "r"))
+    {
+        if (f.path().string().find("_manifest.json") != std::string::npos)
+            manifest = f.path();
+    }
+    ASSERT_FALSE(manifest.empty());
+    std::string text;
+    {
+        std::ifstream in(manifest);
+        text.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
+    }
+    auto const at = text.find("\"complete\": true");
+    ASSERT_NE(at, std::string::npos) << text;
+    text.replace(at, 16, "\"complete\": false");
+    std::ofstream(manifest) << text;
+    auto resumed = run_command(run + " --resume " + checkpoint);
+    EXPECT_EQ(0, resumed.exit_code) << resumed.output;
+    EXPECT_NE(resumed.output.find("resumed"), std::string::npos) << resumed.output;
+    fs::remove_all(out);
+}
+
+// Hostile JSON is refused with a short message, never a crash: a materials file nested
+// 100,000 deep, a study with a 70,000-character key (named by its start and length).
+TEST(CliHabits, HostileJsonIsRefusedBriefly)
+{
+    namespace fs = std::filesystem;
+    auto const dir = fs::temp_directory_path() / "mcdose_cli_hostile_json";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    std::ofstream(dir / "deep.json") << std::string(100000, '[') << std::string(100000, ']');
+    auto deep = run_command(mcdose_exe() + " materials --material water --materials-file " +
+                            (dir / "deep.json").string());
+    EXPECT_EQ(1, deep.exit_code) << deep.output.substr(0, 500);
+    EXPECT_NE(deep.output.find("nesting deeper than"), std::string::npos)
+        << deep.output.substr(0, 500);
+    std::ofstream(dir / "key.json")
+        << R"({"phantom": {"type": "shapes", ")" << std::string(70000, 'k') << R"(": 1}})";
+    auto key = run_command(mcdose_exe() + " check " + (dir / "key.json").string());
+    EXPECT_NE(0, key.exit_code);
+    EXPECT_LT(key.output.size(), 2000u) << key.output.substr(0, 500);
+    EXPECT_NE(key.output.find("(70000 characters)"), std::string::npos)
+        << key.output.substr(0, 500);
+    fs::remove_all(dir);
 }
 } // namespace mcdose::test

@@ -11,6 +11,8 @@
 #include "RunCommand.hh"
 #include "TestMacros.hh"
 #include "dose/DoseHdf5.hh"
+#include "dose/DoseImages.hh"
+#include "dose/DoseReader.hh"
 #include "dose/RtDose.hh"
 #include "io/ImageIO.hh"
 
@@ -234,5 +236,155 @@ TEST_F(CompareCliTest, BadInputIsRefusedWithTheFix)
                                  " --gamma-map " + path("g.png"));
     EXPECT_EQ(1, map.exit_code) << map.output;
     EXPECT_NE(map.output.find("--gamma-map"), std::string::npos) << map.output;
+}
+
+// A water cube in air whose air carries 5 times the water's dose (a hot couch, air around
+// the patient): the body sets the normalisation and the threshold, the grid's maximum is
+// reported apart; with --region grid the air would set the scale and hide a 2.5 % error.
+TEST_F(CompareCliTest, AirOutsideTheBodyNeverSetsTheScale)
+{
+    GridGeometry const g = grid();
+    size_type const n = g.num_voxels();
+    std::vector<float> density(n, 0.0012f);
+    for (size_type v = 0; v < n; ++v)
+    {
+        Int3 const ijk = g.ijk(v);
+        bool inside = true;
+        for (int a = 0; a < 3; ++a)
+            inside = inside && ijk[a] >= 10 && ijk[a] < 30;
+        if (inside)
+            density[v] = 1.0f;
+    }
+    // Energy in proportion to mass: one dose everywhere, then 5 times it in the air.
+    auto write = [&](std::string const& file, double body_scale)
+    {
+        std::vector<double> edep(n), sigma(n);
+        for (size_type v = 0; v < n; ++v)
+        {
+            edep[v] = density[v] * (density[v] < 0.5f ? 5.0 : body_scale);
+            sigma[v] = 0.001 * edep[v];
+        }
+        std::vector<MaterialIndex> material(n, 0);
+        DoseGridData const data{g,
+                                make_span(std::as_const(edep)),
+                                make_span(std::as_const(sigma)),
+                                make_span(std::as_const(density)),
+                                make_span(std::as_const(material)),
+                                {"water"}};
+        RunMetadata meta;
+        meta.source_particles = 1e10;
+        meta.started_utc = "2026-11-25T12:00:00Z";
+        write_dose_hdf5(path(file), data, meta);
+    };
+    write("ref.h5", 1.0);
+    write("eval.h5", 1.025);
+    std::string const cmd =
+        mcdose_exe() + " compare " + path("ref.h5") + " " + path("eval.h5") + " --json ";
+    auto const body = run_command(cmd + path("body.json"));
+    ASSERT_EQ(0, body.exit_code) << body.output;
+    EXPECT_NE(body.output.find("region   : the body"), std::string::npos) << body.output;
+    nlohmann::json const j = read_json(path("body.json"));
+    nlohmann::json const& d = j["dose_difference"];
+    double const norm = d["normalisation_dose"].get<double>();
+    EXPECT_NEAR(5 * norm, d["reference_max"].get<double>(), 1e-6 * norm);
+    EXPECT_DOUBLE_EQ(norm, d["region_near_max"].get<double>());
+    EXPECT_DOUBLE_EQ(0.1 * norm, d["threshold_dose"].get<double>());
+    EXPECT_EQ(size_type(20 * 20 * 20), d["voxels"].get<size_type>()); // the body's alone
+    EXPECT_NEAR(0.025 * norm, d["mean_difference"].get<double>(), 1e-6 * norm);
+    EXPECT_DOUBLE_EQ(100.0, j["gamma"][0]["pass_rate_percent"].get<double>()); // 3 %
+    EXPECT_DOUBLE_EQ(0.0, j["gamma"][1]["pass_rate_percent"].get<double>());   // 2 %
+
+    // The whole grid: the air's dose is the scale, and 2.5 % of the body passes 2 %/2 mm.
+    auto const grid_run = run_command(cmd + path("grid.json") + " --region grid");
+    ASSERT_EQ(0, grid_run.exit_code) << grid_run.output;
+    nlohmann::json const k = read_json(path("grid.json"));
+    EXPECT_NEAR(5 * norm, k["dose_difference"]["normalisation_dose"].get<double>(), 1e-6 * norm);
+    EXPECT_DOUBLE_EQ(100.0, k["gamma"][1]["pass_rate_percent"].get<double>());
+
+    // A prescription: the threshold follows it (30 % of 2 x the body dose: the air alone).
+    auto const given = run_command(cmd + path("given.json") + " --norm-dose " +
+                                   std::to_string(2 * norm) + " --threshold 30");
+    ASSERT_EQ(0, given.exit_code) << given.output;
+    nlohmann::json const m = read_json(path("given.json"));
+    EXPECT_NEAR(0.6 * norm, m["dose_difference"]["threshold_dose"].get<double>(), 1e-6 * norm);
+    EXPECT_EQ(size_type(20 * 20 * 20), m["dose_difference"]["voxels"].get<size_type>());
+
+    // A label image names the region: the body's central 10^3 voxels as label 3.
+    std::vector<float> labels(n, 0.0f);
+    for (size_type v = 0; v < n; ++v)
+    {
+        Int3 const ijk = g.ijk(v);
+        bool inside = true;
+        for (int a = 0; a < 3; ++a)
+            inside = inside && ijk[a] >= 15 && ijk[a] < 25;
+        labels[v] = inside ? 3.0f : 0.0f;
+    }
+    write_image(path("labels.mha"), g, make_span(std::as_const(labels)));
+    auto const label = run_command(cmd + path("label.json") + " --structures " +
+                                   path("labels.mha") + " --region 3");
+    ASSERT_EQ(0, label.exit_code) << label.output;
+    nlohmann::json const l = read_json(path("label.json"));
+    EXPECT_EQ(size_type(10 * 10 * 10), l["dose_difference"]["voxels"].get<size_type>());
+    EXPECT_NE(l["region"].get<std::string>().find("label 3"), std::string::npos) << l["region"];
+    auto const no_label =
+        run_command(cmd + path("x.json") + " --structures " + path("labels.mha") + " --region PTV");
+    EXPECT_EQ(1, no_label.exit_code) << no_label.output;
+    EXPECT_NE(no_label.output.find("a label, a positive whole number"), std::string::npos)
+        << no_label.output;
+}
+
+// NaN or infinite doses are refused naming the file and the count; so are absurd thread
+// counts, cleanly.
+TEST_F(CompareCliTest, NumbersThatLieAreRefused)
+{
+    GridGeometry const g = grid();
+    std::vector<float> values = gaussian(g, 0, 1.0);
+    write_image(path("a.mha"), g, make_span(std::as_const(values)));
+    values[17] = std::nanf("");
+    values[18] = INFINITY;
+    write_image(path("nan.mha"), g, make_span(std::as_const(values)));
+    for (auto const& [ref, eval] : {std::pair{"a.mha", "nan.mha"}, std::pair{"nan.mha", "a.mha"}})
+    {
+        auto const r = run_command(mcdose_exe() + " compare " + path(ref) + " " + path(eval) +
+                                   " --json " + path("c.json"));
+        EXPECT_EQ(1, r.exit_code) << r.output;
+        EXPECT_NE(r.output.find("nan.mha holds 2 NaN or infinite dose values"), std::string::npos)
+            << r.output;
+        EXPECT_EQ(r.output.find("pass rate"), std::string::npos) << r.output;
+        EXPECT_FALSE(fs::exists(path("c.json")));
+    }
+    auto const threads = run_command(mcdose_exe() + " compare " + path("a.mha") + " " +
+                                     path("a.mha") + " --threads 3000");
+    EXPECT_EQ(2, threads.exit_code) << threads.output;
+    EXPECT_NE(threads.output.find("--threads"), std::string::npos) << threads.output;
+}
+
+// The images mcdose writes say what they hold; compare reads it back as their unit.
+TEST_F(CompareCliTest, ImageHeadersCarryQuantityAndUnit)
+{
+    GridGeometry const g = grid();
+    std::vector<double> edep(g.num_voxels(), 1.0), sigma(g.num_voxels(), 0.01);
+    std::vector<float> density(g.num_voxels(), 1.0f);
+    std::vector<MaterialIndex> material(g.num_voxels(), 0);
+    DoseGridData const data{g,
+                            make_span(std::as_const(edep)),
+                            make_span(std::as_const(sigma)),
+                            make_span(std::as_const(density)),
+                            make_span(std::as_const(material)),
+                            {"water"}};
+    for (char const* ext : {"mha", "nrrd", "nii"})
+    {
+        auto const files =
+            write_dose_images(path(std::string("r_") + ext), ext, data, 1e9, "dose to water");
+        ScalarImage const dose = read_scalar_image(files[0]);
+        EXPECT_EQ("mcdose: dose to water [Gy]", dose.description) << ext;
+        ScalarImage const unc = read_scalar_image(files[1]);
+        EXPECT_NE(unc.description.find("relative uncertainty"), std::string::npos) << ext;
+        DoseGrid const grid = read_dose_grid(files[0]);
+        EXPECT_EQ("Gy", grid.units) << ext;
+        EXPECT_EQ("dose to water", grid.quantity) << ext;
+    }
+    auto const files = write_dose_images(path("p"), "mha", data, std::nullopt);
+    EXPECT_EQ("Gy per source particle", read_dose_grid(files[0]).units);
 }
 } // namespace mcdose::test

@@ -189,6 +189,36 @@ with h5py.File(os.path.join(WORK, "out/pencil.h5")) as f:
     dep = json.load(open(os.path.join(WORK, "out/pencil_summary.json")))
     check(abs(e - dep["energy_balance_MeV_per_particle"]["deposited"]) < 1e-9 * e, "edep sum")
 
+# The pencil beam's band: the voxels' sigmas in quadrature, about the spread of the slab
+# sums over batches (the depth-dose CSV's sigma), not a plain sum of sigmas (many times wider).
+figs = plot([os.path.join(WORK, "out/pencil.h5")])
+band = figs["pencil_depth_dose.png"].axes[0].collections[0].get_paths()[0].vertices[:, 1]
+curve = figs["pencil_depth_dose.png"].axes[0].lines[0].get_ydata()
+csv = np.genfromtxt(os.path.join(WORK, "out/pencil_depth_dose.csv"), delimiter=",", names=True)
+peak = int(np.argmax(curve))
+half_width = band.max() - curve.max()  # the band's top edge at its highest, less the curve's peak
+csv_sigma = csv["edep_sigma_MeV"][peak] / (csv["z_hi_cm"][peak] - csv["z_lo_cm"][peak])
+print(f"pencil peak: band half-width {half_width:.4g}, batch sigma {csv_sigma:.4g} MeV/cm")
+check(0.3 < half_width / csv_sigma < 3, f"pencil band {half_width} against batch sigma {csv_sigma}")
+
+# A gantry-0 beam on a head-first-supine phantom travels along +y: the plots follow it, in Gy.
+write("gantry.json", {**study(0, outputs={"name": "gantry"}), "sources": [
+    {"type": "beam", "particle": "photon", "energy_MeV": 6, "isocentre_cm": [0, 0, 7],
+     "sad_cm": 100, "gantry_deg": 0, "jaws_cm": {"x1": -3, "x2": 3, "y1": -3, "y2": 3},
+     "particles": 1e9}]})
+run(["run", "gantry.json", "-q"])
+with h5py.File(os.path.join(WORK, "out/gantry.h5")) as f:
+    direction = f["run"].attrs["beam_axis_direction"]
+    check(np.allclose(direction, [0, 1, 0], atol=1e-12), f"beam axis {direction}")
+figs = plot([os.path.join(WORK, "out/gantry.h5")])
+dd = figs["gantry_depth_dose.png"].axes[0]
+check(dd.get_xlabel() == "depth along y / cm", dd.get_xlabel())
+check(dd.get_ylabel() == "dose to medium / Gy", dd.get_ylabel())
+figs = plot([os.path.join(WORK, "out/gantry.h5"), "--per-particle", "--axis", "z"])
+dd = figs["gantry_depth_dose.png"].axes[0]
+check(dd.get_xlabel() == "depth along z / cm", dd.get_xlabel())
+check(dd.get_ylabel() == "dose to medium / Gy per source particle", dd.get_ylabel())
+
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)

@@ -475,7 +475,10 @@ TEST_F(WritersTest, DvhFiguresInHdf5SummaryAndText)
     EXPECT_DOUBLE_EQ(100.0, j["structures"][0]["V"][0]["volume_percent"]["value"].get<double>());
     std::string const text = run_summary_text(meta_, data_, {});
     EXPECT_NE(std::string::npos, text.find("near max      : ")) << text;
-    EXPECT_NE(std::string::npos, text.find("TG-105")) << text;
+    // The uncertainty's definition is in the JSON and the docs, not repeated in the text.
+    EXPECT_EQ(std::string::npos, text.find("TG-105")) << text;
+    EXPECT_NE(std::string::npos, text.find("(1 sigma, mean relative)")) << text;
+    EXPECT_NE(j["uncertainty"]["definition"].get<std::string>().find("TG-105"), std::string::npos);
     EXPECT_NE(std::string::npos, text.find("    body (")) << text;
 }
 

@@ -106,6 +106,27 @@ TEST(BodyOutlineTest, KeepsTheLargestRegionAndFillsEnclosedHoles)
     EXPECT_TRUE(d.body(2.0).voxels.empty());
 }
 
+// The summary region's figures leave out its low-density voxels (an air pocket inside the
+// body), listing the others with their fractions; a whole-grid body is listed too.
+TEST(BodyOutlineTest, WithoutLowDensityListsTheDenseVoxels)
+{
+    DensityGrid d(3);
+    for (int k = 0; k < 3; ++k)
+        for (int j = 1; j <= 6; ++j)
+            for (int i = 1; i <= 6; ++i)
+                d.at(i, j, k) = (i == 1 || i == 6 || j == 1 || j == 6) ? 1.0f : 0.001f;
+    StructureMask const body = d.body(0.5); // the ring and its air, 36 x 3 voxels
+    ASSERT_EQ(size_type(36 * 3), body.size());
+    StructureMask const dense = without_low_density(body, make_span(d.rho), 0.05);
+    EXPECT_EQ(size_type(20 * 3), dense.size());
+    EXPECT_EQ(body.name, dense.name);
+    EXPECT_FALSE(dense.contains(d.g.linear_index({{3, 3, 1}})));
+    EXPECT_TRUE(dense.contains(d.g.linear_index({{1, 3, 1}})));
+    StructureMask const whole = without_low_density(whole_grid(d.g), make_span(d.rho), 0.05);
+    EXPECT_EQ(size_type(20 * 3), whole.size());
+    EXPECT_EQ(std::vector<float>(20 * 3, 1.0f), whole.fraction);
+}
+
 TEST(BodyOutlineTest, RegionsJoinAcrossPlanesAndTiesGoToTheFirst)
 {
     // Two blocks of plane 0 meet only through a bar in plane 1 (and a block of plane 2 meets

@@ -293,7 +293,9 @@ TEST_F(CalibrationStudy, DoseToWaterScalesEachMaterial)
             out = dose_gy_per_particle(d);
             mat.assign(d.material.begin(), d.material.end());
             if (to == "water")
+            {
                 EXPECT_EQ(d.material_dose_factor.size(), d.material_names.size());
+            }
         };
         run_study(s, run);
     }

@@ -95,8 +95,13 @@ TEST(StudyStructuresTest, TargetUncertaintyStopsOnTheBodyNotOnAHotAirVoxel)
     EXPECT_NE(j["uncertainty"]["definition"].get<std::string>().find("TG-105"), std::string::npos);
     EXPECT_EQ("Gy per particle", j["dose_unit"]);
     EXPECT_DOUBLE_EQ(r.near_max, j["near_max"]["value"].get<double>());
-    // Without the body, the planted voxel alone would decide: it is the maximum.
-    EXPECT_GT(j["max_dose_Gy_per_particle"].get<double>(), 20 * r.near_max);
+    // The reported maximum is the body's near maximum; the grid's, the planted voxel, is
+    // reported apart.
+    EXPECT_DOUBLE_EQ(r.near_max, j["max_dose_Gy_per_particle"].get<double>());
+    EXPECT_NE(j["max_dose_of"].get<std::string>().find("body"), std::string::npos);
+    EXPECT_GT(j["grid_max_dose_Gy_per_particle"].get<double>(), 20 * r.near_max);
+    // One near maximum for the body: its DVH's D0.03cc is the summary's.
+    EXPECT_DOUBLE_EQ(r.near_max, s.report.dvhs.front().d_003cc.value);
     fs::remove_all(dir);
 }
 

@@ -215,6 +215,32 @@ TEST(ValidationHarnessTest, CommittedCasesLoadWithTheirProvenanceFigures)
     EXPECT_NEAR(total["photon_6MeV_water"], 3.196, 0.001);
 }
 
+// A reference with a NaN, infinite or unreadable bin is refused, naming the file, the row
+// and the column: it would pass or fail any comparison silently.
+TEST(ValidationHarnessTest, NonFiniteReferenceBinsAreRefused)
+{
+    fs::path const dir = fs::temp_directory_path() / "mcdose_validation_nan_bins";
+    fs::create_directories(dir);
+    for (std::string const bad : {"nan", "inf", "-inf", "x"})
+    {
+        std::string const path = (dir / "ref.csv").string();
+        std::ofstream(path) << "z_lo_cm,z_hi_cm,edep_MeV,edep_sigma_MeV\n0,1,0.5,0.01\n1,2," << bad
+                            << ",0.01\n";
+        try
+        {
+            read_depth_dose_csv(path);
+            ADD_FAILURE() << bad << " accepted";
+        }
+        catch (RuntimeError const& e)
+        {
+            std::string const what = e.what();
+            EXPECT_NE(what.find("ref.csv' row 3, column edep_MeV"), std::string::npos) << what;
+            EXPECT_NE(what.find("not a finite number"), std::string::npos) << what;
+        }
+    }
+    fs::remove_all(dir);
+}
+
 TEST(ValidationHarnessTest, ReportAndGeneratedBlock)
 {
     ValidationReport rep;
