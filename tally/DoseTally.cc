@@ -304,6 +304,14 @@ void DoseTally::set_batch_history_squares(BatchHistorySquares squares)
     history_slab_sq_batch_ = std::move(squares.slabs);
 }
 
+void DoseTally::release_batch_grids()
+{
+    std::vector<std::uint64_t>().swap(host_words_);
+    std::vector<std::uint8_t>().swap(host_touched_);
+    std::vector<std::uint64_t>().swap(history_sq_batch_);
+    std::vector<std::uint64_t>().swap(history_slab_sq_batch_);
+}
+
 std::vector<std::uint64_t> DoseTally::batch_words() const
 {
     return on_device() ? device_words_.to_host() : host_words_;

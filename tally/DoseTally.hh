@@ -201,6 +201,10 @@ class DoseTally
     void set_batch_history_squares(BatchHistorySquares squares);
     //! Zero every batch grid.
     void clear_batch();
+    //! The run is over: free the host batch grids, their touched flags and the batch's history
+    //! squares (the CPU backend's 8-16 bytes per voxel), so that result()'s grids do not come
+    //! on top of them. Only result(), totals() and history_slab_sum_sq() may follow.
+    void release_batch_grids();
 
   private:
     TallyMethod method_;

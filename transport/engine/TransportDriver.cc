@@ -677,7 +677,12 @@ TransportRunResult TransportDriver::finish()
     result_.batches_s = result_.transport_time_s - restored_time_s_;
     auto const finishing = std::chrono::steady_clock::now();
     result_.balance = balance_now();
-    // Before the groups' tallies are freed.
+    // Before the groups' tallies are freed; their batch grids first, so that the result's
+    // grids do not come on top of them.
+    for (auto const& group : groups_)
+        group->tally->release_batch_grids();
+    if (master_)
+        master_->release_batch_grids();
     result_.dose = folder_->result(options_.result_grids.get());
     result_.history_slab_sum_sq = folder_->history_slab_sum_sq();
     folder_ = nullptr;
