@@ -26,7 +26,7 @@ std::string water_study(fs::path const& out)
     "background": {"material": "water"}},
   "sources": [{"type": "pencil", "particle": "photon", "energy_MeV": 1.0,
                "position_cm": [0, 0, -3], "direction": [0, 0, 1]}],
-  "run": {"histories": 1000, "batches": 2},
+  "run": {"histories": 1000},
   "backend": "cpu",
   "outputs": {"directory": ")" +
            out.string() + R"(", "name": "t", "image_format": "none"}
