@@ -10,6 +10,7 @@
 #include "app/CommandRegistry.hh"
 #include "core/Assert.hh"
 #include "core/Config.hh"
+#include "core/StopRequest.hh"
 
 namespace
 {
@@ -98,6 +99,11 @@ int main(int argc, char** argv)
         std::cerr << "mcdose: error: " << e.what() << "\n"
                   << "Run 'mcdose --help' for usage.\n";
         return 2;
+    }
+    catch (StopRequested const& e)
+    {
+        std::cerr << "mcdose: " << e.what() << '\n';
+        return 130; // as for a run stopped by SIGINT
     }
     catch (RuntimeError const& e)
     {

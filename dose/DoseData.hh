@@ -115,6 +115,9 @@ struct AbsoluteDoseSource
     std::string description; //!< e.g. "100 MU with calibration cal.json (...)"
     std::vector<std::string> calibration_files;
     double monitor_units{0}; //!< sum over the sources (0 when particles were given)
+    //! Relative 1-sigma uncertainty of the calibration's dose per particle (the largest of
+    //! the calibrations used), carried into the figures' sigmas (0 when particles were given).
+    double calibration_relative_sigma{0};
 };
 
 //! Why a run stopped (written as the to_cstring spelling: "stop_reason" of the run

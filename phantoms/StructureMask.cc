@@ -10,6 +10,7 @@
 #include "core/Assert.hh"
 #include "core/HostMemory.hh"
 #include "core/ParallelFor.hh"
+#include "core/StopRequest.hh"
 #include "io/ImageIO.hh"
 #include "io/RtStructFile.hh"
 
@@ -514,6 +515,8 @@ StructureMask rasterise_contours(RtRoi const& roi, GridGeometry const& g, int n)
     std::vector<std::pair<size_type, int>> counts;
     for (int k = vlo[2]; k < vhi[2]; ++k)
         for (int j = vlo[1]; j < vhi[1]; ++j)
+        {
+            poll_stop_request("the rasterising of a structure's contours");
             for (int i = vlo[0]; i < vhi[0]; ++i)
             {
                 Int3 const ijk{{i, j, k}};
@@ -529,6 +532,7 @@ StructureMask rasterise_contours(RtRoi const& roi, GridGeometry const& g, int n)
                 if (count > 0)
                     counts.emplace_back(g.linear_index(ijk), count);
             }
+        }
     MCDOSE_VALIDATE(!counts.empty(), << what
                                      << " covers no sub-voxel sample of the dose grid (it is "
                                         "smaller than the samples' spacing); raise "
@@ -543,6 +547,8 @@ StructureMask label_structure(ScalarImage const& labels, int label, std::string 
     std::vector<std::pair<size_type, int>> counts;
     for (size_type v = 0; v < g.num_voxels(); ++v)
     {
+        if (v % size_type(g.dims[0]) == 0)
+            poll_stop_request("the sampling of a label image's structure");
         Int3 const ijk = g.ijk(v);
         int count = 0;
         for (int c = 0; c < n; ++c)

@@ -26,6 +26,14 @@
 
 namespace mcdose
 {
+//! Most draws a source's rejection loop makes for one particle. The set-up refuses a field
+//! whose expected draws exceed max_expected_source_draws (sources/Source.json.cc), so the
+//! cap is not reached in practice (probability below e^-65); should it be, the loop takes
+//! its last point of the field, so that no history can spin.
+inline constexpr int max_source_draws = 1 << 16;
+//! Largest expected number of draws per particle of a field the set-up accepts.
+inline constexpr double max_expected_source_draws = 1000;
+
 template <class Real>
 struct ApertureView
 {
@@ -56,14 +64,14 @@ struct ApertureView
         Real const sad2 = sad_cm * sad_cm;
         Real const r2_min = sad2 + xn * xn + yn * yn;
         Real const r6_min = r2_min * r2_min * r2_min;
-        for (;;)
+        for (int draw = 1;; ++draw)
         {
             Real const x = x0 + (x1 - x0) * generate_canonical<Real>(rng);
             Real const y = y0 + (y1 - y0) * generate_canonical<Real>(rng);
             Real const r2 = sad2 + x * x + y * y;
             // u <= (r_min / r)^3, squared: no square root.
             Real const u = generate_canonical<Real>(rng);
-            if (u * u * (r2 * r2 * r2) <= r6_min)
+            if (u * u * (r2 * r2 * r2) <= r6_min || draw == max_source_draws)
                 return {{x, y, 0}};
         }
     }

@@ -6,12 +6,14 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/Constants.hh"
 #include "io/ImageIO.hh"
 #include "io/InputError.hh"
 #include "io/InputPath.hh"
 #include "io/SpectrumFile.hh"
 #include "phantoms/PhantomJson.hh"
 #include "sources/BeamGeometry.hh"
+#include "sources/BeamView.hh"
 #include "sources/PlanSource.hh"
 #include "sources/SourceJson.hh"
 
@@ -19,12 +21,42 @@ namespace mcdose
 {
 namespace
 {
+//! Narrowest field side (or jaw opening) a source accepts [cm]: 10 um, below any
+//! collimator's (microbeams are 25-50 um wide).
+constexpr double min_field_cm = 1e-3;
+
+/*!
+ * A point source's rectangular field is sampled by rejection from the cone around it: the
+ * expected draws per particle are the cone's solid angle over the field's (rectangle: Eq.
+ * of the solid angle of a rectangle seen from a point on its axis, 4 asin(a b / sqrt((a^2 +
+ * d^2)(b^2 + d^2))), a, b the half sides). Refuses a field that needs more than
+ * max_expected_source_draws (a thin field in a wide cone).
+ */
+void check_point_rectangle(JsonNode const& node, FieldInput const& f)
+{
+    double const a = f.width_cm / 2, b = f.height_cm / 2, d = f.distance_cm;
+    double const field_sr = 4 * std::asin(a * b / std::sqrt((a * a + d * d) * (b * b + d * d)));
+    double const cone_sr = 2 * constants::pi * (1 - d / std::sqrt(d * d + a * a + b * b));
+    double const draws = cone_sr / field_sr;
+    if (!(draws <= max_expected_source_draws))
+    {
+        std::ostringstream os;
+        os << "a " << f.width_cm << " x " << f.height_cm << " cm field at " << d
+           << " cm is too narrow for its width: a direction drawn in the cone around it "
+              "falls in it once in "
+           << draws << " draws (limit " << max_expected_source_draws
+           << "); make the field's sides closer in size (at most about 1:600), or use "
+              "a beam source with jaws";
+        node.child("size_cm").fail(os.str());
+    }
+}
+
 FieldInput parse_field(JsonNode const& node, SourceKind kind)
 {
     node.require_object("the collimated field");
     FieldInput f;
     std::string const shape = node.child("shape").choice({"rectangle", "circle"});
-    NumberRange const size = NumberRange::open_closed(0, 1000);
+    NumberRange const size = NumberRange::closed(min_field_cm, 1000);
     if (shape == "rectangle")
     {
         node.allow_only({"shape", "size_cm", "distance_cm"});
@@ -44,9 +76,11 @@ FieldInput parse_field(JsonNode const& node, SourceKind kind)
     if (kind == SourceKind::point)
     {
         f.distance_cm = node.child("distance_cm")
-                            .number(NumberRange::open_closed(0, 1e4),
+                            .number(NumberRange::closed(1, 1e4),
                                     "distance from the source at which the field size is "
                                     "defined, e.g. 100 (cm)");
+        if (shape == "rectangle")
+            check_point_rectangle(node, f);
     }
     else if (node.has("distance_cm"))
     {
@@ -208,12 +242,14 @@ JawsInput parse_jaws(JsonNode const& node)
     j.x2_cm = node.child("x2").number(range, hint);
     j.y1_cm = node.child("y1").number(range, hint);
     j.y2_cm = node.child("y2").number(range, hint);
-    if (!(j.x2_cm > j.x1_cm))
-        node.child("x2").fail("must exceed x1 (" + std::to_string(j.x1_cm) +
+    if (!(j.x2_cm >= j.x1_cm + min_field_cm))
+        node.child("x2").fail("must exceed x1 (" + std::to_string(j.x1_cm) + ") by at least " +
+                              std::to_string(min_field_cm) + " cm (10 um" +
                               "): jaw positions are coordinates along X_b, x1 < x2 (a "
                               "symmetric 10 cm field is x1 = -5, x2 = 5)");
-    if (!(j.y2_cm > j.y1_cm))
-        node.child("y2").fail("must exceed y1 (" + std::to_string(j.y1_cm) +
+    if (!(j.y2_cm >= j.y1_cm + min_field_cm))
+        node.child("y2").fail("must exceed y1 (" + std::to_string(j.y1_cm) + ") by at least " +
+                              std::to_string(min_field_cm) + " cm (10 um" +
                               "): jaw positions are coordinates along Y_b, y1 < y2 (a "
                               "symmetric 10 cm field is y1 = -5, y2 = 5)");
     return j;
@@ -255,6 +291,14 @@ ApertureInput parse_aperture(JsonNode const& node)
     a.y0_cm = g.origin_cm[1];
     a.dx_cm = g.spacing_cm[0];
     a.dy_cm = g.spacing_cm[1];
+    double const left = a.x0_cm - a.dx_cm / 2, right = left + a.nx * a.dx_cm;
+    double const bottom = a.y0_cm - a.dy_cm / 2, top = bottom + a.ny * a.dy_cm;
+    if (!(std::fabs(left) <= 100 && std::fabs(right) <= 100 && std::fabs(bottom) <= 100 &&
+          std::fabs(top) <= 100))
+        image.fail("'" + a.path +
+                   "' reaches beyond 100 cm of the central axis at the "
+                   "isocentre plane (the jaws' limit); crop it, or check its origin and spacing "
+                   "(cm)");
     a.transmission = im.values;
     for (std::size_t p = 0; p < a.transmission.size(); ++p)
     {
@@ -275,8 +319,9 @@ void parse_beam(JsonNode const& node, SourceInput& s)
                          .real3(NumberRange::closed(-1e5, 1e5),
                                 "the isocentre in cm, phantom (DICOM patient) coordinates");
     if (auto n = node.optional_child("sad_cm"))
-        b.sad_cm =
-            n->number(NumberRange::open_closed(0, 1e4), "source-axis distance in cm, e.g. 100");
+        b.sad_cm = n->number(NumberRange::closed(30, 1000),
+                             "source-axis distance in cm, e.g. 100 (a treatment machine's: the "
+                             "field sampling assumes the focal spot well away from the field)");
     NumberRange const angle = NumberRange::closed(-360, 360);
     if (auto n = node.optional_child("gantry_deg"))
         b.gantry_deg = n->number(angle, "IEC 61217 gantry angle in degrees");

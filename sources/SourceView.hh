@@ -12,7 +12,8 @@
 //!   point source behind a collimator). Circle: cos(theta) uniform on
 //!   [cos(alpha), 1], tan(alpha) = R / D. Rectangle: directions isotropic in
 //!   the cone circumscribing the field, rejected outside the rectangle
-//!   (acceptance = solid angle of the field / that of the cone, >= 2/pi);
+//!   (acceptance = solid angle of the field / that of the cone: the set-up refuses fields
+//!   of acceptance below 1 / max_expected_source_draws, and the loop is bounded);
 //! - isotropic point: directions uniform over 4 pi;
 //! - volume: positions from the emission distribution over the voxels
 //!   (EmissionView), directions uniform over 4 pi;
@@ -147,18 +148,7 @@ struct SourceView
             break;
         case SourceShape::point_rectangle:
         {
-            for (;;)
-            {
-                auto const c = this->cone_direction(rng);
-                // Where the ray meets the field plane, in field coordinates.
-                Real const scale = field_distance_cm / c.cos_theta;
-                if (std::fabs(scale * dot(c.direction, axis_u)) <= half_u_cm &&
-                    std::fabs(scale * dot(c.direction, axis_v)) <= half_v_cm)
-                {
-                    p.direction = c.direction;
-                    break;
-                }
-            }
+            p.direction = this->rectangle_direction(rng);
             break;
         }
         case SourceShape::volume:
@@ -192,6 +182,27 @@ struct SourceView
     }
 
   private:
+    //! point_rectangle: a cone direction that meets the field (bounded: max_source_draws,
+    //! then toward a uniform point of the field).
+    template <class Engine>
+    MCDOSE_FUNCTION Array3<Real> rectangle_direction(Engine& rng) const
+    {
+        for (int draw = 1; draw < max_source_draws; ++draw)
+        {
+            auto const c = this->cone_direction(rng);
+            // Where the ray meets the field plane, in field coordinates.
+            Real const scale = field_distance_cm / c.cos_theta;
+            if (std::fabs(scale * dot(c.direction, axis_u)) <= half_u_cm &&
+                std::fabs(scale * dot(c.direction, axis_v)) <= half_v_cm)
+                return c.direction;
+        }
+        Real const a = (2 * generate_canonical<Real>(rng) - 1) * half_u_cm;
+        Real const b = (2 * generate_canonical<Real>(rng) - 1) * half_v_cm;
+        Array3<Real> const at{{field_distance_cm * direction[0], field_distance_cm * direction[1],
+                               field_distance_cm * direction[2]}};
+        return normalized(axpy(b, axis_v, axpy(a, axis_u, at)));
+    }
+
     struct ConeSample
     {
         Array3<Real> direction;

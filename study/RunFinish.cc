@@ -1,6 +1,8 @@
 //! \file study/RunFinish.cc
 #include "study/RunFinish.hh"
 
+#include <algorithm>
+#include <cstddef>
 #include <functional>
 #include <future>
 #include <memory>
@@ -9,6 +11,7 @@
 #include "core/Config.hh"
 #include "core/Device.hh"
 #include "core/ParallelFor.hh"
+#include "dose/BatchFigures.hh"
 #include "dose/Dvh.hh"
 #include "dose/ProfileCsv.hh"
 #include "sources/BeamGeometry.hh"
@@ -216,16 +219,23 @@ RunMetadata make_run_metadata(StudyInput const& study, StudyRunSummary const& su
  * histories); else the batch uncertainty, each batch normalised here per its own
  * histories (nullopt with fewer than 2 batches).
  */
-std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult& run,
+std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult const& run,
                                                TransportRunOptions const& run_options,
                                                GridGeometry const& geometry, int depth_axis)
 {
+    // The slab sums lead each batch's digest (the structures' figures follow).
+    std::vector<std::vector<double>> slabs;
+    for (auto const& digest : run.batch_digests)
+    {
+        std::size_t const n = std::min(digest.size(), run_options.batch_slabs.count());
+        slabs.emplace_back(digest.begin(), digest.begin() + std::ptrdiff_t(n));
+    }
     if (!run.history_slab_sum_sq.empty())
     {
-        if (run.histories < 2 || run.batch_digests.empty())
+        if (run.histories < 2 || slabs.empty())
             return std::nullopt;
         std::vector<double> sums(run.history_slab_sum_sq.size(), 0.0);
-        for (auto const& batch : run.batch_digests)
+        for (auto const& batch : slabs)
         {
             MCDOSE_VALIDATE(batch.size() == sums.size(), << "a batch has " << batch.size()
                                                          << " slab sums, the run " << sums.size());
@@ -235,17 +245,17 @@ std::optional<DepthDoseCurve> depth_dose_curve(TransportRunResult& run,
         return depth_dose_from_history_slabs(geometry, depth_axis, sums, run.history_slab_sum_sq,
                                              run.histories);
     }
-    if (run.batch_digests.size() < 2)
+    if (slabs.size() < 2)
         return std::nullopt;
     // Batches of (nearly) equal size.
-    for (std::size_t b = 0; b < run.batch_digests.size(); ++b)
+    for (std::size_t b = 0; b < slabs.size(); ++b)
     {
         auto const r = run_batch_range(run_options, b);
         double const inv = 1.0 / double(r.end - r.begin);
-        for (double& x : run.batch_digests[b])
+        for (double& x : slabs[b])
             x *= inv;
     }
-    return depth_dose_from_batch_slabs(geometry, depth_axis, run.batch_digests);
+    return depth_dose_from_batch_slabs(geometry, depth_axis, slabs);
 }
 
 //! Write the files the study's outputs section asks for, then the manifest
@@ -291,10 +301,13 @@ std::vector<std::string> write_outputs(OutputInput const& outputs_in, DoseGridDa
  * structure, doses in Gy when the sources give a particle count, else in Gy
  * per particle.
  */
-DoseReport make_dose_report(StudyInput const& study, StructureSet const& structures,
-                            StructureMask const& region, DoseGridData const& data,
-                            std::optional<double> source_particles)
+DoseReport make_dose_report(RunSetup const& setup, TransportRunResult const& run,
+                            DoseGridData const& data)
 {
+    StudyInput const& study = setup.study();
+    StructureSet const& structures = *setup.structures;
+    StructureMask const& region = *setup.stop_region;
+    std::optional<double> const source_particles = setup.bounds.source_particles;
     DoseReport report;
     double const scale = source_particles.value_or(1.0);
     report.dose_unit = source_particles ? "Gy" : "Gy per particle";
@@ -322,12 +335,14 @@ DoseReport make_dose_report(StudyInput const& study, StructureSet const& structu
         f.origin = note.str();
         return f;
     };
-    std::string const& body = study.structures.body;
-    if (body == "auto" || body == "threshold" || body == "phantom")
-        report.dvhs.push_back(dvh(structures.body));
-    // (else the body is a named structure: its DVH comes under that name)
-    for (StructureMask const& s : structures.structures)
-        report.dvhs.push_back(dvh(s));
+    for (StructureMask const* s : dvh_structures(study, structures))
+        report.dvhs.push_back(dvh(*s));
+    // Their statistical sigmas from the batches' spread, the calibration's carried.
+    if (setup.run_options.batch_figures)
+        structure_batch_figures(setup).set_sigmas(report.dvhs, run.batch_digests,
+                                                  setup.run_options.batch_slabs.count(), scale);
+    if (source_particles)
+        add_common_relative_sigma(report.dvhs, study.absolute.calibration_relative_sigma);
     return report;
 }
 
@@ -378,8 +393,7 @@ void finish_dose(RunSetup const& setup, TransportStage& stage, StudyRunOptions c
             ? std::make_unique<StartedOutputs>(prepared->outputs, data,
                                                run_metadata(setup, stage, summary, clock.total_s()))
             : nullptr;
-    summary.report = make_dose_report(study, *setup.structures, *setup.stop_region, data,
-                                      setup.bounds.source_particles);
+    summary.report = make_dose_report(setup, run, data);
     summary.uncertainty_reached = summary.report.summary->mean_relative;
     if (release)
         release();

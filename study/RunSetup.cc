@@ -13,6 +13,7 @@
 #include "core/Device.hh"
 #include "core/Hash.hh"
 #include "core/KernelImage.hh"
+#include "core/StopRequest.hh"
 #include "phantoms/materials/MaterialCatalogue.hh"
 #include "study/MemoryPlan.hh"
 #include "study/PhaseSpaceOutput.hh"
@@ -425,11 +426,13 @@ void check_and_prepare(StudyInput const& study, StudyRunOptions const& options, 
     run_study_checks(study, phantom, check_options);
     setup.choice = study_transport_choice(study);
     clock.mark("checks");
+    poll_stop_request("the set-up (checks)");
     // Structures are read and rasterised before any transport: bad input stops here.
     setup.structures = std::make_unique<StructureSet const>(build_structures(
         study.structures, phantom, study.phantom.kind != PhantomKind::shapes, &summary.warnings));
     setup.stop_region = setup.structures->find(study.run.stop_on);
     clock.mark("structures");
+    poll_stop_request("the set-up (structures)");
     setup.to_water =
         study_dose_to_water(study, setup.study_phantom->materials, setup.bounds.max_kinetic_MeV);
     summary.warnings.insert(summary.warnings.end(), study.reader_warnings.begin(),
@@ -445,6 +448,7 @@ void check_and_prepare(StudyInput const& study, StudyRunOptions const& options, 
     if (!options.checkpoint_path.empty() && Comm::world().rank() == 0)
         remove_stale_temporaries({options.checkpoint_path});
     clock.mark("outputs_setup");
+    poll_stop_request("the set-up (outputs setup)");
 }
 
 /*!
@@ -472,8 +476,40 @@ void plan_run_batches(StudyInput const& study, StudyRunOptions const& options,
         for (int a = 0; a < 3; ++a)
             run_options.batch_slabs.dims[a] = size_type(geometry.dims[a]);
     }
+    // What each batch keeps of the structures, whose spread gives their figures' sigmas.
+    StructureBatchFigures const figures = structure_batch_figures(setup);
+    if (figures.any())
+    {
+        run_options.batch_figures = figures;
+        run_options.batch_figures_first = figures.first();
+        run_options.batch_figures_count = figures.count();
+    }
 }
 } // namespace
+
+std::vector<StructureMask const*> dvh_structures(StudyInput const& study,
+                                                 StructureSet const& structures)
+{
+    std::vector<StructureMask const*> result;
+    std::string const& body = study.structures.body;
+    if (body == "auto" || body == "threshold" || body == "phantom")
+        result.push_back(&structures.body);
+    // (else the body is a named structure: its DVH comes under that name)
+    for (StructureMask const& s : structures.structures)
+        result.push_back(&s);
+    return result;
+}
+
+StructureBatchFigures structure_batch_figures(RunSetup const& setup)
+{
+    DoseGridData materials = dose_grid_view(setup.phantom(), {}, {});
+    materials.material_dose_factor = setup.to_water.factors;
+    // Only in a run of few fixed batches: bounded memory.
+    TransportRunOptions const& run = setup.run_options;
+    bool const few = run.histories > 0 && run.batches >= 2 && run.batches <= max_bootstrap_batches;
+    return {materials, dvh_structures(setup.study(), *setup.structures),
+            few ? max_bootstrap_voxels : 0};
+}
 
 //! Energy per voxel and its 1 sigma on the phantom's grid (spans into the arguments).
 DoseGridData dose_grid_view(Phantom const& phantom, Span<double const> edep_MeV,
@@ -513,6 +549,7 @@ RunSetup set_up_run(StudyInput const& study_in, StudyRunOptions const& options, 
     Phantom const& phantom = setup.phantom();
     setup.gpus = started_run.gpus;
     clock.mark("phantom");
+    poll_stop_request("the set-up (phantom)");
     check_and_prepare(study, options, clock, setup, summary);
 
     setup.run_options = make_run_options(study, options, setup.backend, setup.gpus, histories,
@@ -521,6 +558,7 @@ RunSetup set_up_run(StudyInput const& study_in, StudyRunOptions const& options, 
     // Before the tables are waited for: a phase-space source reads its first pieces meanwhile.
     setup.sources = make_study_sources(study, phantom, setup.run_options);
     clock.mark("sources");
+    poll_stop_request("the set-up (sources)");
 
     // The tables once (or from the cache), shared by every GPU's params.
     TableCacheResult const tables = started_run.tables.get();

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "dose/BatchFigures.hh"
 #include "dose/DoseData.hh"
 #include "dose/RunTimings.hh"
 #include "io/DicomReference.hh"
@@ -104,6 +105,15 @@ struct RunSetup
 //! `clock`, warnings and the tables' origin into `summary`.
 RunSetup set_up_run(StudyInput const& study, StudyRunOptions const& options, StepClock& clock,
                     StudyRunSummary& summary);
+
+//! The structures whose DVH figures the run reports, in the report's order: the body
+//! (unless it is a named structure), then the study's structures.
+std::vector<StructureMask const*> dvh_structures(StudyInput const& study,
+                                                 StructureSet const& structures);
+
+//! What each batch keeps of the structures of dvh_structures, and their figures' sigmas
+//! from it (the phantom, structures and dose-to-water factors of `setup`).
+StructureBatchFigures structure_batch_figures(RunSetup const& setup);
 
 //! Energy per voxel and its 1 sigma on the phantom's grid (spans into the arguments).
 DoseGridData dose_grid_view(Phantom const& phantom, Span<double const> edep_MeV,

@@ -1,6 +1,7 @@
 //! \file study/SourceCalibration.cc
 #include "study/SourceCalibration.hh"
 
+#include <algorithm>
 #include <sstream>
 
 #include "core/Assert.hh"
@@ -71,6 +72,9 @@ AbsoluteDoseSource resolve_monitor_units(std::string const& study_file,
         s.particles = particles_from_monitor_units(s, c);
         result.monitor_units += *s.monitor_units;
         result.calibration_files.push_back(s.calibration);
+        result.calibration_relative_sigma =
+            std::max(result.calibration_relative_sigma,
+                     c.dose_per_particle_sigma_Gy / c.dose_per_particle_Gy);
         os << (os.tellp() > 0 ? "; " : "") << s.pointer << ": " << *s.monitor_units << " MU x "
            << c.particles_per_monitor_unit() << " particles/MU (" << c.condition << ", "
            << c.dose_per_monitor_unit_Gy << " Gy/MU) x extent ratio "

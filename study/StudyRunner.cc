@@ -5,8 +5,10 @@
 
 #include <ctime>
 #include <iomanip>
+#include <optional>
 #include <sstream>
 
+#include "core/StopRequest.hh"
 #include "study/RunFinish.hh"
 #include "study/RunSetup.hh"
 #include "study/RunTransport.hh"
@@ -27,7 +29,13 @@ StudyRunSummary run_study(StudyInput const& study, StudyRunOptions const& option
 {
     StepClock clock;
     StudyRunSummary summary;
-    RunSetup setup = set_up_run(study, options, clock, summary);
+    // A stop asked for during the set-up ends it (StopRequested) with no output.
+    std::optional<RunSetup> set_up;
+    {
+        ScopedStopPoll const poll(options.stop_requested);
+        set_up.emplace(set_up_run(study, options, clock, summary));
+    }
+    RunSetup& setup = *set_up;
     TransportStage transport = transport_run(setup, clock, summary);
     finish_run(setup, transport, options, clock, summary);
     return summary;

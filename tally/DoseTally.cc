@@ -305,9 +305,51 @@ void DoseTally::set_batch_history_squares(BatchHistorySquares squares)
     history_slab_sq_batch_ = std::move(squares.slabs);
 }
 
+void DoseTally::release_batch_grids()
+{
+    std::vector<std::uint64_t>().swap(host_words_);
+    std::vector<std::uint8_t>().swap(host_touched_);
+    std::vector<std::uint64_t>().swap(history_sq_batch_);
+    std::vector<std::uint64_t>().swap(history_slab_sq_batch_);
+}
+
 std::vector<std::uint64_t> DoseTally::batch_words() const
 {
     return on_device() ? device_words_.to_host() : host_words_;
+}
+
+BatchEnergyView DoseTally::batch_view(size_type k, std::uint64_t histories, size_type first,
+                                      size_type count, std::vector<std::uint64_t>& staging) const
+{
+    MCDOSE_EXPECT(k < slots_ && first + count <= voxels_);
+    size_type const bytes = word_bytes(method_);
+    if (!on_device())
+    {
+        auto const* slot =
+            reinterpret_cast<unsigned char const*>(host_words_.data() + k * slot_words_);
+        return {reinterpret_cast<std::uint64_t const*>(slot + first * bytes),
+                method_,
+                fx_quantum_exp2_,
+                first,
+                count,
+                histories};
+    }
+    staging.assign((count * bytes + 7) / 8, 0);
+    auto const* slot =
+        reinterpret_cast<unsigned char const*>(device_words_.data() + k * slot_words_);
+    device_copy_to_host(staging.data(), slot + first * bytes, count * bytes);
+    return {staging.data(), method_, fx_quantum_exp2_, first, count, histories};
+}
+
+BatchEnergyView batch_energy_view(std::vector<double> const& batch_MeV, std::uint64_t histories)
+{
+    // The doubles are the words of a double-storage method (HB), as fold_batch takes them.
+    return {reinterpret_cast<std::uint64_t const*>(batch_MeV.data()),
+            TallyMethod::hb,
+            0,
+            0,
+            batch_MeV.size(),
+            histories};
 }
 
 std::vector<double> DoseTally::batch_energy_MeV() const

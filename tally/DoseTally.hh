@@ -16,6 +16,7 @@
 #include "core/HostMemory.hh"
 #include "core/Span.hh"
 #include "core/Types.hh"
+#include "tally/BatchEnergyView.hh"
 #include "tally/DoseFold.hh"
 #include "tally/DoseTallyView.hh"
 #include "tally/TallyMethod.hh"
@@ -128,6 +129,9 @@ struct DoseFoldOptions
     SlabSpec slabs;      //!< per-batch slab sums (e.g. the depth dose); off by default
 };
 
+//! A batch given as energy per voxel [MeV] (fold_batch's), which must outlive the view.
+BatchEnergyView batch_energy_view(std::vector<double> const& batch_MeV, std::uint64_t histories);
+
 class DoseTally
 {
   public:
@@ -185,6 +189,11 @@ class DoseTally
     //! history-by-history uncertainty.
     std::vector<double> history_slab_sum_sq() const;
 
+    //! Voxels [first, first + count) of slot k's batch grid of `histories` histories, before
+    //! end_batch(es) folds it: read in place on the host; GPU backend: copied into `staging`,
+    //! which must outlive the view.
+    BatchEnergyView batch_view(size_type k, std::uint64_t histories, size_type first,
+                               size_type count, std::vector<std::uint64_t>& staging) const;
     //! The current (unfolded) batch of slot 0 decoded to MeV per voxel.
     std::vector<double> batch_energy_MeV() const;
     //! The raw storage words of every slot's grid (for bitwise comparisons).
@@ -195,6 +204,10 @@ class DoseTally
     void set_batch_history_squares(BatchHistorySquares squares);
     //! Zero every batch grid.
     void clear_batch();
+    //! The run is over: free the host batch grids, their touched flags and the batch's history
+    //! squares (the CPU backend's 8-16 bytes per voxel), so that result()'s grids do not come
+    //! on top of them. Only result(), totals() and history_slab_sum_sq() may follow.
+    void release_batch_grids();
 
   private:
     TallyMethod method_;

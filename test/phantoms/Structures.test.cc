@@ -15,6 +15,7 @@
 
 #include "DicomTestSeries.hh"
 #include "core/Constants.hh"
+#include "core/StopRequest.hh"
 #include "io/ImageIO.hh"
 #include "io/InputError.hh"
 #include "io/RtStructFile.hh"
@@ -455,3 +456,41 @@ TEST(LabelStructureTest, LabelImageOnAnotherGrid)
 }
 } // namespace
 } // namespace mcdose
+
+namespace mcdose::test
+{
+//! A circle of radius 4 cm drawn with `points` points on the plane z = 0 (mm).
+RtRoi circle_roi(int points)
+{
+    RtRoi roi;
+    roi.name = "ring";
+    RtContour c;
+    for (int p = 0; p < points; ++p)
+    {
+        double const a = 2 * constants::pi * p / points;
+        c.points_mm.push_back({40 * std::cos(a), 40 * std::sin(a), 0});
+    }
+    roi.contours.push_back(c);
+    return roi;
+}
+
+// A stop request (a signal) ends a long rasterisation between rows of voxels: the poll is
+// asked before each row, and the first "stop" ends it (no timing involved).
+TEST(StructureStopTest, RasterisingAContourEndsOnAStopRequest)
+{
+    GridGeometry g;
+    g.dims = {{20, 20, 1}};
+    g.spacing_cm = {{0.5, 0.5, 0.5}};
+    g.origin_cm = {{-4.75, -4.75, 0}};
+    RtRoi const roi = circle_roi(20000);
+    int polls = 0;
+    {
+        ScopedStopPoll const poll([&polls] { return ++polls == 3; });
+        EXPECT_THROW(rasterise_contours(roi, g, 2), StopRequested);
+    }
+    EXPECT_EQ(3, polls); // stopped at the third row, not at the end
+    // Without a request (the scope ended) the same structure rasterises whole.
+    StructureMask const m = rasterise_contours(roi, g, 2);
+    EXPECT_NEAR(constants::pi * 16, m.volume_cm3(g.voxel_volume_cm3()) / 0.5, 2.0);
+}
+} // namespace mcdose::test

@@ -404,3 +404,60 @@ TEST(BeamJson, ApertureImage)
     std::filesystem::remove(path);
 }
 } // namespace mcdose::test
+
+namespace mcdose::test
+{
+// Geometry that would make a source's sampling spin (a focal spot on the field, a field
+// thinner than any collimator, a thin field in a wide cone) is refused where it is read,
+// naming the field, the limit and the fix.
+TEST(BeamJson, GeometryOutsidePhysicalRangesIsRefused)
+{
+    auto const beam = nlohmann::json::parse(R"({"type": "beam", "particle": "photon",
+        "energy_MeV": 6, "isocentre_cm": [0, 0, 0],
+        "jaws_cm": {"x1": -5, "x2": 5, "y1": -5, "y2": 5}})");
+    auto bad = beam;
+    bad["sad_cm"] = 1e-9;
+    EXPECT_NE(parse_error(bad).find("/sources/0/sad_cm"), std::string::npos) << parse_error(bad);
+    bad = beam;
+    bad["jaws_cm"]["x2"] = -5 + 1e-9;
+    EXPECT_NE(parse_error(bad).find("/sources/0/jaws_cm/x2: must exceed x1"), std::string::npos)
+        << parse_error(bad);
+    EXPECT_NE(parse_error(bad).find("at least 0.001"), std::string::npos) << parse_error(bad);
+
+    auto const point = nlohmann::json::parse(R"({"type": "point", "particle": "photon",
+        "energy_MeV": 1, "position_cm": [0, 0, -100], "direction": [0, 0, 1],
+        "field": {"shape": "rectangle", "size_cm": [10, 10], "distance_cm": 100}})");
+    EXPECT_EQ("", parse_error(point));
+    bad = point;
+    bad["field"]["size_cm"] = {1e-9, 10};
+    EXPECT_NE(parse_error(bad).find("/sources/0/field/size_cm"), std::string::npos)
+        << parse_error(bad);
+    bad = point;
+    bad["field"]["size_cm"] = {0.01, 100}; // ~ 2,500 cone draws per particle
+    EXPECT_NE(parse_error(bad).find("too narrow for its width"), std::string::npos)
+        << parse_error(bad);
+    bad = point;
+    bad["field"]["distance_cm"] = 1e-9;
+    EXPECT_NE(parse_error(bad).find("/sources/0/field/distance_cm"), std::string::npos)
+        << parse_error(bad);
+}
+
+// The rejection loop of a field ends even where (by a view the set-up would refuse) almost
+// no draw is accepted: after max_source_draws it takes its last point of the field.
+TEST(BeamGeometry, RejectionLoopIsBounded)
+{
+    ApertureView<double> view;
+    view.one_cell = true;
+    double const cell[4] = {500, 1000, 500, 1000}; // far off a focal spot 1e-9 cm away
+    std::copy(cell, cell + 4, view.cell_cm);
+    TestEngine rng(3);
+    for (int i = 0; i < 4; ++i)
+    {
+        Array3<double> const p = view(rng, 1e-9);
+        EXPECT_GE(p[0], 500);
+        EXPECT_LE(p[0], 1000);
+        EXPECT_GE(p[1], 500);
+        EXPECT_LE(p[1], 1000);
+    }
+}
+} // namespace mcdose::test

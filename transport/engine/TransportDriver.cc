@@ -474,6 +474,7 @@ bool TransportDriver::transport_batches(std::uint64_t b, std::uint64_t n)
     bool const gpu = plan_.gpu;
     bool const watching = static_cast<bool>(options_.stop_requested);
     std::vector<std::vector<EnergyBalance>> balances_before;
+    figures_.clear();
     for (size_type g = 0; g < num_groups; ++g)
     {
         groups_[g]->slot_map = slot_map(b);
@@ -497,17 +498,13 @@ bool TransportDriver::transport_batches(std::uint64_t b, std::uint64_t n)
                            watch.mark_cut();
                        // One group folds in place: a launch cut short is discarded
                        // (watch.cut() ends the watch; its answer is final).
-                       end_piece(g, sizes, !master_ && watch.cut());
+                       end_piece(g, b, sizes, !master_ && watch.cut());
                    });
     if (watching && this->agree_on_cut(watch.cut(), balances_before))
         return false;
     if (master_)
-        fold_reduced_batch(range.end - range.begin);
-    if (options_.batch_slabs.enabled())
-    {
-        for (auto const& slabs : folder_->folded_slabs())
-            result_.batch_digests.push_back(slabs);
-    }
+        fold_reduced_batch(b, range.end - range.begin);
+    this->keep_digests(n);
     result_.histories = range.end;
     return true;
 }
@@ -516,7 +513,8 @@ bool TransportDriver::transport_batches(std::uint64_t b, std::uint64_t n)
  * After group g's piece: with a master, its raw batch grid (and history squares) kept for
  * the reduction; else the launch's batches folded in place, or discarded if `cut`.
  */
-void TransportDriver::end_piece(size_type g, std::vector<std::uint64_t> const& sizes, bool cut)
+void TransportDriver::end_piece(size_type g, std::uint64_t b,
+                                std::vector<std::uint64_t> const& sizes, bool cut)
 {
     TransportGroupBase& group = *groups_[g];
     if (master_)
@@ -532,7 +530,37 @@ void TransportDriver::end_piece(size_type g, std::vector<std::uint64_t> const& s
     }
     else
     {
+        std::vector<std::uint64_t> staging;
+        for (size_type k = 0; options_.batch_figures && k < sizes.size(); ++k)
+            this->evaluate_batch(*group.tally, k, b + k, staging);
         group.tally->end_batches(sizes);
+    }
+}
+
+//! The caller's figures of batch `batch` (slot k of `tally`), before it is folded.
+void TransportDriver::evaluate_batch(DoseTally const& tally, size_type k, std::uint64_t batch,
+                                     std::vector<std::uint64_t>& staging)
+{
+    HistoryRange const r = batch_range(batch);
+    figures_.push_back(options_.batch_figures(tally.batch_view(
+        k, r.end - r.begin, options_.batch_figures_first, options_.batch_figures_count, staging)));
+}
+
+//! The digests of the launch's `n` folded batches: slab sums, then figures.
+void TransportDriver::keep_digests(std::uint64_t n)
+{
+    bool const slabs = options_.batch_slabs.enabled();
+    if (!slabs && !options_.batch_figures)
+        return;
+    MCDOSE_ASSERT(!options_.batch_figures || figures_.size() == n);
+    for (std::uint64_t i = 0; i < n; ++i)
+    {
+        std::vector<double> digest;
+        if (slabs)
+            digest = folder_->folded_slabs().at(folder_->folded_slabs().size() - n + i);
+        if (options_.batch_figures)
+            digest.insert(digest.end(), figures_[i].begin(), figures_[i].end());
+        result_.batch_digests.push_back(std::move(digest));
     }
 }
 
@@ -565,7 +593,7 @@ bool TransportDriver::agree_on_cut(bool cut_here,
 //! Several groups or ranks: reduce their grids (and history squares: integer
 //! sums) and fold the batch on the host (FX: the integer sum of the words,
 //! folded as one grid).
-void TransportDriver::fold_reduced_batch(std::uint64_t histories)
+void TransportDriver::fold_reduced_batch(std::uint64_t batch, std::uint64_t histories)
 {
     if (options_.history_uncertainty)
     {
@@ -581,12 +609,17 @@ void TransportDriver::fold_reduced_batch(std::uint64_t histories)
     if (choice_.method == TallyMethod::fx)
     {
         master_->set_batch_words(reduce_fx_batch_words(words_, comm_));
+        std::vector<std::uint64_t> staging;
+        if (options_.batch_figures)
+            this->evaluate_batch(*master_, 0, batch, staging);
         master_->end_batch(histories);
         return;
     }
-    master_->fold_batch(
-        reduce_batch(choice_.method, master_->fx_quantum_exp2(), words_, voxels_, comm_),
-        histories);
+    std::vector<double> const energy =
+        reduce_batch(choice_.method, master_->fx_quantum_exp2(), words_, voxels_, comm_);
+    if (options_.batch_figures)
+        figures_.push_back(options_.batch_figures(batch_energy_view(energy, histories)));
+    master_->fold_batch(energy, histories);
 }
 
 //! Progress, the ranks' agreement on stopping and checkpointing, and the
@@ -644,7 +677,12 @@ TransportRunResult TransportDriver::finish()
     result_.batches_s = result_.transport_time_s - restored_time_s_;
     auto const finishing = std::chrono::steady_clock::now();
     result_.balance = balance_now();
-    // Before the groups' tallies are freed.
+    // Before the groups' tallies are freed; their batch grids first, so that the result's
+    // grids do not come on top of them.
+    for (auto const& group : groups_)
+        group->tally->release_batch_grids();
+    if (master_)
+        master_->release_batch_grids();
     result_.dose = folder_->result(options_.result_grids.get());
     result_.history_slab_sum_sq = folder_->history_slab_sum_sq();
     folder_ = nullptr;

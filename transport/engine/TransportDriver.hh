@@ -80,6 +80,7 @@ class TransportDriver
     Groups groups_;
     std::vector<std::vector<std::uint64_t>> words_; //!< each group's batch grid, raw
     std::vector<BatchHistorySquares> squares_;      //!< each group's history squares (CPU)
+    std::vector<std::vector<double>> figures_;      //!< batch_figures of the launch's batches
     std::chrono::steady_clock::time_point start_;
     double last_checkpoint_s_{0};
 
@@ -95,9 +96,12 @@ class TransportDriver
     double elapsed_s() const;
     EnergyBalance balance_now() const;
     bool transport_batches(std::uint64_t b, std::uint64_t n);
-    void end_piece(size_type g, std::vector<std::uint64_t> const& sizes, bool cut);
+    void end_piece(size_type g, std::uint64_t b, std::vector<std::uint64_t> const& sizes, bool cut);
     bool agree_on_cut(bool cut_here, std::vector<std::vector<EnergyBalance>> const& before);
-    void fold_reduced_batch(std::uint64_t histories);
+    void fold_reduced_batch(std::uint64_t batch, std::uint64_t histories);
+    void evaluate_batch(DoseTally const& tally, size_type k, std::uint64_t batch,
+                        std::vector<std::uint64_t>& staging);
+    void keep_digests(std::uint64_t n);
     bool end_batch(std::uint64_t b, HistoryRange const& range);
     void save_checkpoint(std::uint64_t b, HistoryRange const& range, double elapsed, bool finished);
     TransportRunResult finish();

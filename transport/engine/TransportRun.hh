@@ -121,6 +121,15 @@ struct TransportRunOptions
     //! and checkpoints (e.g. the depth dose, whose uncertainty needs the
     //! batches); computed where the batch is folded.
     SlabSpec batch_slabs;
+    //! If set, called on every batch as it is folded (all ranks and devices summed; the
+    //! batch's grid and history count in the view): what it returns is appended to the
+    //! batch's digest, after the slab sums, and kept in the result and checkpoints (e.g. a
+    //! structure's dose figures of each batch, whose spread gives their uncertainty).
+    //! Every rank calls it. On the GPU backend the voxels it reads are first copied to the host.
+    std::function<std::vector<double>(BatchEnergyView const& batch)> batch_figures;
+    //! The voxels batch_figures reads: [first, first + count) (all a GPU copies).
+    size_type batch_figures_first{0};
+    size_type batch_figures_count{0};
     //! If set, polled (every 10 ms) while the CPU backend transports a batch:
     //! when it returns true the batch's remaining histories are not started,
     //! the histories in flight finish, the batch is discarded and the run ends
@@ -157,7 +166,8 @@ struct TransportRunResult
     int ranks{1};
     std::uint64_t first_batch{0}; //!< batches restored from a checkpoint
     PersistentGrid grid;          //!< GPU launch shape (GPU backend, first device)
-    std::vector<std::vector<double>> batch_digests; //!< slab sums per batch (if batch_slabs)
+    //! Per batch: its slab sums (if batch_slabs), then what batch_figures returned (if set).
+    std::vector<std::vector<double>> batch_digests;
     //! With history_uncertainty and batch_slabs: each slab's sum over histories of (the
     //! history's energy in the slab)^2 [MeV^2] (else empty).
     std::vector<double> history_slab_sum_sq;

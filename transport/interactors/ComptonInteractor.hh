@@ -66,8 +66,9 @@ class ComptonInteractor
 
         Real eps;
         Real one_minus_cos;
-        for (;;)
+        for (int draw = 1;; ++draw)
         {
+            bool const last = draw == max_interaction_draws;
             if (generate_canonical<Real>(rng) * (a1 + a2) < a1)
             {
                 // f1 ~ 1/eps on [eps0, 1]: eps = eps0^xi
@@ -84,7 +85,7 @@ class ComptonInteractor
                 one_minus_cos < 0 ? Real(0) : (one_minus_cos > 2 ? Real(2) : one_minus_cos);
             Real const sin2 = one_minus_cos * (2 - one_minus_cos);
             Real const g = 1 - eps * sin2 / (1 + eps * eps);
-            if (generate_canonical<Real>(rng) > g)
+            if (generate_canonical<Real>(rng) > g && !last)
                 continue;
             if (binding_)
             {
@@ -93,7 +94,7 @@ class ComptonInteractor
                 Real const s = (x < binding_->x_per_A[binding_->x_per_A.size() - 1])
                                    ? interpolate_linear(binding_->x_per_A, binding_->s, x)
                                    : binding_->electrons;
-                if (generate_canonical<Real>(rng) * binding_->electrons > s)
+                if (generate_canonical<Real>(rng) * binding_->electrons > s && !last)
                     continue;
             }
             break;

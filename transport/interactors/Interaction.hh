@@ -10,6 +10,12 @@
 
 namespace mcdose
 {
+//! Most draws an interactor's rejection loop makes for one interaction. Each loop's
+//! acceptance is bounded below by its physics (e.g. Kahn's Compton sampling, the Sauter
+//! distribution's majorant), so the cap is not reached in practice; should it be, the loop
+//! takes its last draw, so that no history can spin.
+inline constexpr int max_interaction_draws = 1 << 16;
+
 //! A particle created by an interaction.
 template <class Real>
 struct Secondary

@@ -169,7 +169,7 @@ class PairProductionInteractor
             // (cannot happen above 2 MeV for Z <= 100): fall back to uniform.
             return eps0 + half_width * generate_canonical<Real>(rng);
         }
-        for (;;)
+        for (int draw = 1;; ++draw)
         {
             bool const first = generate_canonical<Real>(rng) * (w1 + w2) < w1;
             Real const xi = generate_canonical<Real>(rng);
@@ -178,7 +178,7 @@ class PairProductionInteractor
             auto const sc = pair_screening(delta_scale / (eps * (1 - eps)));
             Real const accept = first ? (3 * sc.phi1 - sc.phi2 - f) / f1_max
                                       : (Real(1.5) * sc.phi1 + Real(0.5) * sc.phi2 - f) / f2_max;
-            if (generate_canonical<Real>(rng) <= accept)
+            if (generate_canonical<Real>(rng) <= accept || draw == max_interaction_draws)
                 return eps;
         }
     }

@@ -51,13 +51,13 @@ MCDOSE_FUNCTION Real sample_sauter_cos_theta(Real electron_MeV, Engine& rng)
     Real const b = beta * gamma * (gamma - 1) * (gamma - 2) / 2;
     Real const g0 = 2 * (1 / a + b);
     Real nu;
-    for (;;)
+    for (int draw = 1;; ++draw)
     {
         Real const r = 2 * std::sqrt(generate_canonical<Real>(rng)) / (a + 2);
         nu = r < 1 ? a * r / (1 - r) : Real(2); // r <= 1; rounding may reach 1
         nu = nu < 2 ? nu : Real(2);
         Real const g = (2 - nu) * (1 / (a + nu) + b);
-        if (generate_canonical<Real>(rng) * g0 <= g)
+        if (generate_canonical<Real>(rng) * g0 <= g || draw == max_interaction_draws)
             break;
     }
     return 1 - nu;

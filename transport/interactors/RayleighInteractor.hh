@@ -49,12 +49,14 @@ class RayleighInteractor
         MCDOSE_ASSERT(a_max > 0);
 
         Real cos_theta;
+        int draws = 0;
         do
         {
             Real const x2 = this->invert_cumulative(generate_canonical<Real>(rng) * a_max);
             cos_theta = 1 - 2 * x2 / k2;
             cos_theta = cos_theta < -1 ? Real(-1) : (cos_theta > 1 ? Real(1) : cos_theta);
-        } while (2 * generate_canonical<Real>(rng) > 1 + cos_theta * cos_theta);
+        } while (2 * generate_canonical<Real>(rng) > 1 + cos_theta * cos_theta &&
+                 ++draws < max_interaction_draws);
 
         Interaction<Real> result;
         result.energy_MeV = energy_MeV_;
