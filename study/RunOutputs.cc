@@ -55,10 +55,11 @@ StartedOutputs::StartedOutputs(OutputInput const& outputs, DoseGridData const& d
             std::vector<std::string>{name + "_dose." + ext, name + "_uncertainty." + ext},
             name + "_uncertainty." + ext);
     }
-    images_ = std::async(std::launch::async, [stem = output_stem(outputs), format = outputs.image_format,
-                                              &data, particles = grid_meta.source_particles,
-                                              quantity = std::string(grid_meta.quantity.name())]
-                         { return write_dose_images(stem, format, data, particles, quantity); });
+    images_ =
+        std::async(std::launch::async, [stem = output_stem(outputs), format = outputs.image_format,
+                                        &data, particles = grid_meta.source_particles,
+                                        quantity = std::string(grid_meta.quantity.name())]
+                   { return write_dose_images(stem, format, data, particles, quantity); });
 }
 
 StartedOutputs::~StartedOutputs()

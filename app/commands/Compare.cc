@@ -16,8 +16,8 @@
 #include "core/AtomicFile.hh"
 #include "dose/DoseComparison.hh"
 #include "io/ImageIO.hh"
-#include "io/InputPath.hh"
 #include "io/InputError.hh"
+#include "io/InputPath.hh"
 #include "io/RtStructFile.hh"
 #include "phantoms/StructureMask.hh"
 
