@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "core/Assert.hh"
+#include "io/DicomValue.hh"
 
 namespace mcdose::detail
 {
@@ -49,22 +50,12 @@ std::vector<double> numbers(DicomFileElements const& f, DicomTag tag, char const
                             std::size_t n, std::string const& what)
 {
     std::string const text = f.text(tag);
-    std::vector<double> out;
-    if (text.empty())
+    std::ostringstream where;
+    where << file_prefix(what, f) << "has " << name << " " << tag_name(tag) << " '" << text << "'";
+    std::vector<double> const out =
+        dicom_decimals(text, where.str(), "the file is damaged: export it again");
+    if (out.empty())
         return out;
-    std::stringstream items(text);
-    std::string item;
-    while (std::getline(items, item, '\\'))
-    {
-        item = trim_dicom_value(item);
-        char* end = nullptr;
-        double const v = std::strtod(item.c_str(), &end);
-        MCDOSE_VALIDATE(!item.empty() && end && *end == '\0' && std::isfinite(v),
-                        << file_prefix(what, f) << "has " << name << " " << tag_name(tag) << " '"
-                        << text << "': '" << item
-                        << "' is not a finite number; the file is damaged: export it again");
-        out.push_back(v);
-    }
     MCDOSE_VALIDATE(out.size() == n, << file_prefix(what, f) << "has " << name << " "
                                      << tag_name(tag) << " '" << text << "' (" << out.size()
                                      << " values, not " << n

@@ -12,6 +12,7 @@
 #include "core/Assert.hh"
 #include "io/DicomDataSet.hh"
 #include "io/DicomFileCheck.hh"
+#include "io/DicomValue.hh"
 #include "io/InputFile.hh"
 
 namespace mcdose
@@ -74,31 +75,12 @@ constexpr DicomTag referenced_bolus_seq_tag{0x300c, 0x00b0};
 
 char const rtplan_sop_class[] = "1.2.840.10008.5.1.4.1.1.481.5";
 
-//! Decimal strings separated by backslashes (DS with multiplicity); `where` names the item.
-std::vector<double> decimals(std::string const& text, std::string const& where)
-{
-    std::vector<double> values;
-    std::istringstream is(text);
-    std::string token;
-    while (std::getline(is, token, '\\'))
-    {
-        char* end = nullptr;
-        double const x = std::strtod(token.c_str(), &end);
-        while (end && end < token.c_str() + token.size() && *end == ' ')
-            ++end;
-        MCDOSE_VALIDATE(!token.empty() && end == token.c_str() + token.size() && std::isfinite(x),
-                        << where << ": '" << token << "' is not a decimal number");
-        values.push_back(x);
-    }
-    return values;
-}
-
 //! A required single number.
 double required_number(DicomReadSet const& ds, DicomTag tag, std::string const& where)
 {
     std::string const text = ds.text(tag);
     MCDOSE_VALIDATE(!text.empty(), << where << " is missing; export the plan again with it");
-    auto const v = decimals(text, where);
+    auto const v = dicom_decimals(text, where);
     MCDOSE_VALIDATE(v.size() == 1, << where << ": expected one value, got " << v.size());
     return v[0];
 }
@@ -195,7 +177,7 @@ void read_devices(DicomReadSet const& item, RtBeam& beam, std::string const& whe
         {
             std::string const bw = w + " Leaf Position Boundaries (300A,00BE)";
             MCDOSE_VALIDATE(!d.text(boundaries_tag).empty(), << bw << " is missing");
-            dev.boundaries_mm = decimals(d.text(boundaries_tag), bw);
+            dev.boundaries_mm = dicom_decimals(d.text(boundaries_tag), bw);
             MCDOSE_VALIDATE(dev.boundaries_mm.size() == std::size_t(dev.pairs) + 1,
                             << bw << " holds " << dev.boundaries_mm.size() << " values for "
                             << dev.pairs << " leaf pairs; it needs " << dev.pairs + 1);
@@ -237,7 +219,7 @@ void read_positions(DicomReadSet const& cp, RtBeam const& beam, RtControlPoint& 
         std::string const w = where + " Leaf/Jaw Positions (300A,011C) of '" + type + "'";
         MCDOSE_VALIDATE(k >= 0, << w << ": the beam's Beam Limiting Device Sequence has no such "
                                 << "device");
-        auto values = decimals(p.text(positions_tag), w);
+        auto values = dicom_decimals(p.text(positions_tag), w);
         std::size_t const n = std::size_t(beam.devices[k].pairs);
         MCDOSE_VALIDATE(values.size() == 2 * n, << w << " holds " << values.size()
                                                 << " values; the device has " << n
@@ -302,7 +284,7 @@ RtControlPoint read_control_point(DicomReadSet const& cp, RtBeam const& beam,
     {
         std::string const w = where + " Isocenter Position (300A,012C)";
         MCDOSE_VALIDATE(!cp.text(isocentre_tag).empty(), << w << " is missing");
-        auto const iso = decimals(cp.text(isocentre_tag), w);
+        auto const iso = dicom_decimals(cp.text(isocentre_tag), w);
         MCDOSE_VALIDATE(iso.size() == 3, << w << " holds " << iso.size() << " values, not 3");
         p.isocentre_mm = {iso[0], iso[1], iso[2]};
     }

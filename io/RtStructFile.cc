@@ -71,25 +71,6 @@ void for_each_item(gdcm::DataSet const& ds, gdcm::Tag const& tag, F&& f)
         f(sq->GetItem(i).GetNestedDataSet());
 }
 
-//! Decimal strings separated by backslashes (DICOM DS with multiplicity).
-std::vector<double> decimal_strings(std::string const& text, std::string const& what)
-{
-    std::vector<double> values;
-    std::istringstream is(text);
-    std::string token;
-    while (std::getline(is, token, '\\'))
-    {
-        char* end = nullptr;
-        double const x = std::strtod(token.c_str(), &end);
-        while (end && (*end == ' ' || *end == '\0') && end < token.c_str() + token.size())
-            ++end;
-        MCDOSE_VALIDATE(end == token.c_str() + token.size() && !token.empty(),
-                        << what << ": '" << token << "' is not a decimal number");
-        values.push_back(x);
-    }
-    return values;
-}
-
 int parse_int(std::string const& text, std::string const& what)
 {
     char* end = nullptr;
@@ -120,7 +101,7 @@ void read_contours(gdcm::DataSet const& item, std::string const& where, RtRoi& r
                 return;
             }
             std::vector<double> const xyz =
-                decimal_strings(element_text(c, contour_data_tag), where + " Contour Data");
+                dicom_decimals(element_text(c, contour_data_tag), where + " Contour Data");
             std::string const n_text = element_text(c, contour_points_tag);
             std::size_t const n = n_text.empty()
                                       ? xyz.size() / 3

@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "McplTestFolder.hh"
 #include "core/Assert.hh"
 #include "io/McplFile.hh"
 
@@ -21,25 +22,7 @@ namespace mcdose::test
 {
 namespace fs = std::filesystem;
 
-class McplFileTest : public ::testing::Test
-{
-  protected:
-    void SetUp() override
-    {
-        if (!mcpl_available())
-            GTEST_SKIP() << "built without MCPL";
-        dir_ = fs::temp_directory_path() /
-               ("mcdose_mcpl_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string path(std::string const& name) const { return (dir_ / name).string(); }
-
-    fs::path dir_;
-};
+using McplFileTest = McplFolderTest;
 
 #if MCDOSE_USE_MCPL
 //! Five particles in double precision, written with libmcpl's own API.

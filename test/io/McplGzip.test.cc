@@ -12,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include "McplTestFolder.hh"
 #include "core/Assert.hh"
 #include "io/McplFile.hh"
 
@@ -19,23 +20,9 @@ namespace mcdose::test
 {
 namespace fs = std::filesystem;
 
-class McplGzipTest : public ::testing::Test
+class McplGzipTest : public McplFolderTest
 {
   protected:
-    void SetUp() override
-    {
-        if (!mcpl_available())
-            GTEST_SKIP() << "built without MCPL";
-        dir_ = fs::temp_directory_path() /
-               ("mcdose_mcplgz_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string path(std::string const& name) const { return (dir_ / name).string(); }
-
     //! An MCPL file of `n` particles (types, energies and directions varied) written by mcdose.
     std::string plain(int n)
     {
@@ -89,32 +76,9 @@ class McplGzipTest : public ::testing::Test
             deflateEnd(&z);
             out += member;
         }
-        std::string const file = this->path(name);
-        std::ofstream(file, std::ios::binary) << out;
-        return file;
+        return this->write(name, out);
     }
-
-    fs::path dir_;
 };
-
-//! The message of opening `file` and reading all its particles ("" if accepted).
-std::string gz_refusal(std::string const& file, bool recover = false)
-{
-    try
-    {
-        McplReader r(file, true, recover);
-        McplParticle p;
-        std::uint64_t n = 0;
-        while (r.read(p))
-            ++n;
-        EXPECT_EQ(r.size(), n);
-        return "";
-    }
-    catch (RuntimeError const& e)
-    {
-        return e.what();
-    }
-}
 
 void expect_same(McplParticle const& a, McplParticle const& b, std::uint64_t i)
 {
@@ -196,12 +160,12 @@ TEST_F(McplGzipTest, BadCompressedFilesAreRefused)
     {
         std::string const file = this->path(c.name);
         std::ofstream(file, std::ios::binary) << c.content;
-        std::string const m = gz_refusal(file);
+        std::string const m = mcpl_refusal(file);
         EXPECT_NE(std::string::npos, m.find(file)) << c.name << ": " << m;
         EXPECT_NE(std::string::npos, m.find(c.expected)) << c.name << ": " << m;
     }
     std::string const unclosed_file = this->path("unclosed.mcpl.gz");
-    EXPECT_EQ("", gz_refusal(unclosed_file, true));
+    EXPECT_EQ("", mcpl_refusal(unclosed_file, true));
     EXPECT_EQ(3000u, McplReader(unclosed_file, true, true).size());
 }
 
@@ -224,7 +188,7 @@ TEST_F(McplGzipTest, MutatedCompressedCorpus)
             bytes.resize(engine() % bytes.size());
         std::string const file = this->path("m" + std::to_string(k) + ".mcpl.gz");
         std::ofstream(file, std::ios::binary) << bytes;
-        std::string const m = gz_refusal(file);
+        std::string const m = mcpl_refusal(file);
         if (!m.empty())
         {
             ++refused;

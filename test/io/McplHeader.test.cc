@@ -10,6 +10,7 @@
 
 #include <gtest/gtest.h>
 
+#include "McplTestFolder.hh"
 #include "core/Assert.hh"
 #include "io/McplFile.hh"
 #include "io/McplHeader.hh"
@@ -18,23 +19,9 @@ namespace mcdose::test
 {
 namespace fs = std::filesystem;
 
-class McplHeaderTest : public ::testing::Test
+class McplHeaderTest : public McplFolderTest
 {
   protected:
-    void SetUp() override
-    {
-        if (!mcpl_available())
-            GTEST_SKIP() << "built without MCPL";
-        dir_ = fs::temp_directory_path() /
-               ("mcdose_mcplh_" + std::to_string(::getpid()) + "_" +
-                ::testing::UnitTest::GetInstance()->current_test_info()->name());
-        fs::remove_all(dir_);
-        fs::create_directories(dir_);
-    }
-    void TearDown() override { fs::remove_all(dir_); }
-
-    std::string path(std::string const& name) const { return (dir_ / name).string(); }
-
     //! The bytes of a file of `n` photons written by mcdose, recording `histories`.
     std::string valid_bytes(int n, std::uint64_t histories = 0)
     {
@@ -53,35 +40,7 @@ class McplHeaderTest : public ::testing::Test
         std::ifstream in(file, std::ios::binary);
         return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
     }
-
-    std::string write(std::string const& name, std::string const& bytes)
-    {
-        std::string const file = this->path(name);
-        std::ofstream(file, std::ios::binary) << bytes;
-        return file;
-    }
-
-    fs::path dir_;
 };
-
-//! The message of opening `file` and reading all its particles ("" if accepted).
-std::string refusal(std::string const& file, bool recover = false)
-{
-    try
-    {
-        McplReader r(file, true, recover);
-        McplParticle p;
-        std::uint64_t n = 0;
-        while (r.read(p))
-            ++n;
-        EXPECT_EQ(r.size(), n);
-        return "";
-    }
-    catch (RuntimeError const& e)
-    {
-        return e.what();
-    }
-}
 
 template <class T>
 void put(std::string& bytes, std::size_t at, T v)
@@ -118,7 +77,7 @@ TEST_F(McplHeaderTest, HostileHeadersAreRefusedByName)
         else
             put(bytes, c.at, std::uint32_t(c.value));
         std::string const file = this->write("hostile.mcpl", bytes);
-        std::string const m = refusal(file);
+        std::string const m = mcpl_refusal(file);
         EXPECT_NE(std::string::npos, m.find(file)) << m;
         EXPECT_NE(std::string::npos, m.find(c.expected)) << m;
         EXPECT_EQ(std::string::npos, m.find("MCPL ERROR")) << m;
@@ -132,18 +91,18 @@ TEST_F(McplHeaderTest, UnclosedAndTruncatedFilesNeedRecover)
     std::string bytes = this->valid_bytes(100);
     put(bytes, count_at, std::uint64_t(0));
     std::string const unclosed = this->write("unclosed.mcpl", bytes);
-    std::string m = refusal(unclosed);
+    std::string m = mcpl_refusal(unclosed);
     EXPECT_NE(std::string::npos, m.find("not closed")) << m;
     EXPECT_NE(std::string::npos, m.find("\"recover\": true")) << m;
-    EXPECT_EQ("", refusal(unclosed, true));
+    EXPECT_EQ("", mcpl_refusal(unclosed, true));
     EXPECT_EQ(100u, McplReader(unclosed, true, true).size());
 
     std::string const cut = this->write("cut.mcpl", this->valid_bytes(100).substr(0, 1000));
-    m = refusal(cut);
+    m = mcpl_refusal(cut);
     EXPECT_NE(std::string::npos, m.find("truncated")) << m;
     McplReader r(cut, true, true);
     EXPECT_LT(r.size(), 100u);
-    EXPECT_EQ("", refusal(cut, true));
+    EXPECT_EQ("", mcpl_refusal(cut, true));
 }
 
 // A FIFO in the file's place is refused at once: nothing waits for a writer.
@@ -151,7 +110,7 @@ TEST_F(McplHeaderTest, FifoIsRefusedWithoutBlocking)
 {
     std::string const fifo = this->path("fifo.mcpl");
     ASSERT_EQ(0, ::mkfifo(fifo.c_str(), 0600));
-    std::string const m = refusal(fifo);
+    std::string const m = mcpl_refusal(fifo);
     EXPECT_NE(std::string::npos, m.find(fifo)) << m;
     EXPECT_NE(std::string::npos, m.find("regular")) << m;
 }
@@ -192,7 +151,7 @@ TEST_F(McplHeaderTest, MutatedHeadersCorpus)
         if (engine() % 5 == 0)
             bytes.resize(engine() % bytes.size());
         std::string const file = this->write("m" + std::to_string(k) + ".mcpl", bytes);
-        std::string const m = refusal(file);
+        std::string const m = mcpl_refusal(file);
         if (!m.empty())
         {
             ++refused;
