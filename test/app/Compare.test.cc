@@ -71,6 +71,17 @@ nlohmann::json read_json(std::string const& p)
     std::ifstream in(p);
     return nlohmann::json::parse(in);
 }
+
+//! A dose grid of one material, water, over the caller's arrays.
+DoseGridData water_grid(GridGeometry const& g, std::vector<double> const& edep,
+                        std::vector<double> const& sigma, std::vector<float> const& density,
+                        std::vector<MaterialIndex> const& material)
+{
+    DoseGridData data = dose_grid_view(g, make_span(edep), make_span(sigma), make_span(density),
+                                       make_span(material));
+    data.material_names = {"water"};
+    return data;
+}
 } // namespace
 
 TEST_F(CompareCliTest, ShiftedImagesGiveReportAndGammaMap)
@@ -143,12 +154,7 @@ TEST_F(CompareCliTest, RtDoseAgainstItsHdf5)
         sigma[i] = 0.01 * edep[i];
     std::vector<float> density(edep.size(), 1.0f);
     std::vector<MaterialIndex> material(edep.size(), 0);
-    DoseGridData data{g,
-                      make_span(std::as_const(edep)),
-                      make_span(std::as_const(sigma)),
-                      make_span(std::as_const(density)),
-                      make_span(std::as_const(material)),
-                      {"water"}};
+    DoseGridData data = water_grid(g, edep, sigma, density, material);
     RunMetadata meta;
     meta.source_particles = 1e10;
     meta.started_utc = "2026-11-25T12:00:00Z";
@@ -265,12 +271,7 @@ TEST_F(CompareCliTest, AirOutsideTheBodyNeverSetsTheScale)
             sigma[v] = 0.001 * edep[v];
         }
         std::vector<MaterialIndex> material(n, 0);
-        DoseGridData const data{g,
-                                make_span(std::as_const(edep)),
-                                make_span(std::as_const(sigma)),
-                                make_span(std::as_const(density)),
-                                make_span(std::as_const(material)),
-                                {"water"}};
+        DoseGridData const data = water_grid(g, edep, sigma, density, material);
         RunMetadata meta;
         meta.source_particles = 1e10;
         meta.started_utc = "2026-11-25T12:00:00Z";
@@ -366,12 +367,7 @@ TEST_F(CompareCliTest, ImageHeadersCarryQuantityAndUnit)
     std::vector<double> edep(g.num_voxels(), 1.0), sigma(g.num_voxels(), 0.01);
     std::vector<float> density(g.num_voxels(), 1.0f);
     std::vector<MaterialIndex> material(g.num_voxels(), 0);
-    DoseGridData const data{g,
-                            make_span(std::as_const(edep)),
-                            make_span(std::as_const(sigma)),
-                            make_span(std::as_const(density)),
-                            make_span(std::as_const(material)),
-                            {"water"}};
+    DoseGridData const data = water_grid(g, edep, sigma, density, material);
     for (char const* ext : {"mha", "nrrd", "nii"})
     {
         auto const files =
